@@ -1,0 +1,72 @@
+// The compiler driver used by tkc, tk-opt, the tests and (later) the JIT: load a .tk file with
+// its imports, check it, and emit a stage. MLIR stays behind this header.
+#ifndef TK_FRONTEND_COMPILER_H
+#define TK_FRONTEND_COMPILER_H
+
+#include "tk/Frontend/Diagnostics.h"
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+struct CompileOptions {
+  std::map<std::string, std::string> defines; // -D NAME=VALUE
+  std::string kernel;                         // empty: every kernel of the main file
+  bool optimize = true;                       // -O3 (default) runs the tile pipeline; -O0 not
+  bool printLocations = false;                // print FileLineColLoc of every op
+  std::vector<std::string> stdlibDirs;        // where `import` looks after the file's folder
+};
+
+enum class EmitKind { AST, Tk };
+
+/// One line per kernel for `tkc --stats` and the main job.
+struct KernelSummary {
+  std::string name;
+  size_t runtimeArgs = 0;
+  std::string constants; // "BLOCK=1024, ..."
+  int numWarps = 4;
+  int numStages = 3;
+  size_t tileOps = 0;    // operations in the kernel after the tile pipeline
+  size_t configs = 0;    // @autotune configurations (0: none)
+  std::string str() const;
+};
+
+class Compiler {
+public:
+  explicit Compiler(CompileOptions options);
+  ~Compiler();
+  Compiler(const Compiler &) = delete;
+  Compiler &operator=(const Compiler &) = delete;
+
+  /// Loads the file (or `text`, named `path`) and its imports. False on any error.
+  bool load(const std::string &path, const std::string *text = nullptr);
+  /// Type-checks the selected kernels. Kernels whose constants have no value are skipped with
+  /// a warning. False on any error.
+  bool check();
+  /// Writes the requested stage of the selected kernels. False on any error.
+  bool emit(EmitKind kind, std::ostream &out);
+  /// Summaries of the selected kernels (after a successful check or emit).
+  std::vector<KernelSummary> summaries();
+
+  const DiagEngine &diagnostics() const;
+  /// Every diagnostic, formatted as the command line prints them.
+  std::string diagnosticsText() const;
+
+  /// The stdlib folder: $TK_STDLIB_DIR, else next to the executable, else the source tree.
+  static std::string defaultStdlibDir();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// tk-opt: MlirOptMain with the tk dialect and passes registered.
+int optMain(int argc, char **argv);
+
+} // namespace tk
+
+#endif

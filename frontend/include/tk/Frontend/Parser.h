@@ -1,0 +1,27 @@
+#ifndef TK_FRONTEND_PARSER_H
+#define TK_FRONTEND_PARSER_H
+
+#include "tk/Frontend/AST.h"
+
+#include <functional>
+
+namespace tk {
+
+/// Limits that keep hostile input from exhausting the stack or the machine.
+struct ParseLimits {
+  static constexpr int kMaxNesting = 256;      // brackets and braces, and prefix-operator runs
+  static constexpr size_t kMaxFileBytes = 16u << 20;
+};
+
+/// Parses file `fileId` of `sources`. Returns null when there were lexical or syntax errors,
+/// all of which are reported to `diags`.
+std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fileId,
+                                       DiagEngine &diags);
+
+/// Runs `body` on a thread with a large stack: the parser and the tree walks recurse as deep as
+/// the input nests, and the limits above keep that far inside this stack.
+void runWithLargeStack(const std::function<void()> &body);
+
+} // namespace tk
+
+#endif

@@ -1,0 +1,61 @@
+// A program: the main .tk file and every module it imports, with each module's visible names.
+#ifndef TK_FRONTEND_PROGRAM_H
+#define TK_FRONTEND_PROGRAM_H
+
+#include "tk/Frontend/AST.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+/// What a top-level name of a module refers to.
+struct GlobalSymbol {
+  enum class Kind { Const, Fn, Kernel };
+  Kind kind;
+  const ConstItem *constItem = nullptr;
+  const FnItem *fn = nullptr;
+  const KernelItem *kernel = nullptr;
+  SrcRange range;
+};
+
+class Program {
+public:
+  Program(SourceManager &sources, DiagEngine &diags, std::vector<std::string> stdlibDirs)
+      : sources_(sources), diags_(diags), stdlibDirs_(std::move(stdlibDirs)) {}
+
+  /// Loads the main file (from disk, or from `text` when given) and, recursively, its imports.
+  /// Returns false when any file failed to load or parse (the errors are reported).
+  bool loadMain(const std::string &path, const std::string *text = nullptr);
+
+  ModuleAST *mainModule() const { return modules_.empty() ? nullptr : modules_.front().get(); }
+  const std::vector<std::unique_ptr<ModuleAST>> &modules() const { return modules_; }
+
+  /// Looks `name` up among the items of the module `fileId` and the modules it imports.
+  const GlobalSymbol *lookup(uint32_t fileId, const std::string &name) const;
+
+  SourceManager &sources() { return sources_; }
+  DiagEngine &diags() { return diags_; }
+
+private:
+  ModuleAST *load(const std::string &path, const std::string *text, SrcRange importedAt,
+                  std::vector<std::string> &stack);
+  std::string resolveImport(const std::string &fromPath, const std::string &target) const;
+  void collectSymbols(ModuleAST &module);
+
+  SourceManager &sources_;
+  DiagEngine &diags_;
+  std::vector<std::string> stdlibDirs_;
+  std::vector<std::unique_ptr<ModuleAST>> modules_;
+  std::map<std::string, ModuleAST *> byPath_;
+  bool ok_ = true;
+  // fileId -> visible names (own items first, then imported ones).
+  std::map<uint32_t, std::map<std::string, GlobalSymbol>> scopes_;
+  std::map<uint32_t, std::vector<ModuleAST *>> importsOf_;
+};
+
+} // namespace tk
+
+#endif

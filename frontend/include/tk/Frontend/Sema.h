@@ -1,0 +1,117 @@
+// Semantic analysis: instantiates kernels (with their constants bound) and device functions
+// (per argument types), checking every rule of the language and typing every expression.
+#ifndef TK_FRONTEND_SEMA_H
+#define TK_FRONTEND_SEMA_H
+
+#include "tk/Frontend/Builtins.h"
+#include "tk/Frontend/Program.h"
+
+#include <map>
+#include <optional>
+
+namespace tk {
+
+/// A runtime variable: a kernel or fn parameter, a `let`, a `var`, or a loop induction variable.
+struct VarDecl {
+  std::string name;
+  SrcRange range;
+  Type type;
+  bool isMutable = false;
+};
+
+struct FnInstance {
+  const FnItem *decl = nullptr;
+  std::string mangledName;
+  std::vector<Type> argTypes;
+  std::vector<std::optional<ConstValue>> constArgs;
+  std::vector<VarDecl *> params; // null for const parameters
+  Type returnType = Type::voidType();
+  BlockPtr body;
+};
+
+struct KernelArg {
+  std::string name;
+  SrcRange range;
+  Type type;
+  VarDecl *var = nullptr;
+  bool nospec = false;
+};
+
+struct KernelInstance {
+  const KernelItem *decl = nullptr;
+  std::vector<std::pair<std::string, ConstValue>> constants;
+  std::vector<KernelArg> args;
+  int numWarps = 4;
+  int numStages = 3;
+  BlockPtr body;
+};
+
+/// One `@autotune` configuration: constant values plus launch options.
+struct TuneConfig {
+  std::vector<std::pair<std::string, ConstValue>> values;
+  std::optional<int> numWarps, numStages;
+};
+
+struct AutotuneSpec {
+  std::vector<std::string> key;
+  std::vector<TuneConfig> configs;
+};
+
+/// Limits on what one kernel may ask of the compiler (Triton's tile limit is 2^20 elements).
+struct SemaLimits {
+  static constexpr int64_t kMaxTileElements = 1 << 20;
+  static constexpr int64_t kMaxUnroll = 1024;
+  static constexpr int kMaxBlockDepth = 64;
+  static constexpr int kMaxInstantiationDepth = 64;
+  static constexpr size_t kMaxInstances = 4096;
+};
+
+class Sema {
+public:
+  Sema(Program &program, DiagEngine &diags) : program_(program), diags_(diags) {}
+
+  /// Reads a kernel's @autotune decorator (null when it has none; errors are reported).
+  std::optional<AutotuneSpec> autotune(const KernelItem &kernel);
+
+  /// Type-checks a kernel with its constants bound from, in order of precedence: `defines`,
+  /// `config`, then defaults. Returns null when errors were reported.
+  std::unique_ptr<KernelInstance> instantiate(const KernelItem &kernel,
+                                              const std::map<std::string, std::string> &defines,
+                                              const TuneConfig *config);
+
+  /// Constant parameters that have no value from defines, config or default.
+  std::vector<std::string> unboundConstants(const KernelItem &kernel,
+                                            const std::map<std::string, std::string> &defines,
+                                            const TuneConfig *config);
+
+  const std::vector<std::unique_ptr<FnInstance>> &fnInstances() const { return fnInstances_; }
+
+  // Helpers shared by the Sema implementation files.
+  struct Symbol {
+    enum class Kind { Var, Const };
+    Kind kind = Kind::Var;
+    VarDecl *var = nullptr;
+    ConstValue value;
+    Type type;
+    SrcRange range;
+  };
+
+private:
+  friend class SemaImpl;
+  Program &program_;
+  DiagEngine &diags_;
+  std::vector<std::unique_ptr<FnInstance>> fnInstances_;
+  std::vector<std::unique_ptr<VarDecl>> vars_;
+  std::map<const ConstItem *, std::optional<Symbol>> moduleConsts_;
+  std::vector<const ConstItem *> constStack_;
+};
+
+/// Whether every path through `stmt` ends in a return.
+bool alwaysReturns(const Stmt &stmt);
+
+/// The literal value of a `-D NAME=VALUE` text for a constant of type `type`.
+std::optional<ConstValue> parseConstText(const std::string &text, const Type &type);
+
+} // namespace tk
+
+#endif

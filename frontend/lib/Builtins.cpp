@@ -1,0 +1,66 @@
+#include "tk/Frontend/Builtins.h"
+
+#include <sstream>
+
+namespace tk {
+
+namespace {
+std::vector<BuiltinInfo> buildTable() {
+  struct Row {
+    BuiltinId id;
+    const char *name;
+    const char *params;
+  };
+  static const Row rows[] = {
+#define TK_BUILTIN_ROW(id, name, params) {BuiltinId::id, name, params},
+      TK_BUILTINS(TK_BUILTIN_ROW)
+#undef TK_BUILTIN_ROW
+  };
+  std::vector<BuiltinInfo> table;
+  for (const Row &row : rows) {
+    BuiltinInfo info{row.id, row.name, {}};
+    std::stringstream ss(row.params);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      BuiltinParam param;
+      if (item.back() == '?')
+        param.optional = true, item.pop_back();
+      else if (item.back() == '*')
+        param.variadic = true, item.pop_back();
+      param.name = item;
+      info.params.push_back(param);
+    }
+    table.push_back(std::move(info));
+  }
+  return table;
+}
+} // namespace
+
+const std::vector<BuiltinInfo> &allBuiltins() {
+  static const std::vector<BuiltinInfo> table = buildTable();
+  return table;
+}
+
+const BuiltinInfo *lookupBuiltin(const std::string &name) {
+  for (const BuiltinInfo &info : allBuiltins())
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+const BuiltinInfo &builtinInfo(BuiltinId id) { return allBuiltins()[(int)id]; }
+
+std::string BuiltinInfo::signature() const {
+  std::string out = name + "(";
+  for (size_t i = 0; i < params.size(); ++i) {
+    out += i ? ", " : "";
+    out += params[i].name;
+    if (params[i].optional)
+      out += " = ...";
+    if (params[i].variadic)
+      out += "...";
+  }
+  return out + ")";
+}
+
+} // namespace tk

@@ -1,0 +1,228 @@
+#include "tk/Frontend/Compiler.h"
+
+#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Dialect/Tk/Transforms/Passes.h"
+#include "tk/Frontend/MLIRGen.h"
+#include "tk/Frontend/Parser.h"
+#include "tk/Frontend/Sema.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_os_ostream.h"
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace tk {
+
+std::string KernelSummary::str() const {
+  std::ostringstream os;
+  os << name << ": " << runtimeArgs << " args, constants {" << constants << "}, num_warps=" << numWarps
+     << ", num_stages=" << numStages << ", " << tileOps << " tile ops";
+  if (configs)
+    os << ", " << configs << " autotune configs";
+  return os.str();
+}
+
+struct Compiler::Impl {
+  explicit Impl(CompileOptions opts)
+      : options(std::move(opts)), diags(sources),
+        program(sources, diags, options.stdlibDirs.empty() ? std::vector<std::string>{defaultStdlibDir()}
+                                                           : options.stdlibDirs),
+        sema(program, diags) {
+    registerTkDialects(registry);
+    context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+  }
+
+  CompileOptions options;
+  SourceManager sources;
+  DiagEngine diags;
+  Program program;
+  Sema sema;
+  mlir::DialectRegistry registry;
+  std::unique_ptr<mlir::MLIRContext> context;
+  bool loaded = false;
+  std::vector<const KernelItem *> selected;
+  std::vector<std::unique_ptr<KernelInstance>> instances;
+  std::vector<size_t> configCounts;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+
+  bool selectKernels();
+  bool instantiateAll(bool requireValues);
+  bool buildModule();
+};
+
+Compiler::Compiler(CompileOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Compiler::~Compiler() = default;
+
+const DiagEngine &Compiler::diagnostics() const { return impl_->diags; }
+
+std::string Compiler::diagnosticsText() const {
+  std::ostringstream os;
+  impl_->diags.print(os);
+  return os.str();
+}
+
+std::string Compiler::defaultStdlibDir() {
+  if (const char *env = std::getenv("TK_STDLIB_DIR"))
+    return env;
+  char buffer[4096];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n > 0) {
+    buffer[n] = 0;
+    std::filesystem::path exe(buffer);
+    for (auto candidate : {exe.parent_path() / "../share/tk/stdlib", exe.parent_path() / "../../stdlib",
+                           exe.parent_path() / "../stdlib"}) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(candidate, ec))
+        return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+  }
+  return TK_SOURCE_STDLIB_DIR;
+}
+
+bool Compiler::load(const std::string &path, const std::string *text) {
+  bool ok = true;
+  runWithLargeStack([&] { ok = impl_->program.loadMain(path, text); });
+  impl_->loaded = ok;
+  return ok && impl_->selectKernels();
+}
+
+bool Compiler::Impl::selectKernels() {
+  ModuleAST *main = program.mainModule();
+  selected.clear();
+  for (auto &k : main->kernels)
+    if (options.kernel.empty() || k->name == options.kernel)
+      selected.push_back(k.get());
+  if (!options.kernel.empty() && selected.empty()) {
+    std::string names;
+    for (auto &k : main->kernels)
+      names += (names.empty() ? "" : ", ") + k->name;
+    SrcLoc begin{main->fileId, 1, 1};
+    diags.error({begin, begin}, "no kernel named '" + options.kernel + "' in " + main->path +
+                                    (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")"));
+    return false;
+  }
+  // Every -D must name a constant of some selected kernel, or a launch option.
+  for (auto &[name, value] : options.defines) {
+    bool known = name == "num_warps" || name == "num_stages";
+    for (const KernelItem *k : selected)
+      for (const KernelParam &p : k->params)
+        known |= p.mode == KernelParam::Mode::Const && p.name == name;
+    if (!known) {
+      SrcLoc begin{main->fileId, 1, 1};
+      diags.error({begin, begin}, "-D " + name + "=" + value + ": no selected kernel has a const parameter named '" +
+                                      name + "'");
+    }
+  }
+  return !diags.hasErrors();
+}
+
+bool Compiler::Impl::instantiateAll(bool requireValues) {
+  instances.clear();
+  configCounts.clear();
+  bool ok = true;
+  runWithLargeStack([&] {
+    for (const KernelItem *kernel : selected) {
+      std::optional<AutotuneSpec> tune = sema.autotune(*kernel);
+      const TuneConfig *config = tune && !tune->configs.empty() ? &tune->configs.front() : nullptr;
+      auto missing = sema.unboundConstants(*kernel, options.defines, config);
+      if (!missing.empty() && !requireValues) {
+        std::string list;
+        for (auto &m : missing)
+          list += (list.empty() ? "" : ", ") + m;
+        diags.warning(kernel->nameRange, "kernel '" + kernel->name + "' was not type-checked: const " + list +
+                                             (missing.size() == 1 ? " has" : " have") +
+                                             " no value (give -D " + missing[0] + "=VALUE or a default)");
+        continue;
+      }
+      auto instance = sema.instantiate(*kernel, options.defines, config);
+      if (!instance) {
+        ok = false;
+        continue;
+      }
+      instances.push_back(std::move(instance));
+      configCounts.push_back(tune ? tune->configs.size() : 0);
+    }
+  });
+  return ok && !diags.hasErrors();
+}
+
+bool Compiler::Impl::buildModule() {
+  std::vector<const KernelInstance *> kernels;
+  for (auto &instance : instances)
+    kernels.push_back(instance.get());
+  std::string internal;
+  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diag) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << diag.getLocation() << ": " << diag;
+    internal += text + "\n";
+    return mlir::success();
+  });
+  runWithLargeStack([&] { module = generateModule(*context, sources, kernels, sema.fnInstances()); });
+  bool ok = mlir::succeeded(mlir::verify(*module));
+  if (ok && options.optimize) {
+    mlir::PassManager pm(context.get());
+    buildTileOptimizationPipeline(pm);
+    ok = mlir::succeeded(pm.run(*module));
+  }
+  if (!ok) {
+    diags.error(SrcRange{}, "internal compiler error: the generated tk IR does not verify:\n" + internal);
+    return false;
+  }
+  return true;
+}
+
+bool Compiler::check() {
+  if (!impl_->loaded)
+    return false;
+  return impl_->instantiateAll(false);
+}
+
+bool Compiler::emit(EmitKind kind, std::ostream &out) {
+  if (!impl_->loaded)
+    return false;
+  if (kind == EmitKind::AST) {
+    runWithLargeStack([&] { dumpAST(*impl_->program.mainModule(), out); });
+    return true;
+  }
+  if (!impl_->instantiateAll(true) || !impl_->buildModule())
+    return false;
+  llvm::raw_os_ostream os(out);
+  mlir::OpPrintingFlags flags;
+  if (impl_->options.printLocations)
+    flags.enableDebugInfo(true, /*prettyForm=*/false);
+  impl_->module->print(os, flags);
+  os << "\n";
+  return true;
+}
+
+std::vector<KernelSummary> Compiler::summaries() {
+  std::vector<KernelSummary> result;
+  if (!impl_->module && !impl_->instances.empty() && !impl_->buildModule())
+    return result;
+  for (size_t i = 0; i < impl_->instances.size(); ++i) {
+    const KernelInstance &k = *impl_->instances[i];
+    KernelSummary s;
+    s.name = k.decl->name;
+    s.runtimeArgs = k.args.size();
+    for (auto &[name, value] : k.constants)
+      s.constants += (s.constants.empty() ? "" : ", ") + name + "=" + value.str();
+    s.numWarps = k.numWarps;
+    s.numStages = k.numStages;
+    s.configs = impl_->configCounts[i];
+    if (impl_->module)
+      impl_->module->walk([&](mlir::func::FuncOp fn) {
+        if (fn.getSymName() == s.name)
+          fn.walk([&](mlir::Operation *) { ++s.tileOps; });
+      });
+    result.push_back(s);
+  }
+  return result;
+}
+
+} // namespace tk

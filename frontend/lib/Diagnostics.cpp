@@ -1,0 +1,113 @@
+#include "tk/Frontend/Diagnostics.h"
+
+#include <algorithm>
+
+namespace tk {
+
+uint32_t SourceManager::addFile(std::string path, std::string text) {
+  File file{std::move(path), std::move(text), {0}};
+  for (size_t i = 0; i < file.text.size(); ++i)
+    if (file.text[i] == '\n')
+      file.lineStarts.push_back(i + 1);
+  files_.push_back(std::move(file));
+  return files_.size();
+}
+
+std::string SourceManager::lineText(uint32_t fileId, uint32_t line) const {
+  if (fileId == 0 || fileId > files_.size())
+    return "";
+  const File &file = files_[fileId - 1];
+  if (line == 0 || line > file.lineStarts.size())
+    return "";
+  size_t begin = file.lineStarts[line - 1];
+  size_t end = file.text.find('\n', begin);
+  if (end == std::string::npos)
+    end = file.text.size();
+  std::string text = file.text.substr(begin, end - begin);
+  if (!text.empty() && text.back() == '\r')
+    text.pop_back();
+  return text;
+}
+
+Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
+  ++errorCount_;
+  if (errorCount_ > kMaxErrors) {
+    dropped_ = Diagnostic{Severity::Error, range, std::move(message), {}};
+    return dropped_;
+  }
+  diags_.push_back(Diagnostic{Severity::Error, range, std::move(message), {}});
+  return diags_.back();
+}
+
+Diagnostic &DiagEngine::warning(SrcRange range, std::string message) {
+  diags_.push_back(Diagnostic{Severity::Warning, range, std::move(message), {}});
+  return diags_.back();
+}
+
+void DiagEngine::note(Diagnostic &diag, SrcRange range, std::string message) {
+  diag.notes.push_back(Diagnostic{Severity::Note, range, std::move(message), {}});
+}
+
+namespace {
+const char *severityName(Severity severity) {
+  switch (severity) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  }
+  return "error";
+}
+
+/// Control characters and invalid bytes would garble a terminal: show them as spaces.
+std::string printable(const std::string &line) {
+  std::string out = line;
+  for (char &c : out)
+    if ((unsigned char)c < 0x20 && c != '\t')
+      c = ' ';
+  return out;
+}
+} // namespace
+
+void DiagEngine::formatOne(std::string &out, const Diagnostic &diag) const {
+  const SrcLoc &loc = diag.range.begin;
+  if (loc.valid())
+    out += sources_.path(loc.fileId) + ":" + std::to_string(loc.line) + ":" +
+           std::to_string(loc.col) + ": ";
+  out += severityName(diag.severity);
+  out += ": " + diag.message + "\n";
+  if (!loc.valid())
+    return;
+  std::string line = sources_.lineText(loc.fileId, loc.line);
+  if (line.size() > 400)
+    line = line.substr(0, 400) + " ...";
+  out += printable(line) + "\n";
+  std::string marker;
+  for (uint32_t i = 1; i < loc.col && i - 1 < line.size(); ++i)
+    marker += line[i - 1] == '\t' ? '\t' : ' ';
+  marker += '^';
+  const SrcLoc &end = diag.range.end;
+  if (end.valid() && end.line == loc.line && end.col > loc.col + 1)
+    marker += std::string(std::min<uint32_t>(end.col - loc.col - 1, 400), '~');
+  out += marker + "\n";
+}
+
+std::string DiagEngine::format(const Diagnostic &diag) const {
+  std::string out;
+  formatOne(out, diag);
+  for (const Diagnostic &note : diag.notes)
+    formatOne(out, note);
+  return out;
+}
+
+void DiagEngine::print(std::ostream &os) const {
+  for (const Diagnostic &diag : diags_)
+    os << format(diag);
+  if (errorCount_ > kMaxErrors)
+    os << "error: too many errors (" << errorCount_ << "), stopped listing them after "
+       << kMaxErrors << "\n";
+}
+
+} // namespace tk

@@ -1,0 +1,579 @@
+// Statements, operators and conversions of MLIRGen.
+#include "MLIRGenImpl.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace tk {
+
+Location MLIRGenImpl::loc(SrcRange range) {
+  if (!range.begin.valid())
+    return builder_.getUnknownLoc();
+  return FileLineColLoc::get(&context_, sources_.path(range.begin.fileId), range.begin.line,
+                             range.begin.col);
+}
+
+mlir::Type MLIRGenImpl::elemType(const ElemType &elem) {
+  mlir::Type scalar;
+  switch (elem.scalar) {
+  case Scalar::I1: scalar = builder_.getI1Type(); break;
+  case Scalar::I8: case Scalar::U8: scalar = builder_.getI8Type(); break;
+  case Scalar::I16: case Scalar::U16: scalar = builder_.getI16Type(); break;
+  case Scalar::I32: case Scalar::U32: scalar = builder_.getI32Type(); break;
+  case Scalar::I64: case Scalar::U64: scalar = builder_.getI64Type(); break;
+  case Scalar::F8E4M3: scalar = builder_.getType<Float8E4M3FNType>(); break;
+  case Scalar::F8E5M2: scalar = builder_.getType<Float8E5M2Type>(); break;
+  case Scalar::F16: scalar = builder_.getF16Type(); break;
+  case Scalar::BF16: scalar = builder_.getBF16Type(); break;
+  case Scalar::F32: scalar = builder_.getF32Type(); break;
+  case Scalar::F64: scalar = builder_.getF64Type(); break;
+  }
+  return elem.isPtr ? PtrType::get(scalar) : scalar;
+}
+
+mlir::Type MLIRGenImpl::mlirType(const Type &type) {
+  mlir::Type elem = elemType(type.elem);
+  return type.shape.empty() ? elem : RankedTensorType::get(type.shape, elem);
+}
+
+Value MLIRGenImpl::constant(const Type &type, const ConstValue &value, Location loc) {
+  mlir::Type elem = elemType(type.elem);
+  TypedAttr scalar;
+  if (isFloat(type.elem.scalar))
+    scalar = builder_.getFloatAttr(elem, value.asDouble());
+  else
+    scalar = builder_.getIntegerAttr(elem, APInt(bitWidth(type.elem.scalar), uint64_t(value.i), false, true));
+  if (type.shape.empty())
+    return arith::ConstantOp::create(builder_, loc, scalar);
+  auto tensor = RankedTensorType::get(type.shape, elem);
+  return arith::ConstantOp::create(builder_, loc, DenseElementsAttr::get(tensor, scalar));
+}
+
+Value MLIRGenImpl::zero(const Type &type, Location loc) {
+  return constant(type, isFloat(type.elem.scalar) ? ConstValue::ofFloat(0) : ConstValue::ofInt(0), loc);
+}
+
+Value MLIRGenImpl::castElements(Value value, const ElemType &from, const ElemType &to,
+                                const std::vector<int64_t> &shape, Location loc) {
+  if (from == to)
+    return value;
+  mlir::Type target = mlirType(Type::value(to, shape));
+  if (from.isPtr || to.isPtr)
+    return BitcastOp::create(builder_, loc, target, value);
+  Scalar f = from.scalar, t = to.scalar;
+  if (isFloat(f) && isFloat(t)) {
+    if (bitWidth(f) == bitWidth(t)) { // f16 <-> bf16, f8 kinds: through f32
+      Value wide = castElements(value, from, ElemType{Scalar::F32, false}, shape, loc);
+      return castElements(wide, ElemType{Scalar::F32, false}, to, shape, loc);
+    }
+    if (bitWidth(t) > bitWidth(f))
+      return arith::ExtFOp::create(builder_, loc, target, value);
+    return arith::TruncFOp::create(builder_, loc, target, value);
+  }
+  if (isFloat(f)) {
+    if (t == Scalar::I1)
+      return compare(BinOp::Ne, value, zero(Type::value(from, shape), loc), from, loc);
+    if (isUnsigned(t))
+      return arith::FPToUIOp::create(builder_, loc, target, value);
+    return arith::FPToSIOp::create(builder_, loc, target, value);
+  }
+  if (isFloat(t)) {
+    if (isUnsigned(f) || f == Scalar::I1)
+      return arith::UIToFPOp::create(builder_, loc, target, value);
+    return arith::SIToFPOp::create(builder_, loc, target, value);
+  }
+  if (t == Scalar::I1)
+    return compare(BinOp::Ne, value, zero(Type::value(from, shape), loc), from, loc);
+  int fw = bitWidth(f), tw = bitWidth(t);
+  if (fw == tw)
+    return value;
+  if (tw < fw)
+    return arith::TruncIOp::create(builder_, loc, target, value);
+  if (isUnsigned(f) || f == Scalar::I1)
+    return arith::ExtUIOp::create(builder_, loc, target, value);
+  return arith::ExtSIOp::create(builder_, loc, target, value);
+}
+
+Value MLIRGenImpl::broadcastTo(Value value, const std::vector<int64_t> &from,
+                               const std::vector<int64_t> &to, Location loc) {
+  if (from == to)
+    return value;
+  mlir::Type elem = tk::elementTypeOf(value.getType());
+  if (from.empty())
+    return SplatOp::create(builder_, loc, RankedTensorType::get(to, elem), value);
+  std::vector<int64_t> shape = from;
+  while (shape.size() < to.size()) {
+    shape.insert(shape.begin(), 1);
+    value = ExpandDimsOp::create(builder_, loc, RankedTensorType::get(shape, elem), value, 0);
+  }
+  if (shape != to)
+    value = BroadcastOp::create(builder_, loc, RankedTensorType::get(to, elem), value);
+  return value;
+}
+
+Value MLIRGenImpl::convert(Value value, const Type &from, const Type &to, Location loc) {
+  value = castElements(value, from.elem, to.elem, from.shape, loc);
+  return broadcastTo(value, from.shape, to.shape, loc);
+}
+
+Value MLIRGenImpl::emitConverted(const Expr &e, const Type &to) {
+  if (e.value && e.type.isScalarValue() && !to.elem.isPtr && e.value->kind != ConstValue::Kind::List) {
+    Type scalarTo = to.withShape({});
+    ConstValue v = e.value->kind == ConstValue::Kind::Float && !isFloat(to.elem.scalar)
+                       ? ConstValue::ofInt((int64_t)e.value->f)
+                       : *e.value;
+    if (e.type.elem != to.elem && isFloat(to.elem.scalar) && e.value->kind == ConstValue::Kind::Int)
+      v = ConstValue::ofFloat(isUnsigned(e.type.elem.scalar) ? (double)(uint64_t)e.value->i : (double)e.value->i);
+    if (to.elem.scalar == Scalar::I1)
+      v = ConstValue::ofInt(e.value->asDouble() != 0);
+    return constant(scalarTo.withShape(to.shape), v, loc(e.range));
+  }
+  return convert(emit(e), e.type, to, loc(e.range));
+}
+
+Value MLIRGenImpl::compare(BinOp op, Value a, Value b, const ElemType &elem, Location loc) {
+  if (isFloat(elem.scalar)) {
+    arith::CmpFPredicate pred;
+    switch (op) {
+    case BinOp::Eq: pred = arith::CmpFPredicate::OEQ; break;
+    case BinOp::Ne: pred = arith::CmpFPredicate::UNE; break;
+    case BinOp::Lt: pred = arith::CmpFPredicate::OLT; break;
+    case BinOp::Le: pred = arith::CmpFPredicate::OLE; break;
+    case BinOp::Gt: pred = arith::CmpFPredicate::OGT; break;
+    default: pred = arith::CmpFPredicate::OGE; break;
+    }
+    return arith::CmpFOp::create(builder_, loc, pred, a, b);
+  }
+  bool uns = isUnsigned(elem.scalar) || elem.scalar == Scalar::I1;
+  arith::CmpIPredicate pred;
+  switch (op) {
+  case BinOp::Eq: pred = arith::CmpIPredicate::eq; break;
+  case BinOp::Ne: pred = arith::CmpIPredicate::ne; break;
+  case BinOp::Lt: pred = uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
+  case BinOp::Le: pred = uns ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
+  case BinOp::Gt: pred = uns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
+  default: pred = uns ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  }
+  return arith::CmpIOp::create(builder_, loc, pred, a, b);
+}
+
+Value MLIRGenImpl::minMax(bool isMax, Value a, Value b, const ElemType &elem, Location loc) {
+  if (isFloat(elem.scalar))
+    return isMax ? (Value)arith::MaximumFOp::create(builder_, loc, a, b)
+                 : (Value)arith::MinimumFOp::create(builder_, loc, a, b);
+  if (isUnsigned(elem.scalar) || elem.scalar == Scalar::I1)
+    return isMax ? (Value)arith::MaxUIOp::create(builder_, loc, a, b)
+                 : (Value)arith::MinUIOp::create(builder_, loc, a, b);
+  return isMax ? (Value)arith::MaxSIOp::create(builder_, loc, a, b)
+               : (Value)arith::MinSIOp::create(builder_, loc, a, b);
+}
+
+Value MLIRGenImpl::arith(BinOp op, Value a, Value b, const ElemType &elem, Location loc) {
+  bool fp = isFloat(elem.scalar);
+  bool uns = isUnsigned(elem.scalar) || elem.scalar == Scalar::I1;
+  switch (op) {
+  case BinOp::Add: return fp ? (Value)arith::AddFOp::create(builder_, loc, a, b) : (Value)arith::AddIOp::create(builder_, loc, a, b);
+  case BinOp::Sub: return fp ? (Value)arith::SubFOp::create(builder_, loc, a, b) : (Value)arith::SubIOp::create(builder_, loc, a, b);
+  case BinOp::Mul: return fp ? (Value)arith::MulFOp::create(builder_, loc, a, b) : (Value)arith::MulIOp::create(builder_, loc, a, b);
+  case BinOp::Div:
+    if (fp) return arith::DivFOp::create(builder_, loc, a, b);
+    return uns ? (Value)arith::DivUIOp::create(builder_, loc, a, b) : (Value)arith::DivSIOp::create(builder_, loc, a, b);
+  case BinOp::Rem:
+    if (fp) return arith::RemFOp::create(builder_, loc, a, b);
+    return uns ? (Value)arith::RemUIOp::create(builder_, loc, a, b) : (Value)arith::RemSIOp::create(builder_, loc, a, b);
+  case BinOp::Shl: return arith::ShLIOp::create(builder_, loc, a, b);
+  case BinOp::Shr: return uns ? (Value)arith::ShRUIOp::create(builder_, loc, a, b) : (Value)arith::ShRSIOp::create(builder_, loc, a, b);
+  case BinOp::BitAnd: case BinOp::And: return arith::AndIOp::create(builder_, loc, a, b);
+  case BinOp::BitOr: case BinOp::Or: return arith::OrIOp::create(builder_, loc, a, b);
+  case BinOp::BitXor: return arith::XOrIOp::create(builder_, loc, a, b);
+  default: return compare(op, a, b, elem, loc);
+  }
+}
+
+Value MLIRGenImpl::emitBinary(const BinaryExpr &e) {
+  Location l = loc(e.opRange);
+  if (e.operandType.isPtr()) {
+    const Expr &ptrExpr = e.lhs->type.isPtr() ? *e.lhs : *e.rhs;
+    const Expr &offsetExpr = e.lhs->type.isPtr() ? *e.rhs : *e.lhs;
+    Value ptr = convert(emit(ptrExpr), ptrExpr.type, e.operandType, l);
+    Scalar offsetScalar = bitWidth(offsetExpr.type.elem.scalar) > 32 ? Scalar::I64 : Scalar::I32;
+    Type offsetType = Type::scalar(offsetScalar).withShape(e.operandType.shape);
+    Value offset = emitConverted(offsetExpr, offsetType);
+    if (e.op == BinOp::Sub)
+      offset = arith::SubIOp::create(builder_, l, zero(offsetType, l), offset);
+    return AddPtrOp::create(builder_, l, ptr.getType(), ptr, offset);
+  }
+  Value a = emitConverted(*e.lhs, e.operandType);
+  Value b = emitConverted(*e.rhs, e.operandType);
+  return arith(e.op, a, b, e.operandType.elem, l);
+}
+
+Value MLIRGenImpl::emit(const Expr &e) {
+  Location l = loc(e.range);
+  if (e.value && e.type.isScalarValue())
+    return constant(e.type, *e.value, l);
+  switch (e.kind) {
+  case ExprKind::Name:
+    return vars_.at(static_cast<const NameExpr &>(e).var);
+  case ExprKind::Unary: {
+    auto &u = static_cast<const UnaryExpr &>(e);
+    Value operand = emit(*u.operand);
+    if (u.op == '-') {
+      if (isFloat(e.type.elem.scalar))
+        return arith::NegFOp::create(builder_, l, operand);
+      return arith::SubIOp::create(builder_, l, zero(e.type, l), operand);
+    }
+    ConstValue ones = ConstValue::ofInt(-1);
+    return arith::XOrIOp::create(builder_, l, operand, constant(e.type.strong(), ones, l));
+  }
+  case ExprKind::Binary:
+    return emitBinary(static_cast<const BinaryExpr &>(e));
+  case ExprKind::Cast: {
+    auto &c = static_cast<const CastExpr &>(e);
+    return convert(emit(*c.operand), c.operand->type, e.type, l);
+  }
+  case ExprKind::Index: {
+    auto &ix = static_cast<const IndexExpr &>(e);
+    Value value = emit(*ix.base);
+    if (ix.base->type.shape.empty())
+      return broadcastTo(value, {}, e.type.shape, l);
+    std::vector<int64_t> shape = ix.base->type.shape;
+    mlir::Type elem = tk::elementTypeOf(value.getType());
+    for (size_t k = 0; k < ix.items.size(); ++k) {
+      if (ix.items[k].kind != IndexItem::Kind::NewAxis)
+        continue;
+      shape.insert(shape.begin() + k, 1);
+      value = ExpandDimsOp::create(builder_, l, RankedTensorType::get(shape, elem), value, (int32_t)k);
+    }
+    return value;
+  }
+  case ExprKind::Call: {
+    auto &call = static_cast<const CallExpr &>(e);
+    if (call.builtin >= 0)
+      return emitBuiltin(call);
+    SmallVector<Value> args;
+    for (size_t i = 0; i < call.fn->params.size(); ++i)
+      if (call.fn->params[i])
+        args.push_back(emitConverted(*call.bound[i], call.fn->params[i]->type));
+    auto op = func::CallOp::create(builder_, l, fns_.at(call.fn), args);
+    return op.getNumResults() ? op.getResult(0) : Value();
+  }
+  default:
+    return Value(); // types, strings, lists and none are consumed by builtins
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+namespace {
+void collectAssigned(const Stmt &stmt, std::vector<VarDecl *> &assigned, std::set<const VarDecl *> &declared) {
+  auto add = [&](VarDecl *v) {
+    if (v && !declared.count(v) && std::find(assigned.begin(), assigned.end(), v) == assigned.end())
+      assigned.push_back(v);
+  };
+  switch (stmt.kind) {
+  case StmtKind::Let:
+    declared.insert(static_cast<const LetStmt &>(stmt).decl);
+    break;
+  case StmtKind::Assign:
+    add(static_cast<const AssignStmt &>(stmt).target);
+    break;
+  case StmtKind::Block:
+    for (auto &s : static_cast<const BlockStmt &>(stmt).stmts)
+      collectAssigned(*s, assigned, declared);
+    break;
+  case StmtKind::If: {
+    auto &ifs = static_cast<const IfStmt &>(stmt);
+    if (!ifs.constCond || *ifs.constCond)
+      collectAssigned(*ifs.thenBlock, assigned, declared);
+    if (ifs.elseStmt && (!ifs.constCond || !*ifs.constCond))
+      collectAssigned(*ifs.elseStmt, assigned, declared);
+    break;
+  }
+  case StmtKind::For: {
+    auto &loop = static_cast<const ForStmt &>(stmt);
+    if (loop.isStatic)
+      for (auto &body : loop.unrolled)
+        collectAssigned(*body, assigned, declared);
+    else
+      collectAssigned(*loop.body, assigned, declared);
+    break;
+  }
+  case StmtKind::While:
+    collectAssigned(*static_cast<const WhileStmt &>(stmt).body, assigned, declared);
+    break;
+  default:
+    break;
+  }
+}
+} // namespace
+
+std::vector<VarDecl *> MLIRGenImpl::assignedOutside(const Stmt &stmt) {
+  std::vector<VarDecl *> assigned;
+  std::set<const VarDecl *> declared;
+  collectAssigned(stmt, assigned, declared);
+  return assigned;
+}
+
+bool MLIRGenImpl::emitBlock(const BlockStmt &block, Value &returned) {
+  for (const StmtPtr &stmt : block.stmts)
+    if (emitStmt(*stmt, returned))
+      return true;
+  return false;
+}
+
+bool MLIRGenImpl::emitStmt(const Stmt &stmt, Value &returned) {
+  switch (stmt.kind) {
+  case StmtKind::Block:
+    return emitBlock(static_cast<const BlockStmt &>(stmt), returned);
+  case StmtKind::Let: {
+    auto &let = static_cast<const LetStmt &>(stmt);
+    if (let.decl)
+      vars_[let.decl] = emitConverted(*let.init, let.decl->type);
+    return false;
+  }
+  case StmtKind::Assign: {
+    auto &assign = static_cast<const AssignStmt &>(stmt);
+    vars_[assign.target] = emitConverted(*assign.value, assign.target->type);
+    return false;
+  }
+  case StmtKind::Expr:
+    emit(*static_cast<const ExprStmt &>(stmt).expr);
+    return false;
+  case StmtKind::If: {
+    bool didReturn = false;
+    emitIf(static_cast<const IfStmt &>(stmt), didReturn, returned);
+    return didReturn;
+  }
+  case StmtKind::For:
+    emitFor(static_cast<const ForStmt &>(stmt));
+    return false;
+  case StmtKind::While:
+    emitWhile(static_cast<const WhileStmt &>(stmt));
+    return false;
+  case StmtKind::Return: {
+    auto &ret = static_cast<const ReturnStmt &>(stmt);
+    if (ret.value && currentFn_)
+      returned = emitConverted(*ret.value, currentFn_->returnType);
+    return true;
+  }
+  }
+  return false;
+}
+
+void MLIRGenImpl::emitIf(const IfStmt &ifs, bool &returnedOut, Value &returned) {
+  if (ifs.constCond) {
+    const Stmt *taken = *ifs.constCond ? ifs.thenBlock.get() : ifs.elseStmt.get();
+    returnedOut = taken && emitStmt(*taken, returned);
+    return;
+  }
+  Location l = loc(ifs.range);
+  std::vector<VarDecl *> carried = assignedOutside(ifs);
+  bool thenReturns = alwaysReturns(*ifs.thenBlock);
+  bool elseReturns = ifs.elseStmt && alwaysReturns(*ifs.elseStmt);
+  bool yieldsValue = thenReturns && elseReturns && currentFn_ && currentFn_->returnType.isValue();
+  SmallVector<mlir::Type> resultTypes;
+  for (VarDecl *v : carried)
+    resultTypes.push_back(mlirType(v->type));
+  if (yieldsValue)
+    resultTypes.push_back(mlirType(currentFn_->returnType));
+
+  Value cond = emit(*ifs.cond);
+  auto op = scf::IfOp::create(builder_, l, resultTypes, cond, /*withElseRegion=*/true);
+  std::map<const VarDecl *, Value> before = vars_;
+  auto emitBranch = [&](Block &block, const Stmt *stmt) {
+    builder_.setInsertionPointToStart(&block);
+    vars_ = before;
+    Value branchReturn;
+    if (stmt)
+      emitStmt(*stmt, branchReturn);
+    SmallVector<Value> yields;
+    for (VarDecl *v : carried)
+      yields.push_back(vars_.at(v));
+    if (yieldsValue)
+      yields.push_back(branchReturn);
+    scf::YieldOp::create(builder_, l, yields);
+  };
+  // scf.if builders add an empty yield when there are no results: replace it.
+  for (Block *block : {&op.getThenRegion().front(), &op.getElseRegion().front()})
+    if (!block->empty())
+      block->back().erase();
+  emitBranch(op.getThenRegion().front(), ifs.thenBlock.get());
+  emitBranch(op.getElseRegion().front(), ifs.elseStmt.get());
+  builder_.setInsertionPointAfter(op);
+  vars_ = before;
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = op.getResult(k);
+  if (yieldsValue)
+    returned = op.getResults().back();
+  returnedOut = thenReturns && elseReturns;
+}
+
+void MLIRGenImpl::emitFor(const ForStmt &loop) {
+  if (loop.isStatic) {
+    Value unused;
+    for (const BlockPtr &body : loop.unrolled)
+      emitBlock(*body, unused);
+    return;
+  }
+  auto &call = static_cast<const CallExpr &>(*loop.iter);
+  Location l = loc(loop.range);
+  Value lower = emitConverted(*call.bound[0], call.type);
+  Value upper = emitConverted(*call.bound[1], call.type);
+  Value step = emitConverted(*call.bound[2], call.type);
+  std::vector<VarDecl *> carried = assignedOutside(*loop.body);
+  SmallVector<Value> inits;
+  for (VarDecl *v : carried)
+    inits.push_back(vars_.at(v));
+  auto op = scf::ForOp::create(builder_, l, lower, upper, step, inits);
+  Block *body = op.getBody();
+  if (!body->empty())
+    body->back().erase();
+  builder_.setInsertionPointToStart(body);
+  std::map<const VarDecl *, Value> before = vars_;
+  vars_[loop.inductionVar] = op.getInductionVar();
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = op.getRegionIterArgs()[k];
+  Value unused;
+  emitBlock(*loop.body, unused);
+  SmallVector<Value> yields;
+  for (VarDecl *v : carried)
+    yields.push_back(vars_.at(v));
+  scf::YieldOp::create(builder_, l, yields);
+  builder_.setInsertionPointAfter(op);
+  vars_ = before;
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = op.getResult(k);
+}
+
+void MLIRGenImpl::emitWhile(const WhileStmt &loop) {
+  Location l = loc(loop.range);
+  std::vector<VarDecl *> carried = assignedOutside(*loop.body);
+  SmallVector<Value> inits;
+  SmallVector<mlir::Type> types;
+  SmallVector<Location> locs;
+  for (VarDecl *v : carried) {
+    inits.push_back(vars_.at(v));
+    types.push_back(mlirType(v->type));
+    locs.push_back(l);
+  }
+  auto op = scf::WhileOp::create(builder_, l, types, inits);
+  std::map<const VarDecl *, Value> before = vars_;
+  Block *cond = builder_.createBlock(&op.getBefore(), {}, types, locs);
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = cond->getArgument(k);
+  Value c = emit(*loop.cond);
+  scf::ConditionOp::create(builder_, l, c, cond->getArguments());
+  Block *body = builder_.createBlock(&op.getAfter(), {}, types, locs);
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = body->getArgument(k);
+  Value unused;
+  emitBlock(*loop.body, unused);
+  SmallVector<Value> yields;
+  for (VarDecl *v : carried)
+    yields.push_back(vars_.at(v));
+  scf::YieldOp::create(builder_, l, yields);
+  builder_.setInsertionPointAfter(op);
+  vars_ = before;
+  for (size_t k = 0; k < carried.size(); ++k)
+    vars_[carried[k]] = op.getResult(k);
+}
+
+//===----------------------------------------------------------------------===//
+// Functions and kernels
+//===----------------------------------------------------------------------===//
+
+func::FuncOp MLIRGenImpl::declareFn(ModuleOp module, const FnInstance &fn) {
+  SmallVector<mlir::Type> params;
+  for (const VarDecl *p : fn.params)
+    if (p)
+      params.push_back(mlirType(p->type));
+  SmallVector<mlir::Type> results;
+  if (fn.returnType.isValue())
+    results.push_back(mlirType(fn.returnType));
+  builder_.setInsertionPointToEnd(module.getBody());
+  auto op = func::FuncOp::create(builder_, loc(fn.decl->nameRange), fn.mangledName,
+                                 builder_.getFunctionType(params, results));
+  op.setPrivate();
+  fns_[&fn] = op;
+  return op;
+}
+
+void MLIRGenImpl::emitFnBody(const FnInstance &fn) {
+  func::FuncOp op = fns_.at(&fn);
+  Block *entry = op.addEntryBlock();
+  builder_.setInsertionPointToStart(entry);
+  vars_.clear();
+  size_t k = 0;
+  for (const VarDecl *p : fn.params)
+    if (p)
+      vars_[p] = entry->getArgument(k++);
+  currentFn_ = &fn;
+  Value returned;
+  emitBlock(*fn.body, returned);
+  currentFn_ = nullptr;
+  Location end = loc(fn.body->range);
+  if (returned)
+    func::ReturnOp::create(builder_, end, returned);
+  else
+    func::ReturnOp::create(builder_, end);
+}
+
+void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
+  SmallVector<mlir::Type> params;
+  for (const KernelArg &arg : kernel.args)
+    params.push_back(mlirType(arg.type));
+  builder_.setInsertionPointToEnd(module.getBody());
+  auto op = func::FuncOp::create(builder_, loc(kernel.decl->nameRange), kernel.decl->name,
+                                 builder_.getFunctionType(params, {}));
+  op->setAttr("tk.kernel", builder_.getUnitAttr());
+  op->setAttr("tk.num_warps", builder_.getI32IntegerAttr(kernel.numWarps));
+  op->setAttr("tk.num_stages", builder_.getI32IntegerAttr(kernel.numStages));
+  SmallVector<NamedAttribute> constants;
+  for (auto &[name, value] : kernel.constants)
+    constants.emplace_back(builder_.getStringAttr(name),
+                           value.kind == ConstValue::Kind::Float ? (Attribute)builder_.getF64FloatAttr(value.f)
+                                                                 : (Attribute)builder_.getI64IntegerAttr(value.i));
+  op->setAttr("tk.constants", builder_.getDictionaryAttr(constants));
+  for (size_t i = 0; i < kernel.args.size(); ++i) {
+    op.setArgAttr(i, "tk.name", builder_.getStringAttr(kernel.args[i].name));
+    if (!kernel.args[i].type.isPtr() && isUnsigned(kernel.args[i].type.elem.scalar))
+      op.setArgAttr(i, "tk.unsigned", builder_.getUnitAttr());
+    if (kernel.args[i].nospec)
+      op.setArgAttr(i, "tk.nospec", builder_.getUnitAttr());
+  }
+  Block *entry = op.addEntryBlock();
+  builder_.setInsertionPointToStart(entry);
+  vars_.clear();
+  for (size_t i = 0; i < kernel.args.size(); ++i)
+    vars_[kernel.args[i].var] = entry->getArgument(i);
+  Value unused;
+  emitBlock(*kernel.body, unused);
+  func::ReturnOp::create(builder_, loc(kernel.body->range));
+}
+
+OwningOpRef<ModuleOp> generateModule(MLIRContext &context, const SourceManager &sources,
+                                     const std::vector<const KernelInstance *> &kernels,
+                                     const std::vector<std::unique_ptr<FnInstance>> &fns) {
+  context.loadDialect<TkDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                      func::FuncDialect>();
+  MLIRGenImpl gen(context, sources);
+  Location moduleLoc = kernels.empty() ? gen.builder_.getUnknownLoc() : gen.loc(kernels[0]->decl->nameRange);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(moduleLoc);
+  for (const auto &fn : fns)
+    if (!fn->returnType.isError())
+      gen.declareFn(*module, *fn);
+  for (const auto &fn : fns)
+    if (!fn->returnType.isError())
+      gen.emitFnBody(*fn);
+  for (const KernelInstance *kernel : kernels)
+    gen.emitKernel(*module, *kernel);
+  return module;
+}
+
+} // namespace tk

@@ -1,0 +1,70 @@
+// The emitter behind generateModule, shared by MLIRGen.cpp (statements, operators,
+// conversions) and MLIRGenBuiltins.cpp (builtin calls).
+#ifndef TK_FRONTEND_MLIRGENIMPL_H
+#define TK_FRONTEND_MLIRGENIMPL_H
+
+#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Frontend/MLIRGen.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace tk {
+
+class MLIRGenImpl {
+public:
+  MLIRGenImpl(mlir::MLIRContext &context, const SourceManager &sources)
+      : context_(context), builder_(&context), sources_(sources) {}
+
+  mlir::Location loc(SrcRange range);
+  mlir::Type elemType(const ElemType &elem);
+  mlir::Type mlirType(const Type &type);
+
+  mlir::func::FuncOp declareFn(mlir::ModuleOp module, const FnInstance &fn);
+  void emitFnBody(const FnInstance &fn);
+  void emitKernel(mlir::ModuleOp module, const KernelInstance &kernel);
+
+  /// Emits the statements; returns true when the block returned (with `returned` set to the
+  /// returned value, if any).
+  bool emitBlock(const BlockStmt &block, mlir::Value &returned);
+  bool emitStmt(const Stmt &stmt, mlir::Value &returned);
+  void emitIf(const IfStmt &ifs, bool &returnedOut, mlir::Value &returned);
+  void emitFor(const ForStmt &loop);
+  void emitWhile(const WhileStmt &loop);
+
+  mlir::Value emit(const Expr &e);
+  mlir::Value emitConverted(const Expr &e, const Type &to);
+  mlir::Value emitBinary(const BinaryExpr &e);
+  mlir::Value emitBuiltin(const CallExpr &e);
+  mlir::Value emitMath(const CallExpr &e, BuiltinId id);
+  mlir::Value emitReduction(const CallExpr &e, BuiltinId id);
+  mlir::Value emitScan(const CallExpr &e, BuiltinId id);
+
+  mlir::Value constant(const Type &type, const ConstValue &value, mlir::Location loc);
+  mlir::Value zero(const Type &type, mlir::Location loc);
+  /// Converts element type, then broadcasts to the target shape.
+  mlir::Value convert(mlir::Value value, const Type &from, const Type &to, mlir::Location loc);
+  mlir::Value castElements(mlir::Value value, const ElemType &from, const ElemType &to,
+                           const std::vector<int64_t> &shape, mlir::Location loc);
+  mlir::Value broadcastTo(mlir::Value value, const std::vector<int64_t> &from,
+                          const std::vector<int64_t> &to, mlir::Location loc);
+  /// A binary arithmetic op on values of one type (`*`, `+`, max, ...).
+  mlir::Value arith(BinOp op, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
+  mlir::Value compare(BinOp op, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
+  mlir::Value minMax(bool isMax, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
+
+  /// Variables declared outside `stmt` and assigned inside it, in first-assignment order.
+  std::vector<VarDecl *> assignedOutside(const Stmt &stmt);
+
+  mlir::MLIRContext &context_;
+  mlir::OpBuilder builder_;
+  const SourceManager &sources_;
+  std::map<const VarDecl *, mlir::Value> vars_;
+  std::map<const FnInstance *, mlir::func::FuncOp> fns_;
+  const FnInstance *currentFn_ = nullptr;
+};
+
+} // namespace tk
+
+#endif

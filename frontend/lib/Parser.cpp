@@ -1,0 +1,617 @@
+// From text to AST: UTF-8 validation, the ANTLR lexer, a token pre-scan that bounds nesting,
+// the ANTLR parser with our error listener, and a builder from parse tree to AST.
+#include "tk/Frontend/Parser.h"
+
+#include "TkLexer.h"
+#include "TkParser.h"
+#include "antlr4-runtime.h"
+
+#include <pthread.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace tk {
+
+using tkgrammar::TkLexer;
+using tkgrammar::TkParser;
+
+namespace {
+
+/// Reports the first invalid UTF-8 sequence, with its line and column.
+bool validateUtf8(const std::string &text, uint32_t fileId, DiagEngine &diags) {
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= text.size();
+    for (size_t k = 1; ok && k < len; ++k)
+      ok = ((unsigned char)text[i + k] >> 6) == 0x2;
+    if (ok && len == 2)
+      ok = c >= 0xC2; // overlong
+    if (!ok) {
+      SrcLoc loc{fileId, line, col};
+      diags.error({loc, loc}, "invalid UTF-8 byte 0x" +
+                                  std::string(1, "0123456789abcdef"[c >> 4]) +
+                                  std::string(1, "0123456789abcdef"[c & 15]) +
+                                  " in source file");
+      return false;
+    }
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += len;
+  }
+  return true;
+}
+
+SrcLoc tokenBegin(uint32_t fileId, const antlr4::Token *tok) {
+  return SrcLoc{fileId, (uint32_t)tok->getLine(), (uint32_t)tok->getCharPositionInLine() + 1};
+}
+
+SrcLoc tokenEnd(uint32_t fileId, const antlr4::Token *tok) {
+  SrcLoc loc = tokenBegin(fileId, tok);
+  if (tok->getType() == antlr4::Token::EOF)
+    return loc;
+  std::string text = tok->getText();
+  if (text.find('\n') == std::string::npos)
+    loc.col += antlrcpp::utf8_to_utf32(text.data(), text.data() + text.size()).size();
+  return loc;
+}
+
+std::string tokenDescription(const antlr4::Token *tok) {
+  if (tok->getType() == antlr4::Token::EOF)
+    return "end of file";
+  std::string text = tok->getText();
+  if (text.size() > 40)
+    text = text.substr(0, 40) + "...";
+  return "'" + text + "'";
+}
+
+class SyntaxErrorListener : public antlr4::BaseErrorListener {
+public:
+  SyntaxErrorListener(uint32_t fileId, DiagEngine &diags) : fileId_(fileId), diags_(diags) {}
+
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending, size_t line,
+                   size_t col, const std::string &msg, std::exception_ptr) override {
+    ++count;
+    if (diags_.tooManyErrors())
+      return;
+    SrcLoc begin{fileId_, (uint32_t)line, (uint32_t)col + 1};
+    SrcRange range{begin, begin};
+    std::string message = "syntax error";
+    if (offending) {
+      range = {tokenBegin(fileId_, offending), tokenEnd(fileId_, offending)};
+      message = "unexpected " + tokenDescription(offending);
+      if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer)) {
+        std::string expected = expectedTokens(parser);
+        if (!expected.empty())
+          message += ", expected " + expected;
+      }
+    } else {
+      message = msg;
+    }
+    diags_.error(range, message);
+  }
+
+  size_t count = 0;
+
+private:
+  /// "';'" or "one of ')', ','" when the set is small enough to help; "" otherwise.
+  static std::string expectedTokens(antlr4::Parser *parser) {
+    antlr4::misc::IntervalSet set;
+    try {
+      set = parser->getExpectedTokens();
+    } catch (...) {
+      return "";
+    }
+    std::vector<std::string> names;
+    for (ssize_t type : set.toList()) {
+      if (type == antlr4::Token::EOF) {
+        names.push_back("end of file");
+        continue;
+      }
+      std::string name = parser->getVocabulary().getLiteralName(type);
+      if (name.empty()) {
+        std::string symbolic = parser->getVocabulary().getSymbolicName(type);
+        if (symbolic == "IDENT")
+          name = "identifier";
+        else if (symbolic == "INT" || symbolic == "FLOAT" || symbolic == "STRING")
+          name = "literal";
+        else
+          name = symbolic;
+      }
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    }
+    if (names.empty() || names.size() > 5)
+      return "";
+    if (names.size() == 1)
+      return names[0];
+    std::string out = "one of ";
+    for (size_t i = 0; i < names.size(); ++i)
+      out += (i ? ", " : "") + names[i];
+    return out;
+  }
+
+  uint32_t fileId_;
+  DiagEngine &diags_;
+};
+
+/// Rejects lexical garbage and nesting deeper than the parser may recurse.
+bool prescanTokens(const std::vector<antlr4::Token *> &tokens, uint32_t fileId, DiagEngine &diags) {
+  bool ok = true;
+  int depth = 0, prefixRun = 0;
+  for (antlr4::Token *tok : tokens) {
+    SrcRange range{tokenBegin(fileId, tok), tokenEnd(fileId, tok)};
+    switch (tok->getType()) {
+    case TkLexer::UNEXPECTED_CHAR:
+      diags.error(range, "unexpected character " + tokenDescription(tok));
+      ok = false;
+      break;
+    case TkLexer::UNTERMINATED_STRING:
+      diags.error({range.begin, range.begin}, "unterminated string literal");
+      ok = false;
+      break;
+    case TkLexer::UNTERMINATED_COMMENT:
+      diags.error({range.begin, range.begin}, "unterminated block comment");
+      ok = false;
+      break;
+    default:
+      break;
+    }
+    std::string text = tok->getText();
+    bool opens = text == "(" || text == "[" || text == "{";
+    bool closes = text == ")" || text == "]" || text == "}";
+    bool prefix = text == "-" || text == "!" || text == "~" || text == "if";
+    depth += opens ? 1 : closes ? -1 : 0;
+    prefixRun = prefix ? prefixRun + 1 : (opens ? prefixRun : 0);
+    if (depth > ParseLimits::kMaxNesting || prefixRun > ParseLimits::kMaxNesting) {
+      diags.error(range, "nesting is too deep (more than " +
+                             std::to_string(ParseLimits::kMaxNesting) + " levels)");
+      return false;
+    }
+    if (diags.tooManyErrors())
+      return false;
+  }
+  return ok;
+}
+
+/// Builds the AST from a parse tree that had no syntax errors.
+class ASTBuilder {
+public:
+  ASTBuilder(uint32_t fileId, DiagEngine &diags) : fileId_(fileId), diags_(diags) {}
+
+  std::unique_ptr<ModuleAST> build(TkParser::ProgramContext *program, const std::string &path) {
+    auto module = std::make_unique<ModuleAST>();
+    module->fileId = fileId_;
+    module->path = path;
+    for (auto *item : program->item()) {
+      if (auto *imp = item->importItem()) {
+        module->imports.push_back(ImportItem{unquote(imp->STRING()->getSymbol()), range(imp)});
+      } else if (auto *c = item->constItem()) {
+        auto constItem = std::make_unique<ConstItem>();
+        constItem->name = c->IDENT()->getText();
+        constItem->nameRange = range(c->IDENT()->getSymbol());
+        if (c->typeExpr())
+          constItem->annotation = typeExpr(c->typeExpr());
+        constItem->value = expr(c->expr());
+        module->consts.push_back(std::move(constItem));
+      } else if (auto *f = item->fnItem()) {
+        module->fns.push_back(fnItem(f));
+      } else if (auto *k = item->kernelItem()) {
+        module->kernels.push_back(kernelItem(k));
+      }
+    }
+    return module;
+  }
+
+private:
+  SrcRange range(antlr4::Token *tok) { return {tokenBegin(fileId_, tok), tokenEnd(fileId_, tok)}; }
+  SrcRange range(antlr4::ParserRuleContext *ctx) {
+    return {tokenBegin(fileId_, ctx->getStart()), tokenEnd(fileId_, ctx->getStop() ? ctx->getStop() : ctx->getStart())};
+  }
+
+  std::string unquote(antlr4::Token *tok) {
+    std::string text = tok->getText();
+    std::string out;
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+      if (text[i] != '\\') {
+        out += text[i];
+        continue;
+      }
+      char c = text[++i];
+      switch (c) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case '\\': out += '\\'; break;
+      case '"': out += '"'; break;
+      case '0': out += '\0'; break;
+      default: {
+        SrcLoc loc = tokenBegin(fileId_, tok);
+        loc.col += i - 1;
+        diags_.error({loc, loc}, std::string("unknown escape sequence '\\") + c + "'");
+      }
+      }
+    }
+    return out;
+  }
+
+  std::unique_ptr<FnItem> fnItem(TkParser::FnItemContext *f) {
+    auto fn = std::make_unique<FnItem>();
+    fn->name = f->IDENT()->getText();
+    fn->nameRange = range(f->IDENT()->getSymbol());
+    fn->fileId = fileId_;
+    for (auto *p : f->fnParam()) {
+      FnParam param;
+      param.name = p->IDENT()->getText();
+      param.range = range(p->IDENT()->getSymbol());
+      param.isConst = p->CONST() != nullptr;
+      if (p->typeExpr())
+        param.annotation = typeExpr(p->typeExpr());
+      fn->params.push_back(std::move(param));
+    }
+    if (f->typeExpr())
+      fn->returnType = typeExpr(f->typeExpr());
+    fn->body = block(f->block());
+    return fn;
+  }
+
+  std::unique_ptr<KernelItem> kernelItem(TkParser::KernelItemContext *k) {
+    auto kernel = std::make_unique<KernelItem>();
+    kernel->name = k->IDENT()->getText();
+    kernel->nameRange = range(k->IDENT()->getSymbol());
+    kernel->fileId = fileId_;
+    for (auto *d : k->decorator()) {
+      Decorator deco;
+      deco.name = d->IDENT()->getText();
+      deco.range = range(d);
+      for (auto *arg : d->decoratorArg()) {
+        deco.args.emplace_back(arg->IDENT()->getText(), decoratorValue(arg->decoratorValue()));
+        deco.argRanges.push_back(range(arg->IDENT()->getSymbol()));
+      }
+      kernel->decorators.push_back(std::move(deco));
+    }
+    for (auto *p : k->kernelParam()) {
+      KernelParam param;
+      param.name = p->IDENT()->getText();
+      param.range = range(p->IDENT()->getSymbol());
+      param.mode = p->CONST() ? KernelParam::Mode::Const
+                   : p->NOSPEC() ? KernelParam::Mode::Nospec
+                                 : KernelParam::Mode::Runtime;
+      param.type = typeExpr(p->typeExpr());
+      if (p->expr())
+        param.defaultValue = expr(p->expr());
+      kernel->params.push_back(std::move(param));
+    }
+    kernel->body = block(k->block());
+    return kernel;
+  }
+
+  DecoratorValue decoratorValue(TkParser::DecoratorValueContext *ctx) {
+    DecoratorValue value;
+    value.range = range(ctx);
+    if (auto *dict = dynamic_cast<TkParser::DecoratorDictContext *>(ctx)) {
+      value.kind = DecoratorValue::Kind::Dict;
+      for (auto *entry : dict->decoratorEntry()) {
+        value.entries.emplace_back(entry->IDENT()->getText(), decoratorValue(entry->decoratorValue()));
+        value.entryRanges.push_back(range(entry->IDENT()->getSymbol()));
+      }
+    } else if (auto *list = dynamic_cast<TkParser::DecoratorListContext *>(ctx)) {
+      value.kind = DecoratorValue::Kind::List;
+      for (auto *item : list->decoratorValue())
+        value.items.push_back(decoratorValue(item));
+    } else {
+      value.kind = DecoratorValue::Kind::Expr;
+      value.expr = expr(static_cast<TkParser::DecoratorExprContext *>(ctx)->expr());
+    }
+    return value;
+  }
+
+  std::unique_ptr<TypeExpr> typeExpr(TkParser::TypeExprContext *ctx) {
+    auto type = std::make_unique<TypeExpr>();
+    type->name = ctx->IDENT()->getText();
+    type->range = range(ctx);
+    if (ctx->typeExpr())
+      type->inner = typeExpr(ctx->typeExpr());
+    for (auto *dim : ctx->expr())
+      type->dims.push_back(expr(dim));
+    return type;
+  }
+
+  std::unique_ptr<TypeExpr> scalarType(TkParser::ScalarTypeContext *ctx) {
+    auto type = std::make_unique<TypeExpr>();
+    type->name = ctx->IDENT()->getText();
+    type->range = range(ctx);
+    if (ctx->scalarType())
+      type->inner = scalarType(ctx->scalarType());
+    return type;
+  }
+
+  BlockPtr block(TkParser::BlockContext *ctx) {
+    auto result = std::make_unique<BlockStmt>(range(ctx));
+    for (auto *s : ctx->stmt())
+      result->stmts.push_back(stmt(s));
+    return result;
+  }
+
+  static std::optional<BinOp> assignOp(const std::string &text) {
+    static const std::pair<const char *, BinOp> ops[] = {
+        {"+=", BinOp::Add}, {"-=", BinOp::Sub}, {"*=", BinOp::Mul}, {"/=", BinOp::Div},
+        {"%=", BinOp::Rem}, {"&=", BinOp::BitAnd}, {"|=", BinOp::BitOr}, {"^=", BinOp::BitXor},
+        {"<<=", BinOp::Shl}, {">>=", BinOp::Shr}};
+    for (auto &[spelling, op] : ops)
+      if (text == spelling)
+        return op;
+    return std::nullopt;
+  }
+
+  StmtPtr stmt(TkParser::StmtContext *ctx) {
+    SrcRange r = range(ctx);
+    if (auto *let = dynamic_cast<TkParser::LetStmtContext *>(ctx))
+      return letStmt(r, false, let->IDENT()->getSymbol(), let->typeExpr(), let->expr());
+    if (auto *var = dynamic_cast<TkParser::VarStmtContext *>(ctx))
+      return letStmt(r, true, var->IDENT()->getSymbol(), var->typeExpr(), var->expr());
+    if (auto *assign = dynamic_cast<TkParser::AssignStmtContext *>(ctx)) {
+      auto s = std::make_unique<AssignStmt>(r);
+      s->name = assign->IDENT()->getText();
+      s->nameRange = range(assign->IDENT()->getSymbol());
+      s->compound = assignOp(assign->assignOp()->getText());
+      s->opRange = range(assign->assignOp());
+      s->value = expr(assign->expr());
+      return s;
+    }
+    if (auto *ifs = dynamic_cast<TkParser::IfStatementContext *>(ctx))
+      return ifStmt(ifs->ifStmt());
+    if (auto *fors = dynamic_cast<TkParser::ForStmtContext *>(ctx)) {
+      auto s = std::make_unique<ForStmt>(r);
+      s->var = fors->IDENT()->getText();
+      s->varRange = range(fors->IDENT()->getSymbol());
+      s->iter = expr(fors->expr());
+      s->body = block(fors->block());
+      return s;
+    }
+    if (auto *whiles = dynamic_cast<TkParser::WhileStmtContext *>(ctx)) {
+      auto s = std::make_unique<WhileStmt>(r);
+      s->cond = expr(whiles->expr());
+      s->body = block(whiles->block());
+      return s;
+    }
+    if (auto *ret = dynamic_cast<TkParser::ReturnStmtContext *>(ctx))
+      return std::make_unique<ReturnStmt>(r, ret->expr() ? expr(ret->expr()) : nullptr);
+    if (auto *blk = dynamic_cast<TkParser::BlockStmtContext *>(ctx))
+      return block(blk->block());
+    auto *es = static_cast<TkParser::ExprStmtContext *>(ctx);
+    return std::make_unique<ExprStmt>(r, expr(es->expr()));
+  }
+
+  StmtPtr letStmt(SrcRange r, bool isVar, antlr4::Token *name, TkParser::TypeExprContext *ann,
+                  TkParser::ExprContext *init) {
+    auto s = std::make_unique<LetStmt>(r);
+    s->isVar = isVar;
+    s->name = name->getText();
+    s->nameRange = range(name);
+    if (ann)
+      s->annotation = typeExpr(ann);
+    s->init = expr(init);
+    return s;
+  }
+
+  StmtPtr ifStmt(TkParser::IfStmtContext *ctx) {
+    auto s = std::make_unique<IfStmt>(range(ctx));
+    s->cond = expr(ctx->expr());
+    auto blocks = ctx->block();
+    s->thenBlock = block(blocks[0]);
+    if (ctx->ifStmt())
+      s->elseStmt = ifStmt(ctx->ifStmt());
+    else if (blocks.size() > 1)
+      s->elseStmt = block(blocks[1]);
+    return s;
+  }
+
+  static BinOp binOp(const std::string &text) {
+    static const std::pair<const char *, BinOp> ops[] = {
+        {"*", BinOp::Mul}, {"/", BinOp::Div}, {"%", BinOp::Rem}, {"+", BinOp::Add},
+        {"-", BinOp::Sub}, {"<<", BinOp::Shl}, {">>", BinOp::Shr}, {"&", BinOp::BitAnd},
+        {"^", BinOp::BitXor}, {"|", BinOp::BitOr}, {"==", BinOp::Eq}, {"!=", BinOp::Ne},
+        {"<", BinOp::Lt}, {"<=", BinOp::Le}, {">", BinOp::Gt}, {">=", BinOp::Ge},
+        {"&&", BinOp::And}, {"||", BinOp::Or}};
+    for (auto &[spelling, op] : ops)
+      if (text == spelling)
+        return op;
+    return BinOp::Add;
+  }
+
+  ExprPtr expr(TkParser::ExprContext *ctx) {
+    SrcRange r = range(ctx);
+    if (auto *p = dynamic_cast<TkParser::PrimaryExprContext *>(ctx))
+      return primary(p->primary());
+    if (auto *ix = dynamic_cast<TkParser::IndexExprContext *>(ctx)) {
+      auto e = std::make_unique<IndexExpr>(r, expr(ix->expr()));
+      for (auto *item : ix->indexItem()) {
+        if (dynamic_cast<TkParser::SliceIndexContext *>(item))
+          e->items.push_back(IndexItem{IndexItem::Kind::Slice, range(item), nullptr});
+        else if (dynamic_cast<TkParser::NewAxisIndexContext *>(item))
+          e->items.push_back(IndexItem{IndexItem::Kind::NewAxis, range(item), nullptr});
+        else
+          e->items.push_back(IndexItem{IndexItem::Kind::Expr, range(item),
+                                       expr(static_cast<TkParser::ExprIndexContext *>(item)->expr())});
+      }
+      return e;
+    }
+    if (auto *u = dynamic_cast<TkParser::UnaryExprContext *>(ctx))
+      return std::make_unique<UnaryExpr>(r, u->op->getText()[0], expr(u->expr()));
+    if (auto *c = dynamic_cast<TkParser::CastExprContext *>(ctx))
+      return std::make_unique<CastExpr>(r, expr(c->expr()), scalarType(c->scalarType()));
+    auto *b = static_cast<TkParser::BinaryExprContext *>(ctx);
+    return std::make_unique<BinaryExpr>(r, binOp(b->op->getText()), range(b->op), expr(b->expr(0)),
+                                        expr(b->expr(1)));
+  }
+
+  ExprPtr primary(TkParser::PrimaryContext *ctx) {
+    SrcRange r = range(ctx);
+    if (auto *i = dynamic_cast<TkParser::IntLitContext *>(ctx))
+      return std::make_unique<IntLit>(r, parseInt(i->INT()->getSymbol()));
+    if (auto *f = dynamic_cast<TkParser::FloatLitContext *>(ctx)) {
+      std::string text;
+      for (char c : f->FLOAT()->getText())
+        if (c != '_')
+          text += c;
+      double value = std::strtod(text.c_str(), nullptr);
+      if (std::isinf(value))
+        diags_.error(r, "float literal " + f->FLOAT()->getText() + " is out of range");
+      return std::make_unique<FloatLit>(r, value);
+    }
+    if (auto *b = dynamic_cast<TkParser::BoolLitContext *>(ctx))
+      return std::make_unique<BoolLit>(r, b->TRUE() != nullptr);
+    if (auto *s = dynamic_cast<TkParser::SpecialFloatLitContext *>(ctx))
+      return std::make_unique<FloatLit>(r, s->INF() ? INFINITY : NAN);
+    if (dynamic_cast<TkParser::NoneLitContext *>(ctx))
+      return std::make_unique<NoneLit>(r);
+    if (auto *s = dynamic_cast<TkParser::StringLitContext *>(ctx))
+      return std::make_unique<StringLit>(r, unquote(s->STRING()->getSymbol()));
+    if (auto *call = dynamic_cast<TkParser::CallExprContext *>(ctx)) {
+      auto e = std::make_unique<CallExpr>(r, call->IDENT()->getText(), range(call->IDENT()->getSymbol()));
+      for (auto *arg : call->callArg()) {
+        CallArg a;
+        if (arg->IDENT()) {
+          a.name = arg->IDENT()->getText();
+          a.nameRange = range(arg->IDENT()->getSymbol());
+        }
+        a.value = expr(arg->expr());
+        e->args.push_back(std::move(a));
+      }
+      return e;
+    }
+    if (auto *n = dynamic_cast<TkParser::NameExprContext *>(ctx))
+      return std::make_unique<NameExpr>(r, n->IDENT()->getText());
+    if (auto *p = dynamic_cast<TkParser::ParenExprContext *>(ctx)) {
+      ExprPtr inner = expr(p->expr());
+      inner->range = r;
+      return inner;
+    }
+    auto *l = static_cast<TkParser::ListExprContext *>(ctx);
+    auto e = std::make_unique<ListExpr>(r);
+    for (auto *x : l->expr())
+      e->elems.push_back(expr(x));
+    return e;
+  }
+
+  uint64_t parseInt(antlr4::Token *tok) {
+    std::string text = tok->getText();
+    int base = 10;
+    size_t start = 0;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+      base = 16, start = 2;
+    else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B'))
+      base = 2, start = 2;
+    uint64_t value = 0;
+    bool digits = false;
+    for (size_t i = start; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '_')
+        continue;
+      int d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+      if (value > (UINT64_MAX - d) / base) {
+        diags_.error(range(tok), "integer literal " + text + " does not fit in 64 bits");
+        return 0;
+      }
+      value = value * base + d;
+      digits = true;
+    }
+    if (!digits)
+      diags_.error(range(tok), "integer literal " + text + " has no digits");
+    return value;
+  }
+
+  uint32_t fileId_;
+  DiagEngine &diags_;
+};
+
+} // namespace
+
+std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fileId,
+                                       DiagEngine &diags) {
+  const std::string &text = sources.text(fileId);
+  if (text.size() > ParseLimits::kMaxFileBytes) {
+    SrcLoc loc{fileId, 1, 1};
+    diags.error({loc, loc}, "source file is larger than " +
+                                std::to_string(ParseLimits::kMaxFileBytes >> 20) + " MiB");
+    return nullptr;
+  }
+  if (!validateUtf8(text, fileId, diags))
+    return nullptr;
+  size_t errorsBefore = diags.errorCount();
+
+  antlr4::ANTLRInputStream input(text);
+  TkLexer lexer(&input);
+  lexer.removeErrorListeners();
+  SyntaxErrorListener listener(fileId, diags);
+  lexer.addErrorListener(&listener);
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  if (!prescanTokens(tokens.getTokens(), fileId, diags))
+    return nullptr;
+
+  TkParser parser(&tokens);
+  parser.removeErrorListeners();
+  // Two-stage parsing: the fast SLL mode first, full LL only when SLL fails.
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+      antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  TkParser::ProgramContext *tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const antlr4::ParseCancellationException &) {
+    tokens.seek(0);
+    parser.reset();
+    parser.addErrorListener(&listener);
+    parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::LL);
+    tree = parser.program();
+  }
+  if (listener.count > 0 || diags.errorCount() > errorsBefore || !tree)
+    return nullptr;
+
+  ASTBuilder builder(fileId, diags);
+  auto module = builder.build(tree, sources.path(fileId));
+  if (diags.errorCount() > errorsBefore)
+    return nullptr;
+  return module;
+}
+
+void runWithLargeStack(const std::function<void()> &body) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 512u << 20);
+  struct Job {
+    const std::function<void()> *body;
+    std::exception_ptr error;
+  } job{&body, nullptr};
+  pthread_t thread;
+  auto entry = [](void *arg) -> void * {
+    auto *j = static_cast<Job *>(arg);
+    try {
+      (*j->body)();
+    } catch (...) {
+      j->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, entry, &job) != 0) {
+    pthread_attr_destroy(&attr);
+    body(); // could not get a big stack: run here
+    return;
+  }
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  if (job.error)
+    std::rethrow_exception(job.error);
+}
+
+} // namespace tk

@@ -1,0 +1,134 @@
+#include "tk/Frontend/Program.h"
+
+#include "tk/Frontend/Parser.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace tk {
+
+namespace {
+bool readFile(const std::string &path, std::string &text) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+std::string canonical(const std::string &path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+} // namespace
+
+bool Program::loadMain(const std::string &path, const std::string *text) {
+  std::vector<std::string> stack;
+  ModuleAST *main = load(path, text, SrcRange{}, stack);
+  return main && ok_;
+}
+
+std::string Program::resolveImport(const std::string &fromPath, const std::string &target) const {
+  fs::path besideFile = fs::path(fromPath).parent_path() / target;
+  std::error_code ec;
+  if (fs::is_regular_file(besideFile, ec))
+    return canonical(besideFile.string());
+  for (const std::string &dir : stdlibDirs_) {
+    fs::path inStdlib = fs::path(dir) / target;
+    if (fs::is_regular_file(inStdlib, ec))
+      return canonical(inStdlib.string());
+  }
+  return "";
+}
+
+ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRange importedAt,
+                         std::vector<std::string> &stack) {
+  std::string key = text ? path : canonical(path);
+  auto onStack = std::find(stack.begin(), stack.end(), key);
+  if (onStack != stack.end()) {
+    std::string cycle;
+    for (auto it = onStack; it != stack.end(); ++it)
+      cycle += fs::path(*it).filename().string() + " -> ";
+    cycle += fs::path(key).filename().string();
+    diags_.error(importedAt, "import cycle: " + cycle);
+    ok_ = false;
+    return nullptr;
+  }
+  if (auto it = byPath_.find(key); it != byPath_.end())
+    return it->second;
+
+  std::string contents;
+  if (text) {
+    contents = *text;
+  } else if (!readFile(path, contents)) {
+    diags_.error(importedAt, "cannot read file '" + path + "'");
+    ok_ = false;
+    return nullptr;
+  }
+  uint32_t fileId = sources_.addFile(path, std::move(contents));
+  std::unique_ptr<ModuleAST> parsed = parseModule(sources_, fileId, diags_);
+  if (!parsed) {
+    ok_ = false;
+    return nullptr;
+  }
+  ModuleAST *module = parsed.get();
+  modules_.push_back(std::move(parsed));
+  byPath_[key] = module;
+
+  stack.push_back(key);
+  for (const ImportItem &imp : module->imports) {
+    std::string resolved = resolveImport(path, imp.path);
+    if (resolved.empty()) {
+      diags_.error(imp.range, "cannot find import \"" + imp.path +
+                                  "\" (looked beside the file and in the stdlib folder)");
+      ok_ = false;
+      continue;
+    }
+    if (ModuleAST *dep = load(resolved, nullptr, imp.range, stack))
+      importsOf_[fileId].push_back(dep);
+  }
+  stack.pop_back();
+  collectSymbols(*module);
+  return module;
+}
+
+void Program::collectSymbols(ModuleAST &module) {
+  auto &scope = scopes_[module.fileId];
+  auto add = [&](const std::string &name, GlobalSymbol symbol) {
+    auto [it, inserted] = scope.emplace(name, symbol);
+    if (!inserted) {
+      Diagnostic &d = diags_.error(symbol.range, "'" + name + "' is already defined");
+      DiagEngine::note(d, it->second.range, "'" + name + "' first defined here");
+      ok_ = false;
+    }
+  };
+  for (auto &c : module.consts)
+    add(c->name, GlobalSymbol{GlobalSymbol::Kind::Const, c.get(), nullptr, nullptr, c->nameRange});
+  for (auto &f : module.fns)
+    add(f->name, GlobalSymbol{GlobalSymbol::Kind::Fn, nullptr, f.get(), nullptr, f->nameRange});
+  for (auto &k : module.kernels)
+    add(k->name, GlobalSymbol{GlobalSymbol::Kind::Kernel, nullptr, nullptr, k.get(), k->nameRange});
+}
+
+const GlobalSymbol *Program::lookup(uint32_t fileId, const std::string &name) const {
+  if (auto scope = scopes_.find(fileId); scope != scopes_.end())
+    if (auto it = scope->second.find(name); it != scope->second.end())
+      return &it->second;
+  if (auto deps = importsOf_.find(fileId); deps != importsOf_.end())
+    for (ModuleAST *dep : deps->second)
+      if (auto scope = scopes_.find(dep->fileId); scope != scopes_.end())
+        if (auto it = scope->second.find(name); it != scope->second.end())
+          return &it->second;
+  return nullptr;
+}
+
+} // namespace tk

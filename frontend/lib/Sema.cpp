@@ -1,0 +1,513 @@
+// Instantiation: kernels with their constants bound, device functions per argument types,
+// module constants, @autotune decorators, and types written in source.
+#include "SemaImpl.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <set>
+#include <cstdlib>
+
+namespace tk {
+
+std::optional<int64_t> SemaImpl::constInt(Expr *e, const std::string &what) {
+  if (!e || e->type.isError())
+    return std::nullopt;
+  if (!e->value || !e->type.isIntValue() || !e->type.isScalarValue()) {
+    error(e->range, what + " must be an integer constant, found " +
+                        (e->value || !e->type.isValue() ? e->type.str() : "a runtime value of type " + e->type.str()));
+    return std::nullopt;
+  }
+  return e->value->i;
+}
+
+std::optional<std::vector<int64_t>> SemaImpl::constShape(Expr *e, const std::string &what) {
+  if (!e || e->type.isError())
+    return std::nullopt;
+  if (e->type.kind != Type::Kind::List || !e->value) {
+    error(e->range, what + " must be a list of integer constants such as [BM, BN], found " + e->type.str());
+    return std::nullopt;
+  }
+  std::vector<int64_t> shape;
+  for (const ConstValue &v : e->value->list)
+    shape.push_back(v.i);
+  return shape;
+}
+
+Type SemaImpl::resolveType(const TypeExpr &t, bool allowShape) {
+  ElemType elem;
+  if (t.name == "ptr") {
+    if (!t.inner)
+      return error(t.range, "'ptr' needs a pointee type, as in ptr<f32>");
+    if (t.inner->inner || !t.inner->dims.empty() || !parseScalar(t.inner->name))
+      return error(t.inner->range, "pointee must be a scalar type, found '" + t.inner->name + "'");
+    elem = ElemType{*parseScalar(t.inner->name), true};
+  } else if (auto scalar = parseScalar(t.name)) {
+    if (t.inner)
+      return error(t.range, "type '" + t.name + "' takes no type argument");
+    elem = ElemType{*scalar, false};
+  } else {
+    return error(t.range, "unknown type '" + t.name + "'");
+  }
+  std::vector<int64_t> shape;
+  if (!t.dims.empty() && !allowShape)
+    return error(t.range, "a tile shape is not allowed here");
+  for (const ExprPtr &dim : t.dims) {
+    ExprPtr copy = dim->clone();
+    check(*copy);
+    auto value = constInt(copy.get(), "tile dimension");
+    if (!value)
+      return Type::error();
+    shape.push_back(*value);
+  }
+  if (!checkTileShape(shape, t.range))
+    return Type::error();
+  return Type::value(elem, shape);
+}
+
+std::optional<Sema::Symbol> SemaImpl::evalModuleConst(const ConstItem &item) {
+  auto cached = sema_.moduleConsts_.find(&item);
+  if (cached != sema_.moduleConsts_.end())
+    return cached->second;
+  if (std::count(sema_.constStack_.begin(), sema_.constStack_.end(), &item)) {
+    error(item.nameRange, "constant '" + item.name + "' depends on itself");
+    return std::nullopt;
+  }
+  sema_.constStack_.push_back(&item);
+  SemaImpl inner(sema_, item.nameRange.begin.fileId, callStack_);
+  ExprPtr value = item.value->clone();
+  Type type = inner.check(*value);
+  std::optional<Sema::Symbol> result;
+  if (!type.isError()) {
+    if (!value->value || !type.isValue()) {
+      error(item.value->range, "the value of constant '" + item.name + "' is not a compile-time constant");
+    } else {
+      Sema::Symbol symbol;
+      symbol.kind = Sema::Symbol::Kind::Const;
+      symbol.type = type;
+      symbol.value = *value->value;
+      symbol.range = item.nameRange;
+      if (item.annotation) {
+        Type annotated = inner.resolveType(*item.annotation, false);
+        if (!annotated.isError() && inner.coerce(*value, annotated, "constant '" + item.name + "'")) {
+          symbol.value = castConst(*value->value, type, annotated);
+          symbol.type = annotated;
+          result = symbol;
+        }
+      } else {
+        result = symbol;
+      }
+    }
+  }
+  sema_.constStack_.pop_back();
+  sema_.moduleConsts_[&item] = result;
+  return result;
+}
+
+Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
+  std::vector<std::string> names;
+  for (const FnParam &p : fn.params)
+    names.push_back(p.name);
+  if (!bindArguments(e, names, std::vector<bool>(names.size(), false), false, fn.name))
+    return Type::error();
+
+  for (auto &[active, site] : *callStack_) {
+    if (active == &fn) {
+      Diagnostic &d = diags_.error(e.calleeRange, "recursive call of '" + fn.name + "' is not allowed");
+      DiagEngine::note(d, site, "'" + fn.name + "' is already being called here");
+      return Type::error();
+    }
+  }
+  if (callStack_->size() >= (size_t)SemaLimits::kMaxInstantiationDepth)
+    return error(e.calleeRange, "device functions are nested too deeply (limit " +
+                                    std::to_string(SemaLimits::kMaxInstantiationDepth) + ")");
+
+  std::vector<Type> argTypes;
+  std::vector<std::optional<ConstValue>> constArgs;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    Expr *arg = e.bound[i];
+    const FnParam &param = fn.params[i];
+    if (!arg->type.isValue() && arg->type.kind != Type::Kind::Function)
+      return error(arg->range, "argument '" + param.name + "' of '" + fn.name + "' must be a value, found " +
+                                   arg->type.str());
+    Type type = arg->type;
+    if (param.annotation) {
+      Type annotated = resolveType(*param.annotation, true);
+      if (annotated.isError() || !coerce(*arg, annotated, "argument '" + param.name + "' of '" + fn.name + "'"))
+        return Type::error();
+      type = annotated;
+    }
+    if (param.isConst) {
+      if (!arg->value)
+        return error(arg->range, "argument '" + param.name + "' of '" + fn.name + "' must be a compile-time constant");
+      constArgs.push_back(castConst(*arg->value, arg->type, type));
+    } else {
+      constArgs.push_back(std::nullopt);
+    }
+    argTypes.push_back(type);
+  }
+
+  // Reuse an instance with the same argument types and constants.
+  for (auto &instance : sema_.fnInstances_) {
+    if (instance->decl != &fn || instance->argTypes.size() != argTypes.size())
+      continue;
+    bool same = true;
+    for (size_t i = 0; i < argTypes.size() && same; ++i) {
+      same = argTypes[i].sameAs(instance->argTypes[i]) && argTypes[i].weak == instance->argTypes[i].weak &&
+             argTypes[i].fn == instance->argTypes[i].fn &&
+             constArgs[i].has_value() == instance->constArgs[i].has_value() &&
+             (!constArgs[i] || constArgs[i]->str() == instance->constArgs[i]->str());
+    }
+    if (same) {
+      e.fn = instance.get();
+      return instance->returnType;
+    }
+  }
+  if (sema_.fnInstances_.size() >= SemaLimits::kMaxInstances)
+    return error(e.calleeRange, "too many device-function instances");
+
+  auto instance = std::make_unique<FnInstance>();
+  instance->decl = &fn;
+  instance->argTypes = argTypes;
+  instance->constArgs = constArgs;
+  instance->mangledName = fn.name + "__" + std::to_string(sema_.fnInstances_.size());
+  instance->body = fn.body->cloneBlock();
+  FnInstance *raw = instance.get();
+  sema_.fnInstances_.push_back(std::move(instance));
+  e.fn = raw;
+
+  callStack_->emplace_back(&fn, e.calleeRange);
+  SemaImpl body(sema_, fn.fileId, callStack_);
+  body.pushScope();
+  size_t errorsBefore = diags_.errorCount();
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    if (constArgs[i])
+      body.declareConst(fn.params[i].name, fn.params[i].range, argTypes[i], *constArgs[i]);
+    else if (argTypes[i].kind == Type::Kind::Function)
+      raw->params.push_back(nullptr), body.declareConst(fn.params[i].name, fn.params[i].range, argTypes[i], ConstValue{});
+    if (!constArgs[i] && argTypes[i].kind != Type::Kind::Function)
+      raw->params.push_back(body.declareVar(fn.params[i].name, fn.params[i].range, argTypes[i], false));
+    else if (constArgs[i])
+      raw->params.push_back(nullptr);
+  }
+  body.checkBody(*raw->body);
+  body.popScope();
+  callStack_->pop_back();
+
+  if (diags_.errorCount() > errorsBefore) {
+    if (!diags_.diagnostics().empty() && diags_.errorCount() <= DiagEngine::kMaxErrors) {
+      Diagnostic &last = const_cast<Diagnostic &>(diags_.diagnostics().back());
+      DiagEngine::note(last, e.calleeRange, "in the call of '" + fn.name + "' here");
+    }
+    raw->returnType = Type::error();
+    return Type::error();
+  }
+  raw->returnType = body.returnType_ ? *body.returnType_ : Type::voidType();
+  if (fn.returnType) {
+    Type declared = resolveType(*fn.returnType, true);
+    if (declared.isError())
+      return Type::error();
+    if (!raw->returnType.isValue() || !implicitlyConverts(raw->returnType, declared))
+      return error(fn.returnType->range, "'" + fn.name + "' is declared to return " + declared.str() +
+                                             " but returns " + raw->returnType.str());
+    raw->returnType = declared;
+  }
+  if (raw->returnType.isValue() && !alwaysReturns(*raw->body))
+    return error(fn.nameRange, "'" + fn.name + "' does not return a value on every path");
+  return raw->returnType;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+std::optional<ConstValue> parseConstText(const std::string &text, const Type &type) {
+  if (text.empty())
+    return std::nullopt;
+  if (type.isBool()) {
+    if (text == "true" || text == "1")
+      return ConstValue::ofInt(1);
+    if (text == "false" || text == "0")
+      return ConstValue::ofInt(0);
+    return std::nullopt;
+  }
+  char *end = nullptr;
+  if (type.isFloatValue()) {
+    double d = std::strtod(text.c_str(), &end);
+    if (*end)
+      return std::nullopt;
+    return ConstValue::ofFloat(d);
+  }
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 0);
+  if (*end || errno)
+    return std::nullopt;
+  ConstValue result = normalizeInt(v, type.elem.scalar);
+  if (result.i != v)
+    return std::nullopt;
+  return result;
+}
+
+namespace {
+bool isLaunchOption(const std::string &name) { return name == "num_warps" || name == "num_stages"; }
+} // namespace
+
+std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
+  const Decorator *deco = nullptr;
+  for (const Decorator &d : kernel.decorators) {
+    if (d.name != "autotune") {
+      diags_.error(d.range, "unknown decorator '@" + d.name + "' (tk knows @autotune)");
+      continue;
+    }
+    if (deco) {
+      diags_.error(d.range, "kernel '" + kernel.name + "' has more than one @autotune");
+      continue;
+    }
+    deco = &d;
+  }
+  if (!deco)
+    return std::nullopt;
+  std::vector<std::pair<const FnItem *, SrcRange>> stack;
+  SemaImpl impl(*this, kernel.fileId, &stack);
+  AutotuneSpec spec;
+  std::set<std::string> constNames;
+  for (const KernelParam &p : kernel.params)
+    if (p.mode == KernelParam::Mode::Const)
+      constNames.insert(p.name);
+  std::set<std::string> runtimeNames;
+  for (const KernelParam &p : kernel.params)
+    if (p.mode != KernelParam::Mode::Const)
+      runtimeNames.insert(p.name);
+
+  // Reads `{ BM: 128, num_warps: 4 }` (or one axis of a space) into values.
+  auto constant = [&](const DecoratorValue &v, const std::string &name) -> std::optional<ConstValue> {
+    if (v.kind != DecoratorValue::Kind::Expr) {
+      diags_.error(v.range, "@autotune: the value of '" + name + "' must be a constant");
+      return std::nullopt;
+    }
+    ExprPtr copy = v.expr->clone();
+    Type t = impl.check(*copy);
+    if (t.isError())
+      return std::nullopt;
+    if (!copy->value || !t.isScalarValue()) {
+      diags_.error(v.range, "@autotune: the value of '" + name + "' must be a constant");
+      return std::nullopt;
+    }
+    return copy->value;
+  };
+  auto checkName = [&](const std::string &name, SrcRange range) {
+    if (isLaunchOption(name) || constNames.count(name))
+      return true;
+    diags_.error(range, "@autotune: '" + name + "' is not a const parameter of '" + kernel.name +
+                            "' (nor num_warps or num_stages)");
+    return false;
+  };
+  auto addValue = [&](TuneConfig &config, const std::string &name, const ConstValue &value, SrcRange range) {
+    if (name == "num_warps" || name == "num_stages") {
+      if (value.kind != ConstValue::Kind::Int || value.i <= 0 ||
+          (name == "num_warps" && (value.i & (value.i - 1))) || value.i > 32) {
+        diags_.error(range, "@autotune: " + name + " must be a small positive integer" +
+                                (name == "num_warps" ? " and a power of two" : "") + ", got " + value.str());
+        return;
+      }
+      (name == "num_warps" ? config.numWarps : config.numStages) = (int)value.i;
+    } else {
+      config.values.emplace_back(name, value);
+    }
+  };
+
+  for (size_t a = 0; a < deco->args.size(); ++a) {
+    const auto &[name, value] = deco->args[a];
+    SrcRange range = deco->argRanges[a];
+    if (name == "key") {
+      if (value.kind != DecoratorValue::Kind::List) {
+        diags_.error(value.range, "@autotune: key must be a list of parameter names");
+        continue;
+      }
+      for (const DecoratorValue &item : value.items) {
+        auto *n = item.kind == DecoratorValue::Kind::Expr ? dyn<NameExpr>(item.expr.get()) : nullptr;
+        if (!n || !runtimeNames.count(n->name)) {
+          diags_.error(item.range, "@autotune: key entries must name runtime parameters of '" + kernel.name + "'");
+          continue;
+        }
+        spec.key.push_back(n->name);
+      }
+    } else if (name == "configs") {
+      if (value.kind != DecoratorValue::Kind::List) {
+        diags_.error(value.range, "@autotune: configs must be a list of { NAME: value } entries");
+        continue;
+      }
+      for (const DecoratorValue &item : value.items) {
+        if (item.kind != DecoratorValue::Kind::Dict) {
+          diags_.error(item.range, "@autotune: each config must be a { NAME: value } entry");
+          continue;
+        }
+        TuneConfig config;
+        std::set<std::string> seen;
+        for (size_t k = 0; k < item.entries.size(); ++k) {
+          const auto &[entryName, entryValue] = item.entries[k];
+          if (!seen.insert(entryName).second) {
+            diags_.error(item.entryRanges[k], "@autotune: '" + entryName + "' appears twice in one config");
+            continue;
+          }
+          if (!checkName(entryName, item.entryRanges[k]))
+            continue;
+          if (auto v = constant(entryValue, entryName))
+            addValue(config, entryName, *v, item.entryRanges[k]);
+        }
+        spec.configs.push_back(config);
+      }
+    } else if (name == "space") {
+      if (value.kind != DecoratorValue::Kind::Dict) {
+        diags_.error(value.range, "@autotune: space must be { NAME: [values], ... }");
+        continue;
+      }
+      std::vector<TuneConfig> configs(1);
+      for (size_t k = 0; k < value.entries.size(); ++k) {
+        const auto &[entryName, entryValue] = value.entries[k];
+        if (!checkName(entryName, value.entryRanges[k]))
+          continue;
+        if (entryValue.kind != DecoratorValue::Kind::List || entryValue.items.empty()) {
+          diags_.error(entryValue.range, "@autotune: space entry '" + entryName + "' must be a non-empty list");
+          continue;
+        }
+        std::vector<TuneConfig> expanded;
+        for (const DecoratorValue &choice : entryValue.items) {
+          auto v = constant(choice, entryName);
+          if (!v)
+            continue;
+          for (const TuneConfig &base : configs) {
+            TuneConfig config = base;
+            addValue(config, entryName, *v, value.entryRanges[k]);
+            expanded.push_back(config);
+          }
+        }
+        configs = std::move(expanded);
+        if (configs.size() > 4096) {
+          diags_.error(value.range, "@autotune: the space has more than 4096 configs");
+          configs.resize(1);
+          break;
+        }
+      }
+      for (TuneConfig &config : configs)
+        spec.configs.push_back(config);
+    } else {
+      diags_.error(range, "@autotune has no argument '" + name + "' (key, configs, space)");
+    }
+  }
+  if (spec.configs.empty())
+    diags_.error(deco->range, "@autotune needs configs = [...] or space = {...}");
+  return spec;
+}
+
+std::vector<std::string> Sema::unboundConstants(const KernelItem &kernel,
+                                                const std::map<std::string, std::string> &defines,
+                                                const TuneConfig *config) {
+  std::vector<std::string> missing;
+  for (const KernelParam &p : kernel.params) {
+    if (p.mode != KernelParam::Mode::Const || p.defaultValue || defines.count(p.name))
+      continue;
+    bool inConfig = false;
+    if (config)
+      for (auto &[name, value] : config->values)
+        inConfig |= name == p.name;
+    if (!inConfig)
+      missing.push_back(p.name);
+  }
+  return missing;
+}
+
+std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
+                                                  const std::map<std::string, std::string> &defines,
+                                                  const TuneConfig *config) {
+  size_t errorsBefore = diags_.errorCount();
+  std::vector<std::pair<const FnItem *, SrcRange>> stack;
+  SemaImpl impl(*this, kernel.fileId, &stack);
+  impl.inKernel_ = true;
+  impl.pushScope();
+  auto instance = std::make_unique<KernelInstance>();
+  instance->decl = &kernel;
+  if (config) {
+    instance->numWarps = config->numWarps.value_or(4);
+    instance->numStages = config->numStages.value_or(3);
+  }
+  for (const char *option : {"num_warps", "num_stages"}) {
+    if (auto it = defines.find(option); it != defines.end()) {
+      auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
+      if (!v || v->i <= 0 || v->i > 32)
+        diags_.error(kernel.nameRange, std::string("-D ") + option + "=" + it->second + " is not a valid value");
+      else
+        (std::string(option) == "num_warps" ? instance->numWarps : instance->numStages) = (int)v->i;
+    }
+  }
+  if (instance->numWarps & (instance->numWarps - 1))
+    diags_.error(kernel.nameRange, "num_warps must be a power of two, got " + std::to_string(instance->numWarps));
+
+  std::set<std::string> names;
+  for (const KernelParam &p : kernel.params) {
+    if (!names.insert(p.name).second) {
+      diags_.error(p.range, "duplicate parameter '" + p.name + "'");
+      continue;
+    }
+    Type type = impl.resolveType(*p.type, false);
+    if (type.isError())
+      continue;
+    if (p.mode != KernelParam::Mode::Const) {
+      if (p.defaultValue)
+        diags_.error(p.defaultValue->range, "only const parameters may have a default value");
+      KernelArg arg{p.name, p.range, type, nullptr, p.mode == KernelParam::Mode::Nospec};
+      arg.var = impl.declareVar(p.name, p.range, type, false);
+      instance->args.push_back(arg);
+      continue;
+    }
+    if (type.isPtr()) {
+      diags_.error(p.type->range, "a const parameter must have a number type, found " + type.str());
+      continue;
+    }
+    std::optional<ConstValue> value;
+    if (auto it = defines.find(p.name); it != defines.end()) {
+      value = parseConstText(it->second, type);
+      if (!value) {
+        diags_.error(p.range, "-D " + p.name + "=" + it->second + " is not a valid " + type.str());
+        continue;
+      }
+    } else if (config) {
+      for (auto &[name, v] : config->values)
+        if (name == p.name) {
+          ExprPtr literal;
+          Type from = v.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32) : Type::scalar(Scalar::I64);
+          value = SemaImpl::castConst(v, from, type);
+        }
+    }
+    if (!value && p.defaultValue) {
+      ExprPtr copy = p.defaultValue->clone();
+      Type t = impl.check(*copy);
+      if (t.isError())
+        continue;
+      if (!copy->value) {
+        diags_.error(copy->range, "the default of '" + p.name + "' is not a compile-time constant");
+        continue;
+      }
+      if (!impl.coerce(*copy, type, "default of '" + p.name + "'"))
+        continue;
+      value = SemaImpl::castConst(*copy->value, t, type);
+    }
+    if (!value) {
+      diags_.error(p.range, "const parameter '" + p.name + "' of kernel '" + kernel.name +
+                                "' has no value; give it with -D " + p.name + "=VALUE, a default or @autotune");
+      continue;
+    }
+    impl.declareConst(p.name, p.range, type, *value);
+    instance->constants.emplace_back(p.name, *value);
+  }
+  if (diags_.errorCount() > errorsBefore)
+    return nullptr;
+  instance->body = kernel.body->cloneBlock();
+  impl.checkBody(*instance->body);
+  impl.popScope();
+  if (diags_.errorCount() > errorsBefore)
+    return nullptr;
+  return instance;
+}
+
+} // namespace tk

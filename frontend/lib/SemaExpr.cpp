@@ -1,0 +1,473 @@
+// Typing of expressions: names, operators with numpy broadcasting and Triton's promotion and
+// weak-literal rules, casts, indexing, and constant folding of scalar constants.
+#include "SemaImpl.h"
+
+#include <cmath>
+
+namespace tk {
+
+Type SemaImpl::error(SrcRange range, const std::string &message) {
+  diags_.error(range, message);
+  return Type::error();
+}
+
+ConstValue normalizeInt(int64_t v, Scalar s) {
+  int width = bitWidth(s);
+  if (width >= 64)
+    return ConstValue::ofInt(v);
+  uint64_t mask = (uint64_t(1) << width) - 1;
+  uint64_t bits = uint64_t(v) & mask;
+  if (!isUnsigned(s) && width > 1 && (bits >> (width - 1)) & 1)
+    bits |= ~mask; // sign-extend
+  return ConstValue::ofInt(int64_t(bits));
+}
+
+bool SemaImpl::checkTileShape(const std::vector<int64_t> &shape, SrcRange range) {
+  int64_t elements = 1;
+  for (int64_t dim : shape) {
+    if (dim <= 0 || (dim & (dim - 1)) != 0) {
+      error(range, "tile dimension " + std::to_string(dim) + " is not a power of two (shape " +
+                       shapeStr(shape) + ")");
+      return false;
+    }
+    elements *= dim;
+    if (elements > SemaLimits::kMaxTileElements) {
+      error(range, "tile " + shapeStr(shape) + " has more than " +
+                       std::to_string(SemaLimits::kMaxTileElements) + " elements");
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::vector<int64_t>> SemaImpl::broadcastShapes(const Type &a, const Type &b,
+                                                              SrcRange range,
+                                                              const std::string &what) {
+  const auto &sa = a.shape, &sb = b.shape;
+  size_t rank = std::max(sa.size(), sb.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - sa.size() ? 1 : sa[i - (rank - sa.size())];
+    int64_t db = i < rank - sb.size() ? 1 : sb[i - (rank - sb.size())];
+    if (da != db && da != 1 && db != 1) {
+      error(range, what + ": cannot broadcast " + a.str() + " and " + b.str());
+      return std::nullopt;
+    }
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+namespace {
+Scalar promoteFloats(Scalar a, Scalar b) {
+  if (a == b)
+    return a;
+  if (a == Scalar::F64 || b == Scalar::F64)
+    return Scalar::F64;
+  if (bitWidth(a) == bitWidth(b)) // f16 with bf16, or the two f8 kinds
+    return bitWidth(a) == 16 ? Scalar::F32 : Scalar::F16;
+  return bitWidth(a) > bitWidth(b) ? a : b;
+}
+
+Scalar promoteInts(Scalar a, Scalar b) {
+  if (a == b)
+    return a;
+  if (a == Scalar::I1)
+    return b;
+  if (b == Scalar::I1)
+    return a;
+  if (bitWidth(a) != bitWidth(b))
+    return bitWidth(a) > bitWidth(b) ? a : b;
+  return isUnsigned(a) ? a : b; // same width, mixed signedness: unsigned wins (as in C)
+}
+} // namespace
+
+Type SemaImpl::promote(const Type &a, const Type &b) {
+  Scalar sa = a.elem.scalar, sb = b.elem.scalar, result;
+  if (a.weak != b.weak) {
+    const Type &weak = a.weak ? a : b, &strong = a.weak ? b : a;
+    result = isFloat(weak.elem.scalar) && !isFloat(strong.elem.scalar) ? Scalar::F32
+                                                                         : strong.elem.scalar;
+  } else if (isFloat(sa) || isFloat(sb)) {
+    result = isFloat(sa) && isFloat(sb) ? promoteFloats(sa, sb) : isFloat(sa) ? sa : sb;
+  } else {
+    result = promoteInts(sa, sb);
+  }
+  return Type::scalar(result, a.weak && b.weak);
+}
+
+bool SemaImpl::implicitlyConverts(const Type &from, const Type &to) {
+  if (!from.isValue() || !to.isValue())
+    return false;
+  if (from.elem != to.elem) {
+    bool numericWeak = from.weak && !from.elem.isPtr && !to.elem.isPtr &&
+                       !(isFloat(from.elem.scalar) && !isFloat(to.elem.scalar)) &&
+                       !(to.elem.scalar == Scalar::I1 && from.elem.scalar != Scalar::I1);
+    if (!numericWeak)
+      return false;
+  }
+  if (from.shape.size() > to.shape.size())
+    return false;
+  size_t offset = to.shape.size() - from.shape.size();
+  for (size_t i = 0; i < from.shape.size(); ++i)
+    if (from.shape[i] != 1 && from.shape[i] != to.shape[offset + i])
+      return false;
+  return true;
+}
+
+bool SemaImpl::coerce(Expr &e, const Type &to, const std::string &what) {
+  if (e.type.isError() || to.isError())
+    return false;
+  if (implicitlyConverts(e.type, to))
+    return true;
+  std::string hint;
+  if (e.type.isValue() && to.isValue() && e.type.elem != to.elem && !e.type.elem.isPtr &&
+      !to.elem.isPtr)
+    hint = "; convert with 'as " + to.elem.str() + "'";
+  error(e.range, what + ": expected " + to.str() + ", found " + e.type.str() + hint);
+  return false;
+}
+
+ConstValue SemaImpl::castConst(const ConstValue &v, const Type &from, const Type &to) {
+  Scalar target = to.elem.scalar;
+  if (isFloat(target)) {
+    double d = v.kind == ConstValue::Kind::Float ? v.f
+               : isUnsigned(from.elem.scalar)    ? (double)(uint64_t)v.i
+                                                 : (double)v.i;
+    if (target == Scalar::F32)
+      d = (double)(float)d;
+    return ConstValue::ofFloat(d);
+  }
+  if (target == Scalar::I1)
+    return ConstValue::ofInt(v.kind == ConstValue::Kind::Float ? v.f != 0 : v.i != 0);
+  if (v.kind == ConstValue::Kind::Float) {
+    double d = std::trunc(v.f);
+    if (std::isnan(d))
+      return ConstValue::ofInt(0);
+    if (isUnsigned(target))
+      return normalizeInt(d <= 0 ? 0 : d >= 18446744073709551615.0 ? -1 : (int64_t)(uint64_t)d, target);
+    d = std::max(-9223372036854775808.0, std::min(d, 9223372036854775807.0));
+    return normalizeInt((int64_t)d, target);
+  }
+  return normalizeInt(v.i, target);
+}
+
+std::optional<ConstValue> SemaImpl::foldBinary(BinOp op, const ConstValue &a, const ConstValue &b,
+                                               const Type &operandType, const Type &resultType,
+                                               SrcRange range) {
+  Scalar s = operandType.elem.scalar;
+  auto boolean = [](bool v) { return ConstValue::ofInt(v); };
+  if (isFloat(s)) {
+    double x = a.asDouble(), y = b.asDouble(), r = 0;
+    switch (op) {
+    case BinOp::Add: r = x + y; break;
+    case BinOp::Sub: r = x - y; break;
+    case BinOp::Mul: r = x * y; break;
+    case BinOp::Div: r = x / y; break;
+    case BinOp::Rem: r = std::fmod(x, y); break;
+    case BinOp::Eq: return boolean(x == y);
+    case BinOp::Ne: return boolean(x != y);
+    case BinOp::Lt: return boolean(x < y);
+    case BinOp::Le: return boolean(x <= y);
+    case BinOp::Gt: return boolean(x > y);
+    case BinOp::Ge: return boolean(x >= y);
+    default: return std::nullopt;
+    }
+    return castConst(ConstValue::ofFloat(r), resultType, resultType);
+  }
+  bool uns = isUnsigned(s);
+  int64_t x = a.i, y = b.i;
+  uint64_t ux = uint64_t(x), uy = uint64_t(y);
+  int width = bitWidth(s);
+  int64_t r = 0;
+  switch (op) {
+  case BinOp::Add: r = int64_t(ux + uy); break;
+  case BinOp::Sub: r = int64_t(ux - uy); break;
+  case BinOp::Mul: r = int64_t(ux * uy); break;
+  case BinOp::Div:
+  case BinOp::Rem:
+    if (y == 0) {
+      error(range, std::string(op == BinOp::Div ? "division" : "remainder") +
+                       " by zero in a constant expression");
+      return std::nullopt;
+    }
+    if (uns)
+      r = int64_t(op == BinOp::Div ? ux / uy : ux % uy);
+    else if (x == INT64_MIN && y == -1)
+      r = op == BinOp::Div ? x : 0;
+    else
+      r = op == BinOp::Div ? x / y : x % y;
+    break;
+  case BinOp::Shl: r = uy >= (uint64_t)width ? 0 : int64_t(ux << uy); break;
+  case BinOp::Shr:
+    if (uns)
+      r = uy >= (uint64_t)width ? 0 : int64_t(ux >> uy);
+    else
+      r = x >> std::min<uint64_t>(uy, 63);
+    break;
+  case BinOp::BitAnd: case BinOp::And: r = x & y; break;
+  case BinOp::BitOr: case BinOp::Or: r = x | y; break;
+  case BinOp::BitXor: r = x ^ y; break;
+  case BinOp::Eq: return boolean(x == y);
+  case BinOp::Ne: return boolean(x != y);
+  case BinOp::Lt: return boolean(uns ? ux < uy : x < y);
+  case BinOp::Le: return boolean(uns ? ux <= uy : x <= y);
+  case BinOp::Gt: return boolean(uns ? ux > uy : x > y);
+  case BinOp::Ge: return boolean(uns ? ux >= uy : x >= y);
+  }
+  return normalizeInt(r, resultType.elem.scalar);
+}
+
+Type SemaImpl::check(Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Int: {
+    uint64_t v = static_cast<IntLit &>(e).literal;
+    Scalar s = v <= INT32_MAX ? Scalar::I32 : v <= (uint64_t)INT64_MAX ? Scalar::I64 : Scalar::U64;
+    e.type = Type::scalar(s, true);
+    e.value = ConstValue::ofInt(int64_t(v));
+    break;
+  }
+  case ExprKind::Float:
+    e.type = Type::scalar(Scalar::F32, true);
+    e.value = ConstValue::ofFloat(static_cast<FloatLit &>(e).literal);
+    break;
+  case ExprKind::Bool:
+    e.type = Type::scalar(Scalar::I1);
+    e.value = ConstValue::ofInt(static_cast<BoolLit &>(e).literal);
+    break;
+  case ExprKind::None: e.type = Type::make(Type::Kind::None); break;
+  case ExprKind::String: e.type = Type::make(Type::Kind::String); break;
+  case ExprKind::Name: e.type = checkName(static_cast<NameExpr &>(e)); break;
+  case ExprKind::Unary: e.type = checkUnary(static_cast<UnaryExpr &>(e)); break;
+  case ExprKind::Binary: e.type = checkBinary(static_cast<BinaryExpr &>(e)); break;
+  case ExprKind::Cast: e.type = checkCast(static_cast<CastExpr &>(e)); break;
+  case ExprKind::Call: e.type = checkCall(static_cast<CallExpr &>(e)); break;
+  case ExprKind::Index: e.type = checkIndex(static_cast<IndexExpr &>(e)); break;
+  case ExprKind::List: {
+    auto &list = static_cast<ListExpr &>(e);
+    ConstValue value;
+    value.kind = ConstValue::Kind::List;
+    bool ok = true;
+    for (ExprPtr &elem : list.elems) {
+      Type t = check(*elem);
+      if (t.isError()) {
+        ok = false;
+      } else if (!elem->value || !t.isIntValue()) {
+        error(elem->range, "list elements must be integer constants, found " +
+                               (elem->value ? t.str() : "a runtime value"));
+        ok = false;
+      } else {
+        value.list.push_back(*elem->value);
+      }
+    }
+    e.type = ok ? Type::make(Type::Kind::List) : Type::error();
+    if (ok)
+      e.value = value;
+    break;
+  }
+  }
+  if (!e.type.isValue() || !e.type.isTile() || e.type.isError())
+    return e.type;
+  if (!checkTileShape(e.type.shape, e.range))
+    e.type = Type::error();
+  return e.type;
+}
+
+Type SemaImpl::checkName(NameExpr &e) {
+  if (e.name.empty()) // a synthetic operand (combine_fn instantiation) typed by its creator
+    return e.type;
+  if (const Sema::Symbol *symbol = lookupLocal(e.name)) {
+    if (symbol->kind == Sema::Symbol::Kind::Var) {
+      e.var = symbol->var;
+      return symbol->var->type;
+    }
+    e.value = symbol->value;
+    return symbol->type;
+  }
+  if (const GlobalSymbol *global = program_.lookup(fileId_, e.name)) {
+    switch (global->kind) {
+    case GlobalSymbol::Kind::Const:
+      if (auto symbol = evalModuleConst(*global->constItem)) {
+        e.value = symbol->value;
+        return symbol->type;
+      }
+      return Type::error();
+    case GlobalSymbol::Kind::Fn: {
+      Type t = Type::make(Type::Kind::Function);
+      t.fn = global->fn;
+      return t;
+    }
+    case GlobalSymbol::Kind::Kernel:
+      return error(e.range, "kernel '" + e.name + "' cannot be used as a value");
+    }
+  }
+  if (e.name == "ptr")
+    return error(e.range, "'ptr' needs a pointee type, as in ptr<f32>");
+  if (auto scalar = parseScalar(e.name))
+    return Type::typeName(ElemType{*scalar, false});
+  if (lookupBuiltin(e.name))
+    return error(e.range, "builtin '" + e.name + "' must be called");
+  return error(e.range, "unknown name '" + e.name + "'");
+}
+
+Type SemaImpl::checkUnary(UnaryExpr &e) {
+  Type t = check(*e.operand);
+  if (t.isError())
+    return t;
+  if (!t.isValue() || t.isPtr())
+    return error(e.range, std::string("operator ") + e.op + " cannot be applied to " + t.str());
+  const auto &v = e.operand->value;
+  switch (e.op) {
+  case '-':
+    if (t.isBool())
+      return error(e.range, "operator - cannot be applied to i1; use '!' for logical not");
+    if (v)
+      e.value = isFloat(t.elem.scalar) ? ConstValue::ofFloat(-v->f)
+                                       : normalizeInt(int64_t(0 - uint64_t(v->i)), t.elem.scalar);
+    return t;
+  case '!':
+    if (!t.isBool())
+      return error(e.range, "operator ! needs an i1 operand, found " + t.str() +
+                                (t.isIntValue() ? "; use '~' for bitwise not" : ""));
+    if (v)
+      e.value = ConstValue::ofInt(!v->i);
+    return t;
+  default: // '~'
+    if (!t.isIntValue())
+      return error(e.range, "operator ~ needs an integer operand, found " + t.str());
+    if (v)
+      e.value = normalizeInt(~v->i, t.elem.scalar);
+    return t;
+  }
+}
+
+Type SemaImpl::checkBinary(BinaryExpr &e) {
+  Type lt = check(*e.lhs), rt = check(*e.rhs);
+  if (lt.isError() || rt.isError())
+    return Type::error();
+  std::string opName = std::string("operator ") + binOpSpelling(e.op);
+  if (!lt.isValue() || !rt.isValue())
+    return error(e.opRange, opName + " needs values, found " + lt.str() + " and " + rt.str());
+  auto shape = broadcastShapes(lt, rt, e.opRange, opName);
+  if (!shape)
+    return Type::error();
+  bool comparison = e.op >= BinOp::Eq && e.op <= BinOp::Ge;
+
+  if (lt.isPtr() || rt.isPtr()) {
+    if ((e.op == BinOp::Add && (lt.isPtr() != rt.isPtr())) || (e.op == BinOp::Sub && lt.isPtr() && !rt.isPtr())) {
+      const Type &ptr = lt.isPtr() ? lt : rt, &offset = lt.isPtr() ? rt : lt;
+      if (!offset.isIntValue() || offset.isBool())
+        return error(e.opRange, "pointer offset must be an integer, found " + offset.str());
+      e.operandType = ptr.strong().withShape(*shape);
+      return e.operandType;
+    }
+    if (comparison && lt.isPtr() && rt.isPtr() && lt.elem == rt.elem) {
+      e.operandType = lt.strong().withShape(*shape);
+      return Type::scalar(Scalar::I1).withShape(*shape);
+    }
+    return error(e.opRange, opName + " cannot be applied to " + lt.str() + " and " + rt.str());
+  }
+
+  Type operand = promote(lt, rt);
+  Scalar s = operand.elem.scalar;
+  switch (e.op) {
+  case BinOp::And:
+  case BinOp::Or:
+    if (!lt.isBool() || !rt.isBool())
+      return error(e.opRange, opName + " needs i1 operands, found " + lt.str() + " and " + rt.str());
+    break;
+  case BinOp::Shl:
+  case BinOp::Shr:
+  case BinOp::BitAnd:
+  case BinOp::BitOr:
+  case BinOp::BitXor:
+    if (!lt.isIntValue() || !rt.isIntValue())
+      return error(e.opRange, opName + " needs integer operands, found " + lt.str() + " and " + rt.str());
+    if (e.op == BinOp::Shl || e.op == BinOp::Shr)
+      operand = lt.weak && !rt.weak ? rt.strong() : lt; // a shift has its left operand's type
+    break;
+  case BinOp::Add:
+  case BinOp::Sub:
+  case BinOp::Mul:
+  case BinOp::Div:
+  case BinOp::Rem:
+    if (s == Scalar::I1)
+      return error(e.opRange, opName + " cannot be applied to i1; convert with 'as i32'");
+    break;
+  default:
+    break;
+  }
+  e.operandType = operand.withShape(*shape);
+  Type result = comparison ? Type::scalar(Scalar::I1, false).withShape(*shape) : e.operandType;
+  if (e.lhs->value && e.rhs->value && shape->empty()) {
+    ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
+    e.value = foldBinary(e.op, a, b, operand, result, e.opRange);
+    if (!e.value)
+      return Type::error();
+  }
+  return result;
+}
+
+Type SemaImpl::checkCast(CastExpr &e) {
+  Type from = check(*e.operand);
+  Type target = resolveType(*e.target, false);
+  if (from.isError() || target.isError())
+    return Type::error();
+  if (!from.isValue())
+    return error(e.operand->range, "cannot convert " + from.str() + " with 'as'");
+  if (from.isPtr() != target.isPtr())
+    return error(e.range, "cannot convert " + from.str() + " to " + target.str() +
+                              " (pointers convert only to other pointers)");
+  Type result = target.withShape(from.shape);
+  if (e.operand->value && !from.isPtr())
+    e.value = castConst(*e.operand->value, from, result);
+  return result;
+}
+
+Type SemaImpl::checkIndex(IndexExpr &e) {
+  Type base = check(*e.base);
+  if (base.isError())
+    return base;
+  if (!base.isValue())
+    return error(e.base->range, "cannot index " + base.str());
+  std::vector<int64_t> shape;
+  size_t sourceDim = 0;
+  for (IndexItem &item : e.items) {
+    switch (item.kind) {
+    case IndexItem::Kind::Slice:
+      if (sourceDim >= base.shape.size())
+        return error(item.range, "too many ':' for a tile of rank " + std::to_string(base.shape.size()));
+      shape.push_back(base.shape[sourceDim++]);
+      break;
+    case IndexItem::Kind::NewAxis:
+      shape.push_back(1);
+      break;
+    case IndexItem::Kind::Expr:
+      return error(item.range, "tiles are indexed only with ':' and None (to add dimensions)");
+    }
+  }
+  if (sourceDim != base.shape.size())
+    return error(e.range, "index has " + std::to_string(sourceDim) + " ':' but the tile has rank " +
+                              std::to_string(base.shape.size()));
+  return base.withShape(shape);
+}
+
+Type SemaImpl::checkCall(CallExpr &e) {
+  if (!lookupLocal(e.callee)) {
+    if (const GlobalSymbol *global = program_.lookup(fileId_, e.callee)) {
+      if (global->kind == GlobalSymbol::Kind::Fn)
+        return checkFnCall(e, *global->fn);
+      if (global->kind == GlobalSymbol::Kind::Kernel)
+        return error(e.calleeRange, "kernel '" + e.callee + "' cannot be called from device code");
+    }
+    if (const BuiltinInfo *info = lookupBuiltin(e.callee))
+      return checkBuiltin(e, *info);
+  }
+  if (e.callee == "range" || e.callee == "static_range")
+    return error(e.calleeRange, "'" + e.callee + "' may only appear in a for loop");
+  for (CallArg &arg : e.args)
+    check(*arg.value);
+  return error(e.calleeRange, "unknown function '" + e.callee + "'");
+}
+
+} // namespace tk

@@ -1,0 +1,81 @@
+// The checker behind Sema, shared by Sema*.cpp. One SemaImpl checks one body (a kernel's, a
+// device function instance's, or a module constant's expression).
+#ifndef TK_FRONTEND_SEMAIMPL_H
+#define TK_FRONTEND_SEMAIMPL_H
+
+#include "tk/Frontend/Sema.h"
+
+namespace tk {
+
+class SemaImpl {
+public:
+  SemaImpl(Sema &sema, uint32_t fileId, std::vector<std::pair<const FnItem *, SrcRange>> *callStack)
+      : sema_(sema), program_(sema.program_), diags_(sema.diags_), fileId_(fileId),
+        callStack_(callStack) {}
+
+  // Statements (SemaStmt.cpp)
+  void checkBody(BlockStmt &body);
+  void checkBlock(BlockStmt &block);
+  void checkStmts(std::vector<StmtPtr> &stmts);
+  void checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t index);
+  static bool alwaysReturns(const Stmt &stmt);
+
+  // Expressions (SemaExpr.cpp)
+  Type check(Expr &e);
+  Type checkBinary(BinaryExpr &e);
+  Type checkUnary(UnaryExpr &e);
+  Type checkCast(CastExpr &e);
+  Type checkIndex(IndexExpr &e);
+  Type checkName(NameExpr &e);
+  Type checkCall(CallExpr &e);
+  Type checkFnCall(CallExpr &e, const FnItem &fn);
+
+  // Builtins (SemaBuiltins.cpp)
+  Type checkBuiltin(CallExpr &e, const BuiltinInfo &info);
+  bool bindArguments(CallExpr &e, const std::vector<std::string> &names,
+                     const std::vector<bool> &optional, bool variadicTail, const std::string &what);
+
+  // Helpers
+  Type error(SrcRange range, const std::string &message);
+  Type resolveType(const TypeExpr &t, bool allowShape);
+  std::optional<int64_t> constInt(Expr *e, const std::string &what);
+  std::optional<std::vector<int64_t>> constShape(Expr *e, const std::string &what);
+  bool checkTileShape(const std::vector<int64_t> &shape, SrcRange range);
+  std::optional<std::vector<int64_t>> broadcastShapes(const Type &a, const Type &b, SrcRange range,
+                                                      const std::string &what);
+  Type promote(const Type &a, const Type &b);
+  /// Whether a value of `from` may be used where `to` is expected without an explicit cast:
+  /// the same element, or a weak literal, and a shape that broadcasts to `to`'s.
+  bool implicitlyConverts(const Type &from, const Type &to);
+  /// Requires `e` to convert implicitly to `to`; reports an error naming `what` otherwise.
+  bool coerce(Expr &e, const Type &to, const std::string &what);
+  std::optional<ConstValue> foldBinary(BinOp op, const ConstValue &a, const ConstValue &b,
+                                       const Type &operandType, const Type &resultType, SrcRange range);
+  static ConstValue castConst(const ConstValue &v, const Type &from, const Type &to);
+
+  // Scopes
+  void pushScope() { scopes_.emplace_back(); }
+  void popScope() { scopes_.pop_back(); }
+  VarDecl *declareVar(const std::string &name, SrcRange range, Type type, bool isMutable);
+  void declareConst(const std::string &name, SrcRange range, Type type, ConstValue value);
+  const Sema::Symbol *lookupLocal(const std::string &name) const;
+  std::optional<Sema::Symbol> evalModuleConst(const ConstItem &item);
+
+  Sema &sema_;
+  Program &program_;
+  DiagEngine &diags_;
+  uint32_t fileId_;
+  std::vector<std::pair<const FnItem *, SrcRange>> *callStack_;
+  std::vector<std::map<std::string, Sema::Symbol>> scopes_;
+  bool inKernel_ = false;
+  int loopDepth_ = 0;
+  int blockDepth_ = 0;
+  std::optional<Type> returnType_;
+  SrcRange returnRange_;
+};
+
+ConstValue normalizeInt(int64_t v, Scalar s);
+
+} // namespace tk
+
+#endif

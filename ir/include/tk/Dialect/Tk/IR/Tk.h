@@ -1,0 +1,34 @@
+// The tk dialect: types, attributes and operations.
+#ifndef TK_DIALECT_TK_IR_TK_H
+#define TK_DIALECT_TK_IR_TK_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tk/Dialect/Tk/IR/TkDialect.h.inc"
+#include "tk/Dialect/Tk/IR/TkEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/Dialect/Tk/IR/TkTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "tk/Dialect/Tk/IR/TkOps.h.inc"
+
+namespace tk {
+/// The element type of a scalar or tile type.
+mlir::Type elementTypeOf(mlir::Type type);
+/// The shape of a tile type; empty for a scalar.
+llvm::ArrayRef<int64_t> shapeOf(mlir::Type type);
+/// Registers the tk dialect and the upstream dialects tk IR uses.
+void registerTkDialects(mlir::DialectRegistry &registry);
+} // namespace tk
+
+#endif

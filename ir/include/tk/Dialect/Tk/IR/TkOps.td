@@ -1,0 +1,238 @@
+#ifndef TK_OPS_TD
+#define TK_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "tk/Dialect/Tk/IR/TkDialect.td"
+include "tk/Dialect/Tk/IR/TkTypes.td"
+include "tk/Dialect/Tk/IR/TkAttrs.td"
+
+//===----------------------------------------------------------------------===//
+// Program identity
+//===----------------------------------------------------------------------===//
+
+def Tk_ProgramIdOp : Tk_Op<"program_id", [Pure]> {
+  let summary = "index of this program along one grid axis";
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tk_NumProgramsOp : Tk_Op<"num_programs", [Pure]> {
+  let summary = "number of programs along one grid axis";
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile creation and shape
+//===----------------------------------------------------------------------===//
+
+def Tk_MakeRangeOp : Tk_Op<"make_range", [Pure]> {
+  let summary = "the tile [start, start + 1, ..., end - 1]";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tk_SplatOp : Tk_Op<"splat", [Pure]> {
+  let summary = "a tile whose every element is one scalar";
+  let arguments = (ins Tk_Scalar:$src);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tk_BroadcastOp : Tk_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "repeat size-1 dimensions of a tile to a larger shape";
+  let arguments = (ins Tk_Tile:$src);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tk_ExpandDimsOp : Tk_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "insert a size-1 dimension at `axis`";
+  let arguments = (ins Tk_Tile:$src, I32Attr:$axis);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tk_ReshapeOp : Tk_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "reinterpret a tile's elements (row-major order) under another shape";
+  let arguments = (ins Tk_Tile:$src);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tk_TransOp : Tk_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{ Result dimension `i` is source dimension `order[i]`. }];
+  let arguments = (ins Tk_Tile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src `,` $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tk_BitcastOp : Tk_Op<"bitcast", [Pure]> {
+  let summary = "reinterpret the bits of each element as another type of the same width";
+  let arguments = (ins Tk_ScalarOrTile:$src);
+  let results = (outs Tk_ScalarOrTile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tk_AddPtrOp : Tk_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by a number of elements";
+  let arguments = (ins Tk_PtrLike:$ptr, Tk_IntLike:$offset);
+  let results = (outs Tk_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tk_LoadOp : Tk_Op<"load", [AttrSizedOperandSegments,
+                                DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "load through pointers; masked-off lanes take `other` (or are undefined)";
+  let arguments = (ins Tk_PtrLike:$ptr, Optional<Tk_BoolLike>:$mask,
+                       Optional<Tk_ScalarOrTile>:$other,
+                       DefaultValuedAttr<Tk_CacheModifier, "::tk::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict);
+  let results = (outs Tk_ScalarOrTile:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^)? (`other` $other^)? (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tk_StoreOp : Tk_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "store through pointers where `mask` is true";
+  let arguments = (ins Tk_PtrLike:$ptr, Tk_ScalarOrTile:$value, Optional<Tk_BoolLike>:$mask,
+                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? (`evict` `=` $evict^)? attr-dict `:` type(operands)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tk_AtomicRMWOp : Tk_Op<"atomic_rmw", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "atomic read-modify-write; returns the old values";
+  let arguments = (ins Tk_AtomicKind:$kind, Tk_PtrLike:$ptr, Tk_ScalarOrTile:$value,
+                       Optional<Tk_BoolLike>:$mask);
+  let results = (outs Tk_ScalarOrTile:$result);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tk_AtomicCASOp : Tk_Op<"atomic_cas", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "atomic compare-and-swap; returns the old values";
+  let arguments = (ins Tk_PtrLike:$ptr, Tk_ScalarOrTile:$cmp, Tk_ScalarOrTile:$value);
+  let results = (outs Tk_ScalarOrTile:$result);
+  let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix product, reductions, scans
+//===----------------------------------------------------------------------===//
+
+def Tk_DotOp : Tk_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "tile matrix product: result = a * b + acc";
+  let arguments = (ins Tk_NumericTile:$a, Tk_NumericTile:$b, Tk_NumericTile:$acc,
+                       DefaultValuedAttr<Tk_DotPrecision, "::tk::DotPrecision::tf32">:$precision);
+  let results = (outs Tk_NumericTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`precision` `=` $precision^)? attr-dict
+    `:` type($a) `*` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tk_ReduceOp : Tk_Op<"reduce", [Pure, SingleBlock]> {
+  let summary = "reduce tiles along one axis with a combine region";
+  let description = [{
+    The combine region takes (accumulators..., next values...) as scalars and yields the new
+    accumulators. Elements are combined in increasing index order along `axis`.
+  }];
+  let arguments = (ins Variadic<Tk_Tile>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tk_ScalarOrTile>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$srcs `axis` `=` $axis attr-dict `:` type($srcs) `->` type($results) $combine";
+  let hasRegionVerifier = 1;
+}
+
+def Tk_ScanOp : Tk_Op<"scan", [Pure, SingleBlock]> {
+  let summary = "inclusive scan of tiles along one axis with a combine region";
+  let arguments = (ins Variadic<Tk_Tile>:$srcs, I32Attr:$axis, DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Variadic<Tk_Tile>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$srcs `axis` `=` $axis attr-dict `:` type($srcs) `->` type($results) $combine";
+  let hasRegionVerifier = 1;
+}
+
+def Tk_YieldOp : Tk_Op<"yield", [Pure, Terminator, ReturnLike,
+                                  ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+  let summary = "yields the combined values of a reduce or scan region";
+  let arguments = (ins Variadic<Tk_Scalar>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+//===----------------------------------------------------------------------===//
+// Random numbers, hints, debugging
+//===----------------------------------------------------------------------===//
+
+def Tk_RandOp : Tk_Op<"rand", [Pure]> {
+  let summary = "Philox-4x32-10 random numbers keyed by (seed, offset)";
+  let description = [{
+    Uniform: f32 in [0, 1). Normal: standard normal by Box-Muller. The bits are a pure
+    function of the seed and each element's offset, identical on every backend.
+  }];
+  let arguments = (ins Tk_Int:$seed, Tk_IntLike:$offsets, Tk_RandDistribution:$distribution);
+  let results = (outs AnyTypeOf<[F32, RankedTensorOf<[F32]>]>:$result);
+  let assemblyFormat = "$distribution $seed `,` $offsets attr-dict `:` type($seed) `,` type($offsets) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tk_HintOp : Tk_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "compiler facts about integer values: divisibility and contiguity";
+  let arguments = (ins Tk_ScalarOrTile:$src, OptionalAttr<I32Attr>:$multiple_of,
+                       OptionalAttr<I32Attr>:$max_contiguous);
+  let results = (outs Tk_ScalarOrTile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
+def Tk_PrintOp : Tk_Op<"print", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "device printf of a label and values";
+  let arguments = (ins StrAttr:$prefix, Variadic<Tk_ScalarOrTile>:$args);
+  let assemblyFormat = "$prefix attr-dict ($args^ `:` type($args))?";
+}
+
+def Tk_AssertOp : Tk_Op<"assert", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "stop the program with a message where the condition is false";
+  let arguments = (ins Tk_BoolLike:$cond, StrAttr:$message);
+  let assemblyFormat = "$cond `,` $message attr-dict `:` type($cond)";
+}
+
+#endif

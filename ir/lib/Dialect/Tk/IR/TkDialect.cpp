@@ -1,0 +1,55 @@
+#include "tk/Dialect/Tk/IR/Tk.h"
+
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+#include "tk/Dialect/Tk/IR/TkDialect.cpp.inc"
+#include "tk/Dialect/Tk/IR/TkEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/Dialect/Tk/IR/TkTypes.cpp.inc"
+
+namespace {
+/// Every tk op may be inlined: device functions are always inlined into kernels.
+struct TkInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
+void tk::TkDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tk/Dialect/Tk/IR/TkTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tk/Dialect/Tk/IR/TkOps.cpp.inc"
+      >();
+  addInterfaces<TkInlinerInterface>();
+}
+
+Type tk::elementTypeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+ArrayRef<int64_t> tk::shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+void tk::registerTkDialects(DialectRegistry &registry) {
+  registry.insert<tk::TkDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                  func::FuncDialect>();
+  func::registerInlinerExtension(registry);
+}

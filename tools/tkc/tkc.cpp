@@ -1,0 +1,144 @@
+// tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
+#include "tk/Frontend/Compiler.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+const char *const kUsage = R"(usage:
+  tkc FILE.tk [--kernel NAME] [--emit=ast|tk|tkgpu|llvm|ptx|cubin|header] [-o OUT]
+              [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
+  tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
+  tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]...
+  tkc tune FILE.tk --kernel NAME --grid ... ARG...
+)";
+
+int usageError(const std::string &message) {
+  std::cerr << "tkc: error: " << message << "\n" << kUsage;
+  return 1;
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so that no reader ever sees
+/// a half-written output.
+bool writeAtomically(const std::string &path, const std::string &text) {
+  if (path == "-") {
+    std::cout << text;
+    return bool(std::cout);
+  }
+  std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::binary);
+    if (!(out << text) || !(out.flush())) {
+      std::remove(temp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty())
+    return usageError("no input file");
+  std::string command = "compile";
+  size_t first = 0;
+  if (args[0] == "check" || args[0] == "run" || args[0] == "tune") {
+    command = args[0];
+    first = 1;
+  } else if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "run" || command == "tune")
+    return usageError("'tkc " + command + "' is not implemented yet (the interpreter lands with issue 3, "
+                      "the autotuner with issue 6)");
+
+  tk::CompileOptions options;
+  std::string file, output = "-", emit = "tk";
+  bool stats = false;
+  for (size_t i = first; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](const std::string &flag) -> std::optional<std::string> {
+      if (a.rfind(flag + "=", 0) == 0)
+        return a.substr(flag.size() + 1);
+      if (a == flag && i + 1 < args.size())
+        return args[++i];
+      return std::nullopt;
+    };
+    if (a.rfind("-D", 0) == 0) {
+      std::string def = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : "");
+      size_t eq = def.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return usageError("-D needs NAME=VALUE, got '" + def + "'");
+      options.defines[def.substr(0, eq)] = def.substr(eq + 1);
+    } else if (auto v = value("--emit")) {
+      emit = *v;
+    } else if (auto v = value("--kernel")) {
+      options.kernel = *v;
+    } else if (a == "-o") {
+      if (i + 1 >= args.size())
+        return usageError("-o needs a file name");
+      output = args[++i];
+    } else if (auto v = value("--arch")) {
+      if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
+        return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
+    } else if (a == "-O0") {
+      options.optimize = false;
+    } else if (a == "-O3") {
+      options.optimize = true;
+    } else if (a == "--debug") {
+    } else if (a == "--locs") {
+      options.printLocations = true;
+    } else if (a == "--stats") {
+      stats = true;
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usageError("unknown option '" + a + "'");
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      return usageError("more than one input file ('" + file + "' and '" + a + "')");
+    }
+  }
+  if (file.empty())
+    return usageError("no input file");
+
+  tk::EmitKind kind;
+  if (emit == "ast")
+    kind = tk::EmitKind::AST;
+  else if (emit == "tk")
+    kind = tk::EmitKind::Tk;
+  else if (emit == "tkgpu" || emit == "llvm" || emit == "ptx" || emit == "cubin" || emit == "header")
+    return usageError("--emit=" + emit + " is not implemented yet (GPU code generation lands with issue 4" +
+                      std::string(emit == "header" ? ", AOT headers with issue 6)" : ")"));
+  else
+    return usageError("unknown --emit '" + emit + "' (ast, tk, tkgpu, llvm, ptx, cubin, header)");
+
+  tk::Compiler compiler(options);
+  bool ok = compiler.load(file);
+  std::ostringstream out;
+  if (ok)
+    ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
+  std::cerr << compiler.diagnosticsText();
+  if (!ok)
+    return 1;
+  if (stats)
+    for (const tk::KernelSummary &s : compiler.summaries())
+      std::cout << s.str() << "\n";
+  if (command == "compile" && !writeAtomically(output, out.str())) {
+    std::cerr << "tkc: error: cannot write '" << output << "'\n";
+    return 1;
+  }
+  return 0;
+}
