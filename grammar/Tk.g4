@@ -128,7 +128,8 @@ UNTERMINATED_STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* ;
 
 LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
 BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
-UNTERMINATED_COMMENT : '/*' .*? EOF ;
+// Cannot contain `*/`, so it only wins when the comment never closes.
+UNTERMINATED_COMMENT : '/*' ( ~'*' | '*'+ ~[*/] )* '*'* EOF ;
 WS : [ \t\r\n\f]+ -> skip ;
 
 // Anything else becomes one token, so the lexer never fails and the parser reports it.

@@ -1,0 +1,16 @@
+# lit configuration of tk's FileCheck tests.
+import os
+import lit.formats
+
+config.name = "tk"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".tk"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.tk_bin_dir), "tests", "lit")
+
+config.environment["PATH"] = os.pathsep.join([config.tk_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+config.environment["TK_STDLIB_DIR"] = os.path.join(config.tk_source_dir, "stdlib")
+config.substitutions.append(("%tkc", os.path.join(config.tk_bin_dir, "tkc")))
+config.substitutions.append(("%tk-opt", os.path.join(config.tk_bin_dir, "tk-opt")))
+config.substitutions.append(("%examples", os.path.join(config.tk_source_dir, "examples")))

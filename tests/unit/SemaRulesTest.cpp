@@ -1,0 +1,176 @@
+// Sema's rules: each one reported with its exact message and location.
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace tk::test {
+namespace {
+
+/// Wraps statements in a kernel whose body starts on line 2.
+std::string kernel(const std::string &body) {
+  return "kernel k(p: ptr<f32>, n: i32, x: f32, const B: i32 = 16) {\n" + body + "\n}\n";
+}
+
+TEST(SemaRules, TileShapesArePowersOfTwo) {
+  EXPECT_EQ(firstError(kernel("let t = zeros([3, 4], f32);")), "2:15: tile dimension 3 is not a power of two (shape [3, 4])");
+  EXPECT_EQ(firstError(kernel("let r = arange(0, 48);")), "2:9: arange(0, 48) has 48 elements, which is not a power of two");
+  EXPECT_EQ(firstError(kernel("let t: f32[6] = zeros([8], f32);")), "2:8: tile dimension 6 is not a power of two (shape [6])");
+}
+
+TEST(SemaRules, TileElementLimit) {
+  EXPECT_EQ(firstError(kernel("let t = zeros([2048, 1024], f32);")),
+            "2:15: tile [2048, 1024] has more than 1048576 elements");
+}
+
+TEST(SemaRules, IfNeedsAScalarBool) {
+  EXPECT_EQ(firstError(kernel("if n { }")), "2:4: if condition must be a scalar i1, found i32");
+  EXPECT_EQ(firstError(kernel("if arange(0, 16) < n { }")), "2:4: if condition must be a scalar i1, found i1[16]");
+  EXPECT_EQ(firstError(kernel("while x { }")), "2:7: while condition must be a scalar i1, found f32");
+}
+
+TEST(SemaRules, LetIsImmutable) {
+  std::string source = kernel("let a = n + 1;\na = 3;");
+  CompileOptions options;
+  Compiler compiler(options);
+  std::ostringstream out;
+  ASSERT_TRUE(compiler.load("test.tk", &source));
+  EXPECT_FALSE(compiler.emit(EmitKind::Tk, out));
+  ASSERT_EQ(compiler.diagnostics().diagnostics().size(), 1u);
+  const Diagnostic &d = compiler.diagnostics().diagnostics()[0];
+  EXPECT_EQ(d.message, "cannot assign to 'a': it is declared with 'let'");
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0].message, "'a' declared here");
+  EXPECT_EQ(d.notes[0].range.begin.line, 2u);
+  EXPECT_EQ(firstError(kernel("B = 4;")), "2:1: cannot assign to 'B': it is a constant");
+  EXPECT_EQ(firstError(kernel("q = 4;")), "2:1: unknown variable 'q'");
+}
+
+TEST(SemaRules, AssignmentsKeepTheVariableType) {
+  EXPECT_EQ(firstError(kernel("var acc = zeros([16], f32);\nacc = zeros([16], f16);")),
+            "3:7: cannot assign to 'acc': expected f32[16], found f16[16]; convert with 'as f32'");
+  EXPECT_EQ(firstError(kernel("var acc = zeros([16], f32);\nacc = acc * 2;\nacc += 1;\nacc = x;")), "");
+  EXPECT_EQ(firstError(kernel("var i = 0;\ni = x;")), "3:5: cannot assign to 'i': expected i32, found f32; convert with 'as i32'");
+}
+
+TEST(SemaRules, DotShapes) {
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([64, 32], f16), zeros([64, 128], f16));")),
+            "2:9: dot: K dimension mismatch: a is f16[64, 32], b is f16[64, 128]");
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([8, 32], f16), zeros([32, 16], f16));")),
+            "2:9: dot: tiles must have M >= 16, K >= 16 and N >= 8, got M = 8, K = 32, N = 16");
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 16], f16), zeros([16, 16], f32));")),
+            "2:9: dot: operand types differ: a is f16[16, 16], b is f32[16, 16]");
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 16], f16), zeros([16, 16], f16), acc = zeros([16, 16], i32));")),
+            "2:63: dot: accumulator must be f32[16, 16] or f16[16, 16], found i32[16, 16]");
+}
+
+TEST(SemaRules, NoRecursion) {
+  std::string source = "fn f(v) { return g(v); }\nfn g(v) { return f(v); }\n" + kernel("let y = f(x);");
+  EXPECT_EQ(firstError(source), "2:18: recursive call of 'f' is not allowed");
+}
+
+TEST(SemaRules, NoDuplicateNames) {
+  EXPECT_EQ(firstError(kernel("let a = n;\nlet a = n;")), "3:5: 'a' is already declared in this scope");
+  EXPECT_EQ(firstError("kernel k(a: i32, a: i32) { }"), "1:18: duplicate parameter 'a'");
+  EXPECT_EQ(firstError("fn f(v) { return v; }\nfn f(v) { return v; }\nkernel k() { }"), "2:4: 'f' is already defined");
+  EXPECT_EQ(firstError(kernel("let a = n;\n{ let a = n + 1; }")), ""); // shadowing in an inner block
+}
+
+TEST(SemaRules, UnrollAndNestingLimits) {
+  EXPECT_EQ(firstError(kernel("for i in static_range(0, 2000) { }")),
+            "2:10: static_range unrolls 2000 iterations; the limit is 1024");
+  std::string deep;
+  for (int i = 0; i < 70; ++i)
+    deep += "{";
+  deep += std::string(70, '}');
+  EXPECT_EQ(firstError(kernel(deep)), "2:64: blocks are nested too deeply (limit 64)");
+}
+
+TEST(SemaRules, StaticRangeUnrollsWithConstantInductionVariable) {
+  EXPECT_EQ(firstError(kernel("for i in static_range(0, 4) { let r = arange(0, 3 + i); }")),
+            "2:39: arange(0, 3) has 3 elements, which is not a power of two");
+}
+
+TEST(SemaRules, ReturnPlacement) {
+  EXPECT_EQ(firstError(kernel("for i in range(0, n) { return; }")), "2:24: return inside a loop is not supported");
+  EXPECT_EQ(firstError(kernel("return;\nlet a = 1;")), "3:1: unreachable code after return");
+  EXPECT_EQ(firstError(kernel("return 1;")), "2:8: a kernel cannot return a value");
+  EXPECT_EQ(firstError(kernel("if n > 0 { return; }\nstore(p, x);")), "");
+  EXPECT_EQ(firstError("fn f(v) { if v > 0 { return 1; } }\n" + kernel("let y = f(n);")),
+            "1:4: 'f' does not return a value on every path");
+  EXPECT_EQ(firstError("fn f(v) { if v > 0 { return 1; } return 2.0; }\n" + kernel("let y = f(n);")),
+            "1:34: returns f32 but an earlier return gives i32");
+}
+
+TEST(SemaRules, CallArguments) {
+  EXPECT_EQ(firstError(kernel("let v = load(p, maks = n > 0);")), "2:17: load() has no parameter named 'maks'; did you mean 'mask'?");
+  EXPECT_EQ(firstError(kernel("let v = zeros([16]);")), "2:9: zeros() is missing argument 'dtype'");
+  EXPECT_EQ(firstError(kernel("let v = program_id(0, 1);")), "2:23: program_id() takes 1 argument, got 2");
+  EXPECT_EQ(firstError(kernel("let v = load(p, mask = n > 0, mask = n > 1);")), "2:31: argument 'mask' given twice");
+  EXPECT_EQ(firstError(kernel("let v = load(ptrs = p, n > 0);")), "2:24: positional argument after keyword argument");
+  EXPECT_EQ(firstError(kernel("let v = lod(p);")), "2:9: unknown function 'lod'");
+  EXPECT_EQ(firstError(kernel("let v = m + 1;")), "2:9: unknown name 'm'");
+  EXPECT_EQ(firstError(kernel("let v = load(p, other = 0.0);")), "2:25: load: 'other' needs a mask");
+  EXPECT_EQ(firstError(kernel("let v = program_id(3);")), "2:20: program_id axis must be 0, 1 or 2, got 3");
+  EXPECT_EQ(firstError(kernel("let v = load(p, cache = \"xx\");")), "2:25: load 'cache' must be \"\", \"ca\" or \"cg\"");
+}
+
+TEST(SemaRules, OperatorsAndConversions) {
+  EXPECT_EQ(firstError(kernel("let v = arange(0, 16) + arange(0, 32);")), "2:23: operator +: cannot broadcast i32[16] and i32[32]");
+  EXPECT_EQ(firstError(kernel("let v = !n;")), "2:9: operator ! needs an i1 operand, found i32; use '~' for bitwise not");
+  EXPECT_EQ(firstError(kernel("let v = p + x;")), "2:11: pointer offset must be an integer, found f32");
+  EXPECT_EQ(firstError(kernel("let v = p * 2;")), "2:11: operator * cannot be applied to ptr<f32> and i32");
+  EXPECT_EQ(firstError(kernel("let v = x << 1;")), "2:11: operator << needs integer operands, found f32 and i32");
+  EXPECT_EQ(firstError(kernel("let v = n && true;")), "2:11: operator && needs i1 operands, found i32 and i1");
+  EXPECT_EQ(firstError(kernel("let v = p as i64;")), "2:9: cannot convert ptr<f32> to i64 (pointers convert only to other pointers)");
+  EXPECT_EQ(firstError(kernel("let v = 1 / 0;")), "2:11: division by zero in a constant expression");
+  EXPECT_EQ(firstError(kernel("let v = exp(n);")), "2:13: exp needs a float operand, found i32; convert with 'as f32'");
+  EXPECT_EQ(firstError(kernel("let v = arange(0, 16)[0];")), "2:23: tiles are indexed only with ':' and None (to add dimensions)");
+  EXPECT_EQ(firstError(kernel("let v = bitcast(x, f16);")), "2:9: bitcast: f32 has 32 bits but f16 has 16");
+}
+
+TEST(SemaRules, StaticAssertAndConstants) {
+  EXPECT_EQ(firstError(kernel("static_assert(B % 32 == 0, \"B must be a multiple of 32\");")),
+            "2:1: static assertion failed: B must be a multiple of 32");
+  EXPECT_EQ(firstError(kernel("static_assert(n > 0);")), "2:15: static_assert: condition is not a compile-time constant");
+  EXPECT_EQ(firstError("kernel k(const BLOCK: i32) { }"),
+            "1:16: const parameter 'BLOCK' of kernel 'k' has no value; give it with -D BLOCK=VALUE, a default or @autotune");
+  EXPECT_EQ(firstError("kernel k(const BLOCK: i32) { }", {{"BLOCK", "1x"}}), "1:16: -D BLOCK=1x is not a valid i32");
+  EXPECT_EQ(firstError("kernel k(const BLOCK: i32) { let r = arange(0, BLOCK); }", {{"BLOCK", "64"}}), "");
+  EXPECT_EQ(firstError("const A: i32 = B + 1;\nconst B: i32 = A;\nkernel k() { let v = A; }"),
+            "1:7: constant 'A' depends on itself");
+}
+
+TEST(SemaRules, ConstantConditionsCheckOnlyTheTakenBranch) {
+  // The else branch would be an error (bad shape), but B == 16 never takes it.
+  EXPECT_EQ(firstError(kernel("if B == 16 { let t = zeros([B], f32); } else { let t = zeros([3], f32); }")), "");
+  EXPECT_EQ(firstError(kernel("if B != 16 { let t = zeros([B], f32); } else { let t = zeros([3], f32); }")),
+            "2:62: tile dimension 3 is not a power of two (shape [3])");
+}
+
+TEST(SemaRules, Autotune) {
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }, { BX: 32 }])\nkernel k(n: i32, const BM: i32) { }"),
+            "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor num_warps or num_stages)");
+  EXPECT_EQ(firstError("@autotune(key = [q], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
+            "1:18: @autotune: key entries must name runtime parameters of 'k'");
+  EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], num_warps: [3] })\nkernel k(n: i32, const BM: i32) { }"),
+            "1:47: @autotune: num_warps must be a small positive integer and a power of two, got 3");
+  EXPECT_EQ(firstError("@tune(key = [n])\nkernel k(n: i32) { }"), "1:1: unknown decorator '@tune' (tk knows @autotune)");
+}
+
+TEST(SemaRules, EveryErrorOfARunIsReported) {
+  std::string source = kernel("let a = zeros([3], f32);\nlet b = unknown + 1;\nlet c = dot(zeros([64, 32], f16), zeros([64, 128], f16));");
+  Compiler compiler(CompileOptions{});
+  std::ostringstream out;
+  ASSERT_TRUE(compiler.load("test.tk", &source));
+  EXPECT_FALSE(compiler.emit(EmitKind::Tk, out));
+  EXPECT_EQ(compiler.diagnostics().errorCount(), 3u);
+}
+
+TEST(SemaRules, KernelParametersAreScalarsOrPointers) {
+  EXPECT_EQ(firstError("kernel k(t: f32[16]) { }"), "1:13: a tile shape is not allowed here");
+  EXPECT_EQ(firstError("kernel k(const P: ptr<f32>) { }"), "1:19: a const parameter must have a number type, found ptr<f32>");
+  EXPECT_EQ(firstError("kernel k(q: ptr<tile>) { }"), "1:17: pointee must be a scalar type, found 'tile'");
+}
+
+} // namespace
+} // namespace tk::test

@@ -1,0 +1,66 @@
+// Helpers for front-end unit tests: compile a source string and look at what came out.
+#ifndef TK_TESTS_UNIT_TESTUTIL_H
+#define TK_TESTS_UNIT_TESTUTIL_H
+
+#include "tk/Frontend/Compiler.h"
+#include "tk/Frontend/Sema.h"
+
+#include <sstream>
+#include <string>
+
+namespace tk::test {
+
+/// The first error as "LINE:COL: message", or "" when the source compiled to tk IR.
+inline std::string firstError(const std::string &source, std::map<std::string, std::string> defines = {}) {
+  CompileOptions options;
+  options.defines = std::move(defines);
+  Compiler compiler(options);
+  std::ostringstream out;
+  bool ok = compiler.load("test.tk", &source) && compiler.emit(EmitKind::Tk, out);
+  for (const Diagnostic &d : compiler.diagnostics().diagnostics())
+    if (d.severity == Severity::Error)
+      return std::to_string(d.range.begin.line) + ":" + std::to_string(d.range.begin.col) + ": " + d.message;
+  return ok ? "" : "failed without a diagnostic";
+}
+
+/// The tk IR of a source that must compile.
+inline std::string emitTk(const std::string &source, bool optimize = false) {
+  CompileOptions options;
+  options.optimize = optimize;
+  Compiler compiler(options);
+  std::ostringstream out;
+  if (!compiler.load("test.tk", &source) || !compiler.emit(EmitKind::Tk, out))
+    return "ERROR: " + compiler.diagnosticsText();
+  return out.str();
+}
+
+/// The type Sema gives `expr` inside a kernel with these parameters and leading statements,
+/// written as the language writes types (`f16[64, 32]`), or the first error.
+inline std::string typeOf(const std::string &expr, const std::string &prelude = "") {
+  std::string source =
+      "fn twice(v) { return v + v; }\n"
+      "fn pick(c, a, b) { return where(c, a, b); }\n"
+      "fn add2(a, b) { return a + b; }\n"
+      "kernel k(pf32: ptr<f32>, pf16: ptr<f16>, pi8: ptr<i8>, pu32: ptr<u32>, n: i32, m: i64,\n"
+      "         u: u32, h: f16, bf: bf16, f: f32, d: f64, flag: i1, const B: i32 = 64) {\n"
+      "  let r16 = arange(0, 16); let r32 = arange(0, 32); let r64 = arange(0, 64);\n"
+      "  let t16x32 = zeros([16, 32], f16); let t32x16 = zeros([32, 16], f16); let t16x16 = zeros([16, 16], f32);\n" +
+      prelude + "\n  let result = " + expr + ";\n}\n";
+  SourceManager sources;
+  DiagEngine diags(sources);
+  Program program(sources, diags, {});
+  if (!program.loadMain("test.tk", &source))
+    return "parse error: " + (diags.diagnostics().empty() ? std::string() : diags.diagnostics()[0].message);
+  Sema sema(program, diags);
+  auto instance = sema.instantiate(*program.mainModule()->kernels[0], {}, nullptr);
+  if (!instance)
+    return diags.diagnostics().empty() ? "error" : diags.diagnostics()[0].message;
+  for (const StmtPtr &stmt : instance->body->stmts)
+    if (auto *let = dyn<LetStmt>(stmt.get()); let && let->name == "result")
+      return let->init->type.str() + (let->init->type.weak ? " (weak)" : "");
+  return "no result";
+}
+
+} // namespace tk::test
+
+#endif
