@@ -13,4 +13,6 @@ config.environment["PATH"] = os.pathsep.join([config.tk_bin_dir, config.llvm_too
 config.environment["TK_STDLIB_DIR"] = os.path.join(config.tk_source_dir, "stdlib")
 config.substitutions.append(("%tkc", os.path.join(config.tk_bin_dir, "tkc")))
 config.substitutions.append(("%tk-opt", os.path.join(config.tk_bin_dir, "tk-opt")))
+import sys
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.tk_source_dir, "examples")))

@@ -53,3 +53,9 @@ void tk::registerTkDialects(DialectRegistry &registry) {
                   func::FuncDialect>();
   func::registerInlinerExtension(registry);
 }
+
+/// Folded shape ops (a splat of a constant, say) become arith constants.
+Operation *tk::TkDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                             Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}

@@ -1,0 +1,83 @@
+// RUN: tk-opt %s | tk-opt | FileCheck %s
+// RUN: tk-opt %s --mlir-print-op-generic | tk-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @every_op
+func.func @every_op(%p: !tk.ptr<f32>, %q: !tk.ptr<f16>, %n: i32, %seed: i32) {
+  // CHECK: tk.program_id 0 : i32
+  %pid = tk.program_id 0 : i32
+  // CHECK: tk.num_programs 2 : i32
+  %np = tk.num_programs 2 : i32
+  // CHECK: tk.make_range 0, 64 : tensor<64xi32>
+  %r = tk.make_range 0, 64 : tensor<64xi32>
+  // CHECK: tk.splat %{{.*}} : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
+  %ps = tk.splat %p : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
+  // CHECK: tk.addptr %{{.*}}, %{{.*}} : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+  %pa = tk.addptr %ps, %r : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+  %ns = tk.splat %n : i32 -> tensor<64xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  // CHECK: tk.load %{{.*}} mask %{{.*}} other %{{.*}} cache = ca evict = last : (tensor<64x!tk.ptr<f32>>, tensor<64xi1>, tensor<64xf32>) -> tensor<64xf32>
+  %v = tk.load %pa mask %mask other %zero cache = ca evict = last : (tensor<64x!tk.ptr<f32>>, tensor<64xi1>, tensor<64xf32>) -> tensor<64xf32>
+  // CHECK: tk.load %{{.*}} : (!tk.ptr<f32>) -> f32
+  %s = tk.load %p : (!tk.ptr<f32>) -> f32
+  // CHECK: tk.store %{{.*}}, %{{.*}} mask %{{.*}} evict = first : tensor<64x!tk.ptr<f32>>, tensor<64xf32>, tensor<64xi1>
+  tk.store %pa, %v mask %mask evict = first : tensor<64x!tk.ptr<f32>>, tensor<64xf32>, tensor<64xi1>
+  // CHECK: tk.expand_dims %{{.*}}, 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %e = tk.expand_dims %v, 1 : tensor<64xf32> -> tensor<64x1xf32>
+  // CHECK: tk.broadcast %{{.*}} : tensor<64x1xf32> -> tensor<64x32xf32>
+  %b = tk.broadcast %e : tensor<64x1xf32> -> tensor<64x32xf32>
+  // CHECK: tk.reshape %{{.*}} : tensor<64x32xf32> -> tensor<2048xf32>
+  %flat = tk.reshape %b : tensor<64x32xf32> -> tensor<2048xf32>
+  // CHECK: tk.trans %{{.*}}, [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+  %t = tk.trans %b, [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+  // CHECK: tk.bitcast %{{.*}} : tensor<64xf32> -> tensor<64xi32>
+  %bits = tk.bitcast %v : tensor<64xf32> -> tensor<64xi32>
+  %a16 = arith.constant dense<1.0> : tensor<32x16xf16>
+  %b16 = arith.constant dense<1.0> : tensor<16x64xf16>
+  %acc = arith.constant dense<0.0> : tensor<32x64xf32>
+  // CHECK: tk.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16> * tensor<16x64xf16> -> tensor<32x64xf32>
+  %d = tk.dot %a16, %b16, %acc : tensor<32x16xf16> * tensor<16x64xf16> -> tensor<32x64xf32>
+  %f32a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %f32b = arith.constant dense<1.0> : tensor<16x64xf32>
+  // CHECK: tk.dot %{{.*}}, %{{.*}}, %{{.*}} precision = ieee : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+  %d2 = tk.dot %f32a, %f32b, %acc precision = ieee : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+  // CHECK: tk.reduce %{{.*}} axis = 1 : tensor<64x32xf32> -> tensor<64xf32>
+  // CHECK: tk.yield %{{.*}} : f32
+  %red = tk.reduce %b axis = 1 : tensor<64x32xf32> -> tensor<64xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %m = arith.maximumf %x, %y : f32
+    tk.yield %m : f32
+  }
+  // CHECK: tk.reduce %{{.*}}, %{{.*}} axis = 0 : tensor<64xf32>, tensor<64xi32> -> f32, i32
+  %rv, %ri = tk.reduce %v, %r axis = 0 : tensor<64xf32>, tensor<64xi32> -> f32, i32 {
+  ^bb0(%va: f32, %ia: i32, %vb: f32, %ib: i32):
+    tk.yield %va, %ia : f32, i32
+  }
+  // CHECK: tk.scan %{{.*}} axis = 0 {reverse = true} : tensor<64xf32> -> tensor<64xf32>
+  %scan = tk.scan %v axis = 0 {reverse = true} : tensor<64xf32> -> tensor<64xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %s2 = arith.addf %x, %y : f32
+    tk.yield %s2 : f32
+  }
+  // CHECK: tk.atomic_rmw add %{{.*}}, %{{.*}} mask %{{.*}} : (tensor<64x!tk.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> tensor<64xf32>
+  %old = tk.atomic_rmw add %pa, %v mask %mask : (tensor<64x!tk.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> tensor<64xf32>
+  // CHECK: tk.atomic_rmw xchg %{{.*}}, %{{.*}} : (!tk.ptr<f32>, f32) -> f32
+  %old2 = tk.atomic_rmw xchg %p, %s : (!tk.ptr<f32>, f32) -> f32
+  // CHECK: tk.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} : (!tk.ptr<f32>, f32, f32) -> f32
+  %old3 = tk.atomic_cas %p, %s, %s : (!tk.ptr<f32>, f32, f32) -> f32
+  // CHECK: tk.rand uniform %{{.*}}, %{{.*}} : i32, tensor<64xi32> -> tensor<64xf32>
+  %u = tk.rand uniform %seed, %r : i32, tensor<64xi32> -> tensor<64xf32>
+  // CHECK: tk.rand normal %{{.*}}, %{{.*}} : i32, tensor<64xi32> -> tensor<64xf32>
+  %g = tk.rand normal %seed, %r : i32, tensor<64xi32> -> tensor<64xf32>
+  // CHECK: tk.hint %{{.*}} {multiple_of = 16 : i32} : i32
+  %h = tk.hint %n {multiple_of = 16 : i32} : i32
+  // CHECK: tk.hint %{{.*}} {max_contiguous = 64 : i32} : tensor<64xi32>
+  %h2 = tk.hint %r {max_contiguous = 64 : i32} : tensor<64xi32>
+  // CHECK: tk.print "values" %{{.*}}, %{{.*}} : i32, tensor<64xf32>
+  tk.print "values" %pid, %v : i32, tensor<64xf32>
+  // CHECK: tk.print "just a label"
+  tk.print "just a label"
+  // CHECK: tk.assert %{{.*}}, "in bounds" : tensor<64xi1>
+  tk.assert %mask, "in bounds" : tensor<64xi1>
+  return
+}
