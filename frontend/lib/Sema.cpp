@@ -138,6 +138,9 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
       type = annotated;
     }
     if (param.isConst) {
+      if (!type.isScalarValue())
+        return error(arg->range, "const argument '" + param.name + "' of '" + fn.name + "' must be a scalar, found " +
+                                     type.str());
       if (!arg->value)
         return error(arg->range, "argument '" + param.name + "' of '" + fn.name + "' must be a compile-time constant");
       constArgs.push_back(castConst(*arg->value, arg->type, type));

@@ -393,6 +393,8 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
     auto shape = constShape(arg(1), paramName(1));
     if (!shape || !checkTileShape(*shape, arg(1)->range))
       return Type::error();
+    if (info.id == BuiltinId::Reshape && shape->empty())
+      return error(arg(1)->range, "reshape: the shape needs at least one dimension");
     if (info.id == BuiltinId::Reshape && T(0).numElements() != Type::scalar(Scalar::I32).withShape(*shape).numElements())
       return error(e.range, "reshape: cannot reshape " + T(0).str() + " (" + std::to_string(T(0).numElements()) +
                                 " elements) into " + shapeStr(*shape));
@@ -410,6 +412,8 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
   case BuiltinId::Permute: {
     if (!value(0))
       return Type::error();
+    if (!T(0).isTile())
+      return error(arg(0)->range, "permute needs a tile, found " + T(0).str());
     auto dims = constShape(arg(1), paramName(1));
     if (!dims)
       return Type::error();

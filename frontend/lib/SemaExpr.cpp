@@ -361,10 +361,6 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
       e.operandType = ptr.strong().withShape(*shape);
       return e.operandType;
     }
-    if (comparison && lt.isPtr() && rt.isPtr() && lt.elem == rt.elem) {
-      e.operandType = lt.strong().withShape(*shape);
-      return Type::scalar(Scalar::I1).withShape(*shape);
-    }
     return error(e.opRange, opName + " cannot be applied to " + lt.str() + " and " + rt.str());
   }
 
@@ -462,6 +458,13 @@ Type SemaImpl::checkCall(CallExpr &e) {
     }
     if (const BuiltinInfo *info = lookupBuiltin(e.callee))
       return checkBuiltin(e, *info);
+  }
+  if (const Sema::Symbol *local = lookupLocal(e.callee)) {
+    for (CallArg &arg : e.args)
+      check(*arg.value);
+    return error(e.calleeRange, "'" + e.callee + "' is a " +
+                                    (local->kind == Sema::Symbol::Kind::Var ? "variable" : "constant") +
+                                    ", not a function");
   }
   if (e.callee == "range" || e.callee == "static_range")
     return error(e.calleeRange, "'" + e.callee + "' may only appear in a for loop");

@@ -147,7 +147,7 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
         type = Type::error();
       }
     }
-    if (type.isValue() && let.init->value && !let.isVar) {
+    if (type.isScalarValue() && let.init->value && !let.isVar) {
       declareConst(let.name, let.nameRange, type, *let.init->value);
       return;
     }

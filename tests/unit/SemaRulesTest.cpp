@@ -126,6 +126,13 @@ TEST(SemaRules, OperatorsAndConversions) {
   EXPECT_EQ(firstError(kernel("let v = exp(n);")), "2:13: exp needs a float operand, found i32; convert with 'as f32'");
   EXPECT_EQ(firstError(kernel("let v = arange(0, 16)[0];")), "2:23: tiles are indexed only with ':' and None (to add dimensions)");
   EXPECT_EQ(firstError(kernel("let v = bitcast(x, f16);")), "2:9: bitcast: f32 has 32 bits but f16 has 16");
+  EXPECT_EQ(firstError(kernel("let v = p == p;")), "2:11: operator == cannot be applied to ptr<f32> and ptr<f32>");
+  EXPECT_EQ(firstError(kernel("let v = reshape(arange(0, 1), []);")), "2:31: reshape: the shape needs at least one dimension");
+  EXPECT_EQ(firstError(kernel("let v = permute(x, []);")), "2:17: permute needs a tile, found f32");
+  EXPECT_EQ(firstError(kernel("let sum = 1;\nlet v = sum(arange(0, 16), 0);")), "3:9: 'sum' is a constant, not a function");
+  EXPECT_EQ(firstError(kernel("let t: f32[16] = 1.0;\nstore(p + arange(0, 16), t);")), "");
+  EXPECT_EQ(firstError("fn f(v, const C: f32[4]) { return v; }\n" + kernel("let y = f(x, 1.0);")),
+            "3:14: const argument 'C' of 'f' must be a scalar, found f32[4]");
 }
 
 TEST(SemaRules, StaticAssertAndConstants) {

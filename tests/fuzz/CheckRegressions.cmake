@@ -1,0 +1,15 @@
+# Runs `tkc check` on every input the fuzzer ever crashed on: each must end with exit status 0
+# or 1 (a diagnostic), never a signal or an internal error.
+file(GLOB inputs ${REGRESSIONS}/*)
+list(LENGTH inputs count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "no regression inputs in ${REGRESSIONS}")
+endif()
+foreach(input ${inputs})
+  execute_process(COMMAND ${TKC} ${input} --emit=tk -o /dev/null
+                  RESULT_VARIABLE status ERROR_VARIABLE stderr OUTPUT_QUIET TIMEOUT 60)
+  if(NOT (status STREQUAL "0" OR status STREQUAL "1") OR stderr MATCHES "internal compiler error")
+    message(FATAL_ERROR "tkc on ${input}: status '${status}'\n${stderr}")
+  endif()
+endforeach()
+message(STATUS "${count} fuzz regression inputs end with a diagnostic or success")
