@@ -45,6 +45,7 @@ struct Compiler::Impl {
   mlir::DialectRegistry registry;
   std::unique_ptr<mlir::MLIRContext> context;
   bool loaded = false;
+  bool internalError = false;
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
   std::vector<size_t> configCounts;
@@ -59,6 +60,7 @@ Compiler::Compiler(CompileOptions options) : impl_(std::make_unique<Impl>(std::m
 Compiler::~Compiler() = default;
 
 const DiagEngine &Compiler::diagnostics() const { return impl_->diags; }
+bool Compiler::hadInternalError() const { return impl_->internalError; }
 
 std::string Compiler::diagnosticsText() const {
   std::ostringstream os;
@@ -171,6 +173,7 @@ bool Compiler::Impl::buildModule() {
     ok = mlir::succeeded(pm.run(*module));
   }
   if (!ok) {
+    internalError = true;
     diags.error(SrcRange{}, "internal compiler error: the generated tk IR does not verify:\n" + internal);
     return false;
   }

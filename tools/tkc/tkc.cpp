@@ -131,6 +131,8 @@ int main(int argc, char **argv) {
   if (ok)
     ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
   std::cerr << compiler.diagnosticsText();
+  if (compiler.hadInternalError())
+    return 70; // EX_SOFTWARE: a compiler bug, never the user's fault
   if (!ok)
     return 1;
   if (stats)

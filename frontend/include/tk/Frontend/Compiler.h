@@ -53,6 +53,8 @@ public:
   std::vector<KernelSummary> summaries();
 
   const DiagEngine &diagnostics() const;
+  /// True when the front end produced IR that failed to verify: a compiler bug, not a user error.
+  bool hadInternalError() const;
   /// Every diagnostic, formatted as the command line prints them.
   std::string diagnosticsText() const;
 
