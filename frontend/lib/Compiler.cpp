@@ -204,6 +204,55 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
   return true;
 }
 
+std::vector<KernelSignature> Compiler::signatures() const {
+  std::vector<KernelSignature> result;
+  for (auto &instance : impl_->instances) {
+    KernelSignature sig;
+    sig.name = instance->decl->name;
+    for (const KernelArg &arg : instance->args)
+      sig.args.emplace_back(arg.name, arg.type);
+    for (auto &[name, value] : instance->constants) {
+      sig.constants.emplace_back(name, value.str());
+      for (const KernelParam &p : instance->decl->params)
+        if (p.name == name)
+          sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32)
+                                                                                      : Type::scalar(Scalar::I64));
+    }
+    sig.numWarps = instance->numWarps;
+    sig.numStages = instance->numStages;
+    result.push_back(std::move(sig));
+  }
+  return result;
+}
+
+void *Compiler::moduleOperation() const {
+  return impl_->module ? impl_->module->getOperation() : nullptr;
+}
+
+bool evaluateIntExpression(const std::string &expression, const std::map<std::string, int64_t> &names,
+                           int64_t &value, std::string &error) {
+  // The expression becomes the default of a const parameter, so the compiler's own constant
+  // folding (cdiv, C integer division, wraparound) evaluates it.
+  std::string source;
+  for (auto &[name, v] : names)
+    source += "const " + name + ": i64 = " + std::to_string(v) + ";\n";
+  source += "kernel __expression(const __value: i64 = " + expression + ") { }\n";
+  SourceManager sources;
+  DiagEngine diags(sources);
+  Program program(sources, diags, {});
+  std::unique_ptr<KernelInstance> instance;
+  if (program.loadMain("<expression>", &source)) {
+    Sema sema(program, diags);
+    instance = sema.instantiate(*program.mainModule()->kernels.back(), {}, nullptr);
+  }
+  if (!instance || instance->constants.empty()) {
+    error = diags.diagnostics().empty() ? "not an integer expression" : diags.diagnostics()[0].message;
+    return false;
+  }
+  value = instance->constants[0].second.i;
+  return true;
+}
+
 std::vector<KernelSummary> Compiler::summaries() {
   std::vector<KernelSummary> result;
   if (!impl_->module && !impl_->instances.empty() && !impl_->buildModule())

@@ -258,11 +258,12 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
   }
   case BuiltinId::AtomicAdd: case BuiltinId::AtomicMax: case BuiltinId::AtomicMin:
   case BuiltinId::AtomicXchg: {
-    AtomicKind kind = id == BuiltinId::AtomicAdd   ? AtomicKind::add
-                      : id == BuiltinId::AtomicMax ? AtomicKind::max
-                      : id == BuiltinId::AtomicMin ? AtomicKind::min
-                                                   : AtomicKind::xchg;
     const Type &ptrs = arg(0).type;
+    bool isUnsignedElem = isUnsigned(ptrs.elem.scalar);
+    AtomicKind kind = id == BuiltinId::AtomicAdd   ? AtomicKind::add
+                      : id == BuiltinId::AtomicMax ? (isUnsignedElem ? AtomicKind::umax : AtomicKind::max)
+                      : id == BuiltinId::AtomicMin ? (isUnsignedElem ? AtomicKind::umin : AtomicKind::min)
+                                                   : AtomicKind::xchg;
     Value p = emit(arg(0));
     return AtomicRMWOp::create(builder_, l, resultType, kind, p, pointeeValue(1, ptrs), mask(2, ptrs));
   }

@@ -1,5 +1,6 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
 #include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/RunCommand.h"
 
 #include <cstdio>
 #include <cstring>
@@ -61,9 +62,10 @@ int main(int argc, char **argv) {
     std::cout << kUsage;
     return 0;
   }
-  if (command == "run" || command == "tune")
-    return usageError("'tkc " + command + "' is not implemented yet (the interpreter lands with issue 3, "
-                      "the autotuner with issue 6)");
+  if (command == "run")
+    return tk::runCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
+  if (command == "tune")
+    return usageError("'tkc tune' is not implemented yet (the autotuner lands with issue 6)");
 
   tk::CompileOptions options;
   std::string file, output = "-", emit = "tk";

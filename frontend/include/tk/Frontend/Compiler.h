@@ -4,6 +4,7 @@
 #define TK_FRONTEND_COMPILER_H
 
 #include "tk/Frontend/Diagnostics.h"
+#include "tk/Frontend/Types.h"
 
 #include <map>
 #include <memory>
@@ -35,6 +36,16 @@ struct KernelSummary {
   std::string str() const;
 };
 
+/// A compiled kernel's runtime parameters (in order) and the constants it was built with.
+struct KernelSignature {
+  std::string name;
+  std::vector<std::pair<std::string, Type>> args;
+  std::vector<std::pair<std::string, Type>> constantTypes;
+  std::vector<std::pair<std::string, std::string>> constants; // values as text
+  int numWarps = 4;
+  int numStages = 3;
+};
+
 class Compiler {
 public:
   explicit Compiler(CompileOptions options);
@@ -52,6 +63,11 @@ public:
   /// Summaries of the selected kernels (after a successful check or emit).
   std::vector<KernelSummary> summaries();
 
+  /// Signatures of the kernels instantiated by the last check or emit.
+  std::vector<KernelSignature> signatures() const;
+  /// The tk IR module built by the last successful emit (an mlir::ModuleOp), or null.
+  void *moduleOperation() const;
+
   const DiagEngine &diagnostics() const;
   /// True when the front end produced IR that failed to verify: a compiler bug, not a user error.
   bool hadInternalError() const;
@@ -65,6 +81,11 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Evaluates an integer expression of the language (`cdiv(n, BLOCK) * 2`) over named integer
+/// values, with the compiler's constant folding. Returns false with a message on error.
+bool evaluateIntExpression(const std::string &expression, const std::map<std::string, int64_t> &names,
+                           int64_t &value, std::string &error);
 
 /// tk-opt: MlirOptMain with the tk dialect and passes registered.
 int optMain(int argc, char **argv);

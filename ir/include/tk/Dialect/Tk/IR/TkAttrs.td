@@ -16,7 +16,7 @@ def Tk_EvictionPolicy : I32EnumAttr<"EvictionPolicy", "cache eviction policy", [
 
 def Tk_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write operation", [
     I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
-    I32EnumAttrCase<"xchg", 3>]> {
+    I32EnumAttrCase<"xchg", 3>, I32EnumAttrCase<"umax", 4>, I32EnumAttrCase<"umin", 5>]> {
   let cppNamespace = "::tk";
 }
 

@@ -1,0 +1,23 @@
+// Exact conversions between float and the narrow float formats (f16, bf16, f8e4m3fn, f8e5m2):
+// round to nearest, ties to even; overflow gives inf (f8e4m3fn, which has no inf, gives NaN).
+#ifndef TK_RUNTIME_FLOATFORMATS_H
+#define TK_RUNTIME_FLOATFORMATS_H
+
+#include <cstdint>
+
+namespace tk::fp {
+
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBf16(float value);
+float f8e4m3ToFloat(uint8_t bits);
+uint8_t floatToF8e4m3(float value);
+float f8e5m2ToFloat(uint8_t bits);
+uint8_t floatToF8e5m2(float value);
+/// f32 rounded to tf32 (10 mantissa bits), as tensor cores read f32 operands.
+float roundToTf32(float value);
+
+} // namespace tk::fp
+
+#endif

@@ -1,0 +1,18 @@
+// `tkc run`: compile one kernel, build its arguments (scalars, .npy files, generated buffers),
+// evaluate the grid, run it on a backend, and save buffers back as .npy.
+#ifndef TK_RUNTIME_RUNCOMMAND_H
+#define TK_RUNTIME_RUNCOMMAND_H
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+/// Exit status: 0 the kernel ran, 1 a diagnostic (compile error, bad arguments), 2 a run-time
+/// fault. No --save file is written unless the run succeeded.
+int runCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
+} // namespace tk
+
+#endif

@@ -1,0 +1,87 @@
+// Internals of the interpreter, shared by its files (one per op family).
+#ifndef TK_RUNTIME_INTERP_H
+#define TK_RUNTIME_INTERP_H
+
+#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Runtime/Interpreter.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+
+namespace tk::interp {
+
+enum class DType : uint8_t { I1, I8, I16, I32, I64, F8E4M3, F8E5M2, F16, BF16, F32, F64, Ptr };
+
+DType dtypeOf(mlir::Type type);
+bool isFloat(DType t);
+int bitsOf(DType t);
+
+/// A tile (or a scalar: empty shape) of values. Integers and pointers live in `i` (integers as
+/// sign-extended bit patterns, pointers as virtual addresses), f64 in `d`, every narrower float
+/// in `f` holding exactly the value its format can represent.
+struct Tile {
+  DType dtype = DType::I32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> i;
+  std::vector<float> f;
+  std::vector<double> d;
+  size_t size() const;
+  static Tile make(DType dtype, std::vector<int64_t> shape);
+};
+using TileRef = std::shared_ptr<const Tile>;
+
+/// Wraps an integer to `bits` bits, sign-extended (the canonical form in Tile::i).
+int64_t wrapInt(int64_t value, int bits);
+/// The unsigned value of an integer of `bits` bits.
+uint64_t asUnsigned(int64_t value, int bits);
+/// Rounds a float to what `dtype` can represent (f16, bf16, f8; f32 unchanged).
+float roundFloat(float value, DType dtype);
+
+class Interpreter;
+
+/// One family of operations each: returns false when the op is not of its family.
+bool execArith(Interpreter &interp, mlir::Operation *op);
+bool execMemory(Interpreter &interp, mlir::Operation *op);
+bool execTile(Interpreter &interp, mlir::Operation *op);
+
+class Interpreter {
+public:
+  Interpreter(const InterpreterLaunch &launch, std::string kernelName)
+      : launch_(launch), kernelName_(std::move(kernelName)) {}
+
+  void runProgram(mlir::func::FuncOp kernel, std::array<int64_t, 3> pid);
+  /// Runs a region's single block with these arguments; returns the terminator's operands.
+  std::vector<TileRef> runRegion(mlir::Region &region, const std::vector<TileRef> &args);
+
+  const Tile &get(mlir::Value value) const;
+  TileRef ref(mlir::Value value) const;
+  void set(mlir::Value value, Tile tile);
+  void setRef(mlir::Value value, TileRef tile) { env_[value] = std::move(tile); }
+
+  /// Throws a RunFault that names the kernel, program, and the op's source location.
+  [[noreturn]] void fault(mlir::Operation *op, const std::string &message) const;
+
+  // Memory: buffer i's elements start at virtual address base(i).
+  static int64_t bufferBase(int index) { return (2 * int64_t(index) + 1) << 40; }
+  std::vector<HostBuffer> &buffers() { return *launch_.buffers; }
+  /// Checks that `address` names `bytes` bytes inside one buffer; returns a pointer to them.
+  uint8_t *resolve(mlir::Operation *op, int64_t address, int bytes, size_t element, const char *access);
+
+  const std::array<int64_t, 3> &pid() const { return pid_; }
+  const std::array<int64_t, 3> &grid() const { return launch_.grid; }
+  std::ostream &printStream() { return *launch_.printStream; }
+
+private:
+  void exec(mlir::Operation *op);
+  void execControlFlow(mlir::Operation *op);
+
+  const InterpreterLaunch &launch_;
+  std::string kernelName_;
+  std::array<int64_t, 3> pid_{0, 0, 0};
+  llvm::DenseMap<mlir::Value, TileRef> env_;
+};
+
+} // namespace tk::interp
+
+#endif

@@ -1,0 +1,167 @@
+#include "tk/Runtime/Npy.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace tk {
+
+std::string npyDescriptor(Scalar elem) {
+  switch (elem) {
+  case Scalar::I1: return "|b1";
+  case Scalar::I8: return "|i1";
+  case Scalar::U8: case Scalar::F8E4M3: case Scalar::F8E5M2: return "|u1";
+  case Scalar::I16: return "<i2";
+  case Scalar::U16: case Scalar::BF16: return "<u2";
+  case Scalar::I32: return "<i4";
+  case Scalar::U32: return "<u4";
+  case Scalar::I64: return "<i8";
+  case Scalar::U64: return "<u8";
+  case Scalar::F16: return "<f2";
+  case Scalar::F32: return "<f4";
+  case Scalar::F64: return "<f8";
+  }
+  return "<f4";
+}
+
+std::string npyTypeName(const std::string &d) {
+  static const std::pair<const char *, const char *> names[] = {
+      {"|b1", "bool"}, {"|i1", "int8"}, {"|u1", "uint8"}, {"<i2", "int16"}, {"<u2", "uint16"},
+      {"<i4", "int32"}, {"<u4", "uint32"}, {"<i8", "int64"}, {"<u8", "uint64"}, {"<f2", "float16"},
+      {"<f4", "float32"}, {"<f8", "float64"}};
+  for (auto &[descr, name] : names)
+    if (d == descr)
+      return name;
+  return "dtype '" + d + "'";
+}
+
+namespace {
+[[noreturn]] void fail(const std::string &path, const std::string &what) {
+  throw std::runtime_error(path + ": " + what);
+}
+
+/// The value of `'key': ...` in the header dict, up to the next top-level comma or brace.
+std::string headerField(const std::string &header, const std::string &key, const std::string &path) {
+  size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos)
+    fail(path, "the .npy header has no '" + key + "'");
+  size_t colon = header.find(':', at);
+  size_t begin = colon + 1, depth = 0, end = begin;
+  for (; end < header.size(); ++end) {
+    char c = header[end];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}'))
+      break;
+  }
+  std::string value = header.substr(begin, end - begin);
+  size_t first = value.find_first_not_of(" "), last = value.find_last_not_of(" ");
+  return first == std::string::npos ? "" : value.substr(first, last - first + 1);
+}
+} // namespace
+
+NpyArray readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(path, "cannot open the file");
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
+    fail(path, "not a .npy file (bad magic)");
+  int major = (unsigned char)data[6];
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = (unsigned char)data[8] | ((unsigned char)data[9] << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (data.size() < 12)
+      fail(path, "truncated .npy header");
+    headerLength = 0;
+    for (int k = 0; k < 4; ++k)
+      headerLength |= size_t((unsigned char)data[8 + k]) << (8 * k);
+    headerStart = 12;
+  } else {
+    fail(path, ".npy format version " + std::to_string(major) + " is not supported (1.0, 2.0, 3.0)");
+  }
+  if (headerStart + headerLength > data.size())
+    fail(path, "truncated .npy header");
+  std::string header = data.substr(headerStart, headerLength);
+  NpyArray array;
+  std::string descr = headerField(header, "descr", path);
+  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
+    fail(path, "unsupported dtype " + descr + " (structured arrays are not supported)");
+  descr = descr.substr(1, descr.size() - 2);
+  if (!descr.empty() && descr[0] == '>' && descr.substr(1) != "i1" && descr.substr(1) != "u1" && descr.substr(1) != "b1")
+    fail(path, "big-endian data (dtype '" + descr + "') is not supported; save it little-endian");
+  if (!descr.empty() && (descr[0] == '=' || descr[0] == '>' || descr[0] == '|'))
+    descr[0] = descr.size() == 3 && descr[2] == '1' ? '|' : '<';
+  if (descr.size() == 3 && descr[2] == '1')
+    descr[0] = '|';
+  array.descriptor = descr;
+  std::string fortran = headerField(header, "fortran_order", path);
+  if (fortran != "False") {
+    if (fortran == "True")
+      fail(path, "Fortran-order arrays are not supported; save a C-order (row-major) array");
+    fail(path, "bad fortran_order value '" + fortran + "'");
+  }
+  std::string shape = headerField(header, "shape", path);
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    fail(path, "bad shape " + shape);
+  std::stringstream dims(shape.substr(1, shape.size() - 2));
+  std::string dim;
+  size_t count = 1;
+  while (std::getline(dims, dim, ',')) {
+    size_t first = dim.find_first_not_of(" ");
+    if (first == std::string::npos)
+      continue;
+    char *end = nullptr;
+    long long v = std::strtoll(dim.c_str() + first, &end, 10);
+    if (v < 0 || (end && *end && *end != ' '))
+      fail(path, "bad shape " + shape);
+    array.shape.push_back(v);
+    count *= size_t(v);
+  }
+  int itemSize = descr.size() >= 3 ? std::atoi(descr.c_str() + 2) : 0;
+  if (npyTypeName(descr).rfind("dtype", 0) == 0)
+    fail(path, "unsupported dtype '" + descr + "'");
+  size_t expected = count * itemSize, dataStart = headerStart + headerLength;
+  if (data.size() - dataStart < expected)
+    fail(path, "the file is truncated: " + std::to_string(expected) + " bytes of data expected, " +
+                   std::to_string(data.size() - dataStart) + " found");
+  array.bytes.assign(data.begin() + dataStart, data.begin() + dataStart + expected);
+  return array;
+}
+
+void writeNpy(const std::string &path, const HostBuffer &buffer) {
+  std::string shape = "(";
+  for (size_t k = 0; k < buffer.shape.size(); ++k)
+    shape += std::to_string(buffer.shape[k]) + (buffer.shape.size() == 1 || k + 1 < buffer.shape.size() ? ", " : "");
+  shape += ")";
+  std::string header = "{'descr': '" + npyDescriptor(buffer.elem) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  bool large = header.size() + 11 > 65535;
+  size_t prefix = large ? 12 : 10;
+  size_t total = prefix + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::string out = std::string("\x93NUMPY") + char(large ? 2 : 1) + char(0);
+  size_t length = header.size();
+  for (size_t k = 0; k < (large ? 4u : 2u); ++k)
+    out += char((length >> (8 * k)) & 0xFF);
+  out += header;
+  out.append(reinterpret_cast<const char *>(buffer.bytes.data()), buffer.bytes.size());
+
+  std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream file(temp, std::ios::binary);
+    if (!file || !(file.write(out.data(), out.size())) || !file.flush()) {
+      std::remove(temp.c_str());
+      throw std::runtime_error("cannot write '" + path + "'");
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw std::runtime_error("cannot write '" + path + "'");
+  }
+}
+
+} // namespace tk
