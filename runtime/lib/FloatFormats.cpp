@@ -27,6 +27,8 @@ uint32_t roundToFormat(float value, int expBits, int mantBits, bool ieeeSpecials
   uint32_t expAllOnes = (1u << expBits) - 1;
   if (std::isnan(value))
     return sign | (ieeeSpecials ? (expAllOnes << mantBits) | (1u << (mantBits - 1)) : maxFiniteBits | 1u);
+  if (std::isinf(value))
+    return sign | (ieeeSpecials ? expAllOnes << mantBits : maxFiniteBits | 1u);
   float a = std::fabs(value);
   // Smallest normal of the target, and the scale of one unit in the last place below it.
   int minExp = 1 - bias;

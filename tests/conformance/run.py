@@ -1,0 +1,725 @@
+#!/usr/bin/env python3
+"""tk conformance suite: every builtin, statement and conversion of the language, run through
+`tkc run` and compared with references computed independently here with numpy.
+
+    run.py --tkc build/bin/tkc [--backend interp|cuda] [-k FILTER] [--examples-only]
+
+Each case writes its inputs as .npy files, runs one kernel, and checks every saved output
+(exactly where the arithmetic is exact, with a tolerance elsewhere), or checks that the run
+fails with the expected exit status and message and leaves no output file behind.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import warnings
+
+import numpy as np
+
+# References deliberately overflow (f16 inf, integer wraparound); numpy need not warn about it.
+warnings.filterwarnings("ignore", category=RuntimeWarning)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+KERNELS = os.path.join(HERE, "kernels")
+EXAMPLES = os.path.join(ROOT, "examples")
+RNG = np.random.default_rng(1234)
+
+
+# ----------------------------------------------------------------------------------------
+# Independent references for the number formats numpy lacks.
+
+def bf16_round(x):
+    """float32 -> bf16 value (as float32), round to nearest even, written from the definition."""
+    x = np.asarray(x, dtype=np.float32)
+    u = x.view(np.uint32).astype(np.uint64)
+    lower = u & 0xFFFF
+    upper = u >> 16
+    round_up = (lower > 0x8000) | ((lower == 0x8000) & ((upper & 1) == 1))
+    upper = (upper + round_up.astype(np.uint64)) & 0xFFFF
+    out = (upper << 16).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, out)
+
+
+def bf16_bits(x):
+    return (bf16_round(x).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def bf16_from_bits(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def f8_table(exp_bits, mant_bits, ieee):
+    """Every finite value of an 8-bit float format, indexed by code (NaN where none)."""
+    bias = (1 << (exp_bits - 1)) - 1
+    values = []
+    for code in range(256):
+        sign = -1.0 if code & 0x80 else 1.0
+        e = (code >> mant_bits) & ((1 << exp_bits) - 1)
+        m = code & ((1 << mant_bits) - 1)
+        if ieee and e == (1 << exp_bits) - 1:
+            values.append(math.nan if m else sign * math.inf)
+        elif not ieee and e == (1 << exp_bits) - 1 and m == (1 << mant_bits) - 1:
+            values.append(math.nan)
+        elif e == 0:
+            values.append(sign * m * 2.0 ** (1 - bias - mant_bits))
+        else:
+            values.append(sign * (1 + m / (1 << mant_bits)) * 2.0 ** (e - bias))
+    return np.array(values)
+
+
+def f8_round(x, exp_bits, mant_bits, ieee):
+    """Round to the nearest representable value, ties to the even code; overflow past the
+    largest finite value by half an ulp gives inf (e5m2) or NaN (e4m3fn)."""
+    table = f8_table(exp_bits, mant_bits, ieee)
+    finite = [(v, c) for c, v in enumerate(table) if math.isfinite(v) and not (v == 0 and c & 0x80)]
+    finite.sort()
+    vals = np.array([v for v, _ in finite])
+    codes = np.array([c for _, c in finite])
+    top = vals[-1]
+    ulp_top = top - vals[-2]
+    out = []
+    for v in np.asarray(x, dtype=np.float64).ravel():
+        if math.isnan(v):
+            out.append(math.nan)
+            continue
+        if abs(v) >= top + ulp_top / 2:
+            out.append(math.copysign(math.inf, v) if ieee else math.nan)
+            continue
+        i = np.searchsorted(vals, v)
+        cands = [j for j in (i - 1, i) if 0 <= j < len(vals)]
+        best = min(cands, key=lambda j: (abs(vals[j] - v), codes[j] & 1))
+        out.append(vals[best] if vals[best] != 0 else math.copysign(0.0, v))
+    return np.array(out, dtype=np.float32).reshape(np.shape(x))
+
+
+def f8_bits(x, exp_bits, mant_bits, ieee):
+    table = f8_table(exp_bits, mant_bits, ieee)
+    out = []
+    for v, original in zip(f8_round(x, exp_bits, mant_bits, ieee).ravel(), np.asarray(x, np.float64).ravel()):
+        if math.isnan(v):  # NaN keeps the sign of what overflowed
+            out.append((0x7F if not ieee else 0x7E) | (0x80 if math.copysign(1, original) < 0 else 0))
+        else:
+            matches = [c for c in range(256) if table[c] == v and (math.copysign(1, table[c]) == math.copysign(1, v))]
+            out.append(matches[0])
+    return np.array(out, dtype=np.uint8)
+
+
+def c_div(x, y):
+    """C integer division (truncation toward zero) in int64."""
+    x = x.astype(np.int64)
+    y = y.astype(np.int64)
+    q = np.abs(x) // np.abs(y)
+    return np.where((x < 0) ^ (y < 0), -q, q)
+
+
+def c_rem(x, y):
+    return x.astype(np.int64) - c_div(x, y) * y.astype(np.int64)
+
+
+def philox(seed, offsets):
+    """Philox-4x32-10 with counter (offset, 0, 0, 0) and key (seed lo, seed hi)."""
+    mask = 0xFFFFFFFF
+    out = np.zeros((len(offsets), 4), dtype=np.uint64)
+    for n, off in enumerate(offsets):
+        c = [int(off) & mask, 0, 0, 0]
+        k0, k1 = seed & mask, (seed >> 32) & mask
+        for _ in range(10):
+            p0 = 0xD2511F53 * c[0]
+            p2 = 0xCD9E8D57 * c[2]
+            c = [((p2 >> 32) ^ c[1] ^ k0) & mask, p2 & mask, ((p0 >> 32) ^ c[3] ^ k1) & mask, p0 & mask]
+            k0 = (k0 + 0x9E3779B9) & mask
+            k1 = (k1 + 0xBB67AE85) & mask
+        out[n] = c
+    return out
+
+
+def uniform(bits):
+    x = bits.astype(np.uint32).view(np.int32).astype(np.int64)
+    x = np.where(x < 0, -x - 1, x)
+    return np.minimum(x.astype(np.float32) * np.float32(4.6566127342e-10), np.float32(np.nextafter(np.float32(1), np.float32(0))))
+
+
+# ----------------------------------------------------------------------------------------
+# Cases
+
+CASES = []
+
+
+class Case:
+    def __init__(self, name, file, kernel, grid, args, check, defines=None, tol=None, expect_status=0,
+                 expect_message=None, stdout=None, example=False):
+        self.name, self.file, self.kernel, self.grid = name, file, kernel, grid
+        self.args, self.check, self.defines = args, check, defines or {}
+        self.tol, self.expect_status, self.expect_message = tol, expect_status, expect_message
+        self.stdout, self.example = stdout, example
+
+
+def case(*a, **k):
+    CASES.append(Case(*a, **k))
+
+
+def generated(name, source):
+    path = os.path.join(tempfile.gettempdir(), "tk-conformance-%d" % os.getpid(), name + ".tk")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(source)
+    return path
+
+
+def storage(dtype):
+    """numpy dtype of a buffer of a tk element type (raw bits for bf16 and f8)."""
+    return {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16, "f8e4m3": np.uint8,
+            "f8e5m2": np.uint8, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+            "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "i1": np.bool_}[dtype]
+
+
+def values_of(dtype, raw):
+    """The values a buffer of `dtype` holds, as float64 or int64."""
+    if dtype == "bf16":
+        return bf16_from_bits(raw).astype(np.float64)
+    if dtype == "f8e4m3":
+        return f8_table(4, 3, False)[raw]
+    if dtype == "f8e5m2":
+        return f8_table(5, 2, True)[raw]
+    return raw.astype(np.float64 if dtype.startswith("f") else np.int64)
+
+
+N = 1000  # not a multiple of the block: every elementwise case has a masked tail
+
+
+def elementwise_source(in_type, out_type, expr, arity):
+    params = ", ".join("%s: ptr<%s>" % (p, in_type) for p in "ab"[:arity])
+    loads = "\n".join("    let %s = load(%s + offs, mask = m, other = 1);" % (v, p) for v, p in zip("xy", "ab"[:arity]))
+    return ("kernel op(%s, out: ptr<%s>, n: i32) {\n"
+            "    let offs = program_id(0) * 128 + arange(0, 128);\n"
+            "    let m = offs < n;\n%s\n"
+            "    store(out + offs, %s, mask = m);\n}\n") % (params, out_type, loads, expr)
+
+
+def int_inputs(dtype, nonzero=False, small_shift=False):
+    info = np.iinfo(storage(dtype))
+    lo, hi = max(info.min, -1000), min(info.max, 1000)
+    a = RNG.integers(lo, hi + 1, N).astype(storage(dtype))
+    b = RNG.integers(lo, hi + 1, N).astype(storage(dtype))
+    # Edge values: the extremes, zero, negatives.
+    a[:6] = [info.min, info.max, 0, 1, -7 if info.min < 0 else 7, 7]
+    b[:6] = [-1 if info.min < 0 else 1, 2, 3, -3 if info.min < 0 else 3, 2, -2 if info.min < 0 else 2]
+    if nonzero:
+        b[b == 0] = 1
+    if small_shift:
+        b = (b.astype(np.int64) & 7).astype(storage(dtype))
+    return a, b
+
+
+def add_int_cases():
+    ops = {
+        "add": ("x + y", lambda a, b: a + b), "sub": ("x - y", lambda a, b: a - b), "mul": ("x * y", lambda a, b: a * b),
+        "div": ("x / y", c_div), "rem": ("x % y", c_rem), "and": ("x & y", lambda a, b: a & b),
+        "or": ("x | y", lambda a, b: a | b), "xor": ("x ^ y", lambda a, b: a ^ b),
+        "shl": ("x << y", lambda a, b: a << b), "shr": ("x >> y", lambda a, b: a >> b),
+        "maximum": ("maximum(x, y)", np.maximum), "minimum": ("minimum(x, y)", np.minimum),
+        "cdiv": ("cdiv(x, y)", lambda a, b: c_div((a + b - np.array(1, a.dtype)).astype(a.dtype), b)),
+        "neg": ("-x", lambda a, b: -a), "not": ("~x", lambda a, b: ~a), "abs": ("abs(x)", lambda a, b: np.abs(a)),
+        "lt": ("x < y", lambda a, b: a < b), "ge": ("x >= y", lambda a, b: a >= b), "eq": ("x == y", lambda a, b: a == b),
+    }
+    for dtype in ["i32", "i8", "i64", "u32", "u8", "i16"]:
+        for name, (expr, ref) in ops.items():
+            if dtype.startswith("u") and name in ("neg", "abs"):
+                continue
+            if name in ("cdiv",) and dtype.startswith("u"):
+                continue
+            out_type = "i1" if name in ("lt", "ge", "eq") else dtype
+            a, b = int_inputs(dtype, nonzero=name in ("div", "rem", "cdiv"), small_shift=name in ("shl", "shr"))
+            if name == "cdiv":
+                a = np.abs(a.astype(np.int64)).clip(0, 1000).astype(storage(dtype))
+                b = np.abs(b.astype(np.int64)).clip(1, 1000).astype(storage(dtype))
+            def check(out, a=a, b=b, ref=ref, out_type=out_type):
+                # numpy arithmetic in the element type wraps exactly as two's complement does.
+                with np.errstate(over="ignore"):
+                    expected = np.asarray(ref(a, b))
+                return {"out": expected.astype(storage(out_type))}
+            src = generated("int_%s_%s" % (name, dtype), elementwise_source(dtype, out_type, expr, 2))
+            case("int.%s.%s" % (name, dtype), src, "op", "cdiv(n, 128)",
+                 {"a": a, "b": b, "out": np.zeros(N, storage(out_type)), "n": N}, check)
+
+
+def add_float_cases():
+    ops = {
+        "add": ("x + y", lambda a, b: a + b), "sub": ("x - y", lambda a, b: a - b), "mul": ("x * y", lambda a, b: a * b),
+        "div": ("x / y", lambda a, b: a / b), "rem": ("x % y", np.fmod),
+        "maximum": ("maximum(x, y)", np.maximum), "minimum": ("minimum(x, y)", np.minimum),
+        "neg": ("-x", lambda a, b: -a), "lt": ("x < y", lambda a, b: a < b), "ne": ("x != y", lambda a, b: a != b),
+        "where": ("where(x > y, x, y * 2)", lambda a, b: np.where(a > b, a, b * 2)),
+        "clamp": ("clamp(x, -0.25, 0.5)", lambda a, b: np.minimum(np.maximum(a, -0.25), 0.5)),
+        "fma": ("fma(x, y, x)", None),  # fused: one rounding, checked with a tolerance
+    }
+    for dtype in ["f32", "f16", "bf16", "f64"]:
+        for name, (expr, ref) in ops.items():
+            out_type = "i1" if name in ("lt", "ne") else dtype
+            a = (RNG.standard_normal(N) * 4).astype(np.float32)
+            b = (RNG.standard_normal(N) * 4).astype(np.float32)
+            b[:4] = [0.0, 1.0, -1.0, 3.0]
+            a[:4] = [1.0, np.inf, 5.0, 3.0]
+            if name in ("div", "rem"):
+                b[np.abs(b) < 1e-3] = 1.0
+                b[0] = 0.5
+            if dtype == "f16":
+                ia, ib = a.astype(np.float16), b.astype(np.float16)
+            elif dtype == "bf16":
+                ia, ib = bf16_bits(a), bf16_bits(b)
+            elif dtype == "f64":
+                ia, ib = a.astype(np.float64) / 3, b.astype(np.float64) / 3
+            else:
+                ia, ib = a, b
+
+            def check(out, ia=ia, ib=ib, ref=ref, dtype=dtype, out_type=out_type, name=name):
+                x, y = values_of(dtype, ia), values_of(dtype, ib)
+                if dtype == "f32":
+                    x, y = x.astype(np.float32), y.astype(np.float32)
+                if dtype == "f16":
+                    x, y = x.astype(np.float16), y.astype(np.float16)
+                if name == "fma":
+                    r = np.float64(x) * np.float64(y) + np.float64(x)
+                else:
+                    with np.errstate(all="ignore"):
+                        r = ref(x if dtype != "bf16" else x.astype(np.float32), y if dtype != "bf16" else y.astype(np.float32))
+                if out_type == "i1":
+                    return {"out": np.asarray(r).astype(np.bool_)}
+                if dtype == "bf16":
+                    return {"out": bf16_bits(np.asarray(r, dtype=np.float32))}
+                return {"out": np.asarray(r).astype(storage(dtype))}
+            src = generated("float_%s_%s" % (name, dtype), elementwise_source(dtype, out_type, expr, 2))
+            case("float.%s.%s" % (name, dtype), src, "op", "cdiv(n, 128)",
+                 {"a": ia, "b": ib, "out": np.zeros(N, storage(out_type)), "n": N}, check,
+                 tol=(1e-6, 1e-6) if name == "fma" else None)
+
+
+def add_math_cases():
+    f32 = np.float32
+    ops = {
+        "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+        "rsqrt": lambda x: f32(1) / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+        "sigmoid": lambda x: f32(1) / (f32(1) + np.exp(-x)), "erf": np.vectorize(math.erf),
+        "abs": np.abs, "floor": np.floor, "ceil": np.ceil,
+    }
+    for dtype in ["f32", "f16"]:
+        for name, ref in ops.items():
+            x = (RNG.standard_normal(N) * 2).astype(np.float32)
+            if name in ("log", "log2", "sqrt", "rsqrt"):
+                x = np.abs(x) + f32(0.01)
+            ix = x.astype(np.float16) if dtype == "f16" else x
+            exact = name in ("abs", "floor", "ceil")
+
+            def check(out, ix=ix, ref=ref, dtype=dtype):
+                r = np.asarray(ref(ix.astype(np.float32)), dtype=np.float64)
+                return {"out": r.astype(storage(dtype))}
+            src = generated("math_%s_%s" % (name, dtype), elementwise_source(dtype, dtype, "%s(x)" % name, 1))
+            tol = None if exact else ((2e-6, 1e-7) if dtype == "f32" else (1e-3, 1e-4))
+            case("math.%s.%s" % (name, dtype), src, "op", "cdiv(n, 128)",
+                 {"a": ix, "out": np.zeros(N, storage(dtype)), "n": N}, check, tol=tol)
+
+
+def add_conversion_cases():
+    """`as` between types: rounding to nearest even, overflow, truncation, wrapping, extension."""
+    specials = np.array([0.0, -0.0, 1.0, -1.0, 65504.0, 65520.0, 70000.0, -1e6, 1.0009765625, 1.00048828125,
+                         1.000732421875, 2049.0, 2051.0, 0.1, 3.999, -2.5, 2.5, np.inf, -np.inf, 1e-8, 6e-8, 448.0, 464.0,
+                         57344.0, 61440.0, 1.00390625, 1.01171875, 1.0078125], dtype=np.float32)
+    floats = np.concatenate([specials, (RNG.standard_normal(N - len(specials)) * 100).astype(np.float32)])
+    ints = np.concatenate([np.array([0, 1, -1, 127, 128, -129, 255, 256, 2**31 - 1, -2**31, 65535, 70000], dtype=np.int64),
+                           RNG.integers(-100000, 100000, N - 12)]).astype(np.int32)
+
+    def conv(name, in_type, out_type, inputs, ref, expr=None):
+        src = generated("conv_" + name, elementwise_source(in_type, out_type, expr or "x as %s" % out_type, 1))
+        case("convert." + name, src, "op", "cdiv(n, 128)",
+             {"a": inputs, "out": np.zeros(N, storage(out_type)), "n": N}, lambda out: {"out": ref()})
+
+    conv("f32_f16", "f32", "f16", floats, lambda: floats.astype(np.float16))
+    conv("f32_bf16", "f32", "bf16", floats, lambda: bf16_bits(floats))
+    conv("f32_f8e4m3", "f32", "f8e4m3", floats / 8, lambda: f8_bits(floats / 8, 4, 3, False))
+    conv("f32_f8e5m2", "f32", "f8e5m2", floats, lambda: f8_bits(floats, 5, 2, True))
+    conv("f16_f32", "f16", "f32", floats.astype(np.float16), lambda: floats.astype(np.float16).astype(np.float32))
+    conv("bf16_f32", "bf16", "f32", bf16_bits(floats), lambda: bf16_round(floats))
+    conv("f32_f64", "f32", "f64", floats, lambda: floats.astype(np.float64))
+    conv("f64_f32", "f64", "f32", floats.astype(np.float64) / 3, lambda: (floats.astype(np.float64) / 3).astype(np.float32))
+    finite = np.where(np.isfinite(floats), floats, 0).clip(-1e9, 1e9).astype(np.float32)
+    conv("f32_i32", "f32", "i32", finite, lambda: np.trunc(finite).astype(np.int32))
+    conv("i32_f32", "i32", "f32", ints, lambda: ints.astype(np.float32))
+    conv("i32_f16", "i32", "f16", ints, lambda: ints.astype(np.float32).astype(np.float16))
+    conv("i32_i8", "i32", "i8", ints, lambda: ints.astype(np.int8))
+    conv("i32_u8", "i32", "u8", ints, lambda: ints.astype(np.uint8))
+    conv("i8_i32", "i8", "i32", ints.astype(np.int8), lambda: ints.astype(np.int8).astype(np.int32))
+    conv("u8_i32", "u8", "i32", ints.astype(np.uint8), lambda: ints.astype(np.uint8).astype(np.int32))
+    conv("i32_u32", "i32", "u32", ints, lambda: ints.astype(np.uint32))
+    conv("u32_f32", "u32", "f32", ints.astype(np.uint32), lambda: ints.astype(np.uint32).astype(np.float32))
+    conv("i32_i64", "i32", "i64", ints, lambda: ints.astype(np.int64))
+    conv("i64_i32", "i64", "i32", ints.astype(np.int64) * 100000, lambda: (ints.astype(np.int64) * 100000).astype(np.int32))
+    conv("i32_i1", "i32", "i1", ints, lambda: ints != 0)
+    conv("f32_i1", "f32", "i1", floats, lambda: floats != 0)
+    conv("i1_f32", "i32", "f32", ints, lambda: (ints > 5).astype(np.float32), expr="(x > 5) as f32")
+    conv("bitcast_f32_i32", "f32", "i32", floats, lambda: floats.view(np.int32), expr="bitcast(x, i32)")
+    conv("bitcast_f16_i16", "f16", "i16", floats.astype(np.float16), lambda: floats.astype(np.float16).view(np.int16), expr="bitcast(x, i16)")
+    # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
+    conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")
+    # Exactly halfway between two bf16 values: ties go to the even mantissa.
+    conv("bf16_ties", "f32", "bf16", (bf16_from_bits(np.arange(N, dtype=np.uint16) + 0x3F80).view(np.uint32) + 0x8000).view(np.float32),
+         lambda: bf16_bits((bf16_from_bits(np.arange(N, dtype=np.uint16) + 0x3F80).view(np.uint32) + 0x8000).view(np.float32)))
+
+
+add_int_cases()
+add_float_cases()
+add_math_cases()
+add_conversion_cases()
+
+
+def add_structure_cases():
+    control = os.path.join(KERNELS, "control.tk")
+    grid = (4, 3, 2)
+
+    def grid_ref(out):
+        expected = np.zeros(96, np.int32)
+        for z in range(2):
+            for y in range(3):
+                for x in range(4):
+                    slot = (z * 3 + y) * 4 + x
+                    expected[slot * 4:slot * 4 + 4] = [x, y, z, 24]
+        return {"out": expected}
+    case("statements.grid3d", control, "grid3d", "4,3,2", {"out": np.zeros(96, np.int32)}, grid_ref)
+
+    def loops_ref(out):
+        expected = np.full(48, -1, np.int32)
+        for pid in range(10):
+            kind = [1, 2, 3][pid % 3]
+            expected[pid * 4:pid * 4 + 4] = [pid * (pid + 1) // 2, 243, 1234, kind]
+        return {"out": expected}
+    case("statements.loops_and_early_return", control, "loops", "12", {"out": np.full(48, -1, np.int32), "n": 10}, loops_ref)
+
+    xf = RNG.standard_normal(64).astype(np.float32)
+    xi = RNG.integers(-50, 50, 64).astype(np.int32)
+
+    def generic_ref(out):
+        silu = xf / (np.float32(1) + np.exp(-xf))
+        return {"of": (xf * 2 + np.float32(0.5)) + silu + np.float32(0.25), "oi": (xi * 2 + 3) + (xi + xi * 2)}
+    case("statements.generic_fns_and_imports", control, "generic_fns", "1",
+         {"xf": xf, "xi": xi, "of": np.zeros(64, np.float32), "oi": np.zeros(64, np.int32)}, generic_ref, tol=(1e-6, 1e-6))
+
+    tiles = os.path.join(KERNELS, "tiles.tk")
+    x = RNG.standard_normal(128).astype(np.float32)
+    t = x.reshape(8, 16)
+
+    def shapes_ref(out):
+        return {"o_trans": t.T.ravel(), "o_perm": t.reshape(2, 4, 16).transpose(2, 0, 1).ravel(), "o_reshape": x,
+                "o_bcast": np.broadcast_to(x[:16], (8, 16)).ravel(), "o_expand": x[:16]}
+    case("builtins.shapes", tiles, "shapes", "1",
+         {"x": x, "o_trans": np.zeros(128, np.float32), "o_perm": np.zeros(128, np.float32),
+          "o_reshape": np.zeros(128, np.float32), "o_bcast": np.zeros(128, np.float32), "o_expand": np.zeros(16, np.float32)}, shapes_ref)
+
+    r = RNG.standard_normal((16, 32)).astype(np.float32)
+    r[3, 5] = r[3, 9] = 10.0  # a tie: argmax takes the first index
+    ri = RNG.integers(-1000, 1000, (16, 32)).astype(np.int32)
+
+    def sequential(a, axis, op):
+        a = np.moveaxis(a, axis, 0)
+        acc = a[0].copy()
+        for j in range(1, a.shape[0]):
+            acc = op(acc, a[j])
+        return acc
+
+    def reductions_ref(out):
+        f = np.float32
+        return {"o_sum": sequential(r, 1, lambda p, q: (p + q).astype(f)), "o_max": r.max(0), "o_min": r.min(1),
+                "o_argmax": r.argmax(1).astype(np.int32), "o_argmin": r.argmin(0).astype(np.int32),
+                "o_all": np.array([sequential(r.ravel(), 0, lambda p, q: np.float32(p + q))], f),
+                "o_prod": sequential(r, 1, lambda p, q: (p * q).astype(f)),
+                "o_absmax": sequential(r, 0, lambda p, q: np.maximum(np.abs(p), np.abs(q))), "o_isum": ri.sum(1).astype(np.int32)}
+    case("builtins.reductions", tiles, "reductions", "1",
+         {"x": r.ravel(), "xi": ri.ravel(), "o_sum": np.zeros(16, np.float32), "o_max": np.zeros(32, np.float32),
+          "o_min": np.zeros(16, np.float32), "o_argmax": np.zeros(16, np.int32), "o_argmin": np.zeros(32, np.int32),
+          "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
+          "o_isum": np.zeros(16, np.int32)}, reductions_ref)
+
+    s = (RNG.standard_normal((8, 16)) * 0.9).astype(np.float32)
+    si = RNG.integers(-100, 100, (8, 16)).astype(np.int32)
+
+    def scans_ref(out):
+        f = np.float32
+        cs = np.zeros_like(s); cp = np.zeros_like(s); rv = np.zeros_like(s)
+        for i in range(8):
+            acc = f(0)
+            for j in range(16):
+                acc = f(acc + s[i, j]) if j else s[i, 0]
+                cs[i, j] = acc
+            acc = f(0)
+            for j in reversed(range(16)):
+                acc = f(acc + s[i, j]) if j < 15 else s[i, 15]
+                rv[i, j] = acc
+        for j in range(16):
+            acc = s[0, j]
+            cp[0, j] = acc
+            for i in range(1, 8):
+                acc = f(acc * s[i, j])
+                cp[i, j] = acc
+        return {"o_cumsum": cs.ravel(), "o_cumprod": cp.ravel(), "o_rev": rv.ravel(),
+                "o_scan": np.maximum.accumulate(si, axis=1).ravel()}
+    case("builtins.scans", tiles, "scans", "1",
+         {"x": s.ravel(), "xi": si.ravel(), "o_cumsum": np.zeros(128, np.float32), "o_cumprod": np.zeros(128, np.float32),
+          "o_rev": np.zeros(128, np.float32), "o_scan": np.zeros(128, np.int32)}, scans_ref)
+
+    a16 = (RNG.standard_normal((32, 64))).astype(np.float16)
+    b16 = (RNG.standard_normal((64, 16))).astype(np.float16)
+    acc = RNG.standard_normal((32, 16)).astype(np.float32)
+
+    def dot16_ref(out):
+        exact = a16.astype(np.float64) @ b16.astype(np.float64)
+        return {"out": (exact + acc).astype(np.float32), "out16": exact.astype(np.float16)}
+    case("builtins.dot.f16", tiles, "dot_f16", "1",
+         {"a": a16, "b": b16, "acc": acc, "out": np.zeros(512, np.float32), "out16": np.zeros(512, np.float16)},
+         dot16_ref, tol=(1e-5, 1e-4))
+    abf = bf16_bits(RNG.standard_normal(16 * 32).astype(np.float32))
+    bbf = bf16_bits(RNG.standard_normal(32 * 8).astype(np.float32))
+    case("builtins.dot.bf16", tiles, "dot_bf16", "1", {"a": abf, "b": bbf, "out": np.zeros(128, np.float32)},
+         lambda out: {"out": (bf16_from_bits(abf).reshape(16, 32).astype(np.float64) @ bf16_from_bits(bbf).reshape(32, 8)).astype(np.float32).ravel()},
+         tol=(1e-5, 1e-5))
+    a32 = RNG.standard_normal((16, 16)).astype(np.float32)
+    b32 = RNG.standard_normal((16, 16)).astype(np.float32)
+
+    def tf32(v):
+        u = v.view(np.uint32).astype(np.uint64)
+        u = (u + 0xFFF + ((u >> 13) & 1)) & ~np.uint64(0x1FFF)
+        return u.astype(np.uint32).view(np.float32)
+    case("builtins.dot.f32_tf32_and_ieee", tiles, "dot_f32", "1",
+         {"a": a32, "b": b32, "out_tf32": np.zeros(256, np.float32), "out_ieee": np.zeros(256, np.float32)},
+         lambda out: {"out_tf32": (tf32(a32).astype(np.float64) @ tf32(b32)).astype(np.float32).ravel(),
+                      "out_ieee": (a32.astype(np.float64) @ b32).astype(np.float32).ravel()}, tol=(1e-5, 1e-5))
+    a8 = RNG.integers(-128, 128, (16, 32)).astype(np.int8)
+    b8 = RNG.integers(-128, 128, (32, 16)).astype(np.int8)
+    case("builtins.dot.i8", tiles, "dot_i8", "1", {"a": a8, "b": b8, "out": np.zeros(256, np.int32)},
+         lambda out: {"out": (a8.astype(np.int64) @ b8.astype(np.int64)).astype(np.int32).ravel()})
+
+    memory = os.path.join(KERNELS, "memory.tk")
+    xm = RNG.standard_normal(1000).astype(np.float32)
+    canary = np.full(1024, 7.0, np.float32)
+
+    def masked_ref(out):
+        expected = canary.copy()
+        expected[:1000] = xm * 2
+        return {"out": expected}
+    case("memory.masked_tail_untouched", memory, "masked_copy", "cdiv(n, BLOCK)", {"x": xm, "out": canary, "n": 1000}, masked_ref)
+
+    programs = 37
+
+    def atomics_ref(out):
+        olds = np.full(programs, 1, np.int32)
+        olds[0] = 0
+        swap = np.full(programs, -5, np.int32)
+        swap[::2] = np.arange(0, programs, 2) + 100
+        return {"counts": np.full(16, programs, np.int32), "fsum": np.array([sum(range(programs))], np.float32),
+                "mx": np.array([max(p * 7 % 13 for p in range(programs))], np.int32),
+                "mn": np.array([100 - (programs - 1)], np.int32),
+                "umx": np.array([max((p * 1000000000) % 2**32 for p in range(programs))], np.uint32),
+                "swap": swap, "cas": np.array([1], np.int32), "olds": olds}
+    case("memory.atomics_from_many_programs", memory, "atomics", str(programs),
+         {"counts": np.zeros(16, np.int32), "fsum": np.zeros(1, np.float32), "mx": np.zeros(1, np.int32),
+          "mn": np.full(1, 1000, np.int32), "umx": np.zeros(1, np.uint32), "swap": np.full(programs, -5, np.int32),
+          "cas": np.zeros(1, np.int32), "olds": np.zeros(programs, np.int32)}, atomics_ref)
+
+    def random_ref(out, seed=12345):
+        bits = philox(seed, np.arange(512))
+        u1 = np.maximum(np.float32(1e-7), uniform(bits[:, 0]))
+        u2 = uniform(bits[:, 1])
+        normal = np.sqrt(np.float32(-2) * np.log(u1)) * np.cos(np.float32(6.283185307179586) * u2)
+        return {"out_u": uniform(bits[:, 0]), "out_n": normal.astype(np.float32)}
+    case("builtins.rand_randn_philox", memory, "random", "2",
+         {"seed": 12345, "out_u": np.zeros(512, np.float32), "out_n": np.zeros(512, np.float32)}, random_ref, tol=(2e-6, 2e-6))
+    case("builtins.print_assert_static_assert", memory, "debug_print", "1", {"x": np.array([3, 0, 8, 1], np.int32)},
+         lambda out: {}, stdout="pid (0, 0, 0) idx (0) v = 3\npid (0, 0, 0) idx (1) v = 0\npid (0, 0, 0) idx (2) v = 8\n"
+         "pid (0, 0, 0) idx (3) v = 1\npid (0, 0, 0) pid only\n")
+
+    # Faults: exit status 2, the kernel, program and source location named, nothing saved.
+    case("faults.out_of_bounds_load", memory, "oob_load", "3", {"x": np.zeros(150, np.float32), "out": np.zeros(192, np.float32)},
+         None, expect_status=2,
+         expect_message="memory.tk:41:23: error: out-of-bounds load: element 22 of the tile is at byte offset 600 (index 150) of buffer 'x', which has 150 elements (kernel 'oob_load', program (2, 0, 0))")
+    case("faults.out_of_bounds_store", memory, "oob_store", "1", {"out": np.zeros(64, np.float32), "n": -1}, None, expect_status=2,
+         expect_message="error: out-of-bounds store: element 0 of the tile is at byte offset -4 (index -1) of buffer 'out'")
+    case("faults.assert", memory, "failing_assert", "1", {"x": np.arange(8, dtype=np.int32)}, None, expect_status=2,
+         expect_message="memory.tk:51:5: error: assertion failed: v must stay below 5 (element 5) (kernel 'failing_assert', program (0, 0, 0))")
+    case("faults.division_by_zero", memory, "divide", "1",
+         {"a": np.arange(8, dtype=np.int32), "b": np.array([1, 2, 3, 0, 1, 1, 1, 1], np.int32), "out": np.zeros(8, np.int32)},
+         None, expect_status=2, expect_message="error: integer division by zero (kernel 'divide'")
+
+
+def add_example_cases():
+    ex = lambda name: os.path.join(EXAMPLES, name + ".tk")
+    n = 5000
+    x, y = RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n).astype(np.float32)
+    case("example.vector_add", ex("vector_add"), "vector_add", "cdiv(n, BLOCK)",
+         {"x": x, "y": y, "out": np.zeros(n, np.float32), "n": n}, lambda out: {"out": x + y}, example=True)
+    g, u = RNG.standard_normal(n).astype(np.float16), RNG.standard_normal(n).astype(np.float16)
+    case("example.swiglu", ex("vector_add"), "swiglu", "cdiv(n, BLOCK)",
+         {"gate": g, "up": u, "out": np.zeros(n, np.float16), "n": n},
+         lambda out: {"out": (g.astype(np.float32) / (1 + np.exp(-g.astype(np.float32))) * u.astype(np.float32)).astype(np.float16)},
+         tol=(2e-3, 1e-3), example=True)
+    rows, cols = 64, 1000
+    xs = (RNG.standard_normal((rows, cols)) * 3).astype(np.float32)
+
+    def softmax_ref(out):
+        e = np.exp(xs - xs.max(1, keepdims=True))
+        return {"y": (e / e.sum(1, keepdims=True)).ravel()}
+    case("example.softmax", ex("softmax"), "softmax", str(rows),
+         {"x": xs, "y": np.zeros(rows * cols, np.float32), "n_cols": cols, "stride": cols}, softmax_ref, tol=(1e-5, 1e-7),
+         defines={"BLOCK": "1024"}, example=True)
+    xl = RNG.standard_normal((32, 1000)).astype(np.float16)
+    w = RNG.standard_normal(1000).astype(np.float16)
+    b = RNG.standard_normal(1000).astype(np.float16)
+
+    def layernorm_ref(out):
+        v = xl.astype(np.float32)
+        mean = v.mean(1, keepdims=True)
+        var = ((v - mean) ** 2).mean(1, keepdims=True)
+        return {"y": ((v - mean) / np.sqrt(var + 1e-5) * w.astype(np.float32) + b.astype(np.float32)).astype(np.float16).ravel()}
+    case("example.layernorm", ex("layernorm"), "layernorm", "32",
+         {"x": xl, "y": np.zeros(32000, np.float16), "w": w, "b": b, "n_cols": 1000, "stride": 1000, "eps": 1e-5},
+         layernorm_ref, tol=(4e-3, 4e-3), defines={"BLOCK": "1024"}, example=True)
+
+    def rmsnorm_ref(out):
+        v = xl.astype(np.float32)
+        return {"y": (v / np.sqrt((v * v).mean(1, keepdims=True) + 1e-6) * w.astype(np.float32)).astype(np.float16).ravel()}
+    case("example.rmsnorm", ex("rmsnorm"), "rmsnorm", "32",
+         {"x": xl, "y": np.zeros(32000, np.float16), "w": w, "n_cols": 1000, "stride": 1000, "eps": 1e-6},
+         rmsnorm_ref, tol=(4e-3, 4e-3), defines={"BLOCK": "1024"}, example=True)
+    for (M, N_, K) in [(256, 192, 128), (200, 136, 72)]:  # the second is ragged on every edge
+        a = RNG.standard_normal((M, K)).astype(np.float16)
+        bm = RNG.standard_normal((K, N_)).astype(np.float16)
+        case("example.matmul.%dx%dx%d" % (M, N_, K), ex("matmul"), "matmul", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32"}, example=True)
+    B, S, D = 2, 200, 64
+    for causal in (False, True):
+        q, k, v = (RNG.standard_normal((B, S, D)).astype(np.float16) for _ in range(3))
+
+        def attention_ref(out, q=q, k=k, v=v, causal=causal):
+            s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(D)
+            if causal:
+                s = np.where(np.tril(np.ones((S, S), bool)), s, -np.inf)
+            p = np.exp(s - s.max(-1, keepdims=True))
+            p /= p.sum(-1, keepdims=True)
+            return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
+        case("example.flash_attention.%s" % ("causal" if causal else "full"), ex("flash_attention"), "flash_attention",
+             "cdiv(seq_len, BLOCK_M), %d" % B,
+             {"q": q, "k": k, "v": v, "o": np.zeros(B * S * D, np.float16), "seq_len": S, "scale": 1 / np.sqrt(D)},
+             attention_ref, tol=(1e-2, 1e-2), defines={"CAUSAL": "true" if causal else "false", "BLOCK_M": "64", "BLOCK_N": "32"},
+             example=True)
+
+
+def add_run_error_cases():
+    ex = os.path.join(EXAMPLES, "vector_add.tk")
+    x = np.zeros(16, np.float32)
+    base = {"x": x, "y": x, "out": np.zeros(16, np.float32), "n": 16}
+    case("run_errors.wrong_dtype", ex, "vector_add", "1", dict(base, x=np.zeros(16, np.float64)), None, expect_status=1,
+         expect_message="argument 'x': ")
+    case("run_errors.fortran_order", ex, "vector_add", "1", dict(base, x=np.asfortranarray(np.zeros((4, 4), np.float32))), None,
+         expect_status=1, expect_message="Fortran-order arrays are not supported")
+    case("run_errors.big_endian", ex, "vector_add", "1", dict(base, x=np.zeros(16, ">f4")), None, expect_status=1,
+         expect_message="big-endian data (dtype '>f4') is not supported")
+    case("run_errors.unknown_argument", ex, "vector_add", "1", dict(base, bogus=3), None, expect_status=1,
+         expect_message="unknown argument 'bogus' (kernel 'vector_add' takes x, y, out, n)")
+    missing = dict(base)
+    del missing["n"]
+    case("run_errors.missing_argument", ex, "vector_add", "1", missing, None, expect_status=1,
+         expect_message="missing argument 'n' of type i32")
+    case("run_errors.buffer_too_small", ex, "vector_add", "1", dict(base, n=17, x=np.zeros(32, np.float32), y=np.zeros(8, np.float32)), None,
+         expect_status=2, expect_message="out-of-bounds load: element 8 of the tile is at byte offset 32 (index 8) of buffer 'y', which has 8 elements")
+    case("run_errors.bad_grid", ex, "vector_add", "cdiv(n, 0)", base, None, expect_status=1,
+         expect_message="--grid 'cdiv(n, 0)': division by zero in a constant expression")
+
+
+add_structure_cases()
+add_example_cases()
+add_run_error_cases()
+
+
+# ----------------------------------------------------------------------------------------
+# Runner
+
+def run_case(c, tkc, backend, workdir):
+    os.makedirs(workdir, exist_ok=True)
+    cmd = [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid, "--backend=" + backend]
+    for k, v in c.defines.items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    saved = {}
+    for name, value in c.args.items():
+        if isinstance(value, np.ndarray):
+            path = os.path.join(workdir, name + ".npy")
+            np.save(path, value)
+            cmd.append("%s=@%s" % (name, path))
+            out_path = os.path.join(workdir, name + ".out.npy")
+            if os.path.exists(out_path):
+                os.remove(out_path)
+            cmd += ["--save", "%s=%s" % (name, out_path)]
+            saved[name] = out_path
+        else:
+            cmd.append("%s=%r" % (name, value) if not isinstance(value, bool) else "%s=%s" % (name, str(value).lower()))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != c.expect_status:
+        return "exit status %d, expected %d\n%s%s" % (proc.returncode, c.expect_status, proc.stdout[-2000:], proc.stderr[-2000:])
+    if c.expect_status != 0:
+        if c.expect_message not in proc.stderr:
+            return "expected message not found:\n  %s\ngot:\n  %s" % (c.expect_message, proc.stderr.strip())
+        leftovers = [p for p in saved.values() if os.path.exists(p)]
+        return "a failed run wrote %s" % leftovers if leftovers else None
+    if c.stdout is not None and c.stdout not in proc.stdout:
+        return "expected output %r, got %r" % (c.stdout, proc.stdout)
+    expected = c.check({name: np.load(path) for name, path in saved.items()})
+    for name, want in expected.items():
+        got = np.load(saved[name]).ravel()
+        want = np.asarray(want).ravel()
+        if got.dtype != want.dtype:
+            return "%s: dtype %s, expected %s" % (name, got.dtype, want.dtype)
+        if c.tol is None:
+            same = (got.view(np.uint8) == want.view(np.uint8)).all() if got.dtype.kind == "f" else (got == want).all()
+            if not same:
+                if got.dtype.kind == "f":  # NaN payloads may differ; compare values
+                    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+                    same = ((g64 == w64) | (np.isnan(g64) & np.isnan(w64))).all()
+            if not same:
+                bad = np.nonzero(got != want)[0][:5]
+                return "%s differs at %s: got %s, expected %s" % (name, bad, got[bad], want[bad])
+        else:
+            rtol, atol = c.tol
+            g = got.astype(np.float64) if got.dtype != np.uint16 else got.astype(np.float64)
+            w = want.astype(np.float64)
+            ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+            if not ok.all():
+                bad = np.nonzero(~ok)[0][:5]
+                return "%s differs at %s: got %s, expected %s (rtol %g, atol %g)" % (name, bad, got[bad], want[bad], rtol, atol)
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tkc", default=os.path.join(ROOT, "build", "bin", "tkc"))
+    parser.add_argument("--backend", default="interp", choices=["interp", "cuda"])
+    parser.add_argument("-k", "--filter", default="")
+    parser.add_argument("--examples-only", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    selected = [c for c in CASES if args.filter in c.name and (c.example or not args.examples_only)]
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tk-conformance-") as tmp:
+        for c in selected:
+            error = run_case(c, args.tkc, args.backend, os.path.join(tmp, c.name))
+            if error:
+                failures += 1
+                print("FAIL %s\n  %s" % (c.name, error.replace("\n", "\n  ")))
+            elif args.verbose or c.example:
+                print("ok   %s" % c.name)
+    print("%d of %d conformance cases passed (backend %s)" % (len(selected) - failures, len(selected), args.backend))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
