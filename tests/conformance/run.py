@@ -149,6 +149,12 @@ def uniform(bits):
 CASES = []
 
 
+class NpyV2:
+    """An input written as a .npy format 2.0 file."""
+    def __init__(self, array):
+        self.array = array
+
+
 class Case:
     def __init__(self, name, file, kernel, grid, args, check, defines=None, tol=None, expect_status=0,
                  expect_message=None, stdout=None, example=False):
@@ -633,6 +639,9 @@ def add_run_error_cases():
          expect_message="missing argument 'n' of type i32")
     case("run_errors.buffer_too_small", ex, "vector_add", "1", dict(base, n=17, x=np.zeros(32, np.float32), y=np.zeros(8, np.float32)), None,
          expect_status=2, expect_message="out-of-bounds load: element 8 of the tile is at byte offset 32 (index 8) of buffer 'y', which has 8 elements")
+    # A format 2.0 file (numpy writes 2.0 when a header outgrows 1.0) reads like any other.
+    xv2 = RNG.standard_normal(16).astype(np.float32)
+    case("npy.format_2_0", ex, "vector_add", "1", dict(base, x=NpyV2(xv2)), lambda out: {"out": xv2})
     case("run_errors.bad_grid", ex, "vector_add", "cdiv(n, 0)", base, None, expect_status=1,
          expect_message="--grid 'cdiv(n, 0)': division by zero in a constant expression")
 
@@ -652,7 +661,12 @@ def run_case(c, tkc, backend, workdir):
         cmd += ["-D", "%s=%s" % (k, v)]
     saved = {}
     for name, value in c.args.items():
-        if isinstance(value, np.ndarray):
+        if isinstance(value, NpyV2):
+            path = os.path.join(workdir, name + ".v2.npy")
+            with open(path, "wb") as f:
+                np.lib.format.write_array(f, value.array, version=(2, 0))
+            cmd.append("%s=@%s" % (name, path))
+        elif isinstance(value, np.ndarray):
             path = os.path.join(workdir, name + ".npy")
             np.save(path, value)
             cmd.append("%s=@%s" % (name, path))
