@@ -1,5 +1,7 @@
 #include "tk/Frontend/Compiler.h"
 
+#include "tk/Codegen/Passes.h"
+#include "tk/Codegen/Target.h"
 #include "tk/Dialect/Tk/IR/Tk.h"
 #include "tk/Dialect/Tk/Transforms/Passes.h"
 #include "tk/Frontend/MLIRGen.h"
@@ -34,6 +36,7 @@ struct Compiler::Impl {
                                                            : options.stdlibDirs),
         sema(program, diags) {
     registerTkDialects(registry);
+    registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
     context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
   }
 
@@ -46,12 +49,28 @@ struct Compiler::Impl {
   std::unique_ptr<mlir::MLIRContext> context;
   bool loaded = false;
   bool internalError = false;
+  std::string ptxasReport;
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
   std::vector<size_t> configCounts;
   mlir::OwningOpRef<mlir::ModuleOp> module;
 
   bool selectKernels();
+  /// Marks what is known of the runtime arguments' divisibility (`tk.divisibility`).
+  void markDivisibility(mlir::ModuleOp gpu) {
+    for (auto fn : gpu.getOps<mlir::func::FuncOp>()) {
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+        auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, "tk.name");
+        if (!name || fn.getArgAttr(i, "tk.nospec"))
+          continue;
+        int64_t divisibility = mlir::isa<PtrType>(fn.getArgument(i).getType()) ? 16 : 1;
+        if (auto it = options.divisibility.find(name.str()); it != options.divisibility.end())
+          divisibility = it->second;
+        if (divisibility > 1)
+          fn.setArgAttr(i, "tk.divisibility", mlir::IntegerAttr::get(mlir::IntegerType::get(context.get(), 64), divisibility));
+      }
+    }
+  }
   bool instantiateAll(bool requireValues);
   bool buildModule();
 };
@@ -195,14 +214,64 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
   }
   if (!impl_->instantiateAll(true) || !impl_->buildModule())
     return false;
-  llvm::raw_os_ostream os(out);
   mlir::OpPrintingFlags flags;
   if (impl_->options.printLocations)
     flags.enableDebugInfo(true, /*prettyForm=*/false);
-  impl_->module->print(os, flags);
-  os << "\n";
+  if (kind == EmitKind::Tk) {
+    llvm::raw_os_ostream os(out);
+    impl_->module->print(os, flags);
+    os << "\n";
+    return true;
+  }
+  // GPU stages work on a copy: the tile-level module stays available (signatures, interpreter).
+  mlir::OwningOpRef<mlir::ModuleOp> gpu = impl_->module->clone();
+  impl_->markDivisibility(*gpu);
+  std::string failures;
+  {
+    mlir::ScopedDiagnosticHandler handler(impl_->context.get(), [&](mlir::Diagnostic &diag) {
+      if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+        return mlir::success();
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      if (auto loc = mlir::dyn_cast<mlir::FileLineColLoc>(diag.getLocation()))
+        os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn() << ": ";
+      os << "error: " << diag;
+      failures += text + "\n";
+      return mlir::success();
+    });
+    mlir::PassManager pm(impl_->context.get());
+    buildGpuLoweringPipeline(pm);
+    if (mlir::failed(pm.run(*gpu))) {
+      impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
+      return false;
+    }
+  }
+  if (kind == EmitKind::TkGpu) {
+    llvm::raw_os_ostream os(out);
+    gpu->print(os, flags);
+    os << "\n";
+    return true;
+  }
+  GpuTarget target;
+  target.sm = impl_->options.sm;
+  std::string error;
+  std::string text = kind == EmitKind::LLVM ? emitLLVMIR(*gpu, target, error) : emitPTX(*gpu, target, error);
+  if (text.empty()) {
+    impl_->diags.error(SrcRange{}, "GPU code generation failed: " + error);
+    return false;
+  }
+  if (kind == EmitKind::Cubin) {
+    text = assembleCubin(text, target, error, &impl_->ptxasReport);
+    if (text.empty()) {
+      impl_->diags.error(SrcRange{}, error);
+      return false;
+    }
+  }
+  out << text;
   return true;
 }
+
+const std::string &Compiler::ptxasReport() const { return impl_->ptxasReport; }
 
 std::vector<KernelSignature> Compiler::signatures() const {
   std::vector<KernelSignature> result;

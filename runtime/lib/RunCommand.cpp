@@ -1,6 +1,8 @@
 #include "tk/Runtime/RunCommand.h"
 
 #include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/CudaBackend.h"
+#include "tk/Runtime/CudaDriver.h"
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/Npy.h"
@@ -24,8 +26,9 @@ struct UsageError : std::runtime_error {
 };
 
 struct RunOptions {
-  std::string file, kernel, grid, backend = "interp";
+  std::string file, kernel, grid, backend; // backend: cuda when a GPU is present, else interp
   uint64_t seed = 0;
+  int timedRuns = 0;
   std::map<std::string, std::string> defines;
   std::vector<std::pair<std::string, std::string>> args;  // NAME=VALUE in order
   std::vector<std::pair<std::string, std::string>> saves; // NAME=PATH
@@ -65,6 +68,8 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
       o.saves.push_back(splitAssignment(*v, "--save"));
     } else if (auto v = value("--seed")) {
       o.seed = std::stoull(*v);
+    } else if (auto v = value("--time")) {
+      o.timedRuns = std::stoi(*v);
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "'");
     } else if (o.file.empty()) {
@@ -79,7 +84,7 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     throw UsageError("--kernel NAME is required");
   if (o.grid.empty())
     throw UsageError("--grid X[,Y,Z] is required");
-  if (o.backend != "interp" && o.backend != "cuda")
+  if (!o.backend.empty() && o.backend != "interp" && o.backend != "cuda")
     throw UsageError("unknown backend '" + o.backend + "' (interp, cuda)");
   return o;
 }
@@ -206,6 +211,12 @@ std::vector<std::string> splitGrid(const std::string &grid) {
 
 } // namespace
 
+namespace {
+int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std::ostream &err);
+int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
+            std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err);
+} // namespace
+
 int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
   RunOptions options;
   try {
@@ -214,10 +225,16 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     err << "tkc run: error: " << e.what() << "\n";
     return 1;
   }
-  if (options.backend == "cuda") {
-    err << "tkc run: error: the cuda backend is not available yet (GPU code generation lands with issue 4); "
-           "use --backend=interp\n";
-    return 1;
+  bool chosen = !options.backend.empty();
+  if (!chosen) {
+    options.backend = cuda::available() ? "cuda" : "interp";
+  } else if (options.backend == "cuda") {
+    try {
+      cuda::Device::current();
+    } catch (const Error &e) {
+      err << "tkc run: error: " << e.what() << "\n";
+      return 1;
+    }
   }
 
   CompileOptions compileOptions;
@@ -298,6 +315,15 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     return 1;
   }
 
+  if (options.backend == "cuda") {
+    int status = runCuda(options, sig, launch, buffers, chosen, err);
+    if (status >= 0) {
+      if (status != 0)
+        return status;
+      return saveBuffers(options, buffers, err);
+    }
+    // -1: the GPU backend cannot compile this kernel yet and no backend was asked for.
+  }
   try {
     interpretKernel(kernel, launch);
   } catch (const RunFault &fault) {
@@ -305,6 +331,11 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     err << fault.what() << "\n";
     return 2;
   }
+  return saveBuffers(options, buffers, err);
+}
+
+namespace {
+int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std::ostream &err) {
   for (auto &[name, path] : options.saves) {
     for (auto &b : buffers)
       if (b.name == name) {
@@ -318,5 +349,47 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   }
   return 0;
 }
+
+/// Compiles the kernel for the GPU, specialized on the arguments (integers divisible by 16,
+/// as Triton does), and runs it. Returns the exit status, or -1 when the GPU backend cannot
+/// compile the kernel and the user did not ask for it (the caller falls back to the interpreter).
+int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
+            std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err) {
+  CompileOptions compileOptions;
+  compileOptions.kernel = options.kernel;
+  compileOptions.defines = options.defines;
+  for (size_t k = 0; k < sig.args.size(); ++k)
+    if (sig.args[k].second.isIntValue() && launch.args[k].i % 16 == 0)
+      compileOptions.divisibility[sig.args[k].first] = 16;
+  Compiler compiler(compileOptions);
+  std::ostringstream ptx;
+  if (!compiler.load(options.file) || !compiler.emit(EmitKind::PTX, ptx)) {
+    if (!chosen) {
+      err << "tkc run: note: kernel '" << sig.name << "' does not compile for the GPU yet; running it in the interpreter\n";
+      return -1;
+    }
+    err << compiler.diagnosticsText();
+    return 1;
+  }
+  CudaLaunch cudaLaunch;
+  cudaLaunch.ptx = ptx.str();
+  cudaLaunch.kernel = sig.name;
+  cudaLaunch.threads = sig.numWarps * 32;
+  cudaLaunch.grid = launch.grid;
+  cudaLaunch.params = sig.args;
+  cudaLaunch.args = launch.args;
+  cudaLaunch.buffers = &buffers;
+  cudaLaunch.timedRuns = options.timedRuns;
+  try {
+    double ms = runOnCuda(cudaLaunch);
+    if (options.timedRuns > 0)
+      err << "kernel '" << sig.name << "': " << ms << " ms (median of " << options.timedRuns << " runs)\n";
+  } catch (const Error &e) {
+    err << "tkc run: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+} // namespace
 
 } // namespace tk

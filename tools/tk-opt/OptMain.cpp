@@ -1,3 +1,4 @@
+#include "tk/Codegen/Passes.h"
 #include "tk/Dialect/Tk/IR/Tk.h"
 #include "tk/Dialect/Tk/Transforms/Passes.h"
 #include "tk/Frontend/Compiler.h"
@@ -10,6 +11,8 @@ int tk::optMain(int argc, char **argv) {
   registerTkDialects(registry);
   mlir::registerTransformsPasses();
   registerTkPasses();
+  registerTkCodegenPasses();
+  registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::PassPipelineRegistration<>("tk-tile-pipeline",
                                    "The tile-level cleanup pipeline of tkc --emit=tk",
                                    [](mlir::OpPassManager &pm) { buildTileOptimizationPipeline(pm); });

@@ -96,6 +96,7 @@ int main(int argc, char **argv) {
     } else if (auto v = value("--arch")) {
       if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
         return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
+      options.sm = *v == "sm_80" ? 80 : 90;
     } else if (a == "-O0") {
       options.optimize = false;
     } else if (a == "-O3") {
@@ -121,9 +122,16 @@ int main(int argc, char **argv) {
     kind = tk::EmitKind::AST;
   else if (emit == "tk")
     kind = tk::EmitKind::Tk;
-  else if (emit == "tkgpu" || emit == "llvm" || emit == "ptx" || emit == "cubin" || emit == "header")
-    return usageError("--emit=" + emit + " is not implemented yet (GPU code generation lands with issue 4" +
-                      std::string(emit == "header" ? ", AOT headers with issue 6)" : ")"));
+  else if (emit == "tkgpu")
+    kind = tk::EmitKind::TkGpu;
+  else if (emit == "llvm")
+    kind = tk::EmitKind::LLVM;
+  else if (emit == "ptx")
+    kind = tk::EmitKind::PTX;
+  else if (emit == "cubin")
+    kind = tk::EmitKind::Cubin;
+  else if (emit == "header")
+    return usageError("--emit=header is not implemented yet (AOT headers land with issue 6)");
   else
     return usageError("unknown --emit '" + emit + "' (ast, tk, tkgpu, llvm, ptx, cubin, header)");
 

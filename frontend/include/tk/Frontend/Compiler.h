@@ -20,9 +20,14 @@ struct CompileOptions {
   bool optimize = true;                       // -O3 (default) runs the tile pipeline; -O0 not
   bool printLocations = false;                // print FileLineColLoc of every op
   std::vector<std::string> stdlibDirs;        // where `import` looks after the file's folder
+  int sm = 90;                                // --arch=sm_80|sm_90: the GPU target
+  /// Divisibility (in bytes for pointers, in units for integers) known of runtime arguments,
+  /// as the JIT specializes them; pointers default to 16 (allocations are 256-byte aligned).
+  std::map<std::string, int64_t> divisibility;
 };
 
-enum class EmitKind { AST, Tk };
+/// ast, tk: front end; tkgpu: per-thread LLVM+NVVM dialect; llvm: LLVM IR; ptx; cubin (ptxas).
+enum class EmitKind { AST, Tk, TkGpu, LLVM, PTX, Cubin };
 
 /// One line per kernel for `tkc --stats` and the main job.
 struct KernelSummary {
@@ -60,6 +65,8 @@ public:
   bool check();
   /// Writes the requested stage of the selected kernels. False on any error.
   bool emit(EmitKind kind, std::ostream &out);
+  /// ptxas's resource report (registers, shared memory, spills) of the last cubin emitted.
+  const std::string &ptxasReport() const;
   /// Summaries of the selected kernels (after a successful check or emit).
   std::vector<KernelSummary> summaries();
 

@@ -1,0 +1,20 @@
+#ifndef TK_CODEGEN_PASSES_H
+#define TK_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "tk/Dialect/Tk/IR/Tk.h"
+
+namespace tk {
+#define GEN_PASS_DECL
+#include "tk/Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tk/Codegen/Passes.h.inc"
+
+/// tk IR (after the tile pipeline) to LLVM + NVVM dialect.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm);
+} // namespace tk
+
+#endif

@@ -1,0 +1,164 @@
+// Pointer arithmetic, loads and stores. Each thread accesses its groups of contiguous elements
+// with one vector instruction when the axis analysis proves the group contiguous, aligned and
+// under one mask value; otherwise element by element. Masked-off lanes never touch memory.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+Type pointeeOf(Value ptr) { return cast<PtrType>(tk::elementTypeOf(ptr.getType())).getPointee(); }
+
+int64_t bytesOf(Type element) { return std::max<int64_t>(1, memoryType(element).getIntOrFloatBitWidth() / 8); }
+
+struct AddPtrPattern : public OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Type element = memoryType(pointeeOf(op.getPtr()));
+    auto ptrType = LLVM::LLVMPointerType::get(getContext(), 1);
+    size_t count = std::max(adaptor.getPtr().size(), adaptor.getOffset().size());
+    SmallVector<Value> values;
+    for (size_t i = 0; i < count; ++i)
+      values.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), ptrType, element, slotOf(adaptor.getPtr(), i),
+                                           ValueRange{slotOf(adaptor.getOffset(), i)}));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// How many consecutive slots one instruction covers for this pointer tile and mask.
+int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, Value ptr, Value mask, Type element) {
+  int64_t width = l.sizePerThread;
+  if (width == 1 || l.size < l.threads * l.sizePerThread)
+    return 1;
+  AxisInfo p = axis.get(ptr);
+  int64_t bytes = bytesOf(element);
+  while (width > 1 && (p.contiguity < width || p.divisibility < width * bytes ||
+                       (mask && axis.get(mask).constancy < width) || width * bytes > 16))
+    width /= 2;
+  return width;
+}
+
+/// Emits `scf.if pred { then } else { otherwise }` yielding one value of `type`.
+template <typename Then, typename Else>
+Value guarded(OpBuilder &b, Location loc, Value pred, Type type, Then then, Else otherwise) {
+  if (!pred)
+    return then(b);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, pred, true);
+  OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+  scf::YieldOp::create(thenBuilder, loc, then(thenBuilder));
+  OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+  scf::YieldOp::create(elseBuilder, loc, otherwise(elseBuilder));
+  return ifOp.getResult(0);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+}
+
+struct LoadPattern : public OpConversionPattern<LoadOp> {
+  LoadPattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
+      : OpConversionPattern(converter, context), axis(axis), converter(converter) {}
+
+  LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = pointeeOf(op.getPtr()), stored = memoryType(element);
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
+    ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
+    int64_t width = 1;
+    if (auto tile = dyn_cast<RankedTensorType>(op.getType()))
+      width = vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), element);
+    SmallVector<Value> values;
+    for (size_t start = 0; start < ptrs.size(); start += width) {
+      Value pred = masks.empty() ? Value() : slotOf(masks, start);
+      Type accessType = width == 1 ? stored : (Type)VectorType::get({width}, stored);
+      Value loaded = guarded(
+          rewriter, loc, pred, accessType,
+          [&](OpBuilder &b) -> Value {
+            return LLVM::LoadOp::create(b, loc, accessType, ptrs[start], width * bytesOf(element));
+          },
+          [&](OpBuilder &b) -> Value {
+            // Masked-off lanes take `other` (or zero).
+            if (width == 1)
+              return others.empty() ? zeroOf(b, loc, stored) : (Value)castToMemory(b, loc, slotOf(others, start), stored);
+            Value vector = LLVM::PoisonOp::create(b, loc, accessType);
+            for (int64_t k = 0; k < width; ++k) {
+              Value v = others.empty() ? zeroOf(b, loc, stored) : castToMemory(b, loc, slotOf(others, start + k), stored);
+              vector = LLVM::InsertElementOp::create(b, loc, vector, v, i32Constant(b, loc, k));
+            }
+            return vector;
+          });
+      for (int64_t k = 0; k < width; ++k) {
+        Value v = width == 1 ? loaded : (Value)LLVM::ExtractElementOp::create(rewriter, loc, loaded, i32Constant(rewriter, loc, k));
+        if (element.isInteger(1))
+          v = arith::TruncIOp::create(rewriter, loc, element, v);
+        values.push_back(v);
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+
+  static Value castToMemory(OpBuilder &b, Location loc, Value v, Type stored) {
+    return v.getType() == stored ? v : (Value)arith::ExtUIOp::create(b, loc, stored, v);
+  }
+
+  const AxisAnalysis &axis;
+  ThreadTypeConverter &converter;
+};
+
+struct StorePattern : public OpConversionPattern<StoreOp> {
+  StorePattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
+      : OpConversionPattern(converter, context), axis(axis), converter(converter) {}
+
+  LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = pointeeOf(op.getPtr()), stored = memoryType(element);
+    ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
+    int64_t width = 1;
+    if (auto tile = dyn_cast<RankedTensorType>(op.getValue().getType()))
+      width = vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), element);
+    for (size_t start = 0; start < ptrs.size(); start += width) {
+      Value data;
+      if (width == 1) {
+        data = LoadPattern::castToMemory(rewriter, loc, slotOf(values, start), stored);
+      } else {
+        data = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({width}, stored));
+        for (int64_t k = 0; k < width; ++k)
+          data = LLVM::InsertElementOp::create(rewriter, loc, data,
+                                               LoadPattern::castToMemory(rewriter, loc, slotOf(values, start + k), stored),
+                                               i32Constant(rewriter, loc, k));
+      }
+      auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, ptrs[start], width * bytesOf(element)); };
+      if (masks.empty()) {
+        emit(rewriter);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, slotOf(masks, start), false);
+      OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+      emit(thenBuilder);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AxisAnalysis &axis;
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+void populateMemoryToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis, RewritePatternSet &patterns) {
+  patterns.add<AddPtrPattern>(converter, patterns.getContext());
+  patterns.add<LoadPattern, StorePattern>(converter, axis, patterns.getContext());
+}
+
+} // namespace tk::codegen

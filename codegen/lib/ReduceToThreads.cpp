@@ -1,0 +1,137 @@
+// Reductions of 1-D tiles: each thread folds its slots in order, lanes combine with butterfly
+// shuffles, warps combine through shared memory (`tk_reduce_scratch`); every thread ends with
+// the result.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+/// Applies the combine region to (accumulators..., next...).
+SmallVector<Value> combine(OpBuilder &b, Region &region, ValueRange acc, ValueRange next) {
+  Block &block = region.front();
+  IRMapping mapping;
+  for (size_t k = 0; k < acc.size(); ++k) {
+    mapping.map(block.getArgument(k), acc[k]);
+    mapping.map(block.getArgument(acc.size() + k), next[k]);
+  }
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value v : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
+/// shfl.sync.bfly of any scalar of up to 64 bits, through i32 pieces.
+Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t offset) {
+  Type type = value.getType(), i32 = b.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  auto shuffle32 = [&](Value v) -> Value {
+    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), v, i32Constant(b, loc, offset),
+                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr());
+  };
+  if (bits == 64) {
+    auto pair = VectorType::get({2}, i32);
+    Value halves = LLVM::BitcastOp::create(b, loc, pair, value);
+    Value lo = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 0)));
+    Value hi = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 1)));
+    Value joined = LLVM::InsertElementOp::create(b, loc, LLVM::PoisonOp::create(b, loc, pair), lo, i32Constant(b, loc, 0));
+    joined = LLVM::InsertElementOp::create(b, loc, joined, hi, i32Constant(b, loc, 1));
+    return LLVM::BitcastOp::create(b, loc, type, joined);
+  }
+  Type intType = b.getIntegerType(bits);
+  Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
+  Value wide = bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, i32, asInt);
+  Value shuffled = shuffle32(wide);
+  Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
+  return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
+}
+
+struct ReducePattern : public OpConversionPattern<ReduceOp> {
+  ReducePattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    if (tile.getRank() != 1)
+      return failure();
+    Layout1D l = converter.layout(tile.getDimSize(0));
+    size_t count = op.getSrcs().size();
+    Region &region = op.getCombine();
+
+    // 1. This thread's slots, in order.
+    SmallVector<Value> acc;
+    for (size_t k = 0; k < count; ++k)
+      acc.push_back(adaptor.getSrcs()[k][0]);
+    for (int64_t slot = 1; slot < l.perThread(); ++slot) {
+      SmallVector<Value> next;
+      for (size_t k = 0; k < count; ++k)
+        next.push_back(adaptor.getSrcs()[k][slot]);
+      acc = combine(rewriter, region, acc, next);
+    }
+    // 2. Across the lanes that own distinct elements (replicas reduce to the same value).
+    int64_t owners = l.owners();
+    for (int64_t offset = std::min<int64_t>(32, owners) / 2; offset >= 1; offset /= 2) {
+      SmallVector<Value> other;
+      for (Value v : acc)
+        other.push_back(shuffleXor(rewriter, loc, v, offset));
+      acc = combine(rewriter, region, acc, other);
+    }
+    // 3. Across warps, through shared memory.
+    int64_t warps = owners / 32;
+    if (warps > 1) {
+      auto module = op->getParentOfType<ModuleOp>();
+      auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
+      if (!scratch)
+        return rewriter.notifyMatchFailure(op, "no reduction scratch");
+      auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+      Value base = LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, scratch.getSymName());
+      Value tid = threadId(rewriter, loc);
+      Value lane = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 31));
+      Value warp = arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5));
+      auto slotPtr = [&](OpBuilder &b, size_t k, Value w) -> Value {
+        Value index = arith::AddIOp::create(b, loc, w, i32Constant(b, loc, int64_t(k) * 32));
+        return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI64Type(), base, ValueRange{index});
+      };
+      NVVM::Barrier0Op::create(rewriter, loc); // an earlier reduction may still read the scratch
+      Value isWriter = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0)),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, warp, i32Constant(rewriter, loc, warps)));
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isWriter, false);
+      OpBuilder writer = ifOp.getThenBodyBuilder();
+      for (size_t k = 0; k < count; ++k)
+        LLVM::StoreOp::create(writer, loc, acc[k], slotPtr(writer, k, warp));
+      NVVM::Barrier0Op::create(rewriter, loc);
+      SmallVector<Value> total;
+      for (size_t k = 0; k < count; ++k)
+        total.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, 0))));
+      for (int64_t w = 1; w < warps; ++w) {
+        SmallVector<Value> next;
+        for (size_t k = 0; k < count; ++k)
+          next.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, w))));
+        total = combine(rewriter, region, total, next);
+      }
+      acc = total;
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+void populateReduceToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ReducePattern>(converter, patterns.getContext());
+}
+
+} // namespace tk::codegen

@@ -1,0 +1,141 @@
+// Per-thread code to the LLVM and NVVM dialects: scf to cf, upstream arith/cf/func/math
+// conversions, and math functions as the NVVM approximations Triton uses.
+#include "tk/Codegen/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TKTHREADSTOLLVM
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace {
+
+Value callIntrinsic(OpBuilder &b, Location loc, StringRef name, Type type, ValueRange args) {
+  return LLVM::CallIntrinsicOp::create(b, loc, type, b.getStringAttr(name), args).getResult(0);
+}
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(value));
+}
+
+/// math.exp, exp2, log, log2, rsqrt, sin, cos, tanh on f32 through NVVM's fast approximations.
+template <typename MathOp> struct MathToNVVM : public ConvertOpToLLVMPattern<MathOp> {
+  using ConvertOpToLLVMPattern<MathOp>::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 math lowers to NVVM approximations");
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+    Value result;
+    if (std::is_same<MathOp, math::ExpOp>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.ex2.approx.f32", type,
+                             LLVM::FMulOp::create(rewriter, loc, x, f32Constant(rewriter, loc, log2e)).getResult());
+    else if (std::is_same<MathOp, math::Exp2Op>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.ex2.approx.f32", type, x);
+    else if (std::is_same<MathOp, math::LogOp>::value)
+      result = LLVM::FMulOp::create(rewriter, loc, callIntrinsic(rewriter, loc, "llvm.nvvm.lg2.approx.f", type, x),
+                                    f32Constant(rewriter, loc, ln2));
+    else if (std::is_same<MathOp, math::Log2Op>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.lg2.approx.f", type, x);
+    else if (std::is_same<MathOp, math::RsqrtOp>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.rsqrt.approx.f", type, x);
+    else if (std::is_same<MathOp, math::SinOp>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.sin.approx.f", type, x);
+    else if (std::is_same<MathOp, math::CosOp>::value)
+      result = callIntrinsic(rewriter, loc, "llvm.nvvm.cos.approx.f", type, x);
+    else { // tanh(x) = 1 - 2 / (exp(2x) + 1)
+      Value e = callIntrinsic(rewriter, loc, "llvm.nvvm.ex2.approx.f32", type,
+                              LLVM::FMulOp::create(rewriter, loc, x, f32Constant(rewriter, loc, 2 * log2e)).getResult());
+      Value denom = LLVM::FAddOp::create(rewriter, loc, e, f32Constant(rewriter, loc, 1.0));
+      Value frac = LLVM::FDivOp::create(rewriter, loc, f32Constant(rewriter, loc, 2.0), denom);
+      result = LLVM::FSubOp::create(rewriter, loc, f32Constant(rewriter, loc, 1.0), frac);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+
+    // Kernels and their thread counts, before func.func goes away.
+    llvm::StringMap<int64_t> kernels;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn->hasAttr("tk.kernel")) {
+        auto warps = fn->getAttrOfType<IntegerAttr>("tk.num_warps");
+        kernels[fn.getSymName()] = (warps ? warps.getInt() : 4) * 32;
+      }
+      for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
+        if (attr.getName().strref().starts_with("tk."))
+          fn->removeAttr(attr.getName());
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (DictionaryAttr attrs = fn.getArgAttrDict(i))
+          for (NamedAttribute attr : llvm::to_vector(attrs.getValue()))
+            if (attr.getName().strref().starts_with("tk."))
+              fn.removeArgAttr(i, attr.getName());
+    }
+
+    {
+      RewritePatternSet patterns(context);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      ConversionTarget target(*context);
+      target.addIllegalDialect<scf::SCFDialect>();
+      target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(applyPartialConversion(module, target, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    LLVMTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    patterns.add<MathToNVVM<math::ExpOp>, MathToNVVM<math::Exp2Op>, MathToNVVM<math::LogOp>, MathToNVVM<math::Log2Op>,
+                 MathToNVVM<math::RsqrtOp>, MathToNVVM<math::SinOp>, MathToNVVM<math::CosOp>, MathToNVVM<math::TanhOp>>(
+        converter, /*benefit=*/2);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(*context);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addLegalOp<ModuleOp>();
+    if (failed(applyFullConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto it = kernels.find(fn.getSymName());
+      if (it == kernels.end())
+        continue;
+      fn->setAttr("nvvm.kernel", UnitAttr::get(context));
+      fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));
+    }
+  }
+};
+
+} // namespace
+
+void tk::buildGpuLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createTkToThreads());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTkThreadsToLLVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}

@@ -1,0 +1,232 @@
+// The tk-to-threads pass: per kernel, a 1:N conversion of tiles to the scalars each thread
+// owns, with patterns by op family (this file: program ids, ranges, splats, constants, hints;
+// MemoryToThreads.cpp, ReduceToThreads.cpp, ElementwiseToThreads.cpp for the rest).
+#include "ThreadLowering.h"
+#include "tk/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TKTOTHREADS
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, int64_t vectorWidth)
+    : threads_(threads), vectorWidth_(vectorWidth) {
+  addConversion([](Type type) { return type; });
+  addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+    if (type.getRank() != 1)
+      return failure();
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return failure();
+    results.append(layout(type.getDimSize(0)).perThread(), element);
+    return success();
+  });
+}
+
+Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(value)));
+}
+
+Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
+
+Value elementIndex(OpBuilder &b, Location loc, const Layout1D &l, int64_t slot, Value tid) {
+  int64_t rep = slot / l.sizePerThread, within = slot % l.sizePerThread;
+  // ((rep * threads + tid) * sizePerThread + within), wrapped when the tile is replicated.
+  Value index = arith::AddIOp::create(b, loc, tid, i32Constant(b, loc, rep * l.threads));
+  index = arith::MulIOp::create(b, loc, index, i32Constant(b, loc, l.sizePerThread));
+  index = arith::AddIOp::create(b, loc, index, i32Constant(b, loc, within));
+  if (l.size < l.threads * l.sizePerThread)
+    index = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, l.size - 1));
+  return index;
+}
+
+Type memoryType(Type element) {
+  if (element.isInteger(1))
+    return IntegerType::get(element.getContext(), 8);
+  return element;
+}
+
+namespace {
+
+template <typename Op> struct ThreadPattern : public OpConversionPattern<Op> {
+  ThreadPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern<Op>(converter, context), converter(converter) {}
+  ThreadTypeConverter &converter;
+};
+
+template <typename Op> struct GridIndexPattern : public ThreadPattern<Op> {
+  using ThreadPattern<Op>::ThreadPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value value;
+    bool isId = std::is_same<Op, ProgramIdOp>::value;
+    switch (op.getAxis()) {
+    case 0: value = isId ? (Value)NVVM::BlockIdXOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimXOp::create(rewriter, loc, i32); break;
+    case 1: value = isId ? (Value)NVVM::BlockIdYOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimYOp::create(rewriter, loc, i32); break;
+    default: value = isId ? (Value)NVVM::BlockIdZOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimZOp::create(rewriter, loc, i32); break;
+    }
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct MakeRangePattern : public ThreadPattern<MakeRangeOp> {
+  using ThreadPattern::ThreadPattern;
+  LogicalResult matchAndRewrite(MakeRangeOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Layout1D l = converter.layout(op.getType().getDimSize(0));
+    Value tid = threadId(rewriter, loc);
+    SmallVector<Value> values;
+    for (int64_t slot = 0; slot < l.perThread(); ++slot)
+      values.push_back(arith::AddIOp::create(rewriter, loc, elementIndex(rewriter, loc, l, slot, tid),
+                                             i32Constant(rewriter, loc, op.getStart())));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct SplatPattern : public ThreadPattern<SplatOp> {
+  using ThreadPattern::ThreadPattern;
+  LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(converter.convertType(op.getType(), types)))
+      return failure();
+    SmallVector<Value> values(types.size(), adaptor.getSrc()[0]);
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct ConstantPattern : public ThreadPattern<arith::ConstantOp> {
+  using ThreadPattern::ThreadPattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!dense || !isa<RankedTensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "only splat tile constants");
+    SmallVector<Type> types;
+    if (failed(converter.convertType(op.getType(), types)))
+      return failure();
+    Value scalar = arith::ConstantOp::create(rewriter, op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(types.size(), scalar)});
+    return success();
+  }
+};
+
+struct HintPattern : public ThreadPattern<HintOp> {
+  using ThreadPattern::ThreadPattern;
+  LogicalResult matchAndRewrite(HintOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+    return success();
+  }
+};
+
+struct BitcastPattern : public ThreadPattern<BitcastOp> {
+  using ThreadPattern::ThreadPattern;
+  LogicalResult matchAndRewrite(BitcastOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(converter.convertType(op.getType(), types)))
+      return failure();
+    SmallVector<Value> values;
+    for (size_t i = 0; i < types.size(); ++i) {
+      Value v = slotOf(adaptor.getSrc(), i);
+      values.push_back(v.getType() == types[i] ? v : (Value)LLVM::BitcastOp::create(rewriter, op.getLoc(), types[i], v));
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// 16 bytes of the narrowest element the kernel moves through memory.
+int64_t vectorWidthOf(func::FuncOp kernel) {
+  int64_t narrowest = 16;
+  kernel.walk([&](Operation *op) {
+    if (!isa<LoadOp, StoreOp>(op))
+      return;
+    Type ptr = op->getOperand(0).getType();
+    if (!isa<RankedTensorType>(ptr))
+      return;
+    Type pointee = cast<PtrType>(tk::elementTypeOf(ptr)).getPointee();
+    narrowest = std::min<int64_t>(narrowest, std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8));
+  });
+  return 16 / narrowest;
+}
+
+struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Shared memory for cross-warp reductions: 32 warps x 4 accumulators of up to 8 bytes.
+    if (!module.lookupSymbol("tk_reduce_scratch")) {
+      OpBuilder b(module.getBodyRegion());
+      auto type = LLVM::LLVMArrayType::get(b.getI64Type(), 128);
+      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
+                             "tk_reduce_scratch", Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
+    for (auto kernel : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (failed(convertKernel(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult convertKernel(func::FuncOp kernel) {
+    MLIRContext *context = &getContext();
+    auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
+    ThreadTypeConverter converter(context, (warps ? warps.getInt() : 4) * 32, vectorWidthOf(kernel));
+    AxisAnalysis axis(kernel);
+
+    // A tile of rank 2 or more needs the 2-D layouts of issue 5: say so where it appears.
+    WalkResult unsupported = kernel.walk([&](Operation *op) {
+      for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (auto tensor = dyn_cast<RankedTensorType>(type); tensor && tensor.getRank() > 1) {
+          op->emitError() << "the GPU backend does not support tiles of rank " << tensor.getRank()
+                          << " yet (2-D layouts land with tensor cores, issue 5); run it with --backend=interp";
+          return WalkResult::interrupt();
+        }
+      bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
+        Type e = tk::elementTypeOf(t);
+        if (auto ptr = dyn_cast<PtrType>(e))
+          e = ptr.getPointee();
+        return isa<Float8E4M3FNType, Float8E5M2Type>(e);
+      });
+      bool f64Approximation = isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
+                                  math::CosOp, math::TanhOp>(op) &&
+                              tk::elementTypeOf(op->getResult(0).getType()).isF64();
+      if (f8 || f64Approximation || isa<math::ErfOp>(op) ||
+          isa<DotOp, ScanOp, PrintOp, AssertOp, RandOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op)) {
+        op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
+      return failure();
+
+    RewritePatternSet patterns(context);
+    patterns.add<GridIndexPattern<ProgramIdOp>, GridIndexPattern<NumProgramsOp>, MakeRangePattern, SplatPattern,
+                 ConstantPattern, HintPattern, BitcastPattern>(converter, context);
+    populateElementwiseToThreads(converter, patterns);
+    populateMemoryToThreads(converter, axis, patterns);
+    populateReduceToThreads(converter, patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<TkDialect>();
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) { return converter.isLegal(op); });
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp fn) { return converter.isSignatureLegal(fn.getFunctionType()); });
+    target.addLegalOp<ModuleOp>();
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+    return applyFullConversion(kernel, target, std::move(patterns));
+  }
+};
+
+} // namespace
+} // namespace tk::codegen

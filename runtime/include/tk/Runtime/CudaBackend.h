@@ -1,0 +1,28 @@
+// Runs a compiled kernel on the GPU through the CUDA driver: buffers are copied in, the kernel
+// is launched over the grid, buffers are copied back.
+#ifndef TK_RUNTIME_CUDABACKEND_H
+#define TK_RUNTIME_CUDABACKEND_H
+
+#include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/Interpreter.h"
+
+namespace tk {
+
+struct CudaLaunch {
+  std::string ptx;
+  std::string kernel;
+  int threads = 128;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::vector<std::pair<std::string, Type>> params; // the kernel's runtime parameters
+  std::vector<ArgValue> args;
+  std::vector<HostBuffer> *buffers = nullptr;
+  int timedRuns = 0; // > 0: also time the kernel (median of this many runs, milliseconds)
+};
+
+/// Throws tk::Error (no driver, a failed CUDA call, a PTX the driver rejects: with its log).
+/// Returns the median time in milliseconds when timing was asked for, else 0.
+double runOnCuda(const CudaLaunch &launch);
+
+} // namespace tk
+
+#endif

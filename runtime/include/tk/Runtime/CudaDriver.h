@@ -1,0 +1,71 @@
+// The CUDA driver API, loaded with dlopen("libcuda.so.1") at first use: nothing links against
+// the driver, and a machine without one gets a tk::Error that says so.
+#ifndef TK_RUNTIME_CUDADRIVER_H
+#define TK_RUNTIME_CUDADRIVER_H
+
+#include "tk/Runtime/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tk::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+using CUdeviceptr = unsigned long long;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDriverGetVersion)(int *);
+
+  /// The loaded driver; throws tk::Error when libcuda.so.1 or a GPU is missing.
+  static Driver &get();
+  /// Throws tk::Error naming `what` and the driver's message unless `result` is success.
+  void check(CUresult result, const std::string &what) const;
+};
+
+/// True when a driver and at least one GPU are present (never throws).
+bool available();
+
+/// The current device's primary context made current; its name and compute capability.
+struct Device {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string name;
+  int major = 0, minor = 0, multiprocessors = 0;
+  static Device &current();
+};
+
+} // namespace tk::cuda
+
+#endif

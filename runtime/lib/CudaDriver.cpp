@@ -1,0 +1,97 @@
+#include "tk/Runtime/CudaDriver.h"
+
+#include <dlfcn.h>
+
+namespace tk::cuda {
+
+namespace {
+template <typename F> void bind(void *library, F &slot, const char *name, const char *versioned = nullptr) {
+  void *symbol = versioned ? dlsym(library, versioned) : nullptr;
+  if (!symbol)
+    symbol = dlsym(library, name);
+  if (!symbol)
+    throw Error(std::string("the CUDA driver has no ") + name + " (driver too old?)");
+  slot = reinterpret_cast<F>(symbol);
+}
+
+Driver load() {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    throw Error("no CUDA driver: cannot load libcuda.so.1 (is an NVIDIA driver installed?); use --backend=interp");
+  Driver d{};
+  bind(library, d.cuInit, "cuInit");
+  bind(library, d.cuDeviceGetCount, "cuDeviceGetCount");
+  bind(library, d.cuDeviceGet, "cuDeviceGet");
+  bind(library, d.cuDeviceGetName, "cuDeviceGetName");
+  bind(library, d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  bind(library, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  bind(library, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+  bind(library, d.cuCtxSynchronize, "cuCtxSynchronize");
+  bind(library, d.cuModuleLoadDataEx, "cuModuleLoadDataEx");
+  bind(library, d.cuModuleUnload, "cuModuleUnload");
+  bind(library, d.cuModuleGetFunction, "cuModuleGetFunction");
+  bind(library, d.cuFuncSetAttribute, "cuFuncSetAttribute");
+  bind(library, d.cuLaunchKernel, "cuLaunchKernel");
+  bind(library, d.cuMemAlloc, "cuMemAlloc", "cuMemAlloc_v2");
+  bind(library, d.cuMemFree, "cuMemFree", "cuMemFree_v2");
+  bind(library, d.cuMemcpyHtoD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2");
+  bind(library, d.cuMemcpyDtoH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2");
+  bind(library, d.cuMemsetD8, "cuMemsetD8", "cuMemsetD8_v2");
+  bind(library, d.cuEventCreate, "cuEventCreate");
+  bind(library, d.cuEventRecord, "cuEventRecord");
+  bind(library, d.cuEventSynchronize, "cuEventSynchronize");
+  bind(library, d.cuEventElapsedTime, "cuEventElapsedTime", "cuEventElapsedTime_v2");
+  bind(library, d.cuEventDestroy, "cuEventDestroy", "cuEventDestroy_v2");
+  bind(library, d.cuGetErrorString, "cuGetErrorString");
+  bind(library, d.cuDriverGetVersion, "cuDriverGetVersion");
+  d.check(d.cuInit(0), "cuInit");
+  int count = 0;
+  d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (count == 0)
+    throw Error("the CUDA driver found no GPU; use --backend=interp");
+  return d;
+}
+} // namespace
+
+Driver &Driver::get() {
+  static Driver driver = load();
+  return driver;
+}
+
+void Driver::check(CUresult result, const std::string &what) const {
+  if (result == 0)
+    return;
+  const char *message = nullptr;
+  if (cuGetErrorString)
+    cuGetErrorString(result, &message);
+  throw Error(what + " failed: " + (message ? message : "CUDA error " + std::to_string(result)));
+}
+
+bool available() {
+  try {
+    Driver::get();
+    return true;
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+Device &Device::current() {
+  static Device device = [] {
+    Driver &d = Driver::get();
+    Device dev;
+    d.check(d.cuDeviceGet(&dev.device, 0), "cuDeviceGet");
+    d.check(d.cuDevicePrimaryCtxRetain(&dev.context, dev.device), "cuDevicePrimaryCtxRetain");
+    char name[256] = {0};
+    d.check(d.cuDeviceGetName(name, sizeof(name), dev.device), "cuDeviceGetName");
+    dev.name = name;
+    d.check(d.cuDeviceGetAttribute(&dev.major, 75, dev.device), "cuDeviceGetAttribute");       // major
+    d.check(d.cuDeviceGetAttribute(&dev.minor, 76, dev.device), "cuDeviceGetAttribute");       // minor
+    d.check(d.cuDeviceGetAttribute(&dev.multiprocessors, 16, dev.device), "cuDeviceGetAttribute");
+    return dev;
+  }();
+  Driver::get().check(Driver::get().cuCtxSetCurrent(device.context), "cuCtxSetCurrent");
+  return device;
+}
+
+} // namespace tk::cuda
