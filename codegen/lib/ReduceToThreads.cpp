@@ -96,11 +96,14 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
       Value tid = threadId(rewriter, loc);
       Value lane = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 31));
       Value warp = arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5));
+      auto group = op->getAttrOfType<IntegerAttr>("tkg.scratch_group");
+      int64_t firstGroup = group ? group.getInt() : 0;
       auto slotPtr = [&](OpBuilder &b, size_t k, Value w) -> Value {
-        Value index = arith::AddIOp::create(b, loc, w, i32Constant(b, loc, int64_t(k) * 32));
+        Value index = arith::AddIOp::create(b, loc, w, i32Constant(b, loc, (firstGroup + int64_t(k)) * 32));
         return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI64Type(), base, ValueRange{index});
       };
-      NVVM::Barrier0Op::create(rewriter, loc); // an earlier reduction may still read the scratch
+      if (!group || op->hasAttr("tkg.scratch_barrier"))
+        NVVM::Barrier0Op::create(rewriter, loc); // an earlier use of these slots may still be read
       Value isWriter = arith::AndIOp::create(
           rewriter, loc,
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0)),

@@ -11,6 +11,9 @@
 
 namespace tk::codegen {
 
+/// Groups of 32 slots in the shared scratch buffer of cross-warp reductions.
+constexpr int64_t kScratchGroups = 16;
+
 /// Converts tiles to the scalars one thread holds and tk pointers to global LLVM pointers.
 class ThreadTypeConverter : public mlir::TypeConverter {
 public:

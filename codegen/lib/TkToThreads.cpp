@@ -5,6 +5,7 @@
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -161,13 +162,31 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
   return 16 / narrowest;
 }
 
+/// Gives each reduction its own groups of the scratch buffer, so that one that runs once needs
+/// no barrier before writing: only reductions in loops, or that reuse a group, do.
+void assignScratch(func::FuncOp kernel) {
+  int64_t next = 0;
+  MLIRContext *context = kernel.getContext();
+  kernel.walk([&](ReduceOp op) {
+    int64_t groups = op.getSrcs().size();
+    bool reused = next + groups > kScratchGroups;
+    if (reused)
+      next = 0;
+    bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
+    op->setAttr("tkg.scratch_group", IntegerAttr::get(IntegerType::get(context, 32), next));
+    if (reused || inLoop)
+      op->setAttr("tkg.scratch_barrier", UnitAttr::get(context));
+    next += groups;
+  });
+}
+
 struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Shared memory for cross-warp reductions: 32 warps x 4 accumulators of up to 8 bytes.
+    // Shared memory for cross-warp reductions: 16 groups of 32 slots of up to 8 bytes.
     if (!module.lookupSymbol("tk_reduce_scratch")) {
       OpBuilder b(module.getBodyRegion());
-      auto type = LLVM::LLVMArrayType::get(b.getI64Type(), 128);
+      auto type = LLVM::LLVMArrayType::get(b.getI64Type(), kScratchGroups * 32);
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
                              "tk_reduce_scratch", Attribute(), /*alignment=*/16, /*addrSpace=*/3);
     }
@@ -181,6 +200,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
     ThreadTypeConverter converter(context, (warps ? warps.getInt() : 4) * 32, vectorWidthOf(kernel));
     AxisAnalysis axis(kernel);
+    assignScratch(kernel);
 
     // A tile of rank 2 or more needs the 2-D layouts of issue 5: say so where it appears.
     WalkResult unsupported = kernel.walk([&](Operation *op) {

@@ -10,4 +10,5 @@ void tk::buildTileOptimizationPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createLoopInvariantCodeMotionPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTkCombineDotAdd());
   pm.addPass(mlir::createCanonicalizerPass());
+  pm.addNestedPass<mlir::func::FuncOp>(createTkHoistLoads());
 }

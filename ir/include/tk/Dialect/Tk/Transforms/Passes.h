@@ -12,7 +12,7 @@ namespace tk {
 #include "tk/Dialect/Tk/Transforms/Passes.h.inc"
 
 /// The tile-level cleanup pipeline that `tkc --emit=tk` runs at -O3: inline device functions,
-/// canonicalize, CSE, hoist loop invariants, and fold dot + add.
+/// canonicalize, CSE, hoist loop invariants, fold dot + add, and issue loads early.
 void buildTileOptimizationPipeline(mlir::OpPassManager &pm);
 } // namespace tk
 

@@ -13,4 +13,15 @@ def TkCombineDotAdd : Pass<"tk-combine-dot-add", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TkHoistLoads : Pass<"tk-hoist-loads", "::mlir::func::FuncOp"> {
+  let summary = "Issue each load as early as its operands and earlier writes allow";
+  let description = [{
+    A load moves up its block past operations that write no memory (arithmetic, shape ops,
+    reductions), stopping at the definition of an operand or at anything that may write
+    memory (stores, atomics, print, assert, calls, loops and branches that contain them). On
+    the GPU the load's latency then overlaps the work it skipped, such as the reductions of a
+    normalization kernel, instead of following their barriers.
+  }];
+}
+
 #endif

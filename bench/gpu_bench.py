@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Memory-bound kernels on the GPU: tk (through `tkc run --backend=cuda --time`) against Triton
+and torch measured in the same run. Every output is checked against torch before anything is
+timed. Prints one table (kernel, shape, tk, Triton, ratio, torch) and writes JSON.
+
+    gpu_bench.py --tkc PATH [--json OUT] [--quick]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@triton.jit
+def triton_copy(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
+
+
+@triton.jit
+def triton_add(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=m) + tl.load(y + offs, mask=m), mask=m)
+
+
+@triton.jit
+def triton_softmax(x, y, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    v = tl.load(x + row * stride + cols, mask=m, other=-float("inf"))
+    e = tl.exp(v - tl.max(v, 0))
+    tl.store(y + row * stride + cols, e / tl.sum(e, 0), mask=m)
+
+
+@triton.jit
+def triton_layernorm(x, y, w, b, n_cols, stride, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    xv = tl.load(x + row * stride + cols, mask=m, other=0.0).to(tl.float32)
+    mean = tl.sum(xv, 0) / n_cols
+    diff = tl.where(m, xv - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(diff * diff, 0) / n_cols + eps)
+    wv = tl.load(w + cols, mask=m, other=0.0).to(tl.float32)
+    bv = tl.load(b + cols, mask=m, other=0.0).to(tl.float32)
+    tl.store(y + row * stride + cols, (diff * rstd * wv + bv).to(tl.float16), mask=m)
+
+
+@triton.jit
+def triton_rmsnorm(x, y, w, n_cols, stride, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    xv = tl.load(x + row * stride + cols, mask=m, other=0.0).to(tl.float32)
+    rstd = 1 / tl.sqrt(tl.sum(xv * xv, 0) / n_cols + eps)
+    wv = tl.load(w + cols, mask=m, other=0.0).to(tl.float32)
+    tl.store(y + row * stride + cols, (xv * rstd * wv).to(tl.float16), mask=m)
+
+
+def warps_for(block_bytes):
+    return 4 if block_bytes <= 8192 else 8 if block_bytes <= 16384 else 16
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+def run_tk(tkc, tmp, example, kernel, grid, args, defines, saves, runs=100):
+    cmd = [tkc, "run", os.path.join(ROOT, "examples", example), "--kernel", kernel, "--grid", grid,
+           "--backend=cuda", "--time", str(runs)]
+    for k, v in defines.items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    for name, value in args.items():
+        if isinstance(value, np.ndarray):
+            path = os.path.join(tmp, name + ".npy")
+            np.save(path, value)
+            cmd.append("%s=@%s" % (name, path))
+        else:
+            cmd.append("%s=%s" % (name, value))
+    outputs = {}
+    for name in saves:
+        outputs[name] = os.path.join(tmp, name + ".out.npy")
+        cmd += ["--save", "%s=%s" % (name, outputs[name])]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("tkc failed: %s\n%s" % (" ".join(cmd), proc.stderr))
+    ms = float(re.search(r": ([0-9.e+-]+) ms \(median", proc.stderr).group(1))
+    return ms, {k: np.load(v) for k, v in outputs.items()}
+
+
+def check(name, got, want, rtol, atol):
+    got = torch.as_tensor(got).float().cuda().reshape(want.shape)
+    err = ((got - want.float()).norm() / want.float().norm()).item()
+    if not torch.allclose(got, want.float(), rtol=rtol, atol=atol) or err != err:
+        raise RuntimeError("%s: output differs from the reference (relative error %.3g)" % (name, err))
+    return err
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tkc", required=True)
+    parser.add_argument("--json")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    rows = []
+    gib = 1 << 30
+    with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
+        # The ceiling: a device-to-device copy.
+        n = (gib // 8) if not args.quick else 1 << 24
+        src = torch.randn(n, device="cuda")
+        dst = torch.empty_like(src)
+        copy_ms = bench(lambda: dst.copy_(src))
+        copy_bw = 2 * n * 4 / copy_ms / 1e9
+        rows.append(dict(kernel="copy (torch)", shape="%d f32" % n, tk_ms=None, peer_ms=copy_ms, peer_tbs=copy_bw))
+
+        # Vector add: against the copy ceiling.
+        n = (1 << 26) if not args.quick else 1 << 22
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        ms, out = run_tk(args.tkc, tmp, "vector_add.tk", "vector_add", "cdiv(n, BLOCK)",
+                         {"x": x.cpu().numpy(), "y": y.cpu().numpy(), "out": np.zeros(n, np.float32), "n": n}, {}, ["out"])
+        check("vector_add", out["out"], x + y, 0, 0)
+        o = torch.empty_like(x)
+        tri = bench(lambda: triton_add[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024))
+        eager = bench(lambda: torch.add(x, y, out=o))
+        rows.append(dict(kernel="vector_add f32", shape=str(n), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=3 * n * 4))
+
+        # Softmax f32, about 1 GiB per tensor.
+        for N in (1024, 4096, 16384):
+            M = (gib // (N * 4)) if not args.quick else 256
+            xs = torch.randn(M, N, device="cuda")
+            warps = warps_for(N * 4)
+            ms, out = run_tk(args.tkc, tmp, "softmax.tk", "softmax", str(M),
+                             {"x": xs.cpu().numpy(), "y": np.zeros(M * N, np.float32), "n_cols": N, "stride": N},
+                             {"BLOCK": N, "num_warps": warps}, ["y"])
+            ref = torch.softmax(xs, 1)
+            check("softmax %d" % N, out["y"], ref, 1e-4, 1e-6)
+            ys = torch.empty_like(xs)
+            tri = bench(lambda: triton_softmax[(M,)](xs, ys, N, N, BLOCK=N, num_warps=warps))
+            eager = bench(lambda: torch.softmax(xs, 1, out=ys) if False else torch.softmax(xs, 1))
+            rows.append(dict(kernel="softmax f32", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 4))
+
+        # LayerNorm and RMSNorm, f16 65536 x 4096.
+        M, N = (65536, 4096) if not args.quick else (512, 4096)
+        xh = torch.randn(M, N, device="cuda", dtype=torch.float16)
+        w = torch.randn(N, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, device="cuda", dtype=torch.float16)
+        warps = warps_for(N * 2)
+        ms, out = run_tk(args.tkc, tmp, "layernorm.tk", "layernorm", str(M),
+                         {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(), "b": b.cpu().numpy(),
+                          "n_cols": N, "stride": N, "eps": 1e-5}, {"BLOCK": N, "num_warps": warps}, ["y"])
+        ref = torch.nn.functional.layer_norm(xh.float(), (N,), w.float(), b.float(), 1e-5)
+        check("layernorm", out["y"], ref, 2e-2, 2e-2)
+        yh = torch.empty_like(xh)
+        tri = bench(lambda: triton_layernorm[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=warps))
+        eager = bench(lambda: torch.nn.functional.layer_norm(xh, (N,), w, b, 1e-5))
+        rows.append(dict(kernel="layernorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 2))
+
+        ms, out = run_tk(args.tkc, tmp, "rmsnorm.tk", "rmsnorm", str(M),
+                         {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(),
+                          "n_cols": N, "stride": N, "eps": 1e-6}, {"BLOCK": N, "num_warps": warps}, ["y"])
+        ref = xh.float() * torch.rsqrt((xh.float() ** 2).mean(1, keepdim=True) + 1e-6) * w.float()
+        check("rmsnorm", out["y"], ref, 2e-2, 2e-2)
+        tri = bench(lambda: triton_rmsnorm[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=warps))
+        eager = bench(lambda: torch.nn.functional.rms_norm(xh, (N,), w, 1e-6))
+        rows.append(dict(kernel="rmsnorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 2))
+
+    print("%-16s %-14s %10s %10s %10s %8s %10s" % ("kernel", "shape", "tk TB/s", "Triton", "torch", "tk/Tri", "tk ms"))
+    for r in rows:
+        if r["tk_ms"] is None:
+            print("%-16s %-14s %10s %10.3f %10s %8s %10s" % (r["kernel"], r["shape"], "-", r["peer_tbs"], "-", "-", "-"))
+            continue
+        tk_bw, tri_bw, torch_bw = (r["bytes"] / (t * 1e-3) / 1e12 for t in (r["tk_ms"], r["peer_ms"], r["torch_ms"]))
+        r.update(tk_tbs=tk_bw, triton_tbs=tri_bw, torch_tbs=torch_bw, ratio=tk_bw / tri_bw)
+        print("%-16s %-14s %10.3f %10.3f %10.3f %8.3f %10.4f" % (r["kernel"], r["shape"], tk_bw, tri_bw, torch_bw, tk_bw / tri_bw, r["tk_ms"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(rows=rows, gpu=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__), f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
