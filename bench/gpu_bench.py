@@ -69,12 +69,34 @@ def triton_rmsnorm(x, y, w, n_cols, stride, eps, BLOCK: tl.constexpr):
     tl.store(y + row * stride + cols, (xv * rstd * wv).to(tl.float16), mask=m)
 
 
-def warps_for(block_bytes):
-    return 4 if block_bytes <= 8192 else 8 if block_bytes <= 16384 else 16
+WARPS = (4, 8, 16)  # the space both tk and Triton are tuned over
 
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+def tune_tk(run, check_output):
+    """Best median time over num_warps in WARPS; every config's output is checked first."""
+    best = None
+    for w in WARPS:
+        ms, out = run(w)
+        check_output(out)
+        if best is None or ms < best[0]:
+            best = (ms, w)
+    return best
+
+
+def tune_triton(launch, check_output):
+    best = None
+    for w in WARPS:
+        launch(w)
+        torch.cuda.synchronize()
+        check_output()
+        ms = bench(lambda: launch(w))
+        if best is None or ms < best[0]:
+            best = (ms, w)
+    return best
 
 
 def run_tk(tkc, tmp, example, kernel, grid, args, defines, saves, runs=100):
@@ -141,50 +163,54 @@ def main():
         for N in (1024, 4096, 16384):
             M = (gib // (N * 4)) if not args.quick else 256
             xs = torch.randn(M, N, device="cuda")
-            warps = warps_for(N * 4)
-            ms, out = run_tk(args.tkc, tmp, "softmax.tk", "softmax", str(M),
-                             {"x": xs.cpu().numpy(), "y": np.zeros(M * N, np.float32), "n_cols": N, "stride": N},
-                             {"BLOCK": N, "num_warps": warps}, ["y"])
             ref = torch.softmax(xs, 1)
-            check("softmax %d" % N, out["y"], ref, 1e-4, 1e-6)
+            ms, warps = tune_tk(lambda w: run_tk(args.tkc, tmp, "softmax.tk", "softmax", str(M),
+                                {"x": xs.cpu().numpy(), "y": np.zeros(M * N, np.float32), "n_cols": N, "stride": N},
+                                {"BLOCK": N, "num_warps": w}, ["y"]), lambda out: check("softmax %d" % N, out["y"], ref, 1e-4, 1e-6))
             ys = torch.empty_like(xs)
-            tri = bench(lambda: triton_softmax[(M,)](xs, ys, N, N, BLOCK=N, num_warps=warps))
+            tri, tri_warps = tune_triton(lambda w: triton_softmax[(M,)](xs, ys, N, N, BLOCK=N, num_warps=w),
+                                         lambda: check("triton softmax", ys, ref, 1e-4, 1e-6))
             eager = bench(lambda: torch.softmax(xs, 1, out=ys) if False else torch.softmax(xs, 1))
-            rows.append(dict(kernel="softmax f32", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 4))
+            rows.append(dict(kernel="softmax f32", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager,
+                             bytes=2 * M * N * 4, tk_warps=warps, triton_warps=tri_warps))
 
         # LayerNorm and RMSNorm, f16 65536 x 4096.
         M, N = (65536, 4096) if not args.quick else (512, 4096)
         xh = torch.randn(M, N, device="cuda", dtype=torch.float16)
         w = torch.randn(N, device="cuda", dtype=torch.float16)
         b = torch.randn(N, device="cuda", dtype=torch.float16)
-        warps = warps_for(N * 2)
-        ms, out = run_tk(args.tkc, tmp, "layernorm.tk", "layernorm", str(M),
-                         {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(), "b": b.cpu().numpy(),
-                          "n_cols": N, "stride": N, "eps": 1e-5}, {"BLOCK": N, "num_warps": warps}, ["y"])
         ref = torch.nn.functional.layer_norm(xh.float(), (N,), w.float(), b.float(), 1e-5)
-        check("layernorm", out["y"], ref, 2e-2, 2e-2)
+        ms, warps = tune_tk(lambda wp: run_tk(args.tkc, tmp, "layernorm.tk", "layernorm", str(M),
+                            {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(), "b": b.cpu().numpy(),
+                             "n_cols": N, "stride": N, "eps": 1e-5}, {"BLOCK": N, "num_warps": wp}, ["y"]),
+                            lambda out: check("layernorm", out["y"], ref, 2e-2, 2e-2))
         yh = torch.empty_like(xh)
-        tri = bench(lambda: triton_layernorm[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=warps))
+        tri, tri_warps = tune_triton(lambda wp: triton_layernorm[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=wp),
+                                     lambda: check("triton layernorm", yh, ref, 2e-2, 2e-2))
         eager = bench(lambda: torch.nn.functional.layer_norm(xh, (N,), w, b, 1e-5))
-        rows.append(dict(kernel="layernorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 2))
+        rows.append(dict(kernel="layernorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager,
+                         bytes=2 * M * N * 2, tk_warps=warps, triton_warps=tri_warps))
 
-        ms, out = run_tk(args.tkc, tmp, "rmsnorm.tk", "rmsnorm", str(M),
-                         {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(),
-                          "n_cols": N, "stride": N, "eps": 1e-6}, {"BLOCK": N, "num_warps": warps}, ["y"])
         ref = xh.float() * torch.rsqrt((xh.float() ** 2).mean(1, keepdim=True) + 1e-6) * w.float()
-        check("rmsnorm", out["y"], ref, 2e-2, 2e-2)
-        tri = bench(lambda: triton_rmsnorm[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=warps))
+        ms, warps = tune_tk(lambda wp: run_tk(args.tkc, tmp, "rmsnorm.tk", "rmsnorm", str(M),
+                            {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(),
+                             "n_cols": N, "stride": N, "eps": 1e-6}, {"BLOCK": N, "num_warps": wp}, ["y"]),
+                            lambda out: check("rmsnorm", out["y"], ref, 2e-2, 2e-2))
+        tri, tri_warps = tune_triton(lambda wp: triton_rmsnorm[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=wp),
+                                     lambda: check("triton rmsnorm", yh, ref, 2e-2, 2e-2))
         eager = bench(lambda: torch.nn.functional.rms_norm(xh, (N,), w, 1e-6))
-        rows.append(dict(kernel="rmsnorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager, bytes=2 * M * N * 2))
+        rows.append(dict(kernel="rmsnorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager,
+                         bytes=2 * M * N * 2, tk_warps=warps, triton_warps=tri_warps))
 
-    print("%-16s %-14s %10s %10s %10s %8s %10s" % ("kernel", "shape", "tk TB/s", "Triton", "torch", "tk/Tri", "tk ms"))
+    print("%-16s %-14s %10s %10s %10s %8s %10s %6s" % ("kernel", "shape", "tk TB/s", "Triton", "torch", "tk/Tri", "tk ms", "warps"))
     for r in rows:
         if r["tk_ms"] is None:
             print("%-16s %-14s %10s %10.3f %10s %8s %10s" % (r["kernel"], r["shape"], "-", r["peer_tbs"], "-", "-", "-"))
             continue
         tk_bw, tri_bw, torch_bw = (r["bytes"] / (t * 1e-3) / 1e12 for t in (r["tk_ms"], r["peer_ms"], r["torch_ms"]))
         r.update(tk_tbs=tk_bw, triton_tbs=tri_bw, torch_tbs=torch_bw, ratio=tk_bw / tri_bw)
-        print("%-16s %-14s %10.3f %10.3f %10.3f %8.3f %10.4f" % (r["kernel"], r["shape"], tk_bw, tri_bw, torch_bw, tk_bw / tri_bw, r["tk_ms"]))
+        warps = "%s/%s" % (r.get("tk_warps", 4), r.get("triton_warps", 4))
+        print("%-16s %-14s %10.3f %10.3f %10.3f %8.3f %10.4f %6s" % (r["kernel"], r["shape"], tk_bw, tri_bw, torch_bw, tk_bw / tri_bw, r["tk_ms"], warps))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(rows=rows, gpu=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__), f, indent=1)

@@ -73,19 +73,27 @@ template <typename MathOp> struct MathToNVVM : public ConvertOpToLLVMPattern<Mat
   }
 };
 
-/// `%` on f16 and bf16 in f32, then rounded: NVPTX's own expansion of frem for the narrow
-/// types loses the sign of a zero result, which C's fmod keeps.
-struct NarrowRemF : public OpRewritePattern<arith::RemFOp> {
+/// `%` as C's fmod: NVPTX expands frem as x - trunc(x / y) * y, which loses the sign of a
+/// zero result; fmod's result always carries x's sign, so it is copied back. f16 and bf16
+/// compute in f32 and round, as the interpreter does.
+struct RemFAsFmod : public OpRewritePattern<arith::RemFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::RemFOp op, PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    if (!type.isF16() && !type.isBF16())
+    if (op->hasAttr("tk.fmod"))
       return failure();
+    Type type = op.getType();
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    Value a = arith::ExtFOp::create(rewriter, loc, f32, op.getLhs());
-    Value b = arith::ExtFOp::create(rewriter, loc, f32, op.getRhs());
-    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, arith::RemFOp::create(rewriter, loc, a, b));
+    bool narrow = type.isF16() || type.isBF16();
+    Type compute = narrow ? rewriter.getF32Type() : type;
+    Value a = narrow ? (Value)arith::ExtFOp::create(rewriter, loc, compute, op.getLhs()) : op.getLhs();
+    Value b = narrow ? (Value)arith::ExtFOp::create(rewriter, loc, compute, op.getRhs()) : op.getRhs();
+    auto rem = arith::RemFOp::create(rewriter, loc, a, b);
+    rem->setAttr("tk.fmod", rewriter.getUnitAttr());
+    Value signed_ = math::CopySignOp::create(rewriter, loc, rem, a);
+    if (narrow)
+      rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, signed_);
+    else
+      rewriter.replaceOp(op, signed_);
     return success();
   }
 };
@@ -114,7 +122,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
     {
       RewritePatternSet narrow(context);
-      narrow.add<NarrowRemF>(context);
+      narrow.add<RemFAsFmod>(context);
       if (failed(applyPatternsGreedily(module, std::move(narrow))))
         return signalPassFailure();
     }

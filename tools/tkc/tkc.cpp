@@ -15,6 +15,7 @@ namespace {
 const char *const kUsage = R"(usage:
   tkc FILE.tk [--kernel NAME] [--emit=ast|tk|tkgpu|llvm|ptx|cubin|header] [-o OUT]
               [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
+              [--divisibility ARG=16]...
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
   tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]...
   tkc tune FILE.tk --kernel NAME --grid ... ARG...
@@ -97,6 +98,11 @@ int main(int argc, char **argv) {
       if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
         return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
       options.sm = *v == "sm_80" ? 80 : 90;
+    } else if (auto v = value("--divisibility")) {
+      size_t eq = v->find('=');
+      if (eq == std::string::npos)
+        return usageError("--divisibility needs NAME=VALUE (as the JIT specializes arguments)");
+      options.divisibility[v->substr(0, eq)] = std::atoll(v->c_str() + eq + 1);
     } else if (a == "-O0") {
       options.optimize = false;
     } else if (a == "-O3") {

@@ -10,5 +10,4 @@ void tk::buildTileOptimizationPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createLoopInvariantCodeMotionPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTkCombineDotAdd());
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addNestedPass<mlir::func::FuncOp>(createTkHoistLoads());
 }
