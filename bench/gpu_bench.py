@@ -7,6 +7,7 @@ timed. Prints one table (kernel, shape, tk, Triton, ratio, torch) and writes JSO
 """
 import argparse
 import json
+import time
 import os
 import re
 import subprocess
@@ -19,6 +20,8 @@ import triton
 import triton.language as tl
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Triton's compile-time comparison starts from an empty cache.
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
 
 
 @triton.jit
@@ -76,12 +79,16 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
 
 
-def tune_tk(run, check_output):
+TK_ALL = {}
+
+
+def tune_tk(run, check_output, label=None):
     """Best median time over num_warps in WARPS; every config's output is checked first."""
     best = None
     for w in WARPS:
         ms, out = run(w)
         check_output(out)
+        TK_ALL.setdefault(label or "?", {})[w] = ms
         if best is None or ms < best[0]:
             best = (ms, w)
     return best
@@ -166,7 +173,8 @@ def main():
             ref = torch.softmax(xs, 1)
             ms, warps = tune_tk(lambda w: run_tk(args.tkc, tmp, "softmax.tk", "softmax", str(M),
                                 {"x": xs.cpu().numpy(), "y": np.zeros(M * N, np.float32), "n_cols": N, "stride": N},
-                                {"BLOCK": N, "num_warps": w}, ["y"]), lambda out: check("softmax %d" % N, out["y"], ref, 1e-4, 1e-6))
+                                {"BLOCK": N, "num_warps": w}, ["y"]), lambda out: check("softmax %d" % N, out["y"], ref, 1e-4, 1e-6),
+                                "softmax %d" % N)
             ys = torch.empty_like(xs)
             tri, tri_warps = tune_triton(lambda w: triton_softmax[(M,)](xs, ys, N, N, BLOCK=N, num_warps=w),
                                          lambda: check("triton softmax", ys, ref, 1e-4, 1e-6))
@@ -183,7 +191,7 @@ def main():
         ms, warps = tune_tk(lambda wp: run_tk(args.tkc, tmp, "layernorm.tk", "layernorm", str(M),
                             {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(), "b": b.cpu().numpy(),
                              "n_cols": N, "stride": N, "eps": 1e-5}, {"BLOCK": N, "num_warps": wp}, ["y"]),
-                            lambda out: check("layernorm", out["y"], ref, 2e-2, 2e-2))
+                            lambda out: check("layernorm", out["y"], ref, 2e-2, 2e-2), "layernorm")
         yh = torch.empty_like(xh)
         tri, tri_warps = tune_triton(lambda wp: triton_layernorm[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=wp),
                                      lambda: check("triton layernorm", yh, ref, 2e-2, 2e-2))
@@ -195,13 +203,32 @@ def main():
         ms, warps = tune_tk(lambda wp: run_tk(args.tkc, tmp, "rmsnorm.tk", "rmsnorm", str(M),
                             {"x": xh.cpu().numpy(), "y": np.zeros(M * N, np.float16), "w": w.cpu().numpy(),
                              "n_cols": N, "stride": N, "eps": 1e-6}, {"BLOCK": N, "num_warps": wp}, ["y"]),
-                            lambda out: check("rmsnorm", out["y"], ref, 2e-2, 2e-2))
+                            lambda out: check("rmsnorm", out["y"], ref, 2e-2, 2e-2), "rmsnorm")
         tri, tri_warps = tune_triton(lambda wp: triton_rmsnorm[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=wp),
                                      lambda: check("triton rmsnorm", yh, ref, 2e-2, 2e-2))
         eager = bench(lambda: torch.nn.functional.rms_norm(xh, (N,), w, 1e-6))
         rows.append(dict(kernel="rmsnorm f16", shape="%dx%d" % (M, N), tk_ms=ms, peer_ms=tri, torch_ms=eager,
                          bytes=2 * M * N * 2, tk_warps=warps, triton_warps=tri_warps))
 
+    # Compile time: a cold tkc process to cubin against Triton's first call (empty cache), both
+    # for the softmax kernel at BLOCK = 2048, which nothing above compiled.
+    tk_compile = []
+    for _ in range(3):
+        start = time.time()
+        subprocess.run([args.tkc, os.path.join(ROOT, "examples", "softmax.tk"), "--emit=cubin", "-D", "BLOCK=2048",
+                        "-o", os.path.join(tempfile.gettempdir(), "softmax.cubin")], check=True)
+        tk_compile.append(time.time() - start)
+    xs = torch.randn(64, 2000, device="cuda")
+    ys = torch.empty_like(xs)
+    torch.cuda.synchronize()
+    start = time.time()
+    triton_softmax[(64,)](xs, ys, 2000, 2000, BLOCK=2048, num_warps=4)
+    torch.cuda.synchronize()
+    triton_compile = time.time() - start
+    tk_c = sorted(tk_compile)[1]
+    print("compile softmax to cubin: tk %.3f s (median of 3 cold processes), Triton first call %.3f s: %.1fx faster"
+          % (tk_c, triton_compile, triton_compile / tk_c))
+    print("tk times per num_warps (ms):", json.dumps(TK_ALL))
     print("%-16s %-14s %10s %10s %10s %8s %10s %6s" % ("kernel", "shape", "tk TB/s", "Triton", "torch", "tk/Tri", "tk ms", "warps"))
     for r in rows:
         if r["tk_ms"] is None:
@@ -213,7 +240,7 @@ def main():
         print("%-16s %-14s %10.3f %10.3f %10.3f %8.3f %10.4f %6s" % (r["kernel"], r["shape"], tk_bw, tri_bw, torch_bw, tk_bw / tri_bw, r["tk_ms"], warps))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(rows=rows, gpu=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__), f, indent=1)
+            json.dump(dict(rows=rows, tk_compile_s=tk_c, triton_compile_s=triton_compile, tk_per_warps=TK_ALL, gpu=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__), f, indent=1)
 
 
 if __name__ == "__main__":

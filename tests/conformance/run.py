@@ -671,7 +671,10 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
     for name in c.args:
         gpu_out, interp_out = os.path.join(workdir, name + ".out.npy"), os.path.join(interp_dir, name + ".out.npy")
         if os.path.exists(gpu_out):
-            g, i = np.load(gpu_out).astype(np.float64).ravel(), np.load(interp_out).astype(np.float64).ravel()
+            g, i = np.load(gpu_out).ravel(), np.load(interp_out).ravel()
+            if g.dtype == np.uint16 and "bf16" in c.name:  # raw bf16 bits: compare the values
+                g, i = bf16_from_bits(g), bf16_from_bits(i)
+            g, i = g.astype(np.float64), i.astype(np.float64)
             rtol, atol = c.tol or (0, 0)
             if not np.isclose(g, i, rtol=rtol, atol=atol, equal_nan=True).all():
                 bad = np.nonzero(~np.isclose(g, i, rtol=rtol, atol=atol, equal_nan=True))[0][:5]
