@@ -151,9 +151,16 @@ int main(int argc, char **argv) {
     return 70; // EX_SOFTWARE: a compiler bug, never the user's fault
   if (!ok)
     return 1;
-  if (stats)
+  if (stats) {
     for (const tk::KernelSummary &s : compiler.summaries())
       std::cout << s.str() << "\n";
+    // ptxas's own report: registers, shared memory, spills of each kernel.
+    std::istringstream report(compiler.ptxasReport());
+    for (std::string line; std::getline(report, line);)
+      if (line.find("Used") != std::string::npos || line.find("spill") != std::string::npos ||
+          line.find("Compiling entry") != std::string::npos)
+        std::cout << line << "\n";
+  }
   if (command == "compile" && !writeAtomically(output, out.str())) {
     std::cerr << "tkc: error: cannot write '" << output << "'\n";
     return 1;
