@@ -42,6 +42,8 @@ std::unique_ptr<llvm::TargetMachine> targetMachine(const GpuTarget &target, std:
   if (!t)
     return nullptr;
   llvm::TargetOptions options;
+  // a * b + c becomes one fma, as Triton (enable_fp_fusion) and nvcc (-fmad=true) do.
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
       triple, target.chip(), target.features, options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
