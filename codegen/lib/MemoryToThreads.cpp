@@ -62,9 +62,25 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
 }
 
-struct LoadPattern : public OpConversionPattern<LoadOp> {
-  LoadPattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
-      : OpConversionPattern(converter, context), axis(axis), converter(converter) {}
+/// Loads and stores: both pick how many consecutive slots one access covers.
+template <typename Op> struct AccessPattern : public OpConversionPattern<Op> {
+  AccessPattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
+      : OpConversionPattern<Op>(converter, context), axis(axis), converter(converter) {}
+
+  /// Slots per access for the tile `data` moved through `op`'s pointers under its mask.
+  int64_t widthFor(Op op, Value data) const {
+    auto tile = dyn_cast<RankedTensorType>(data.getType());
+    if (!tile)
+      return 1;
+    return vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), pointeeOf(op.getPtr()));
+  }
+
+  const AxisAnalysis &axis;
+  ThreadTypeConverter &converter;
+};
+
+struct LoadPattern : public AccessPattern<LoadOp> {
+  using AccessPattern::AccessPattern;
 
   LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -72,9 +88,7 @@ struct LoadPattern : public OpConversionPattern<LoadOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
-    int64_t width = 1;
-    if (auto tile = dyn_cast<RankedTensorType>(op.getType()))
-      width = vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), element);
+    int64_t width = widthFor(op, op.getResult());
     SmallVector<Value> values;
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value pred = masks.empty() ? Value() : slotOf(masks, start);
@@ -109,23 +123,17 @@ struct LoadPattern : public OpConversionPattern<LoadOp> {
   static Value castToMemory(OpBuilder &b, Location loc, Value v, Type stored) {
     return v.getType() == stored ? v : (Value)arith::ExtUIOp::create(b, loc, stored, v);
   }
-
-  const AxisAnalysis &axis;
-  ThreadTypeConverter &converter;
 };
 
-struct StorePattern : public OpConversionPattern<StoreOp> {
-  StorePattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
-      : OpConversionPattern(converter, context), axis(axis), converter(converter) {}
+struct StorePattern : public AccessPattern<StoreOp> {
+  using AccessPattern::AccessPattern;
 
   LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type element = pointeeOf(op.getPtr()), stored = memoryType(element);
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
-    int64_t width = 1;
-    if (auto tile = dyn_cast<RankedTensorType>(op.getValue().getType()))
-      width = vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), element);
+    int64_t width = widthFor(op, op.getValue());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value data;
       if (width == 1) {
@@ -149,9 +157,6 @@ struct StorePattern : public OpConversionPattern<StoreOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  const AxisAnalysis &axis;
-  ThreadTypeConverter &converter;
 };
 
 } // namespace

@@ -79,7 +79,11 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 }
 } // namespace
 
-std::string emitLLVMIR(mlir::ModuleOp module, const GpuTarget &target, std::string &error) {
+namespace {
+/// Translates and optimizes the module, then hands the LLVM module and its target machine to
+/// `use`; returns "" with `error` set when any step fails.
+template <typename Use>
+std::string withLLVMModule(mlir::ModuleOp module, const GpuTarget &target, std::string &error, Use use) {
   auto machine = targetMachine(target, error);
   if (!machine)
     return "";
@@ -87,29 +91,31 @@ std::string emitLLVMIR(mlir::ModuleOp module, const GpuTarget &target, std::stri
   auto llvmModule = translate(module, context, target, *machine, error);
   if (!llvmModule)
     return "";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvmModule->print(os, nullptr);
-  return text;
+  return use(*llvmModule, *machine);
+}
+} // namespace
+
+std::string emitLLVMIR(mlir::ModuleOp module, const GpuTarget &target, std::string &error) {
+  return withLLVMModule(module, target, error, [](llvm::Module &llvmModule, llvm::TargetMachine &) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule.print(os, nullptr);
+    return text;
+  });
 }
 
 std::string emitPTX(mlir::ModuleOp module, const GpuTarget &target, std::string &error) {
-  auto machine = targetMachine(target, error);
-  if (!machine)
-    return "";
-  llvm::LLVMContext context;
-  auto llvmModule = translate(module, context, target, *machine, error);
-  if (!llvmModule)
-    return "";
-  llvm::SmallString<0> ptx;
-  llvm::raw_svector_ostream os(ptx);
-  llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-    error = "the NVPTX backend cannot emit PTX";
-    return "";
-  }
-  pm.run(*llvmModule);
-  return std::string(ptx.str());
+  return withLLVMModule(module, target, error, [&](llvm::Module &llvmModule, llvm::TargetMachine &machine) {
+    llvm::SmallString<0> ptx;
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      error = "the NVPTX backend cannot emit PTX";
+      return std::string();
+    }
+    pm.run(llvmModule);
+    return std::string(ptx.str());
+  });
 }
 
 std::string assembleCubin(const std::string &ptx, const GpuTarget &target, std::string &error, std::string *report) {
