@@ -684,7 +684,9 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
 
 def run_backend(c, tkc, backend, workdir, check=True):
     os.makedirs(workdir, exist_ok=True)
-    cmd = [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid, "--backend=" + backend]
+    cmd = [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid]
+    if backend != "auto":  # auto: tkc picks the GPU when there is one, else the interpreter
+        cmd.append("--backend=" + backend)
     for k, v in c.defines.items():
         cmd += ["-D", "%s=%s" % (k, v)]
     saved = {}
@@ -791,7 +793,7 @@ def check_ptxas(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tkc", default=os.path.join(ROOT, "build", "bin", "tkc"))
-    parser.add_argument("--backend", default="interp", choices=["interp", "cuda"])
+    parser.add_argument("--backend", default="interp", choices=["interp", "cuda", "auto"])
     parser.add_argument("-k", "--filter", default="")
     parser.add_argument("--examples-only", action="store_true")
     parser.add_argument("--compare-interp", action="store_true", help="also check each output against the interpreter's")
