@@ -220,7 +220,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                                   math::CosOp, math::TanhOp>(op) &&
                               tk::elementTypeOf(op->getResult(0).getType()).isF64();
       if (f8 || f64Approximation || isa<math::ErfOp>(op) ||
-          isa<DotOp, ScanOp, PrintOp, AssertOp, RandOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op)) {
+          isa<DotOp, ScanOp, PrintOp, AssertOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op)) {
         op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
         return WalkResult::interrupt();
       }
@@ -235,6 +235,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateElementwiseToThreads(converter, patterns);
     populateMemoryToThreads(converter, axis, patterns);
     populateReduceToThreads(converter, patterns);
+    populateRandomToThreads(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
