@@ -44,6 +44,7 @@ inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.siz
 void populateElementwiseToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateMemoryToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis, mlir::RewritePatternSet &patterns);
 void populateReduceToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateScanToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRandomToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace tk::codegen

@@ -220,7 +220,8 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                                   math::CosOp, math::TanhOp>(op) &&
                               tk::elementTypeOf(op->getResult(0).getType()).isF64();
       if (f8 || f64Approximation || isa<math::ErfOp>(op) ||
-          isa<DotOp, ScanOp, PrintOp, AssertOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op)) {
+          isa<DotOp, PrintOp, AssertOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op) ||
+          (isa<ScanOp>(op) && (op->getNumOperands() != 1 || tk::elementTypeOf(op->getOperand(0).getType()).getIntOrFloatBitWidth() > 32))) {
         op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
         return WalkResult::interrupt();
       }
@@ -236,6 +237,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateMemoryToThreads(converter, axis, patterns);
     populateReduceToThreads(converter, patterns);
     populateRandomToThreads(converter, patterns);
+    populateScanToThreads(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

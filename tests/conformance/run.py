@@ -476,6 +476,30 @@ def add_structure_cases():
          {"x": s.ravel(), "xi": si.ravel(), "o_cumsum": np.zeros(128, np.float32), "o_cumprod": np.zeros(128, np.float32),
           "o_rev": np.zeros(128, np.float32), "o_scan": np.zeros(128, np.int32)}, scans_ref)
 
+    v1 = RNG.standard_normal(2048).astype(np.float32)
+    i1 = RNG.integers(-1000, 1000, 2048).astype(np.int32)
+
+    def seq_scan(values, op, reverse=False):
+        values = values[::-1] if reverse else values
+        out = np.empty_like(values)
+        acc = values[0]
+        out[0] = acc
+        for k in range(1, len(values)):
+            acc = op(acc, values[k])
+            out[k] = acc
+        return out[::-1] if reverse else out
+
+    def scans1d_ref(out):
+        f = np.float32
+        return {"o_sum": seq_scan(v1, lambda a, b: f(a + b)), "o_rev": seq_scan(v1, lambda a, b: f(a + b), reverse=True),
+                "o_max": np.maximum.accumulate(i1), "o_small": np.cumsum(i1[:64]).astype(np.int32),
+                "o_tiny": np.cumprod(np.fmod(i1[:16], 3) + 1).astype(np.int32),  # % truncates, as in C
+                "o_tiny_rev": seq_scan(v1[:16], lambda a, b: f(a + b), reverse=True)}
+    case("builtins.scans_1d", tiles, "scans1d", "1",
+         {"x": v1, "xi": i1, "o_sum": np.zeros(2048, np.float32), "o_rev": np.zeros(2048, np.float32),
+          "o_max": np.zeros(2048, np.int32), "o_small": np.zeros(64, np.int32), "o_tiny": np.zeros(16, np.int32),
+          "o_tiny_rev": np.zeros(16, np.float32)}, scans1d_ref, tol=(1e-4, 1e-4))
+
     a16 = (RNG.standard_normal((32, 64))).astype(np.float16)
     b16 = (RNG.standard_normal((64, 16))).astype(np.float16)
     acc = RNG.standard_normal((32, 16)).astype(np.float32)

@@ -1,0 +1,178 @@
+// Inclusive scans of 1-D tiles (cumsum, cumprod, scan with a combine region; reverse too). In
+// scan order: each thread scans its contiguous group, lanes scan the group totals with
+// shuffles, warps pass their totals through shared memory, and each repetition of the groups
+// carries the totals of the ones before it. The combine must be associative, as in Triton.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+Value combineOne(OpBuilder &b, Region &region, Value earlier, Value later) {
+  Block &block = region.front();
+  IRMapping mapping;
+  mapping.map(block.getArgument(0), earlier);
+  mapping.map(block.getArgument(1), later);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  return mapping.lookupOrDefault(block.getTerminator()->getOperand(0));
+}
+
+/// shfl.sync up or down of any scalar of up to 32 bits.
+Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::ShflKind kind) {
+  Type type = value.getType(), i32 = b.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(bits);
+  Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
+  Value wide = bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, i32, asInt);
+  // up: clamp 0 (lanes below offset keep their value); down: clamp 31.
+  int64_t clamp = kind == NVVM::ShflKind::up ? 0 : 0x1f;
+  Value shuffled = NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), wide, i32Constant(b, loc, offset),
+                                        i32Constant(b, loc, clamp), kind, UnitAttr());
+  Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
+  return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
+}
+
+/// `has ? combine(prefix, x) : x`
+Value applyPrefix(OpBuilder &b, Location loc, Region &region, Value has, Value prefix, Value x) {
+  return arith::SelectOp::create(b, loc, has, combineOne(b, region, prefix, x), x);
+}
+
+struct ScanPattern : public OpConversionPattern<ScanOp> {
+  ScanPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    if (op.getSrcs().size() != 1)
+      return rewriter.notifyMatchFailure(op, "one operand");
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    Layout1D l = converter.layout(tile.getDimSize(0));
+    Region &region = op.getCombine();
+    bool reverse = op.getReverse();
+    Type type = converter.convertType(tile.getElementType());
+    if (type.getIntOrFloatBitWidth() > 32)
+      return rewriter.notifyMatchFailure(op, "64-bit scans");
+    int64_t s = l.sizePerThread, reps = l.reps();
+    SmallVector<Value> v(adaptor.getSrcs()[0].begin(), adaptor.getSrcs()[0].end());
+    auto at = [&](int64_t rep, int64_t j) -> Value & { return v[rep * s + j]; };
+
+    Value tid = threadId(rewriter, loc);
+    int64_t group = std::min<int64_t>(32, l.owners());
+    Value lane = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 31));
+    Value laneInGroup = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, group - 1));
+    int64_t warps = std::max<int64_t>(1, l.owners() / 32);
+    Value warp = arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5)),
+                                       i32Constant(rewriter, loc, warps - 1));
+    auto module = op->getParentOfType<ModuleOp>();
+    auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
+    auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+    Value trueValue = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+    Value falseValue = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
+
+    Value carry, hasCarry = falseValue;
+    for (int64_t step = 0; step < reps; ++step) {
+      int64_t rep = reverse ? reps - 1 - step : step;
+      // 1. This thread's group, in scan order.
+      for (int64_t k = 1; k < s; ++k) {
+        int64_t j = reverse ? s - 1 - k : k, prev = reverse ? j + 1 : j - 1;
+        at(rep, j) = combineOne(rewriter, region, at(rep, prev), at(rep, j));
+      }
+      Value total = at(rep, reverse ? 0 : s - 1);
+      // 2. Inclusive scan of the group totals across the lanes of each group of lanes.
+      NVVM::ShflKind kind = reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
+      Value inclusive = total;
+      for (int64_t offset = 1; offset < group; offset *= 2) {
+        Value other = shuffle(rewriter, loc, inclusive, offset, kind);
+        Value valid = reverse ? (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                                               arith::AddIOp::create(rewriter, loc, laneInGroup, i32Constant(rewriter, loc, offset)),
+                                                               i32Constant(rewriter, loc, group))
+                              : (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, laneInGroup,
+                                                               i32Constant(rewriter, loc, offset));
+        inclusive = applyPrefix(rewriter, loc, region, valid, other, inclusive);
+      }
+      // The exclusive prefix of this lane: the inclusive value of the lane before it.
+      Value exclusive = shuffle(rewriter, loc, inclusive, 1, kind);
+      Value hasExclusive = reverse ? (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, laneInGroup,
+                                                                    i32Constant(rewriter, loc, group - 1))
+                                   : (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, laneInGroup,
+                                                                    i32Constant(rewriter, loc, 0));
+      Value lastLane = i32Constant(rewriter, loc, reverse ? 0 : group - 1);
+      Value blockTotal;
+      if (warps > 1) {
+        // 3. Warp totals through shared memory; each thread folds the warps before its own.
+        Value base = LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, scratch.getSymName());
+        auto slot = [&](OpBuilder &b, Value w) -> Value {
+          return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI64Type(), base, ValueRange{w});
+        };
+        NVVM::Barrier0Op::create(rewriter, loc);
+        Value isWriter = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, lastLane);
+        auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isWriter, false);
+        OpBuilder writer = ifOp.getThenBodyBuilder();
+        LLVM::StoreOp::create(writer, loc, inclusive, slot(writer, warp));
+        NVVM::Barrier0Op::create(rewriter, loc);
+        Value warpPrefix, hasWarpPrefix = falseValue;
+        for (int64_t k = 0; k < warps; ++k) {
+          int64_t w = reverse ? warps - 1 - k : k;
+          Value partial = LLVM::LoadOp::create(rewriter, loc, type, slot(rewriter, i32Constant(rewriter, loc, w)));
+          blockTotal = blockTotal ? combineOne(rewriter, region, blockTotal, partial) : partial;
+          // Warps before this thread's warp (in scan order) contribute to its prefix.
+          Value before = arith::CmpIOp::create(rewriter, loc, reverse ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult,
+                                               i32Constant(rewriter, loc, w), warp);
+          Value combined = warpPrefix ? applyPrefix(rewriter, loc, region, hasWarpPrefix, warpPrefix, partial) : partial;
+          warpPrefix = warpPrefix ? (Value)arith::SelectOp::create(rewriter, loc, before, combined, warpPrefix) : combined;
+          hasWarpPrefix = arith::OrIOp::create(rewriter, loc, hasWarpPrefix, before);
+        }
+        exclusive = arith::SelectOp::create(rewriter, loc, hasExclusive,
+                                            applyPrefix(rewriter, loc, region, hasWarpPrefix, warpPrefix, exclusive), warpPrefix);
+        hasExclusive = arith::OrIOp::create(rewriter, loc, hasExclusive, hasWarpPrefix);
+      } else {
+        blockTotal = NVVM::ShflOp::create(rewriter, loc, rewriter.getI32Type(), i32Constant(rewriter, loc, -1),
+                                          shuffle32(rewriter, loc, inclusive), lastLane, i32Constant(rewriter, loc, 0x1f),
+                                          NVVM::ShflKind::idx, UnitAttr());
+        blockTotal = unshuffle32(rewriter, loc, blockTotal, type);
+      }
+      // 4. The carry of earlier repetitions, then this lane's prefix, onto the group.
+      Value prefix = exclusive, hasPrefix = hasExclusive;
+      if (carry) {
+        prefix = arith::SelectOp::create(rewriter, loc, hasExclusive, combineOne(rewriter, region, carry, exclusive), carry);
+        hasPrefix = trueValue;
+      }
+      for (int64_t j = 0; j < s; ++j)
+        at(rep, j) = applyPrefix(rewriter, loc, region, hasPrefix, prefix, at(rep, j));
+      carry = carry ? combineOne(rewriter, region, carry, blockTotal) : blockTotal;
+      (void)hasCarry;
+    }
+    rewriter.replaceOpWithMultiple(op, {v});
+    return success();
+  }
+
+  static Value shuffle32(OpBuilder &b, Location loc, Value value) {
+    Type type = value.getType();
+    unsigned bits = type.getIntOrFloatBitWidth();
+    Type intType = b.getIntegerType(bits);
+    Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
+    return bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, b.getI32Type(), asInt);
+  }
+  static Value unshuffle32(OpBuilder &b, Location loc, Value value, Type type) {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    Type intType = b.getIntegerType(bits);
+    Value narrow = bits == 32 ? value : (Value)LLVM::TruncOp::create(b, loc, intType, value);
+    return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+void populateScanToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ScanPattern>(converter, patterns.getContext());
+}
+
+} // namespace tk::codegen
