@@ -359,8 +359,6 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
         return Type::error();
       shape = x.shape;
       shape.erase(shape.begin() + *axis);
-    } else if (info.id == BuiltinId::Reduce) {
-      return error(e.range, "reduce() needs an axis");
     }
     ElemType elem = reducedElem(x, info.id == BuiltinId::Sum);
     if (info.id == BuiltinId::Argmax || info.id == BuiltinId::Argmin)
