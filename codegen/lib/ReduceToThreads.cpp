@@ -4,54 +4,12 @@
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
 namespace tk::codegen {
 
 namespace {
-
-/// Applies the combine region to (accumulators..., next...).
-SmallVector<Value> combine(OpBuilder &b, Region &region, ValueRange acc, ValueRange next) {
-  Block &block = region.front();
-  IRMapping mapping;
-  for (size_t k = 0; k < acc.size(); ++k) {
-    mapping.map(block.getArgument(k), acc[k]);
-    mapping.map(block.getArgument(acc.size() + k), next[k]);
-  }
-  for (Operation &op : block.without_terminator())
-    b.clone(op, mapping);
-  SmallVector<Value> results;
-  for (Value v : block.getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
-  return results;
-}
-
-/// shfl.sync.bfly of any scalar of up to 64 bits, through i32 pieces.
-Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t offset) {
-  Type type = value.getType(), i32 = b.getI32Type();
-  unsigned bits = type.getIntOrFloatBitWidth();
-  auto shuffle32 = [&](Value v) -> Value {
-    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), v, i32Constant(b, loc, offset),
-                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr());
-  };
-  if (bits == 64) {
-    auto pair = VectorType::get({2}, i32);
-    Value halves = LLVM::BitcastOp::create(b, loc, pair, value);
-    Value lo = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 0)));
-    Value hi = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 1)));
-    Value joined = LLVM::InsertElementOp::create(b, loc, LLVM::PoisonOp::create(b, loc, pair), lo, i32Constant(b, loc, 0));
-    joined = LLVM::InsertElementOp::create(b, loc, joined, hi, i32Constant(b, loc, 1));
-    return LLVM::BitcastOp::create(b, loc, type, joined);
-  }
-  Type intType = b.getIntegerType(bits);
-  Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
-  Value wide = bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, i32, asInt);
-  Value shuffled = shuffle32(wide);
-  Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
-  return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
-}
 
 struct ReducePattern : public OpConversionPattern<ReduceOp> {
   ReducePattern(ThreadTypeConverter &converter, MLIRContext *context)
@@ -74,15 +32,15 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
       SmallVector<Value> next;
       for (size_t k = 0; k < count; ++k)
         next.push_back(adaptor.getSrcs()[k][slot]);
-      acc = combine(rewriter, region, acc, next);
+      acc = combineRegion(rewriter, region, acc, next);
     }
     // 2. Across the lanes that own distinct elements (replicas reduce to the same value).
     int64_t owners = l.owners();
     for (int64_t offset = std::min<int64_t>(32, owners) / 2; offset >= 1; offset /= 2) {
       SmallVector<Value> other;
       for (Value v : acc)
-        other.push_back(shuffleXor(rewriter, loc, v, offset));
-      acc = combine(rewriter, region, acc, other);
+        other.push_back(shuffle(rewriter, loc, v, offset, NVVM::ShflKind::bfly, 0x1f));
+      acc = combineRegion(rewriter, region, acc, other);
     }
     // 3. Across warps, through shared memory.
     int64_t warps = owners / 32;
@@ -120,7 +78,7 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
         SmallVector<Value> next;
         for (size_t k = 0; k < count; ++k)
           next.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, w))));
-        total = combine(rewriter, region, total, next);
+        total = combineRegion(rewriter, region, total, next);
       }
       acc = total;
     }

@@ -5,7 +5,6 @@
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -14,26 +13,18 @@ namespace tk::codegen {
 namespace {
 
 Value combineOne(OpBuilder &b, Region &region, Value earlier, Value later) {
-  Block &block = region.front();
-  IRMapping mapping;
-  mapping.map(block.getArgument(0), earlier);
-  mapping.map(block.getArgument(1), later);
-  for (Operation &op : block.without_terminator())
-    b.clone(op, mapping);
-  return mapping.lookupOrDefault(block.getTerminator()->getOperand(0));
+  return combineRegion(b, region, ValueRange{earlier}, ValueRange{later})[0];
 }
 
-/// shfl.sync up or down of any scalar of up to 32 bits.
-Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::ShflKind kind) {
+/// The value of `value` in lane `lane` (a runtime lane index), for values of up to 32 bits.
+Value shuffleIndex(OpBuilder &b, Location loc, Value value, Value lane) {
   Type type = value.getType(), i32 = b.getI32Type();
   unsigned bits = type.getIntOrFloatBitWidth();
   Type intType = b.getIntegerType(bits);
   Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
   Value wide = bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, i32, asInt);
-  // up: clamp 0 (lanes below offset keep their value); down: clamp 31.
-  int64_t clamp = kind == NVVM::ShflKind::up ? 0 : 0x1f;
-  Value shuffled = NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), wide, i32Constant(b, loc, offset),
-                                        i32Constant(b, loc, clamp), kind, UnitAttr());
+  Value shuffled = NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), wide, lane, i32Constant(b, loc, 0x1f),
+                                        NVVM::ShflKind::idx, UnitAttr());
   Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
   return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
 }
@@ -85,10 +76,12 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
       }
       Value total = at(rep, reverse ? 0 : s - 1);
       // 2. Inclusive scan of the group totals across the lanes of each group of lanes.
+      // up: clamp 0 (lanes below the offset keep their value); down: clamp 31.
       NVVM::ShflKind kind = reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
+      int64_t clamp = reverse ? 0x1f : 0;
       Value inclusive = total;
       for (int64_t offset = 1; offset < group; offset *= 2) {
-        Value other = shuffle(rewriter, loc, inclusive, offset, kind);
+        Value other = shuffle(rewriter, loc, inclusive, offset, kind, clamp);
         Value valid = reverse ? (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                                                arith::AddIOp::create(rewriter, loc, laneInGroup, i32Constant(rewriter, loc, offset)),
                                                                i32Constant(rewriter, loc, group))
@@ -97,7 +90,7 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
         inclusive = applyPrefix(rewriter, loc, region, valid, other, inclusive);
       }
       // The exclusive prefix of this lane: the inclusive value of the lane before it.
-      Value exclusive = shuffle(rewriter, loc, inclusive, 1, kind);
+      Value exclusive = shuffle(rewriter, loc, inclusive, 1, kind, clamp);
       Value hasExclusive = reverse ? (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, laneInGroup,
                                                                     i32Constant(rewriter, loc, group - 1))
                                    : (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, laneInGroup,
@@ -132,10 +125,7 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
                                             applyPrefix(rewriter, loc, region, hasWarpPrefix, warpPrefix, exclusive), warpPrefix);
         hasExclusive = arith::OrIOp::create(rewriter, loc, hasExclusive, hasWarpPrefix);
       } else {
-        blockTotal = NVVM::ShflOp::create(rewriter, loc, rewriter.getI32Type(), i32Constant(rewriter, loc, -1),
-                                          shuffle32(rewriter, loc, inclusive), lastLane, i32Constant(rewriter, loc, 0x1f),
-                                          NVVM::ShflKind::idx, UnitAttr());
-        blockTotal = unshuffle32(rewriter, loc, blockTotal, type);
+        blockTotal = shuffleIndex(rewriter, loc, inclusive, lastLane);
       }
       // 4. The carry of earlier repetitions, then this lane's prefix, onto the group.
       Value prefix = exclusive, hasPrefix = hasExclusive;
@@ -150,20 +140,6 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
     }
     rewriter.replaceOpWithMultiple(op, {v});
     return success();
-  }
-
-  static Value shuffle32(OpBuilder &b, Location loc, Value value) {
-    Type type = value.getType();
-    unsigned bits = type.getIntOrFloatBitWidth();
-    Type intType = b.getIntegerType(bits);
-    Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
-    return bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, b.getI32Type(), asInt);
-  }
-  static Value unshuffle32(OpBuilder &b, Location loc, Value value, Type type) {
-    unsigned bits = type.getIntOrFloatBitWidth();
-    Type intType = b.getIntegerType(bits);
-    Value narrow = bits == 32 ? value : (Value)LLVM::TruncOp::create(b, loc, intType, value);
-    return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
   }
 
   ThreadTypeConverter &converter;

@@ -38,6 +38,12 @@ mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Layout1D 
                          mlir::Value tid);
 /// The LLVM type of an element stored in memory (i1 is stored as a byte).
 mlir::Type memoryType(mlir::Type element);
+/// Applies a reduce/scan combine region to (accumulators..., next values...).
+llvm::SmallVector<mlir::Value> combineRegion(mlir::OpBuilder &b, mlir::Region &region, mlir::ValueRange acc,
+                                             mlir::ValueRange next);
+/// shfl.sync of any scalar of up to 64 bits (through i32 pieces); `clamp` is the PTX c operand.
+mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t offset,
+                    mlir::NVVM::ShflKind kind, int64_t clamp);
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
