@@ -45,32 +45,16 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
     // 3. Across warps, through shared memory.
     int64_t warps = owners / 32;
     if (warps > 1) {
-      auto module = op->getParentOfType<ModuleOp>();
-      auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
-      if (!scratch)
-        return rewriter.notifyMatchFailure(op, "no reduction scratch");
-      auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
-      Value base = LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, scratch.getSymName());
+      ScratchSlots scratch(rewriter, loc, op);
       Value tid = threadId(rewriter, loc);
       Value lane = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 31));
       Value warp = arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5));
-      auto group = op->getAttrOfType<IntegerAttr>("tkg.scratch_group");
-      int64_t firstGroup = group ? group.getInt() : 0;
-      auto slotPtr = [&](OpBuilder &b, size_t k, Value w) -> Value {
-        Value index = arith::AddIOp::create(b, loc, w, i32Constant(b, loc, (firstGroup + int64_t(k)) * 32));
-        return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI64Type(), base, ValueRange{index});
-      };
-      if (!group || op->hasAttr("tkg.scratch_barrier"))
-        NVVM::Barrier0Op::create(rewriter, loc); // an earlier use of these slots may still be read
       Value isWriter = arith::AndIOp::create(
           rewriter, loc,
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0)),
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, warp, i32Constant(rewriter, loc, warps)));
-      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isWriter, false);
-      OpBuilder writer = ifOp.getThenBodyBuilder();
-      for (size_t k = 0; k < count; ++k)
-        LLVM::StoreOp::create(writer, loc, acc[k], slotPtr(writer, k, warp));
-      NVVM::Barrier0Op::create(rewriter, loc);
+      scratch.publish(rewriter, loc, isWriter, acc, warp);
+      auto slotPtr = [&](OpBuilder &b, size_t k, Value w) { return scratch.at(b, loc, k, w); };
       SmallVector<Value> total;
       for (size_t k = 0; k < count; ++k)
         total.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, 0))));

@@ -60,13 +60,10 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
     int64_t warps = std::max<int64_t>(1, l.owners() / 32);
     Value warp = arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5)),
                                        i32Constant(rewriter, loc, warps - 1));
-    auto module = op->getParentOfType<ModuleOp>();
-    auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
-    auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
     Value trueValue = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value falseValue = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
 
-    Value carry, hasCarry = falseValue;
+    Value carry;
     for (int64_t step = 0; step < reps; ++step) {
       int64_t rep = reverse ? reps - 1 - step : step;
       // 1. This thread's group, in scan order.
@@ -99,16 +96,10 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
       Value blockTotal;
       if (warps > 1) {
         // 3. Warp totals through shared memory; each thread folds the warps before its own.
-        Value base = LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, scratch.getSymName());
-        auto slot = [&](OpBuilder &b, Value w) -> Value {
-          return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI64Type(), base, ValueRange{w});
-        };
-        NVVM::Barrier0Op::create(rewriter, loc);
+        ScratchSlots scratch(rewriter, loc, op);
         Value isWriter = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, lastLane);
-        auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isWriter, false);
-        OpBuilder writer = ifOp.getThenBodyBuilder();
-        LLVM::StoreOp::create(writer, loc, inclusive, slot(writer, warp));
-        NVVM::Barrier0Op::create(rewriter, loc);
+        scratch.publish(rewriter, loc, isWriter, inclusive, warp);
+        auto slot = [&](OpBuilder &b, Value w) { return scratch.at(b, loc, 0, w); };
         Value warpPrefix, hasWarpPrefix = falseValue;
         for (int64_t k = 0; k < warps; ++k) {
           int64_t w = reverse ? warps - 1 - k : k;
@@ -136,7 +127,6 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
       for (int64_t j = 0; j < s; ++j)
         at(rep, j) = applyPrefix(rewriter, loc, region, hasPrefix, prefix, at(rep, j));
       carry = carry ? combineOne(rewriter, region, carry, blockTotal) : blockTotal;
-      (void)hasCarry;
     }
     rewriter.replaceOpWithMultiple(op, {v});
     return success();

@@ -44,6 +44,24 @@ llvm::SmallVector<mlir::Value> combineRegion(mlir::OpBuilder &b, mlir::Region &r
 /// shfl.sync of any scalar of up to 64 bits (through i32 pieces); `clamp` is the PTX c operand.
 mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t offset,
                     mlir::NVVM::ShflKind kind, int64_t clamp);
+/// The groups of the shared scratch buffer (`tk_reduce_scratch`) that the kernel's
+/// assignScratch gave a reduce or scan, through which warps exchange partial results.
+class ScratchSlots {
+public:
+  ScratchSlots(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+  /// Slot `index` of the op's group `group` (groups count from the op's first).
+  mlir::Value at(mlir::OpBuilder &b, mlir::Location loc, int64_t group, mlir::Value index) const;
+  /// values[k] into group k at `index`, stored by the threads where `writer` holds, between the
+  /// barriers the slots need; afterwards every thread may read them.
+  void publish(mlir::OpBuilder &b, mlir::Location loc, mlir::Value writer, mlir::ValueRange values,
+               mlir::Value index) const;
+
+private:
+  mlir::Value base_;
+  int64_t firstGroup_ = 0;
+  bool leadingBarrier_ = true;
+};
+
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 

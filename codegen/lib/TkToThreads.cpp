@@ -90,6 +90,32 @@ Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::Shf
   return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
 }
 
+ScratchSlots::ScratchSlots(OpBuilder &b, Location loc, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
+  base_ = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), scratch.getSymName());
+  auto group = op->getAttrOfType<IntegerAttr>("tkg.scratch_group");
+  firstGroup_ = group ? group.getInt() : 0;
+  leadingBarrier_ = !group || op->hasAttr("tkg.scratch_barrier");
+}
+
+Value ScratchSlots::at(OpBuilder &b, Location loc, int64_t group, Value index) const {
+  int64_t offset = (firstGroup_ + group) * 32;
+  if (offset)
+    index = arith::AddIOp::create(b, loc, index, i32Constant(b, loc, offset));
+  return LLVM::GEPOp::create(b, loc, base_.getType(), b.getI64Type(), base_, ValueRange{index});
+}
+
+void ScratchSlots::publish(OpBuilder &b, Location loc, Value writer, ValueRange values, Value index) const {
+  if (leadingBarrier_)
+    NVVM::Barrier0Op::create(b, loc); // an earlier use of these slots may still be read
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, writer, false);
+  OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+  for (size_t k = 0; k < values.size(); ++k)
+    LLVM::StoreOp::create(thenBuilder, loc, values[k], at(thenBuilder, loc, k, index));
+  NVVM::Barrier0Op::create(b, loc);
+}
+
 Type memoryType(Type element) {
   if (element.isInteger(1))
     return IntegerType::get(element.getContext(), 8);
@@ -202,19 +228,22 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
   return 16 / narrowest;
 }
 
-/// Gives each reduction its own groups of the scratch buffer, so that one that runs once needs
-/// no barrier before writing: only reductions in loops, or that reuse a group, do.
+/// Gives each reduce and scan its own groups of the scratch buffer, so that one that runs once
+/// needs no barrier before writing: only those in loops, or that reuse a group, do. (Scans
+/// keep the barrier regardless, as validated on the GPU.)
 void assignScratch(func::FuncOp kernel) {
   int64_t next = 0;
   MLIRContext *context = kernel.getContext();
-  kernel.walk([&](ReduceOp op) {
-    int64_t groups = op.getSrcs().size();
+  kernel.walk([&](Operation *op) {
+    if (!isa<ReduceOp, ScanOp>(op))
+      return;
+    int64_t groups = op->getNumOperands();
     bool reused = next + groups > kScratchGroups;
     if (reused)
       next = 0;
     bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
     op->setAttr("tkg.scratch_group", IntegerAttr::get(IntegerType::get(context, 32), next));
-    if (reused || inLoop)
+    if (reused || inLoop || isa<ScanOp>(op))
       op->setAttr("tkg.scratch_barrier", UnitAttr::get(context));
     next += groups;
   });
