@@ -1,13 +1,27 @@
-// How a 1-D tile is spread over a program's threads (no MLIR here: unit tests use it alone).
+// How a tile is spread over a program's threads (no MLIR here: unit tests use it alone).
+//
+// Every tile, whatever its rank, is laid out by its row-major element index: the 1-D blocked
+// layout below over all of its elements. Its slot and thread-id bits map to single bits of the
+// element index (a linear layout in Triton's sense), which lets shape changes and reductions
+// decide at compile time which elements a thread already holds.
 #ifndef TK_CODEGEN_LAYOUT1D_H
 #define TK_CODEGEN_LAYOUT1D_H
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace tk::codegen {
 
-/// Blocked layout of a 1-D tile of `size` elements over `threads` threads: thread t owns
+inline int log2Of(int64_t powerOfTwo) {
+  int bits = 0;
+  while ((int64_t(1) << bits) < powerOfTwo)
+    ++bits;
+  return bits;
+}
+
+/// Blocked layout of a tile of `size` elements over `threads` threads: thread t owns
 /// groups of `sizePerThread` contiguous elements at (rep * threads + t) * sizePerThread,
 /// rep = 0 .. reps-1. A tile smaller than threads * sizePerThread is replicated: element
 /// indices wrap modulo the size.
@@ -26,7 +40,81 @@ struct Layout1D {
       l.sizePerThread = vectorWidth;
     return l;
   }
+
+  /// The element-index bit each slot bit and each thread-id bit sets (-1: none, a replica).
+  std::vector<int> slotBits() const {
+    std::vector<int> bits;
+    for (int b = 0; b < log2Of(sizePerThread); ++b)
+      bits.push_back(masked(b));
+    for (int b = 0; b < log2Of(reps()); ++b)
+      bits.push_back(masked(log2Of(threads * sizePerThread) + b));
+    return bits;
+  }
+  std::vector<int> threadBits() const {
+    std::vector<int> bits;
+    for (int b = 0; b < log2Of(threads); ++b)
+      bits.push_back(masked(log2Of(sizePerThread) + b));
+    return bits;
+  }
+  /// The element slot `slot` of thread `t` holds.
+  int64_t element(int64_t slot, int64_t t) const {
+    int64_t e = ((slot / sizePerThread) * threads + t) * sizePerThread + slot % sizePerThread;
+    return e & (size - 1);
+  }
+
+private:
+  int masked(int bit) const { return (int64_t(1) << bit) < size ? bit : -1; }
 };
+
+/// A map between element indices of two tiles that moves single bits: bit b of the index in
+/// one tile is bit `to[b]` of the index in the other, or is dropped (-1). Broadcasts, expand_dims,
+/// reshapes and transposes are such maps from result to source.
+using BitMap = std::vector<int>;
+
+/// Which element-index bit each slot bit and thread-id bit of a distribution sets (-1: none).
+struct LayoutBits {
+  std::vector<int> slot, thread;
+};
+
+inline LayoutBits bitsOf(const Layout1D &l) { return {l.slotBits(), l.threadBits()}; }
+
+/// When every thread already holds, under `source`, the element `map` sends each of its
+/// `result` elements to: for each result slot, the source slot that holds it.
+inline std::optional<std::vector<int64_t>> slotsInThread(const LayoutBits &result, const LayoutBits &source,
+                                                         const BitMap &map) {
+  auto apply = [&](int bit) { return bit < 0 ? -1 : map[bit]; };
+  if (result.thread.size() != source.thread.size())
+    return std::nullopt;
+  for (size_t b = 0; b < result.thread.size(); ++b)
+    if (apply(result.thread[b]) != source.thread[b])
+      return std::nullopt;
+  std::vector<int64_t> slotBit; // result slot bit -> source slot mask
+  for (int bit : result.slot) {
+    int target = apply(bit);
+    if (target < 0) {
+      slotBit.push_back(0);
+      continue;
+    }
+    auto it = std::find(source.slot.begin(), source.slot.end(), target);
+    if (it == source.slot.end())
+      return std::nullopt;
+    slotBit.push_back(int64_t(1) << (it - source.slot.begin()));
+  }
+  std::vector<int64_t> slots;
+  for (int64_t slot = 0; slot < (int64_t(1) << result.slot.size()); ++slot) {
+    int64_t s = 0;
+    for (size_t b = 0; b < slotBit.size(); ++b)
+      if (slot >> b & 1)
+        s |= slotBit[b];
+    slots.push_back(s);
+  }
+  return slots;
+}
+
+inline std::optional<std::vector<int64_t>> slotsInThread(const Layout1D &result, const Layout1D &source,
+                                                         const BitMap &map) {
+  return slotsInThread(bitsOf(result), bitsOf(source), map);
+}
 
 } // namespace tk::codegen
 

@@ -1,6 +1,7 @@
-// Reductions of 1-D tiles: each thread folds its slots in order, lanes combine with butterfly
-// shuffles, warps combine through shared memory (`tk_reduce_scratch`); every thread ends with
-// the result.
+// Reductions along one axis of a tile of any rank: each thread folds the slots it holds along
+// the axis, lanes that split the axis combine with butterfly shuffles, and when warps split it
+// too (or the reduced tile's layout puts results in other threads) the partial results go
+// through shared memory, where each thread folds the ones its result elements need.
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -11,62 +12,142 @@ namespace tk::codegen {
 
 namespace {
 
+struct ReducePlan {
+  Layout1D source, result;
+  BitMap toResult; // source element index -> result element index
+  int64_t axisSlots = 0;   // slot bits along the axis
+  SmallVector<int> lanes;  // lane bits along the axis
+  SmallVector<int> warps;  // warp bits (of the thread id) along the axis
+  std::optional<std::vector<int64_t>> direct; // result slot -> partial slot, without shared memory
+
+  int64_t warpCount() const { return int64_t(1) << warps.size(); }
+};
+
+ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
+  auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  ReducePlan plan;
+  plan.source = converter.layoutOf(tile);
+  plan.result = converter.layoutOf(op.getResult(0).getType());
+  plan.toResult = dropAxis(tile.getShape(), op.getAxis());
+  auto inAxis = [&](int bit) { return bit >= 0 && plan.toResult[bit] < 0; };
+  // The partial results after the shuffles, as a distribution of the reduced tile.
+  LayoutBits partials;
+  std::vector<int> slotBits = plan.source.slotBits(), threadBits = plan.source.threadBits();
+  for (size_t b = 0; b < slotBits.size(); ++b) {
+    if (inAxis(slotBits[b]))
+      plan.axisSlots |= int64_t(1) << b;
+    partials.slot.push_back(inAxis(slotBits[b]) || slotBits[b] < 0 ? -1 : plan.toResult[slotBits[b]]);
+  }
+  for (size_t b = 0; b < threadBits.size(); ++b) {
+    if (inAxis(threadBits[b]))
+      (b < 5 ? plan.lanes : plan.warps).push_back(b);
+    partials.thread.push_back(inAxis(threadBits[b]) || threadBits[b] < 0 ? -1 : plan.toResult[threadBits[b]]);
+  }
+  if (plan.warps.empty()) {
+    BitMap identity(log2Of(plan.result.size));
+    for (size_t bit = 0; bit < identity.size(); ++bit)
+      identity[bit] = bit;
+    plan.direct = slotsInThread(bitsOf(plan.result), partials, identity);
+  }
+  return plan;
+}
+
+int64_t bytesOf(Type type) { return std::max<int64_t>(1, tk::elementTypeOf(type).getIntOrFloatBitWidth() / 8); }
+
 struct ReducePattern : public OpConversionPattern<ReduceOp> {
   ReducePattern(ThreadTypeConverter &converter, MLIRContext *context)
       : OpConversionPattern(converter, context), converter(converter) {}
 
   LogicalResult matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    if (tile.getRank() != 1)
-      return failure();
-    Layout1D l = converter.layout(tile.getDimSize(0));
+    ReducePlan plan = planReduce(op, converter);
     size_t count = op.getSrcs().size();
     Region &region = op.getCombine();
+    auto operandsAt = [&](int64_t slot) {
+      SmallVector<Value> values;
+      for (size_t k = 0; k < count; ++k)
+        values.push_back(adaptor.getSrcs()[k][slot]);
+      return values;
+    };
 
-    // 1. This thread's slots, in order.
-    SmallVector<Value> acc;
-    for (size_t k = 0; k < count; ++k)
-      acc.push_back(adaptor.getSrcs()[k][0]);
-    for (int64_t slot = 1; slot < l.perThread(); ++slot) {
-      SmallVector<Value> next;
-      for (size_t k = 0; k < count; ++k)
-        next.push_back(adaptor.getSrcs()[k][slot]);
-      acc = combineRegion(rewriter, region, acc, next);
+    // 1. Each thread folds its slots along the axis, in order; partials sit at the slots whose
+    //    axis bits are zero.
+    std::map<int64_t, SmallVector<Value>> partial;
+    for (int64_t slot = 0; slot < plan.source.perThread(); ++slot) {
+      int64_t first = slot & ~plan.axisSlots;
+      auto it = partial.find(first);
+      if (it == partial.end())
+        partial[first] = operandsAt(slot);
+      else
+        it->second = combineRegion(rewriter, region, it->second, operandsAt(slot));
     }
-    // 2. Across the lanes that own distinct elements (replicas reduce to the same value).
-    int64_t owners = l.owners();
-    for (int64_t offset = std::min<int64_t>(32, owners) / 2; offset >= 1; offset /= 2) {
-      SmallVector<Value> other;
-      for (Value v : acc)
-        other.push_back(shuffle(rewriter, loc, v, offset, NVVM::ShflKind::bfly, 0x1f));
-      acc = combineRegion(rewriter, region, acc, other);
-    }
-    // 3. Across warps, through shared memory.
-    int64_t warps = owners / 32;
-    if (warps > 1) {
-      ScratchSlots scratch(rewriter, loc, op);
-      Value tid = threadId(rewriter, loc);
-      Value lane = arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 31));
-      Value warp = arith::ShRUIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 5));
-      Value isWriter = arith::AndIOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0)),
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, warp, i32Constant(rewriter, loc, warps)));
-      scratch.publish(rewriter, loc, isWriter, acc, warp);
-      auto slotPtr = [&](OpBuilder &b, size_t k, Value w) { return scratch.at(b, loc, k, w); };
-      SmallVector<Value> total;
-      for (size_t k = 0; k < count; ++k)
-        total.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, 0))));
-      for (int64_t w = 1; w < warps; ++w) {
-        SmallVector<Value> next;
-        for (size_t k = 0; k < count; ++k)
-          next.push_back(LLVM::LoadOp::create(rewriter, loc, acc[k].getType(), slotPtr(rewriter, k, i32Constant(rewriter, loc, w))));
-        total = combineRegion(rewriter, region, total, next);
+    // 2. Across the lanes that split the axis (replicas need no step).
+    for (int bit : llvm::reverse(plan.lanes))
+      for (auto &[slot, acc] : partial) {
+        SmallVector<Value> other;
+        for (Value v : acc)
+          other.push_back(shuffle(rewriter, loc, v, int64_t(1) << bit, NVVM::ShflKind::bfly, 0x1f));
+        acc = combineRegion(rewriter, region, acc, other);
       }
-      acc = total;
+
+    SmallVector<SmallVector<Value>> results(count);
+    if (plan.direct) {
+      for (int64_t slot : *plan.direct)
+        for (size_t k = 0; k < count; ++k)
+          results[k].push_back(partial[slot][k]);
+    } else {
+      // 3. Through shared memory: partial of result element o from the w-th warp along the
+      //    axis at o * W + w; each thread folds the W partials of each of its result elements.
+      SharedRegion shared(rewriter, loc, op);
+      int64_t w = plan.warpCount();
+      Value tid = threadId(rewriter, loc);
+      SmallVector<int64_t> offsets;
+      int64_t offset = 0;
+      for (size_t k = 0; k < count; ++k) {
+        offsets.push_back(offset);
+        offset += roundUp16(plan.result.size * w * bytesOf(op.getSrcs()[k].getType()));
+      }
+      BitMap warpIndex(log2Of(plan.source.threads), -1);
+      for (size_t i = 0; i < plan.warps.size(); ++i)
+        warpIndex[plan.warps[i]] = i;
+      int64_t laneMask = 0;
+      for (int bit : plan.lanes)
+        laneMask |= int64_t(1) << bit;
+      Value writer = arith::AndIOp::create(
+          rewriter, loc, isOwner(rewriter, loc, plan.source, tid),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                arith::AndIOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, laneMask)),
+                                i32Constant(rewriter, loc, 0)));
+      shared.beginWrites(rewriter, loc);
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, writer, false);
+      OpBuilder b = ifOp.getThenBodyBuilder();
+      Value warp = remapIndex(b, loc, tid, warpIndex);
+      for (auto &[slot, acc] : partial) {
+        Value element = remapIndex(b, loc, elementIndex(b, loc, plan.source, slot, tid), plan.toResult);
+        Value at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, element, i32Constant(b, loc, w)), warp);
+        for (size_t k = 0; k < count; ++k)
+          shared.store(b, loc, acc[k], at, offsets[k]);
+      }
+      shared.endWrites(rewriter, loc);
+      for (int64_t slot = 0; slot < plan.result.perThread(); ++slot) {
+        Value first = arith::MulIOp::create(rewriter, loc, elementIndex(rewriter, loc, plan.result, slot, tid),
+                                            i32Constant(rewriter, loc, w));
+        auto loadAll = [&](int64_t i) {
+          Value at = arith::AddIOp::create(rewriter, loc, first, i32Constant(rewriter, loc, i));
+          SmallVector<Value> values;
+          for (size_t k = 0; k < count; ++k)
+            values.push_back(shared.load(rewriter, loc, partial.begin()->second[k].getType(), at, offsets[k]));
+          return values;
+        };
+        SmallVector<Value> total = loadAll(0);
+        for (int64_t i = 1; i < w; ++i)
+          total = combineRegion(rewriter, region, total, loadAll(i));
+        for (size_t k = 0; k < count; ++k)
+          results[k].push_back(total[k]);
+      }
     }
-    rewriter.replaceOp(op, acc);
+    SmallVector<SmallVector<Value>> replacements(results.begin(), results.end());
+    rewriter.replaceOpWithMultiple(op, replacements);
     return success();
   }
 
@@ -74,6 +155,16 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
 };
 
 } // namespace
+
+int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter) {
+  ReducePlan plan = planReduce(op, converter);
+  if (plan.direct)
+    return 0;
+  int64_t bytes = 0;
+  for (Value src : op.getSrcs())
+    bytes += roundUp16(plan.result.size * plan.warpCount() * bytesOf(src.getType()));
+  return bytes;
+}
 
 void populateReduceToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ReducePattern>(converter, patterns.getContext());

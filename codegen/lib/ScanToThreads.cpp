@@ -34,21 +34,34 @@ Value applyPrefix(OpBuilder &b, Location loc, Region &region, Value has, Value p
   return arith::SelectOp::create(b, loc, has, combineOne(b, region, prefix, x), x);
 }
 
+/// 1-D scans of one value of up to 32 bits run in registers and shuffles.
+bool isShuffleScan(ScanOp op) {
+  auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  return op.getSrcs().size() == 1 && tile.getRank() == 1 && tile.getElementType().getIntOrFloatBitWidth() <= 32;
+}
+
+/// Byte offsets of the operands' arrays in the op's shared region (the last entry: the total).
+SmallVector<int64_t> arrayOffsets(ScanOp op, int64_t elements) {
+  SmallVector<int64_t> offsets{0};
+  for (Value src : op.getSrcs())
+    offsets.push_back(offsets.back() +
+                      roundUp16(elements * std::max<int64_t>(1, tk::elementTypeOf(src.getType()).getIntOrFloatBitWidth() / 8)));
+  return offsets;
+}
+
 struct ScanPattern : public OpConversionPattern<ScanOp> {
   ScanPattern(ThreadTypeConverter &converter, MLIRContext *context)
       : OpConversionPattern(converter, context), converter(converter) {}
 
   LogicalResult matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    if (op.getSrcs().size() != 1)
-      return rewriter.notifyMatchFailure(op, "one operand");
+    if (!isShuffleScan(op))
+      return scanThroughShared(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
     Layout1D l = converter.layout(tile.getDimSize(0));
     Region &region = op.getCombine();
     bool reverse = op.getReverse();
     Type type = converter.convertType(tile.getElementType());
-    if (type.getIntOrFloatBitWidth() > 32)
-      return rewriter.notifyMatchFailure(op, "64-bit scans");
     int64_t s = l.sizePerThread, reps = l.reps();
     SmallVector<Value> v(adaptor.getSrcs()[0].begin(), adaptor.getSrcs()[0].end());
     auto at = [&](int64_t rep, int64_t j) -> Value & { return v[rep * s + j]; };
@@ -96,10 +109,10 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
       Value blockTotal;
       if (warps > 1) {
         // 3. Warp totals through shared memory; each thread folds the warps before its own.
-        ScratchSlots scratch(rewriter, loc, op);
+        SharedRegion scratch(rewriter, loc, op);
         Value isWriter = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, lastLane);
         scratch.publish(rewriter, loc, isWriter, inclusive, warp);
-        auto slot = [&](OpBuilder &b, Value w) { return scratch.at(b, loc, 0, w); };
+        auto slot = [&](OpBuilder &b, Value w) { return scratch.slot(b, loc, 0, w); };
         Value warpPrefix, hasWarpPrefix = falseValue;
         for (int64_t k = 0; k < warps; ++k) {
           int64_t w = reverse ? warps - 1 - k : k;
@@ -132,10 +145,90 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
     return success();
   }
 
+  /// Any other scan (several operands, 64-bit values, any axis of any rank): the tile goes to
+  /// shared memory, one thread scans each line along the axis in order, and every thread reads
+  /// its elements back.
+  LogicalResult scanThroughShared(ScanOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    Layout1D l = converter.layoutOf(tile);
+    ArrayRef<int64_t> shape = tile.getShape();
+    int64_t axis = op.getAxis(), length = shape[axis];
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
+      inner *= shape[d];
+    int64_t lines = tile.getNumElements() / length;
+    size_t count = op.getSrcs().size();
+    SmallVector<int64_t> offsets = arrayOffsets(op, l.size);
+    SmallVector<Type> types;
+    for (size_t k = 0; k < count; ++k)
+      types.push_back(adaptor.getSrcs()[k][0].getType());
+
+    SharedRegion shared(rewriter, loc, op);
+    Value tid = threadId(rewriter, loc);
+    shared.beginWrites(rewriter, loc);
+    {
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
+      OpBuilder b = ifOp.getThenBodyBuilder();
+      for (int64_t slot = 0; slot < l.perThread(); ++slot) {
+        Value index = elementIndex(b, loc, l, slot, tid);
+        for (size_t k = 0; k < count; ++k)
+          shared.store(b, loc, adaptor.getSrcs()[k][slot], index, offsets[k]);
+      }
+    }
+    shared.endWrites(rewriter, loc);
+
+    // Thread t scans lines t, t + threads, ...: line = outer * inner + innerIndex.
+    auto lineLoop = scf::ForOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, lines),
+                                       i32Constant(rewriter, loc, l.threads));
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(lineLoop.getBody());
+      Value line = lineLoop.getInductionVar();
+      Value outer = arith::DivUIOp::create(b, loc, line, i32Constant(b, loc, inner));
+      Value innerIndex = arith::RemUIOp::create(b, loc, line, i32Constant(b, loc, inner));
+      Value start = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, outer, i32Constant(b, loc, length * inner)),
+                                          innerIndex);
+      auto indexOf = [&](OpBuilder &ib, Value position) {
+        if (op.getReverse())
+          position = arith::SubIOp::create(ib, loc, i32Constant(ib, loc, length - 1), position);
+        return arith::AddIOp::create(ib, loc, start, arith::MulIOp::create(ib, loc, position, i32Constant(ib, loc, inner)));
+      };
+      SmallVector<Value> first;
+      Value firstIndex = indexOf(b, i32Constant(b, loc, 0));
+      for (size_t k = 0; k < count; ++k)
+        first.push_back(shared.load(b, loc, types[k], firstIndex, offsets[k]));
+      auto stepLoop = scf::ForOp::create(b, loc, i32Constant(b, loc, 1), i32Constant(b, loc, length), i32Constant(b, loc, 1), first);
+      OpBuilder sb = OpBuilder::atBlockBegin(stepLoop.getBody());
+      Value index = indexOf(sb, stepLoop.getInductionVar());
+      SmallVector<Value> next;
+      for (size_t k = 0; k < count; ++k)
+        next.push_back(shared.load(sb, loc, types[k], index, offsets[k]));
+      SmallVector<Value> acc = combineRegion(sb, op.getCombine(), stepLoop.getRegionIterArgs(), next);
+      for (size_t k = 0; k < count; ++k)
+        shared.store(sb, loc, acc[k], index, offsets[k]);
+      scf::YieldOp::create(sb, loc, acc);
+    }
+    NVVM::Barrier0Op::create(rewriter, loc);
+    SmallVector<SmallVector<Value>> results(count);
+    for (int64_t slot = 0; slot < l.perThread(); ++slot) {
+      Value index = elementIndex(rewriter, loc, l, slot, tid);
+      for (size_t k = 0; k < count; ++k)
+        results[k].push_back(shared.load(rewriter, loc, types[k], index, offsets[k]));
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+
   ThreadTypeConverter &converter;
 };
 
 } // namespace
+
+int64_t scanSharedBytes(ScanOp op, const ThreadTypeConverter &converter) {
+  if (isShuffleScan(op))
+    return converter.layoutOf(op.getSrcs()[0].getType()).owners() > 32 ? 256 : 0;
+  return arrayOffsets(op, cast<RankedTensorType>(op.getSrcs()[0].getType()).getNumElements()).back();
+}
 
 void populateScanToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ScanPattern>(converter, patterns.getContext());

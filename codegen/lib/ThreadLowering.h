@@ -11,14 +11,16 @@
 
 namespace tk::codegen {
 
-/// Groups of 32 slots in the shared scratch buffer of cross-warp reductions.
-constexpr int64_t kScratchGroups = 16;
+/// Static shared memory a kernel may use (more needs the dynamic opt-in).
+constexpr int64_t kSharedLimit = 48 * 1024;
 
 /// Converts tiles to the scalars one thread holds and tk pointers to global LLVM pointers.
 class ThreadTypeConverter : public mlir::TypeConverter {
 public:
   ThreadTypeConverter(mlir::MLIRContext *context, int64_t threads, int64_t vectorWidth);
   Layout1D layout(int64_t size) const { return Layout1D::of(size, threads_, vectorWidth_); }
+  /// The layout of a tile type (any rank: by row-major element index) or of a scalar (size 1).
+  Layout1D layoutOf(mlir::Type type) const;
   int64_t threads() const { return threads_; }
 
 private:
@@ -44,23 +46,60 @@ llvm::SmallVector<mlir::Value> combineRegion(mlir::OpBuilder &b, mlir::Region &r
 /// shfl.sync of any scalar of up to 64 bits (through i32 pieces); `clamp` is the PTX c operand.
 mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t offset,
                     mlir::NVVM::ShflKind kind, int64_t clamp);
-/// The groups of the shared scratch buffer (`tk_reduce_scratch`) that the kernel's
-/// assignScratch gave a reduce or scan, through which warps exchange partial results.
-class ScratchSlots {
+/// Rewrites an element index of one tile into the index of another under a bit map.
+mlir::Value remapIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index, const BitMap &map);
+/// The bit map from the row-major index of `shape` that drops the bits of `axis`.
+BitMap dropAxis(llvm::ArrayRef<int64_t> shape, int64_t axis);
+/// Threads that hold distinct elements of a tile under `layout` (the others are replicas).
+mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const Layout1D &layout, mlir::Value tid);
+
+/// The bytes of the kernel's shared buffer (`tk_smem`) that `assignShared` gave an op, through
+/// which its threads exchange values: a barrier before the first write when an earlier use
+/// (or the previous loop iteration) may still be reading them, and one after the writes.
+class SharedRegion {
 public:
-  ScratchSlots(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
-  /// Slot `index` of the op's group `group` (groups count from the op's first).
-  mlir::Value at(mlir::OpBuilder &b, mlir::Location loc, int64_t group, mlir::Value index) const;
-  /// values[k] into group k at `index`, stored by the threads where `writer` holds, between the
-  /// barriers the slots need; afterwards every thread may read them.
+  SharedRegion(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+  /// Element `index` of an array of `type` starting `byteOffset` bytes into the region.
+  mlir::Value address(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, mlir::Value index,
+                      int64_t byteOffset = 0) const;
+  void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Value index, int64_t byteOffset = 0) const;
+  mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, mlir::Value index, int64_t byteOffset = 0) const;
+  /// Slot `index` of group `group`: groups of 32 slots of 8 bytes, for values of up to 64 bits.
+  mlir::Value slot(mlir::OpBuilder &b, mlir::Location loc, int64_t group, mlir::Value index) const;
+  void beginWrites(mlir::OpBuilder &b, mlir::Location loc) const;
+  void endWrites(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// values[k] into group k at `index`, stored by the threads where
+  /// `writer` holds, between the barriers; afterwards every thread may read them.
   void publish(mlir::OpBuilder &b, mlir::Location loc, mlir::Value writer, mlir::ValueRange values,
                mlir::Value index) const;
 
 private:
   mlir::Value base_;
-  int64_t firstGroup_ = 0;
   bool leadingBarrier_ = true;
 };
+
+/// Bytes of shared memory an op needs (0: none), by op family.
+int64_t sharedBytesOf(mlir::Operation *op, const ThreadTypeConverter &converter);
+int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter);
+int64_t scanSharedBytes(ScanOp op, const ThreadTypeConverter &converter);
+int64_t shapeSharedBytes(mlir::Operation *op, const ThreadTypeConverter &converter);
+int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter);
+int64_t atomicSharedBytes(mlir::Operation *op, const ThreadTypeConverter &converter);
+/// Gives each op that needs shared memory its bytes of `tk_smem`, sharing nothing between ops
+/// while they fit, so that ops which run once need no barrier before writing; returns the size.
+mlir::FailureOr<int64_t> assignShared(mlir::func::FuncOp kernel, const ThreadTypeConverter &converter);
+int64_t roundUp16(int64_t bytes);
+
+/// The values of a tile under `resultLayout` whose slot s holds the source element at
+/// `map(index of s)`: taken from the thread's own slots when it holds them all, otherwise
+/// written to the op's shared region by their owners and read back.
+llvm::SmallVector<mlir::Value> redistribute(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                            mlir::ValueRange source, const Layout1D &sourceLayout,
+                                            const Layout1D &resultLayout, const BitMap &map);
+/// The same, always through shared memory (the owners' values reach their replicas).
+llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                             mlir::ValueRange source, const Layout1D &sourceLayout,
+                                             const Layout1D &resultLayout, const BitMap &map);
 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
@@ -70,6 +109,10 @@ void populateMemoryToThreads(ThreadTypeConverter &converter, const AxisAnalysis 
 void populateReduceToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateScanToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRandomToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateShapeToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDotToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);
 
 } // namespace tk::codegen
 

@@ -12,6 +12,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
@@ -98,6 +99,20 @@ struct RemFAsFmod : public OpRewritePattern<arith::RemFOp> {
   }
 };
 
+/// erf by MLIR's f32 polynomial (no NVVM intrinsic exists); f16 and bf16 compute in f32.
+struct NarrowErfInF32 : public OpRewritePattern<math::ErfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::ErfOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF16() && !type.isBF16())
+      return failure();
+    Location loc = op.getLoc();
+    Value wide = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, math::ErfOp::create(rewriter, loc, wide));
+    return success();
+  }
+};
+
 struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -122,7 +137,8 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
     {
       RewritePatternSet narrow(context);
-      narrow.add<RemFAsFmod>(context);
+      narrow.add<RemFAsFmod, NarrowErfInF32>(context);
+      populatePolynomialApproximateErfPattern(narrow);
       if (failed(applyPatternsGreedily(module, std::move(narrow))))
         return signalPassFailure();
     }
@@ -163,8 +179,10 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
 } // namespace
 
-void tk::buildGpuLoweringPipeline(OpPassManager &pm) {
-  pm.addPass(createTkToThreads());
+void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug) {
+  TkToThreadsOptions options;
+  options.debug = debug;
+  pm.addPass(createTkToThreads(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTkThreadsToLLVM());

@@ -24,12 +24,10 @@ ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, 
   addConversion([](Type type) { return type; });
   addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
   addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
-    if (type.getRank() != 1)
-      return failure();
     Type element = convertType(type.getElementType());
     if (!element)
       return failure();
-    results.append(layout(type.getDimSize(0)).perThread(), element);
+    results.append(layoutOf(type).perThread(), element);
     return success();
   });
 }
@@ -88,32 +86,6 @@ Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::Shf
   Value shuffled = shuffle32(wide);
   Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
   return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
-}
-
-ScratchSlots::ScratchSlots(OpBuilder &b, Location loc, Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto scratch = module.lookupSymbol<LLVM::GlobalOp>("tk_reduce_scratch");
-  base_ = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), scratch.getSymName());
-  auto group = op->getAttrOfType<IntegerAttr>("tkg.scratch_group");
-  firstGroup_ = group ? group.getInt() : 0;
-  leadingBarrier_ = !group || op->hasAttr("tkg.scratch_barrier");
-}
-
-Value ScratchSlots::at(OpBuilder &b, Location loc, int64_t group, Value index) const {
-  int64_t offset = (firstGroup_ + group) * 32;
-  if (offset)
-    index = arith::AddIOp::create(b, loc, index, i32Constant(b, loc, offset));
-  return LLVM::GEPOp::create(b, loc, base_.getType(), b.getI64Type(), base_, ValueRange{index});
-}
-
-void ScratchSlots::publish(OpBuilder &b, Location loc, Value writer, ValueRange values, Value index) const {
-  if (leadingBarrier_)
-    NVVM::Barrier0Op::create(b, loc); // an earlier use of these slots may still be read
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, writer, false);
-  OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
-  for (size_t k = 0; k < values.size(); ++k)
-    LLVM::StoreOp::create(thenBuilder, loc, values[k], at(thenBuilder, loc, k, index));
-  NVVM::Barrier0Op::create(b, loc);
 }
 
 Type memoryType(Type element) {
@@ -228,77 +200,60 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
   return 16 / narrowest;
 }
 
-/// Gives each reduce and scan its own groups of the scratch buffer, so that one that runs once
-/// needs no barrier before writing: only those in loops, or that reuse a group, do. (Scans
-/// keep the barrier regardless, as validated on the GPU.)
-void assignScratch(func::FuncOp kernel) {
-  int64_t next = 0;
-  MLIRContext *context = kernel.getContext();
-  kernel.walk([&](Operation *op) {
-    if (!isa<ReduceOp, ScanOp>(op))
-      return;
-    int64_t groups = op->getNumOperands();
-    bool reused = next + groups > kScratchGroups;
-    if (reused)
-      next = 0;
-    bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
-    op->setAttr("tkg.scratch_group", IntegerAttr::get(IntegerType::get(context, 32), next));
-    if (reused || inLoop || isa<ScanOp>(op))
-      op->setAttr("tkg.scratch_barrier", UnitAttr::get(context));
-    next += groups;
-  });
-}
-
 struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
+  using TkToThreadsBase::TkToThreadsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Shared memory for cross-warp reductions: 16 groups of 32 slots of up to 8 bytes.
-    if (!module.lookupSymbol("tk_reduce_scratch")) {
-      OpBuilder b(module.getBodyRegion());
-      auto type = LLVM::LLVMArrayType::get(b.getI64Type(), kScratchGroups * 32);
-      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
-                             "tk_reduce_scratch", Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    auto kernels = llvm::to_vector(module.getOps<func::FuncOp>());
+    SmallVector<std::unique_ptr<ThreadTypeConverter>> converters;
+    int64_t sharedBytes = 0;
+    for (func::FuncOp kernel : kernels) {
+      auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
+      converters.push_back(std::make_unique<ThreadTypeConverter>(&getContext(), (warps ? warps.getInt() : 4) * 32,
+                                                                 vectorWidthOf(kernel)));
+      if (failed(checkSupported(kernel)))
+        return signalPassFailure();
+      FailureOr<int64_t> bytes = assignShared(kernel, *converters.back());
+      if (failed(bytes))
+        return signalPassFailure();
+      sharedBytes = std::max(sharedBytes, *bytes);
     }
-    for (auto kernel : llvm::to_vector(module.getOps<func::FuncOp>()))
-      if (failed(convertKernel(kernel)))
+    if (sharedBytes && !module.lookupSymbol("tk_smem")) {
+      OpBuilder b(module.getBodyRegion());
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), sharedBytes);
+      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal, "tk_smem",
+                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
+    for (size_t k = 0; k < kernels.size(); ++k)
+      if (failed(convertKernel(kernels[k], *converters[k])))
         return signalPassFailure();
   }
 
-  LogicalResult convertKernel(func::FuncOp kernel) {
-    MLIRContext *context = &getContext();
-    auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
-    ThreadTypeConverter converter(context, (warps ? warps.getInt() : 4) * 32, vectorWidthOf(kernel));
-    AxisAnalysis axis(kernel);
-    assignScratch(kernel);
-
-    // A tile of rank 2 or more needs the 2-D layouts of issue 5: say so where it appears.
+  /// What the GPU backend cannot compile yet gets a located error that names the way out.
+  LogicalResult checkSupported(func::FuncOp kernel) {
     WalkResult unsupported = kernel.walk([&](Operation *op) {
-      for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-        if (auto tensor = dyn_cast<RankedTensorType>(type); tensor && tensor.getRank() > 1) {
-          op->emitError() << "the GPU backend does not support tiles of rank " << tensor.getRank()
-                          << " yet (2-D layouts land with tensor cores, issue 5); run it with --backend=interp";
-          return WalkResult::interrupt();
-        }
       bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
         Type e = tk::elementTypeOf(t);
         if (auto ptr = dyn_cast<PtrType>(e))
           e = ptr.getPointee();
         return isa<Float8E4M3FNType, Float8E5M2Type>(e);
       });
-      bool f64Approximation = isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
+      bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
                                   math::CosOp, math::TanhOp>(op) &&
                               tk::elementTypeOf(op->getResult(0).getType()).isF64();
-      if (f8 || f64Approximation || isa<math::ErfOp>(op) ||
-          isa<DotOp, PrintOp, AssertOp, AtomicRMWOp, AtomicCASOp, TransOp, ReshapeOp>(op) ||
-          (isa<ScanOp>(op) && (op->getNumOperands() != 1 || tk::elementTypeOf(op->getOperand(0).getType()).getIntOrFloatBitWidth() > 32))) {
+      if (f8 || f64Approximation) {
         op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
     });
-    if (unsupported.wasInterrupted())
-      return failure();
+    return failure(unsupported.wasInterrupted());
+  }
 
+  LogicalResult convertKernel(func::FuncOp kernel, ThreadTypeConverter &converter) {
+    MLIRContext *context = &getContext();
+    AxisAnalysis axis(kernel);
     RewritePatternSet patterns(context);
     patterns.add<GridIndexPattern<ProgramIdOp>, GridIndexPattern<NumProgramsOp>, MakeRangePattern, SplatPattern,
                  ConstantPattern, HintPattern, BitcastPattern>(converter, context);
@@ -307,6 +262,10 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateReduceToThreads(converter, patterns);
     populateRandomToThreads(converter, patterns);
     populateScanToThreads(converter, patterns);
+    populateShapeToThreads(converter, patterns);
+    populateDotToThreads(converter, patterns);
+    populateAtomicToThreads(converter, patterns);
+    populateDebugToThreads(converter, debug, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

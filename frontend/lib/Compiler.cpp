@@ -240,7 +240,7 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
       return mlir::success();
     });
     mlir::PassManager pm(impl_->context.get());
-    buildGpuLoweringPipeline(pm);
+    buildGpuLoweringPipeline(pm, impl_->options.debug);
     if (mlir::failed(pm.run(*gpu))) {
       impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
       return false;

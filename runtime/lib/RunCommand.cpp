@@ -29,6 +29,7 @@ struct RunOptions {
   std::string file, kernel, grid, backend; // backend: cuda when a GPU is present, else interp
   uint64_t seed = 0;
   int timedRuns = 0;
+  bool debug = false; // check `assert` on the GPU too (the interpreter always does)
   std::map<std::string, std::string> defines;
   std::vector<std::pair<std::string, std::string>> args;  // NAME=VALUE in order
   std::vector<std::pair<std::string, std::string>> saves; // NAME=PATH
@@ -70,6 +71,8 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
       o.seed = std::stoull(*v);
     } else if (auto v = value("--time")) {
       o.timedRuns = std::stoi(*v);
+    } else if (a == "--debug") {
+      o.debug = true;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "'");
     } else if (o.file.empty()) {
@@ -358,6 +361,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   CompileOptions compileOptions;
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
+  compileOptions.debug = options.debug;
   for (size_t k = 0; k < sig.args.size(); ++k)
     if (sig.args[k].second.isIntValue() && launch.args[k].i % 16 == 0)
       compileOptions.divisibility[sig.args[k].first] = 16;

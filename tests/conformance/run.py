@@ -9,6 +9,7 @@ Each case writes its inputs as .npy files, runs one kernel, and checks every sav
 fails with the expected exit status and message and leaves no output file behind.
 """
 import argparse
+import concurrent.futures
 import math
 import os
 import subprocess
@@ -157,13 +158,16 @@ class NpyV2:
 
 class Case:
     def __init__(self, name, file, kernel, grid, args, check, defines=None, tol=None, expect_status=0,
-                 expect_message=None, stdout=None, example=False, interp_only=False):
+                 expect_message=None, stdout=None, example=False, interp_only=False, debug=False, gpu_message=None,
+                 gpu_tol=None):
         self.name, self.file, self.kernel, self.grid = name, file, kernel, grid
         self.args, self.check, self.defines = args, check, defines or {}
         self.tol, self.expect_status, self.expect_message = tol, expect_status, expect_message
-        self.stdout, self.example = stdout, example
-        # Faults (bounds, asserts, division by zero) and print are the interpreter's checks.
-        self.interp_only = interp_only or expect_status == 2 or stdout is not None
+        self.stdout, self.example, self.debug, self.gpu_message = stdout, example, debug, gpu_message
+        self.gpu_tol = gpu_tol  # the GPU's tolerance where its order of operations differs
+        # Bounds and division faults are the interpreter's checks (undefined on the GPU);
+        # asserts run on both with --debug, the GPU reporting them as CUDA does.
+        self.interp_only = interp_only or (expect_status == 2 and gpu_message is None)
 
 
 def case(*a, **k):
@@ -447,7 +451,7 @@ def add_structure_cases():
          {"x": r.ravel(), "xi": ri.ravel(), "o_sum": np.zeros(16, np.float32), "o_max": np.zeros(32, np.float32),
           "o_min": np.zeros(16, np.float32), "o_argmax": np.zeros(16, np.int32), "o_argmin": np.zeros(32, np.int32),
           "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
-          "o_isum": np.zeros(16, np.int32)}, reductions_ref)
+          "o_isum": np.zeros(16, np.int32)}, reductions_ref, gpu_tol=(1e-5, 1e-6))  # the GPU sums in a tree
 
     s = (RNG.standard_normal((8, 16)) * 0.9).astype(np.float32)
     si = RNG.integers(-100, 100, (8, 16)).astype(np.int32)
@@ -544,15 +548,18 @@ def add_structure_cases():
     programs = 37
 
     def atomics_ref(out):
-        olds = np.full(programs, 1, np.int32)
-        olds[0] = 0
+        # Whichever program's compare-and-swap came first (program 0 in the interpreter) saw
+        # 0 and stored its pid + 1; every other program saw that value.
+        winner = int(out["cas"][0]) - 1 if 1 <= int(out["cas"][0]) <= programs else 0
+        olds = np.full(programs, winner + 1, np.int32)
+        olds[winner] = 0
         swap = np.full(programs, -5, np.int32)
         swap[::2] = np.arange(0, programs, 2) + 100
         return {"counts": np.full(16, programs, np.int32), "fsum": np.array([sum(range(programs))], np.float32),
                 "mx": np.array([max(p * 7 % 13 for p in range(programs))], np.int32),
                 "mn": np.array([100 - (programs - 1)], np.int32),
                 "umx": np.array([max((p * 1000000000) % 2**32 for p in range(programs))], np.uint32),
-                "swap": swap, "cas": np.array([1], np.int32), "olds": olds}
+                "swap": swap, "cas": np.array([winner + 1], np.int32), "olds": olds}
     case("memory.atomics_from_many_programs", memory, "atomics", str(programs),
          {"counts": np.zeros(16, np.int32), "fsum": np.zeros(1, np.float32), "mx": np.zeros(1, np.int32),
           "mn": np.full(1, 1000, np.int32), "umx": np.zeros(1, np.uint32), "swap": np.full(programs, -5, np.int32),
@@ -567,7 +574,7 @@ def add_structure_cases():
     case("builtins.rand_randn_philox", memory, "random", "2",
          {"seed": 12345, "out_u": np.zeros(512, np.float32), "out_n": np.zeros(512, np.float32)}, random_ref, tol=(2e-6, 2e-6))
     case("builtins.print_assert_static_assert", memory, "debug_print", "1", {"x": np.array([3, 0, 8, 1], np.int32)},
-         lambda out: {}, stdout="pid (0, 0, 0) idx (0) v = 3\npid (0, 0, 0) idx (1) v = 0\npid (0, 0, 0) idx (2) v = 8\n"
+         lambda out: {}, debug=True, stdout="pid (0, 0, 0) idx (0) v = 3\npid (0, 0, 0) idx (1) v = 0\npid (0, 0, 0) idx (2) v = 8\n"
          "pid (0, 0, 0) idx (3) v = 1\npid (0, 0, 0) pid only\n")
 
     # Faults: exit status 2, the kernel, program and source location named, nothing saved.
@@ -577,6 +584,7 @@ def add_structure_cases():
     case("faults.out_of_bounds_store", memory, "oob_store", "1", {"out": np.zeros(64, np.float32), "n": -1}, None, expect_status=2,
          expect_message="error: out-of-bounds store: element 0 of the tile is at byte offset -4 (index -1) of buffer 'out'")
     case("faults.assert", memory, "failing_assert", "1", {"x": np.arange(8, dtype=np.int32)}, None, expect_status=2,
+         debug=True, gpu_message="running kernel 'failing_assert' failed: device-side assert triggered",
          expect_message="memory.tk:51:5: error: assertion failed: v must stay below 5 (element 5) (kernel 'failing_assert', program (0, 0, 0))")
     case("faults.division_by_zero", memory, "divide", "1",
          {"a": np.arange(8, dtype=np.int32), "b": np.array([1, 2, 3, 0, 1, 1, 1, 1], np.int32), "out": np.zeros(8, np.int32)},
@@ -680,6 +688,8 @@ add_run_error_cases()
 # ----------------------------------------------------------------------------------------
 # Runner
 
+SANITIZER = []  # --sanitize: compute-sanitizer's memcheck around every GPU run
+
 GPU_UNSUPPORTED = ("not supported by the GPU backend yet", "does not support tiles of rank")
 
 
@@ -708,7 +718,10 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
 
 def run_backend(c, tkc, backend, workdir, check=True):
     os.makedirs(workdir, exist_ok=True)
-    cmd = [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid]
+    cmd = SANITIZER + [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid] if backend == "cuda" else \
+        [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid]
+    if c.debug:
+        cmd.append("--debug")
     if backend != "auto":  # auto: tkc picks the GPU when there is one, else the interpreter
         cmd.append("--backend=" + backend)
     for k, v in c.defines.items():
@@ -740,8 +753,9 @@ def run_backend(c, tkc, backend, workdir, check=True):
     if proc.returncode != c.expect_status:
         return "exit status %d, expected %d\n%s%s" % (proc.returncode, c.expect_status, proc.stdout[-2000:], proc.stderr[-2000:])
     if c.expect_status != 0:
-        if c.expect_message not in proc.stderr:
-            return "expected message not found:\n  %s\ngot:\n  %s" % (c.expect_message, proc.stderr.strip())
+        message = c.gpu_message if backend == "cuda" and c.gpu_message else c.expect_message
+        if message not in proc.stderr:
+            return "expected message not found:\n  %s\ngot:\n  %s" % (message, proc.stderr.strip())
         leftovers = [p for p in saved.values() if os.path.exists(p)]
         return "a failed run wrote %s" % leftovers if leftovers else None
     if c.stdout is not None and c.stdout not in proc.stdout:
@@ -824,7 +838,12 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--ptxas", action="store_true",
                         help="instead of running: compile every case's kernel to PTX for sm_80 and sm_90 and assemble it with ptxas")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="run every GPU case under compute-sanitizer's memcheck (a report fails the case)")
     args = parser.parse_args()
+    if args.sanitize:
+        SANITIZER[:] = ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "9", "--print-limit", "5"]
     if args.ptxas:
         return check_ptxas(args)
     selected = [c for c in CASES if args.filter in c.name and (c.example or not args.examples_only)]
@@ -833,12 +852,19 @@ def main():
         selected = [c for c in selected if not c.interp_only]
         # GPU math uses the hardware approximations Triton uses (ex2/lg2/rsqrt/sin/cos.approx).
         for c in selected:
+            if c.gpu_tol:
+                c.tol = c.gpu_tol
             if c.name.startswith("math.") and c.tol:
                 c.tol = (max(c.tol[0], 1e-5), max(c.tol[1], 1e-5))
+    if args.sanitize:  # faults are expected to stop the kernel; memcheck would report those too
+        selected = [c for c in selected if c.expect_status == 0]
     failures, unsupported = 0, []
     with tempfile.TemporaryDirectory(prefix="tk-conformance-") as tmp:
-        for c in selected:
-            error = run_case(c, args.tkc, args.backend, os.path.join(tmp, c.name), args.compare_interp)
+        def one(c):
+            return run_case(c, args.tkc, args.backend, os.path.join(tmp, c.name), args.compare_interp)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            errors = list(pool.map(one, selected))
+        for c, error in zip(selected, errors):
             if error == "UNSUPPORTED":
                 unsupported.append(c.name)
             elif error:

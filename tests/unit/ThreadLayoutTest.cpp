@@ -55,5 +55,53 @@ TEST(ThreadLayout, GroupsAreSixteenBytesWhenTheTileIsLargeEnough) {
   EXPECT_EQ(f16.perThread(), 16);
 }
 
+TEST(ThreadLayout, SlotAndThreadBitsComposeTheElementIndex) {
+  for (int64_t size : {1, 16, 64, 512, 4096})
+    for (int64_t width : {1, 4, 8}) {
+      Layout1D l = Layout1D::of(size, 128, width);
+      std::vector<int> slot = l.slotBits(), thread = l.threadBits();
+      for (int64_t t = 0; t < 128; ++t)
+        for (int64_t s = 0; s < l.perThread(); ++s) {
+          int64_t e = 0;
+          for (size_t b = 0; b < slot.size(); ++b)
+            if ((s >> b & 1) && slot[b] >= 0)
+              e ^= int64_t(1) << slot[b];
+          for (size_t b = 0; b < thread.size(); ++b)
+            if ((t >> b & 1) && thread[b] >= 0)
+              e ^= int64_t(1) << thread[b];
+          ASSERT_EQ(e, elementOf(l, t, s)) << size << " width " << width << " thread " << t << " slot " << s;
+          ASSERT_EQ(e, l.element(s, t));
+        }
+    }
+}
+
+TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
+  // expand_dims/reshape of 512 elements: the identity map keeps every slot where it is.
+  Layout1D flat = Layout1D::of(512, 128, 4);
+  BitMap identity(9);
+  for (int b = 0; b < 9; ++b)
+    identity[b] = b;
+  auto same = slotsInThread(flat, flat, identity);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(*same, (std::vector<int64_t>{0, 1, 2, 3}));
+  // [16, 1] -> [16, 32]: a thread's row value sits in another thread.
+  Layout1D column = Layout1D::of(16, 128, 4), wide = Layout1D::of(512, 128, 4);
+  BitMap broadcast(9, -1);
+  for (int b = 5; b < 9; ++b)
+    broadcast[b] = b - 5;
+  EXPECT_FALSE(slotsInThread(wide, column, broadcast));
+  // [1, 512] -> [4, 512] with 4 elements per thread and 128 threads: each thread's slots of
+  // the result are its own columns' values, repeated along the rows (the rows are slot bits).
+  Layout1D row = Layout1D::of(512, 128, 4), rows = Layout1D::of(2048, 128, 4);
+  BitMap down(11, -1);
+  for (int b = 0; b < 9; ++b)
+    down[b] = b;
+  auto repeated = slotsInThread(rows, row, down);
+  ASSERT_TRUE(repeated);
+  EXPECT_EQ(repeated->size(), 16u);
+  for (int64_t s = 0; s < 16; ++s)
+    EXPECT_EQ((*repeated)[s], s % 4) << s;
+}
+
 } // namespace
 } // namespace tk::codegen

@@ -17,7 +17,7 @@ const char *const kUsage = R"(usage:
               [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
               [--divisibility ARG=16]...
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
-  tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]...
+  tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
   tkc tune FILE.tk --kernel NAME --grid ... ARG...
 )";
 
@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
     } else if (a == "-O3") {
       options.optimize = true;
     } else if (a == "--debug") {
+      options.debug = true;
     } else if (a == "--locs") {
       options.printLocations = true;
     } else if (a == "--stats") {

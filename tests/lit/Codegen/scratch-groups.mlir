@@ -1,24 +1,29 @@
 // RUN: tk-opt %s -tk-to-threads -canonicalize | FileCheck %s
 
-// A scan, then a sum over 1024 elements on 4 warps. Both pass warp partials through shared
-// memory. The sum writes without a leading barrier, so it must not use the scan's slots
-// (group 0): it gets group 1, slots 32 and up.
+// A scan, then a sum over 1024 elements on 4 warps. Both pass warp partials through the
+// shared buffer. The sum writes without a leading barrier, so it must not use the scan's
+// bytes: the scan has bytes 0-255 (32 slots of 8 bytes), the sum starts at byte 256.
+// CHECK: llvm.mlir.global internal @tk_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<272 x i8>
 // CHECK-LABEL: func.func @scan_then_sum
-// CHECK: %[[C32:.*]] = arith.constant 32 : i32
-// The scan's 4 repetitions each write slot `warp` of group 0 behind a barrier.
+// CHECK: %[[BASE:.*]] = llvm.mlir.addressof @tk_smem
+// The scan's 2 repetitions each write slot `warp` behind a barrier.
 // CHECK: nvvm.barrier0
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: %[[SCAN_PTR:.*]] = llvm.getelementptr %{{.*}}[%{{[0-9]+}}] : (!llvm.ptr<3>, i32)
+// CHECK-NEXT: %[[SCAN_PTR:.*]] = llvm.getelementptr %[[BASE]][%{{[0-9]+}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 // CHECK-NEXT: llvm.store %{{.*}}, %[[SCAN_PTR]] : i32, !llvm.ptr<3>
-// The sum's writers (lane 0 of each warp) store at slot `warp + 32` (group 1), with no
-// barrier between their condition and the store.
-// CHECK: %[[WRITER:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: nvvm.barrier0
+// CHECK: scf.if
+// The sum's writers (lane 0 of each warp) store partial `warp` at byte 256 on, with no
+// barrier before them, then one barrier before the reads.
+// CHECK: %[[SUM:.*]] = llvm.getelementptr %[[BASE]][256] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NOT: nvvm.barrier0
+// CHECK: %[[WRITER:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: scf.if %[[WRITER]]
-// CHECK-NEXT: %[[SLOT:.*]] = arith.addi %{{.*}}, %[[C32]] : i32
-// CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[SLOT]]]
+// CHECK: %[[PTR:.*]] = llvm.getelementptr %[[SUM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
 // CHECK-NEXT: llvm.store %{{.*}}, %[[PTR]] : i32, !llvm.ptr<3>
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.load %[[SUM]] : !llvm.ptr<3> -> i32
 func.func @scan_then_sum(%x: !tk.ptr<i32> {tk.divisibility = 16 : i64}, %out: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
   %r = tk.make_range 0, 1024 : tensor<1024xi32>
   %xs = tk.splat %x : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>

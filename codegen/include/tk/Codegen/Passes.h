@@ -13,8 +13,8 @@ namespace tk {
 #define GEN_PASS_REGISTRATION
 #include "tk/Codegen/Passes.h.inc"
 
-/// tk IR (after the tile pipeline) to LLVM + NVVM dialect.
-void buildGpuLoweringPipeline(mlir::OpPassManager &pm);
+/// tk IR (after the tile pipeline) to LLVM + NVVM dialect; `debug` keeps `assert`.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm, bool debug = false);
 } // namespace tk
 
 #endif

@@ -4,18 +4,24 @@
 include "mlir/Pass/PassBase.td"
 
 def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
-  let summary = "Distribute 1-D tiles over a program's threads (blocked layout) as per-thread scalars";
+  let summary = "Distribute tiles over a program's threads (blocked layout) as per-thread scalars";
   let description = [{
-    Every tile becomes the scalars its thread owns under a blocked layout: `num_warps * 32`
-    threads, each holding groups of `size_per_thread` contiguous elements (16 bytes of the
-    narrowest element type the kernel loads or stores), the groups repeating across the
-    tile. Loads and stores of contiguous, aligned groups become vector accesses guarded by
-    their mask; reductions fold each thread's elements in order, then across lanes with
-    butterfly shuffles, then across warps through shared memory. Kernel pointers become
-    `!llvm.ptr<1>`. Tiles of rank 2 and above wait for the layouts of issue 5.
+    Every tile, of any rank, becomes the scalars its thread owns under a blocked layout of its
+    row-major element index: `num_warps * 32` threads, each holding groups of
+    `size_per_thread` contiguous elements (16 bytes of the narrowest element type the kernel
+    loads or stores), the groups repeating across the tile. Loads and stores of contiguous,
+    aligned groups become vector accesses guarded by their mask; reductions fold each
+    thread's elements, then across lanes with butterfly shuffles, then across warps through
+    shared memory; shape changes move elements between threads through shared memory unless
+    every thread already holds what it needs; `dot` multiplies by FMA from shared memory.
+    Kernel pointers become `!llvm.ptr<1>`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"debug", "debug", "bool", /*default=*/"false",
+           "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">
+  ];
 }
 
 def TkThreadsToLLVM : Pass<"tk-threads-to-llvm", "::mlir::ModuleOp"> {

@@ -21,6 +21,7 @@ struct CompileOptions {
   bool printLocations = false;                // print FileLineColLoc of every op
   std::vector<std::string> stdlibDirs;        // where `import` looks after the file's folder
   int sm = 90;                                // --arch=sm_80|sm_90: the GPU target
+  bool debug = false;                         // --debug: check `assert` on the GPU
   /// Divisibility (in bytes for pointers, in units for integers) known of runtime arguments,
   /// as the JIT specializes them; pointers default to 16 (allocations are 256-byte aligned).
   std::map<std::string, int64_t> divisibility;

@@ -1,0 +1,107 @@
+// Atomics: only the thread that owns an element performs its read-modify-write (replicas of a
+// small tile, and every thread but one for a scalar pointer, would repeat it); the old values
+// reach the replicas through shared memory when the result is used. Ordering acq_rel at GPU
+// scope, as Triton's defaults.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+LLVM::AtomicBinOp binOpFor(AtomicKind kind, Type type) {
+  bool isFloat = isa<FloatType>(type);
+  switch (kind) {
+  case AtomicKind::add: return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case AtomicKind::max: return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case AtomicKind::min: return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case AtomicKind::umax: return LLVM::AtomicBinOp::umax;
+  case AtomicKind::umin: return LLVM::AtomicBinOp::umin;
+  case AtomicKind::xchg: return LLVM::AtomicBinOp::xchg;
+  }
+  return LLVM::AtomicBinOp::xchg;
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+}
+
+constexpr llvm::StringLiteral kScope = "device";
+
+template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
+  AtomicPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern<Op>(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    ValueRange ptrs = adaptor.getPtr();
+    Value tid = threadId(rewriter, loc);
+    Value owner = isOwner(rewriter, loc, l, tid);
+    Type type = converter.convertType(tk::elementTypeOf(op.getResult().getType()));
+    SmallVector<Value> old;
+    for (int64_t slot = 0; slot < l.perThread(); ++slot) {
+      Value pred = owner;
+      if constexpr (std::is_same_v<Op, AtomicRMWOp>)
+        if (op.getMask())
+          pred = arith::AndIOp::create(rewriter, loc, pred, slotOf(adaptor.getMask(), slot));
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{type}, pred, true);
+      OpBuilder b = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(b, loc, atomic(b, loc, op, adaptor, ptrs[slot], slot, type));
+      OpBuilder otherwise = ifOp.getElseBodyBuilder();
+      scf::YieldOp::create(otherwise, loc, zeroOf(otherwise, loc, type));
+      old.push_back(ifOp.getResult(0));
+    }
+    if (op->hasAttr("tkg.smem_offset"))
+      old = throughShared(rewriter, loc, op, old, l, l, identityMap(l));
+    rewriter.replaceOpWithMultiple(op, {old});
+    return success();
+  }
+
+  static BitMap identityMap(const Layout1D &l) {
+    BitMap map(log2Of(l.size));
+    for (size_t bit = 0; bit < map.size(); ++bit)
+      map[bit] = bit;
+    return map;
+  }
+
+  static Value atomic(OpBuilder &b, Location loc, Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor, Value ptr,
+                      int64_t slot, Type type) {
+    if constexpr (std::is_same_v<Op, AtomicRMWOp>) {
+      return LLVM::AtomicRMWOp::create(b, loc, binOpFor(op.getKind(), type), ptr, slotOf(adaptor.getValue(), slot),
+                                       LLVM::AtomicOrdering::acq_rel, kScope);
+    } else {
+      // cmpxchg compares bits: floats go through integers of their width.
+      Type bits = b.getIntegerType(type.getIntOrFloatBitWidth());
+      auto asBits = [&](Value v) { return v.getType() == bits ? v : (Value)arith::BitcastOp::create(b, loc, bits, v); };
+      auto cas = LLVM::AtomicCmpXchgOp::create(b, loc, ptr, asBits(slotOf(adaptor.getCmp(), slot)),
+                                               asBits(slotOf(adaptor.getValue(), slot)), LLVM::AtomicOrdering::acq_rel,
+                                               LLVM::AtomicOrdering::acquire, kScope);
+      Value old = LLVM::ExtractValueOp::create(b, loc, cas, ArrayRef<int64_t>{0});
+      return old.getType() == type ? old : (Value)arith::BitcastOp::create(b, loc, type, old);
+    }
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+int64_t atomicSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
+  Layout1D l = converter.layoutOf(op->getOperand(0).getType());
+  if (op->getResult(0).use_empty() || l.owners() >= l.threads)
+    return 0;
+  return l.size * std::max<int64_t>(1, tk::elementTypeOf(op->getResult(0).getType()).getIntOrFloatBitWidth() / 8);
+}
+
+void populateAtomicToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<AtomicPattern<AtomicRMWOp>, AtomicPattern<AtomicCASOp>>(converter, patterns.getContext());
+}
+
+} // namespace tk::codegen

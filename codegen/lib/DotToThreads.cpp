@@ -1,0 +1,122 @@
+// `dot` by FMA, correct for every supported type (issue 5 brings tensor cores): both operands
+// go to shared memory, then each thread accumulates its result elements over k in order, in
+// f32 for floats (f32 inputs rounded to tf32 unless precision = "ieee"), i32 for i8, f64 for
+// f64 — the interpreter's arithmetic, rounded once to the accumulator's type at the end.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+int64_t bytesOf(Type type) { return std::max<int64_t>(1, tk::elementTypeOf(type).getIntOrFloatBitWidth() / 8); }
+
+/// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
+Value roundToTf32(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value u = arith::BitcastOp::create(b, loc, i32, x);
+  Value exponent = arith::AndIOp::create(b, loc, u, i32Constant(b, loc, 0x7f800000));
+  Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent, i32Constant(b, loc, 0x7f800000));
+  Value odd = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, i32Constant(b, loc, 13)), i32Constant(b, loc, 1));
+  Value rounded = arith::AddIOp::create(b, loc, u, arith::AddIOp::create(b, loc, odd, i32Constant(b, loc, 0xFFF)));
+  rounded = arith::AndIOp::create(b, loc, rounded, i32Constant(b, loc, ~0x1FFF));
+  return arith::SelectOp::create(b, loc, finite, arith::BitcastOp::create(b, loc, b.getF32Type(), rounded), x);
+}
+
+/// The type products are summed in.
+Type accumulatorType(OpBuilder &b, Type operand) {
+  if (operand.isInteger())
+    return b.getI32Type();
+  if (operand.isF64())
+    return b.getF64Type();
+  return b.getF32Type();
+}
+
+Value widen(OpBuilder &b, Location loc, Value v, Type to) {
+  if (v.getType() == to)
+    return v;
+  if (isa<IntegerType>(to))
+    return arith::ExtSIOp::create(b, loc, to, v);
+  return arith::ExtFOp::create(b, loc, to, v);
+}
+
+struct DotPattern : public OpConversionPattern<DotOp> {
+  DotPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+    (void)m;
+    Layout1D la = converter.layoutOf(aType), lb = converter.layoutOf(bType), lc = converter.layoutOf(op.getType());
+    Type operand = aType.getElementType(), sum = accumulatorType(rewriter, operand);
+    Type resultElement = cast<RankedTensorType>(op.getType()).getElementType();
+    bool tf32 = operand.isF32() && op.getPrecision() == DotPrecision::tf32;
+    int64_t bOffset = roundUp16(aType.getNumElements() * bytesOf(aType));
+
+    SharedRegion shared(rewriter, loc, op);
+    Value tid = threadId(rewriter, loc);
+    shared.beginWrites(rewriter, loc);
+    auto stage = [&](ValueRange values, const Layout1D &l, int64_t offset) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
+      OpBuilder b = ifOp.getThenBodyBuilder();
+      for (size_t slot = 0; slot < values.size(); ++slot)
+        shared.store(b, loc, tf32 ? roundToTf32(b, loc, values[slot]) : values[slot], elementIndex(b, loc, l, slot, tid), offset);
+    };
+    stage(adaptor.getA(), la, 0);
+    stage(adaptor.getB(), lb, bOffset);
+    shared.endWrites(rewriter, loc);
+
+    SmallVector<Value> init, rows, cols;
+    for (int64_t slot = 0; slot < lc.perThread(); ++slot) {
+      init.push_back(widen(rewriter, loc, slotOf(adaptor.getAcc(), slot), sum));
+      Value index = elementIndex(rewriter, loc, lc, slot, tid);
+      rows.push_back(arith::MulIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, index, i32Constant(rewriter, loc, log2Of(n))),
+                                           i32Constant(rewriter, loc, k)));
+      cols.push_back(arith::AndIOp::create(rewriter, loc, index, i32Constant(rewriter, loc, n - 1)));
+    }
+    auto loop = scf::ForOp::create(rewriter, loc, i32Constant(rewriter, loc, 0), i32Constant(rewriter, loc, k),
+                                   i32Constant(rewriter, loc, 1), init);
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+      Value kk = loop.getInductionVar();
+      Value bRow = arith::MulIOp::create(b, loc, kk, i32Constant(b, loc, n));
+      SmallVector<Value> next;
+      for (int64_t slot = 0; slot < lc.perThread(); ++slot) {
+        Value x = widen(b, loc, shared.load(b, loc, operand, arith::AddIOp::create(b, loc, rows[slot], kk)), sum);
+        Value y = widen(b, loc, shared.load(b, loc, operand, arith::AddIOp::create(b, loc, bRow, cols[slot]), bOffset), sum);
+        Value acc = loop.getRegionIterArgs()[slot];
+        next.push_back(isa<IntegerType>(sum)
+                           ? (Value)arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y))
+                           : (Value)arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y)));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    SmallVector<Value> results;
+    for (Value v : loop.getResults())
+      results.push_back(v.getType() == resultElement ? v
+                        : isa<IntegerType>(resultElement) ? (Value)arith::TruncIOp::create(rewriter, loc, resultElement, v)
+                                                           : (Value)arith::TruncFOp::create(rewriter, loc, resultElement, v));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &) {
+  auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
+  return roundUp16(a.getNumElements() * bytesOf(a)) + roundUp16(b.getNumElements() * bytesOf(b));
+}
+
+void populateDotToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<DotPattern>(converter, patterns.getContext());
+}
+
+} // namespace tk::codegen

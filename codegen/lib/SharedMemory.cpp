@@ -1,0 +1,188 @@
+// Shared memory for the exchanges between threads: one buffer per module (`tk_smem`), byte
+// ranges given to ops by `assignShared`, and `redistribute`, which moves a tile's elements to
+// the threads that need them under another shape.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+int64_t roundUp16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+Layout1D ThreadTypeConverter::layoutOf(Type type) const {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return layout(tile ? tile.getNumElements() : 1);
+}
+
+Value remapIndex(OpBuilder &b, Location loc, Value index, const BitMap &map) {
+  Value result;
+  for (size_t bit = 0; bit < map.size();) {
+    if (map[bit] < 0) {
+      ++bit;
+      continue;
+    }
+    size_t length = 1;
+    while (bit + length < map.size() && map[bit + length] == map[bit] + int(length))
+      ++length;
+    Value piece = index;
+    if (bit)
+      piece = arith::ShRUIOp::create(b, loc, piece, i32Constant(b, loc, bit));
+    piece = arith::AndIOp::create(b, loc, piece, i32Constant(b, loc, (int64_t(1) << length) - 1));
+    if (map[bit])
+      piece = arith::ShLIOp::create(b, loc, piece, i32Constant(b, loc, map[bit]));
+    result = result ? (Value)arith::OrIOp::create(b, loc, result, piece) : piece;
+    bit += length;
+  }
+  return result ? result : i32Constant(b, loc, 0);
+}
+
+BitMap dropAxis(ArrayRef<int64_t> shape, int64_t axis) {
+  int low = 0;
+  for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
+    low += log2Of(shape[d]);
+  int width = log2Of(shape[axis]), total = log2Of(llvm::product_of(shape));
+  BitMap map;
+  for (int bit = 0; bit < total; ++bit)
+    map.push_back(bit < low ? bit : bit < low + width ? -1 : bit - width);
+  return map;
+}
+
+Value isOwner(OpBuilder &b, Location loc, const Layout1D &layout, Value tid) {
+  if (layout.owners() >= layout.threads)
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, i32Constant(b, loc, layout.owners()));
+}
+
+SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto buffer = module.lookupSymbol<LLVM::GlobalOp>("tk_smem");
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  base_ = LLVM::AddressOfOp::create(b, loc, ptrType, buffer.getSymName());
+  if (auto offset = op->getAttrOfType<IntegerAttr>("tkg.smem_offset"); offset && offset.getInt())
+    base_ = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base_, ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+  leadingBarrier_ = op->hasAttr("tkg.smem_barrier");
+}
+
+Value SharedRegion::address(OpBuilder &b, Location loc, Type type, Value index, int64_t byteOffset) const {
+  Value base = base_;
+  if (byteOffset)
+    base = LLVM::GEPOp::create(b, loc, base_.getType(), b.getI8Type(), base, ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
+  return LLVM::GEPOp::create(b, loc, base_.getType(), memoryType(type), base, ValueRange{index});
+}
+
+void SharedRegion::store(OpBuilder &b, Location loc, Value value, Value index, int64_t byteOffset) const {
+  Type stored = memoryType(value.getType());
+  if (stored != value.getType())
+    value = arith::ExtUIOp::create(b, loc, stored, value);
+  LLVM::StoreOp::create(b, loc, value, address(b, loc, stored, index, byteOffset));
+}
+
+Value SharedRegion::load(OpBuilder &b, Location loc, Type type, Value index, int64_t byteOffset) const {
+  Type stored = memoryType(type);
+  Value value = LLVM::LoadOp::create(b, loc, stored, address(b, loc, stored, index, byteOffset));
+  return stored == type ? value : (Value)arith::TruncIOp::create(b, loc, type, value);
+}
+
+Value SharedRegion::slot(OpBuilder &b, Location loc, int64_t group, Value index) const {
+  return address(b, loc, b.getI64Type(), index, group * 256);
+}
+
+void SharedRegion::beginWrites(OpBuilder &b, Location loc) const {
+  if (leadingBarrier_)
+    NVVM::Barrier0Op::create(b, loc); // an earlier use of these bytes may still be read
+}
+
+void SharedRegion::endWrites(OpBuilder &b, Location loc) const { NVVM::Barrier0Op::create(b, loc); }
+
+void SharedRegion::publish(OpBuilder &b, Location loc, Value writer, ValueRange values, Value index) const {
+  beginWrites(b, loc);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, writer, false);
+  OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+  for (size_t k = 0; k < values.size(); ++k)
+    LLVM::StoreOp::create(thenBuilder, loc, values[k], slot(thenBuilder, loc, k, index));
+  endWrites(b, loc);
+}
+
+int64_t sharedBytesOf(Operation *op, const ThreadTypeConverter &converter) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case([&](ReduceOp reduce) { return reduceSharedBytes(reduce, converter); })
+      .Case([&](ScanOp scan) { return scanSharedBytes(scan, converter); })
+      .Case([&](DotOp dot) { return dotSharedBytes(dot, converter); })
+      .Case<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>([&](Operation *shape) { return shapeSharedBytes(shape, converter); })
+      .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *atomic) { return atomicSharedBytes(atomic, converter); })
+      .Default([](Operation *) { return int64_t(0); });
+}
+
+FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter) {
+  int64_t next = 0, size = 0;
+  bool wrapped = false;
+  MLIRContext *context = kernel.getContext();
+  WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    int64_t bytes = sharedBytesOf(op, converter);
+    if (!bytes)
+      return WalkResult::advance();
+    if (bytes > kSharedLimit) {
+      op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
+                      << kSharedLimit << "; use smaller tiles";
+      return WalkResult::interrupt();
+    }
+    if (next + bytes > kSharedLimit) {
+      next = 0;
+      wrapped = true;
+    }
+    bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
+    op->setAttr("tkg.smem_offset", IntegerAttr::get(IntegerType::get(context, 32), next));
+    if (wrapped || inLoop || isa<ScanOp>(op))
+      op->setAttr("tkg.smem_barrier", UnitAttr::get(context));
+    next += roundUp16(bytes);
+    size = std::max(size, next);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return size;
+}
+
+SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, ValueRange source, const Layout1D &sourceLayout,
+                                 const Layout1D &resultLayout, const BitMap &map) {
+  SharedRegion region(b, loc, op);
+  Type type = source[0].getType();
+  Value tid = threadId(b, loc);
+  region.beginWrites(b, loc);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isOwner(b, loc, sourceLayout, tid), false);
+  OpBuilder writer = ifOp.getThenBodyBuilder();
+  for (size_t slot = 0; slot < source.size(); ++slot)
+    region.store(writer, loc, source[slot], elementIndex(writer, loc, sourceLayout, slot, tid));
+  region.endWrites(b, loc);
+  // Slots that differ only in bits the map drops hold the same source element: read it once.
+  std::vector<int> slotBits = resultLayout.slotBits();
+  int64_t repeated = 0;
+  for (size_t bit = 0; bit < slotBits.size(); ++bit)
+    if (slotBits[bit] < 0 || map[slotBits[bit]] < 0)
+      repeated |= int64_t(1) << bit;
+  SmallVector<Value> result;
+  for (int64_t slot = 0; slot < resultLayout.perThread(); ++slot) {
+    if (slot & repeated) {
+      result.push_back(result[slot & ~repeated]);
+      continue;
+    }
+    result.push_back(region.load(b, loc, type, remapIndex(b, loc, elementIndex(b, loc, resultLayout, slot, tid), map)));
+  }
+  return result;
+}
+
+SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op, ValueRange source, const Layout1D &sourceLayout,
+                                const Layout1D &resultLayout, const BitMap &map) {
+  if (auto slots = slotsInThread(resultLayout, sourceLayout, map)) {
+    SmallVector<Value> result;
+    for (int64_t slot : *slots)
+      result.push_back(source[slot]);
+    return result;
+  }
+  return throughShared(b, loc, op, source, sourceLayout, resultLayout, map);
+}
+
+} // namespace tk::codegen
