@@ -42,6 +42,9 @@ for _ in range(3):
     k = triton_layernorm[(M,)](x, y, w, b, N, N, 1e-5, BLOCK=N, num_warps=warps)
 torch.cuda.synchronize()
 print("triton registers", k.n_regs, "spills", k.n_spills, file=sys.stderr)
+if len(sys.argv) > 2:
+    open(sys.argv[2] + ".ptx", "w").write(k.asm["ptx"])
+    open(sys.argv[2] + ".cubin", "wb").write(k.asm["cubin"])
 '''
 
 
@@ -63,6 +66,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tkc", required=True)
     parser.add_argument("--warps", default="4")
+    parser.add_argument("--dump", help="write both kernels' PTX and SASS under this prefix")
     args = parser.parse_args()
     M, N = 65536, 4096
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,6 +82,18 @@ def main():
             f.write(TRITON)
         ours = ncu(tk, "layernorm")
         theirs = ncu([sys.executable, script, args.warps], "triton_layernorm")
+    if args.dump:
+        subprocess.run([sys.executable, script, args.warps, args.dump + "-triton"], check=True)
+        ptx = args.dump + "-tk.ptx"
+        common = ["-D", "BLOCK=%d" % N, "-D", "num_warps=" + args.warps, "--divisibility", "n_cols=16",
+                  "--divisibility", "stride=16"]
+        subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=ptx",
+                        "-o", ptx] + common, check=True)
+        subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=cubin",
+                        "-o", args.dump + "-tk.cubin"] + common, check=True)
+        for who in ("tk", "triton"):
+            with open(args.dump + "-%s.sass" % who, "w") as f:
+                subprocess.run(["cuobjdump", "-sass", args.dump + "-%s.cubin" % who], stdout=f)
     print("%-75s %14s %14s" % ("metric (num_warps %s)" % args.warps, "tk", "triton"))
     for m in METRICS.split(","):
         print("%-75s %14s %14s" % (m, ours.get(m, "-"), theirs.get(m, "-")))

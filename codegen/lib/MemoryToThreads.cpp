@@ -111,18 +111,14 @@ struct LoadPattern : public AccessPattern<LoadOp> {
           });
       for (int64_t k = 0; k < width; ++k) {
         Value v = width == 1 ? loaded : (Value)LLVM::ExtractElementOp::create(rewriter, loc, loaded, i32Constant(rewriter, loc, k));
-        if (element.isInteger(1))
-          v = arith::TruncIOp::create(rewriter, loc, element, v);
-        values.push_back(v);
+        values.push_back(fromMemory(rewriter, loc, v, element));
       }
     }
     rewriter.replaceOpWithMultiple(op, {values});
     return success();
   }
 
-  static Value castToMemory(OpBuilder &b, Location loc, Value v, Type stored) {
-    return v.getType() == stored ? v : (Value)arith::ExtUIOp::create(b, loc, stored, v);
-  }
+  static Value castToMemory(OpBuilder &b, Location loc, Value v, Type) { return toMemory(b, loc, v); }
 };
 
 struct StorePattern : public AccessPattern<StoreOp> {

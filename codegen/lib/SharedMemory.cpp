@@ -74,16 +74,14 @@ Value SharedRegion::address(OpBuilder &b, Location loc, Type type, Value index, 
 }
 
 void SharedRegion::store(OpBuilder &b, Location loc, Value value, Value index, int64_t byteOffset) const {
-  Type stored = memoryType(value.getType());
-  if (stored != value.getType())
-    value = arith::ExtUIOp::create(b, loc, stored, value);
-  LLVM::StoreOp::create(b, loc, value, address(b, loc, stored, index, byteOffset));
+  value = toMemory(b, loc, value);
+  LLVM::StoreOp::create(b, loc, value, address(b, loc, value.getType(), index, byteOffset));
 }
 
 Value SharedRegion::load(OpBuilder &b, Location loc, Type type, Value index, int64_t byteOffset) const {
   Type stored = memoryType(type);
   Value value = LLVM::LoadOp::create(b, loc, stored, address(b, loc, stored, index, byteOffset));
-  return stored == type ? value : (Value)arith::TruncIOp::create(b, loc, type, value);
+  return fromMemory(b, loc, value, type);
 }
 
 Value SharedRegion::slot(OpBuilder &b, Location loc, int64_t group, Value index) const {

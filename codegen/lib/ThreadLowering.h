@@ -38,8 +38,11 @@ mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 /// The index of the element that slot `slot` of this thread holds under `layout`.
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Layout1D &layout, int64_t slot,
                          mlir::Value tid);
-/// The LLVM type of an element stored in memory (i1 is stored as a byte).
+/// The LLVM type of an element stored in memory (i1 and the f8 formats are stored as bytes).
 mlir::Type memoryType(mlir::Type element);
+/// A value as memory holds it, and back.
+mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stored, mlir::Type type);
 /// Applies a reduce/scan combine region to (accumulators..., next values...).
 llvm::SmallVector<mlir::Value> combineRegion(mlir::OpBuilder &b, mlir::Region &region, mlir::ValueRange acc,
                                              mlir::ValueRange next);
@@ -104,7 +107,7 @@ llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
-void populateElementwiseToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateElementwiseToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis, mlir::RewritePatternSet &patterns);
 void populateMemoryToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis, mlir::RewritePatternSet &patterns);
 void populateReduceToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateScanToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
@@ -112,6 +115,8 @@ void populateRandomToThreads(ThreadTypeConverter &converter, mlir::RewritePatter
 void populateShapeToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDotToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
+void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);
 void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);
 
 } // namespace tk::codegen

@@ -1,6 +1,7 @@
 // Per-thread code to the LLVM and NVVM dialects: scf to cf, upstream arith/cf/func/math
 // conversions, and math functions as the NVVM approximations Triton uses.
 #include "tk/Codegen/Passes.h"
+#include "ThreadLowering.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -139,6 +140,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
       RewritePatternSet narrow(context);
       narrow.add<RemFAsFmod, NarrowErfInF32>(context);
       populatePolynomialApproximateErfPattern(narrow);
+      tk::codegen::populateFloat8CastPatterns(narrow);
       if (failed(applyPatternsGreedily(module, std::move(narrow))))
         return signalPassFailure();
     }

@@ -89,9 +89,26 @@ Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::Shf
 }
 
 Type memoryType(Type element) {
-  if (element.isInteger(1))
+  if (element.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
     return IntegerType::get(element.getContext(), 8);
   return element;
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value v) {
+  Type stored = memoryType(v.getType());
+  if (stored == v.getType())
+    return v;
+  if (isa<FloatType>(v.getType()))
+    return arith::BitcastOp::create(b, loc, stored, v);
+  return arith::ExtUIOp::create(b, loc, stored, v);
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value stored, Type type) {
+  if (stored.getType() == type)
+    return stored;
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, type, stored);
+  return arith::TruncIOp::create(b, loc, type, stored);
 }
 
 namespace {
@@ -233,12 +250,16 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   /// What the GPU backend cannot compile yet gets a located error that names the way out.
   LogicalResult checkSupported(func::FuncOp kernel) {
     WalkResult unsupported = kernel.walk([&](Operation *op) {
+      // f8 values move through memory and shapes, and convert to and from wider floats.
       bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
-        Type e = tk::elementTypeOf(t);
-        if (auto ptr = dyn_cast<PtrType>(e))
-          e = ptr.getPointee();
-        return isa<Float8E4M3FNType, Float8E5M2Type>(e);
-      });
+                  Type e = tk::elementTypeOf(t);
+                  if (auto ptr = dyn_cast<PtrType>(e))
+                    e = ptr.getPointee();
+                  return isa<Float8E4M3FNType, Float8E5M2Type>(e);
+                }) &&
+                !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
+                !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
+                  !tk::elementTypeOf(op->getResult(0).getType()).isF64());
       bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
                                   math::CosOp, math::TanhOp>(op) &&
                               tk::elementTypeOf(op->getResult(0).getType()).isF64();
@@ -257,7 +278,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     RewritePatternSet patterns(context);
     patterns.add<GridIndexPattern<ProgramIdOp>, GridIndexPattern<NumProgramsOp>, MakeRangePattern, SplatPattern,
                  ConstantPattern, HintPattern, BitcastPattern>(converter, context);
-    populateElementwiseToThreads(converter, patterns);
+    populateElementwiseToThreads(converter, axis, patterns);
     populateMemoryToThreads(converter, axis, patterns);
     populateReduceToThreads(converter, patterns);
     populateRandomToThreads(converter, patterns);
