@@ -82,18 +82,18 @@ def main():
             f.write(TRITON)
         ours = ncu(tk, "layernorm")
         theirs = ncu([sys.executable, script, args.warps], "triton_layernorm")
-    if args.dump:
-        subprocess.run([sys.executable, script, args.warps, args.dump + "-triton"], check=True)
-        ptx = args.dump + "-tk.ptx"
-        common = ["-D", "BLOCK=%d" % N, "-D", "num_warps=" + args.warps, "--divisibility", "n_cols=16",
-                  "--divisibility", "stride=16"]
-        subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=ptx",
-                        "-o", ptx] + common, check=True)
-        subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=cubin",
-                        "-o", args.dump + "-tk.cubin"] + common, check=True)
-        for who in ("tk", "triton"):
-            with open(args.dump + "-%s.sass" % who, "w") as f:
-                subprocess.run(["cuobjdump", "-sass", args.dump + "-%s.cubin" % who], stdout=f)
+        if args.dump:
+            subprocess.run([sys.executable, script, args.warps, args.dump + "-triton"], check=True)
+            ptx = args.dump + "-tk.ptx"
+            common = ["-D", "BLOCK=%d" % N, "-D", "num_warps=" + args.warps, "--divisibility", "n_cols=16",
+                      "--divisibility", "stride=16"]
+            subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=ptx",
+                            "-o", ptx] + common, check=True)
+            subprocess.run([args.tkc, os.path.join(ROOT, "examples", "layernorm.tk"), "--kernel", "layernorm", "--emit=cubin",
+                            "-o", args.dump + "-tk.cubin"] + common, check=True)
+            for who in ("tk", "triton"):
+                with open(args.dump + "-%s.sass" % who, "w") as f:
+                    subprocess.run(["cuobjdump", "-sass", args.dump + "-%s.cubin" % who], stdout=f)
     print("%-75s %14s %14s" % ("metric (num_warps %s)" % args.warps, "tk", "triton"))
     for m in METRICS.split(","):
         print("%-75s %14s %14s" % (m, ours.get(m, "-"), theirs.get(m, "-")))
