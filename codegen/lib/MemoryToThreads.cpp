@@ -43,6 +43,93 @@ int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, Value ptr, Valu
   return width;
 }
 
+/// PTX qualifiers of a load's or store's cache hints ("" for none). A cache operator (.ca,
+/// .cg) and an L1 eviction priority are alternative forms of ld in PTX; the operator wins
+/// (with .cg the line skips L1, where the priority would act).
+std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict) {
+  if (cache == CacheModifier::ca)
+    return ".ca";
+  if (cache == CacheModifier::cg)
+    return ".cg";
+  if (evict == EvictionPolicy::first)
+    return ".L1::evict_first";
+  if (evict == EvictionPolicy::last)
+    return ".L1::evict_last";
+  return "";
+}
+
+/// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one
+/// 16-bit ("h") register, and their PTX type.
+struct AccessRegisters {
+  int count;
+  unsigned bits;
+  const char *ptxType;
+};
+
+AccessRegisters registersFor(int64_t bytes) {
+  if (bytes >= 4)
+    return {int(bytes / 4), 32, "b32"};
+  return {1, 16, bytes == 2 ? "b16" : "b8"};
+}
+
+std::string vectorPrefix(int count) { return count == 1 ? "" : ".v" + std::to_string(count); }
+
+/// ld.global with cache qualifiers, as inline PTX (LLVM's loads carry no cache hints).
+Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t bytes, StringRef qualifiers) {
+  AccessRegisters regs = registersFor(bytes);
+  Type reg = b.getIntegerType(regs.bits);
+  std::string list, constraints;
+  for (int i = 0; i < regs.count; ++i) {
+    list += (i ? ", $" : "$") + std::to_string(i);
+    constraints += regs.bits == 32 ? "=r," : "=h,";
+  }
+  std::string text = "ld.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
+                     (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "];";
+  Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
+  auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*has_side_effects=*/false,
+                                         /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  Value raw = asmOp.getResult(0);
+  if (regs.count > 1) {
+    auto vector = VectorType::get({regs.count}, reg);
+    Value packed = LLVM::PoisonOp::create(b, loc, vector);
+    for (int i = 0; i < regs.count; ++i)
+      packed = LLVM::InsertElementOp::create(b, loc, packed, LLVM::ExtractValueOp::create(b, loc, raw, ArrayRef<int64_t>{i}),
+                                             i32Constant(b, loc, i));
+    raw = packed;
+  } else if (bytes == 1) {
+    raw = LLVM::TruncOp::create(b, loc, b.getI8Type(), raw);
+  }
+  return raw.getType() == accessType ? raw : (Value)LLVM::BitcastOp::create(b, loc, accessType, raw);
+}
+
+/// st.global with cache qualifiers, as inline PTX.
+void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t bytes, StringRef qualifiers) {
+  AccessRegisters regs = registersFor(bytes);
+  Type reg = b.getIntegerType(regs.bits);
+  SmallVector<Value> operands{ptr};
+  if (regs.count > 1) {
+    Value vector = LLVM::BitcastOp::create(b, loc, VectorType::get({regs.count}, reg), data);
+    for (int i = 0; i < regs.count; ++i)
+      operands.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Constant(b, loc, i)));
+  } else {
+    Value word = isa<VectorType>(data.getType()) || data.getType().getIntOrFloatBitWidth() == regs.bits
+                     ? (Value)LLVM::BitcastOp::create(b, loc, reg, data)
+                     : (Value)LLVM::ZExtOp::create(b, loc, reg, LLVM::BitcastOp::create(b, loc, b.getI8Type(), data));
+    operands.push_back(word);
+  }
+  std::string list, constraints = "l";
+  for (int i = 0; i < regs.count; ++i) {
+    list += (i ? ", $" : "$") + std::to_string(i + 1);
+    constraints += regs.bits == 32 ? ",r" : ",h";
+  }
+  std::string text = "st.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " [$0], " +
+                     (regs.count == 1 ? list : "{" + list + "}") + ";";
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints, /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+}
+
 /// Emits `scf.if pred { then } else { otherwise }` yielding one value of `type`.
 template <typename Then, typename Else>
 Value guarded(OpBuilder &b, Location loc, Value pred, Type type, Then then, Else otherwise) {
@@ -89,6 +176,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
+    std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict());
     SmallVector<Value> values;
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value pred = masks.empty() ? Value() : slotOf(masks, start);
@@ -96,6 +184,8 @@ struct LoadPattern : public AccessPattern<LoadOp> {
       Value loaded = guarded(
           rewriter, loc, pred, accessType,
           [&](OpBuilder &b) -> Value {
+            if (!qualifiers.empty())
+              return hintedLoad(b, loc, accessType, ptrs[start], width * bytesOf(element), qualifiers);
             return LLVM::LoadOp::create(b, loc, accessType, ptrs[start], width * bytesOf(element));
           },
           [&](OpBuilder &b) -> Value {
@@ -130,6 +220,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
+    std::string qualifiers = cacheQualifiers(CacheModifier::none, op.getEvict());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value data;
       if (width == 1) {
@@ -141,7 +232,12 @@ struct StorePattern : public AccessPattern<StoreOp> {
                                                LoadPattern::castToMemory(rewriter, loc, slotOf(values, start + k), stored),
                                                i32Constant(rewriter, loc, k));
       }
-      auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, ptrs[start], width * bytesOf(element)); };
+      auto emit = [&](OpBuilder &b) {
+        if (!qualifiers.empty())
+          hintedStore(b, loc, data, ptrs[start], width * bytesOf(element), qualifiers);
+        else
+          LLVM::StoreOp::create(b, loc, data, ptrs[start], width * bytesOf(element));
+      };
       if (masks.empty()) {
         emit(rewriter);
         continue;
