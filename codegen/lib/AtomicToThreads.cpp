@@ -59,7 +59,7 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
       old.push_back(ifOp.getResult(0));
     }
     if (op->hasAttr("tkg.smem_offset"))
-      old = throughShared(rewriter, loc, op, old, l, l, identityMap(l));
+      old = throughShared(rewriter, loc, op, old, Distribution::of(l), Distribution::of(l), identityMap(l));
     rewriter.replaceOpWithMultiple(op, {old});
     return success();
   }

@@ -1,7 +1,9 @@
-// `dot` by FMA, correct for every supported type (issue 5 brings tensor cores): both operands
-// go to shared memory, then each thread accumulates its result elements over k in order, in
-// f32 for floats (f32 inputs rounded to tf32 unless precision = "ieee"), i32 for i8, f64 for
-// f64 — the interpreter's arithmetic, rounded once to the accumulator's type at the end.
+// `dot`. Both operands go to shared memory. f16/bf16 products into f32 whose shapes fit
+// mma.sync m16n8k16 run on tensor cores: each warp owns a block of the result and keeps it in
+// the accumulator layout (assignLayouts carries that layout through loops). Everything else
+// runs by FMA: each thread accumulates its result elements over k in order, in f32 for
+// floats (f32 inputs rounded to tf32 unless precision = "ieee"), i32 for i8, f64 for f64 —
+// the interpreter's arithmetic, rounded once to the accumulator's type at the end.
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -48,6 +50,8 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       : OpConversionPattern(converter, context), converter(converter) {}
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    if (converter.specialLayout(op.getResult()))
+      return tensorCores(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
@@ -105,10 +109,135 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     return success();
   }
 
+  /// Stages `values` (a tile under layout `l`) into the op's shared region at `offset`.
+  static void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
+                    Value tid, int64_t offset) {
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
+    OpBuilder b = ifOp.getThenBodyBuilder();
+    for (size_t slot = 0; slot < values.size(); ++slot)
+      shared.store(b, loc, values[slot], elementIndex(b, loc, l, slot, tid), offset);
+  }
+
+  /// mma.sync m16n8k16 (row.col) over fragments read from shared memory: A as pairs along k
+  /// (one 32-bit load each), B as two elements of one column packed in a register.
+  LogicalResult tensorCores(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+    int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
+    MmaPlan plan = *planMma(op, converter.threads());
+    Type element = aType.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    bool bf16 = element.isBF16();
+    auto pair = VectorType::get({2}, element);
+    int64_t bOffset = roundUp16(aType.getNumElements() * bytesOf(aType));
+
+    SharedRegion shared(rewriter, loc, op);
+    Value tid = threadId(rewriter, loc);
+    shared.beginWrites(rewriter, loc);
+    stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0);
+    stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset);
+    shared.endWrites(rewriter, loc);
+
+    auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
+    auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y).getResult(); };
+    auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult(); };
+    Value lane = arith::AndIOp::create(rewriter, loc, tid, c(31));
+    Value group = arith::ShRUIOp::create(rewriter, loc, lane, c(2));
+    Value inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
+    Value warp = arith::ShRUIOp::create(rewriter, loc, tid, c(5));
+    Value warpN = arith::AndIOp::create(rewriter, loc, warp, c(plan.warpsN - 1));
+    Value warpM = arith::ShRUIOp::create(rewriter, loc, warp, c(log2Of(plan.warpsN)));
+    int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
+    Value rowBase = add(mul(warpM, rowsPerWarp), group);     // + mi * 16 (+ 8)
+    Value colBase = add(mul(warpN, colsPerWarp), group);     // + ni * 8 (B's column)
+    Value kPair = mul(inGroup, 2);                           // + kk * 16 (+ 8)
+
+    auto loadPair = [&](Value elementIndex) -> Value {
+      Value v = LLVM::LoadOp::create(rewriter, loc, pair, shared.address(rewriter, loc, element, elementIndex));
+      return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, v) : v;
+    };
+    auto loadColumnPair = [&](Value row, Value col) -> Value {
+      Value first = shared.load(rewriter, loc, element, add(mul(row, n), col), bOffset);
+      Value second = shared.load(rewriter, loc, element, add(mul(add(row, c(1)), n), col), bOffset);
+      Value v = LLVM::PoisonOp::create(rewriter, loc, pair);
+      v = LLVM::InsertElementOp::create(rewriter, loc, v, first, c(0));
+      v = LLVM::InsertElementOp::create(rewriter, loc, v, second, c(1));
+      return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, v) : v;
+    };
+
+    SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    if (acc.size() == 1)
+      acc.assign(plan.mTiles * plan.nTiles * 4, acc[0]);
+    auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), SmallVector<Type>(4, f32));
+    auto types = std::array<NVVM::MMATypes, 2>{bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16,
+                                               bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16};
+    auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      Value kA = add(kPair, c(kk * 16));
+      SmallVector<SmallVector<Value, 4>> aFragments;
+      for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
+        Value r0 = add(rowBase, c(mi * 16)), r1 = add(r0, c(8));
+        aFragments.push_back({loadPair(add(mul(r0, k), kA)), loadPair(add(mul(r1, k), kA)),
+                              loadPair(add(mul(r0, k), add(kA, c(8)))), loadPair(add(mul(r1, k), add(kA, c(8))))});
+      }
+      for (int64_t ni = 0; ni < plan.nTiles; ++ni) {
+        Value col = add(colBase, c(ni * 8));
+        SmallVector<Value, 2> bFragment{loadColumnPair(kA, col), loadColumnPair(add(kA, c(8)), col)};
+        for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
+          int64_t first = (mi * plan.nTiles + ni) * 4;
+          ValueRange accIn(ArrayRef<Value>(acc).slice(first, 4));
+          auto mma = NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragment, accIn,
+                                         ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types, layouts);
+          for (int64_t e = 0; e < 4; ++e)
+            acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});
+        }
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+
   ThreadTypeConverter &converter;
 };
 
 } // namespace
+
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  Type element = aType.getElementType();
+  auto result = cast<RankedTensorType>(op.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  if (!(element.isF16() || element.isBF16()) || bType.getElementType() != element || !result.getElementType().isF32() ||
+      m % 16 || n % 8 || k % 16)
+    return std::nullopt;
+  MmaPlan plan;
+  int64_t warps = threads / 32;
+  while (plan.warpsM * plan.warpsN < warps) {
+    bool splitM = m / (plan.warpsM * 2) >= 16, splitN = n / (plan.warpsN * 2) >= 8;
+    if (!splitM && !splitN)
+      return std::nullopt; // too small a tile for every warp to own a 16x8 block
+    if (splitM && (!splitN || m / plan.warpsM >= n / plan.warpsN))
+      plan.warpsM *= 2;
+    else
+      plan.warpsN *= 2;
+  }
+  plan.mTiles = m / plan.warpsM / 16;
+  plan.nTiles = n / plan.warpsN / 8;
+  // Element index bits: column c is bit c, row r is bit log2(n) + r.
+  int rowBit = log2Of(n);
+  int nTileBits = log2Of(plan.nTiles), mTileBits = log2Of(plan.mTiles);
+  LayoutBits &bits = plan.accumulator;
+  bits.slot = {0, rowBit + 3};                          // c0/c1: column pair; c2/c3: row + 8
+  for (int b = 0; b < nTileBits; ++b)
+    bits.slot.push_back(3 + b);                         // n-tiles of 8 columns
+  for (int b = 0; b < mTileBits; ++b)
+    bits.slot.push_back(rowBit + 4 + b);                // m-tiles of 16 rows
+  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2}; // lane: (row group, column pair)
+  for (int b = 0; b < log2Of(plan.warpsN); ++b)
+    bits.thread.push_back(3 + nTileBits + b);
+  for (int b = 0; b < log2Of(plan.warpsM); ++b)
+    bits.thread.push_back(rowBit + 4 + mTileBits + b);
+  return plan;
+}
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &) {
   auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());

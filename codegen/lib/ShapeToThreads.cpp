@@ -57,8 +57,30 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
                                 ConversionPatternRewriter &rewriter) const override {
     Layout1D source = converter.layoutOf(op->getOperand(0).getType());
     Layout1D result = converter.layoutOf(op->getResult(0).getType());
-    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getOperands()[0], source, result,
-                                                     resultToSource(op))});
+    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getOperands()[0],
+                                                     Distribution::of(source), Distribution::of(result), resultToSource(op))});
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+/// A tile in a special layout (the mma accumulator's) moves to the default one.
+struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Distribution source = distributionOf(converter, op.getSrc());
+    Distribution result = Distribution::of(converter.layoutOf(op.getType()));
+    if (source.blocked) {
+      rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+      return success();
+    }
+    BitMap identity(log2Of(op.getType().getNumElements()));
+    for (size_t bit = 0; bit < identity.size(); ++bit)
+      identity[bit] = bit;
+    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getSrc(), source, result, identity)});
     return success();
   }
 
@@ -66,6 +88,13 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
 };
 
 } // namespace
+
+int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter) {
+  if (!converter.specialLayout(op.getSrc()))
+    return 0;
+  int64_t bytes = op.getType().getNumElements() * elementBytes(op.getType());
+  return bytes >> roundBits(distributionOf(converter, op.getSrc()), Distribution::of(converter.layoutOf(op.getType())), bytes).size();
+}
 
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   Type sourceType = op->getOperand(0).getType();
@@ -76,8 +105,8 @@ int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
 }
 
 void populateShapeToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ShapePattern<BroadcastOp>, ShapePattern<ExpandDimsOp>, ShapePattern<ReshapeOp>, ShapePattern<TransOp>>(
-      converter, patterns.getContext());
+  patterns.add<ShapePattern<BroadcastOp>, ShapePattern<ExpandDimsOp>, ShapePattern<ReshapeOp>, ShapePattern<TransOp>,
+               ConvertLayoutPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

@@ -56,6 +56,31 @@ Value isOwner(OpBuilder &b, Location loc, const Layout1D &layout, Value tid) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, i32Constant(b, loc, layout.owners()));
 }
 
+Value elementIndex(OpBuilder &b, Location loc, const Distribution &d, int64_t slot, Value tid) {
+  if (d.blocked)
+    return elementIndex(b, loc, *d.blocked, slot, tid);
+  BitMap threadMap(d.bits.thread.begin(), d.bits.thread.end());
+  int64_t constant = 0;
+  for (size_t bit = 0; bit < d.bits.slot.size(); ++bit)
+    if ((slot >> bit & 1) && d.bits.slot[bit] >= 0)
+      constant |= int64_t(1) << d.bits.slot[bit];
+  Value index = remapIndex(b, loc, tid, threadMap);
+  return constant ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, constant)) : index;
+}
+
+Value isOwner(OpBuilder &b, Location loc, const Distribution &d, Value tid) {
+  if (d.blocked)
+    return isOwner(b, loc, *d.blocked, tid);
+  int64_t replicas = 0;
+  for (size_t bit = 0; bit < d.bits.thread.size(); ++bit)
+    if (d.bits.thread[bit] < 0)
+      replicas |= int64_t(1) << bit;
+  if (!replicas)
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arith::AndIOp::create(b, loc, tid, i32Constant(b, loc, replicas)),
+                               i32Constant(b, loc, 0));
+}
+
 SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   auto buffer = module.lookupSymbol<LLVM::GlobalOp>("tk_smem");
@@ -109,6 +134,7 @@ int64_t sharedBytesOf(Operation *op, const ThreadTypeConverter &converter) {
       .Case([&](ReduceOp reduce) { return reduceSharedBytes(reduce, converter); })
       .Case([&](ScanOp scan) { return scanSharedBytes(scan, converter); })
       .Case([&](DotOp dot) { return dotSharedBytes(dot, converter); })
+      .Case([&](ConvertLayoutOp convert) { return convertLayoutSharedBytes(convert, converter); })
       .Case<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>([&](Operation *shape) { return shapeSharedBytes(shape, converter); })
       .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *atomic) { return atomicSharedBytes(atomic, converter); })
       .Default([](Operation *) { return int64_t(0); });
@@ -144,37 +170,78 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   return size;
 }
 
-SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, ValueRange source, const Layout1D &sourceLayout,
-                                 const Layout1D &resultLayout, const BitMap &map) {
+std::vector<int> roundBits(const Distribution &source, const Distribution &result, int64_t bytes) {
+  std::vector<int> bits;
+  for (int bit = 30; bit >= 0 && bytes > kSharedLimit; --bit) {
+    auto inSlots = [&](const Distribution &d) { return llvm::is_contained(d.bits.slot, bit); };
+    if (inSlots(source) && inSlots(result)) {
+      bits.push_back(bit);
+      bytes /= 2;
+    }
+  }
+  return bits;
+}
+
+SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, ValueRange source,
+                                 const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map) {
   SharedRegion region(b, loc, op);
   Type type = source[0].getType();
   Value tid = threadId(b, loc);
-  region.beginWrites(b, loc);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isOwner(b, loc, sourceLayout, tid), false);
-  OpBuilder writer = ifOp.getThenBodyBuilder();
-  for (size_t slot = 0; slot < source.size(); ++slot)
-    region.store(writer, loc, source[slot], elementIndex(writer, loc, sourceLayout, slot, tid));
-  region.endWrites(b, loc);
+  // A tile larger than the buffer moves in rounds, split along index bits that are slot bits
+  // of both layouts (only for same-shape moves), each round at the same bytes.
+  bool sameShape = llvm::all_of(llvm::enumerate(map), [](auto e) { return e.value() == int(e.index()); }) &&
+                   map.size() == sourceLayout.bits.slot.size() + sourceLayout.bits.thread.size() - llvm::count(sourceLayout.bits.thread, -1);
+  int64_t elementBytes = isa<LLVM::LLVMPointerType>(type) ? 8 : std::max<int64_t>(1, memoryType(type).getIntOrFloatBitWidth() / 8);
+  std::vector<int> rounds =
+      sameShape ? roundBits(sourceLayout, resultLayout, (int64_t(1) << map.size()) * elementBytes) : std::vector<int>{};
+  BitMap packed(map.size());
+  for (size_t bit = 0, next = 0; bit < map.size(); ++bit)
+    packed[bit] = llvm::is_contained(rounds, int(bit)) ? -1 : int(next++);
+  auto roundOf = [&](const Distribution &d, int64_t slot) {
+    int64_t r = 0;
+    for (size_t j = 0; j < rounds.size(); ++j)
+      for (size_t bit = 0; bit < d.bits.slot.size(); ++bit)
+        if (d.bits.slot[bit] == rounds[j] && (slot >> bit & 1))
+          r |= int64_t(1) << j;
+    return r;
+  };
   // Slots that differ only in bits the map drops hold the same source element: read it once.
-  std::vector<int> slotBits = resultLayout.slotBits();
+  const std::vector<int> &slotBits = resultLayout.bits.slot;
   int64_t repeated = 0;
   for (size_t bit = 0; bit < slotBits.size(); ++bit)
     if (slotBits[bit] < 0 || map[slotBits[bit]] < 0)
       repeated |= int64_t(1) << bit;
-  SmallVector<Value> result;
-  for (int64_t slot = 0; slot < resultLayout.perThread(); ++slot) {
-    if (slot & repeated) {
-      result.push_back(result[slot & ~repeated]);
-      continue;
+  SmallVector<Value> result(resultLayout.perThread());
+  for (int64_t round = 0; round < (int64_t(1) << rounds.size()); ++round) {
+    if (round)
+      NVVM::Barrier0Op::create(b, loc); // the previous round's reads
+    else
+      region.beginWrites(b, loc);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isOwner(b, loc, sourceLayout, tid), false);
+    OpBuilder writer = ifOp.getThenBodyBuilder();
+    for (size_t slot = 0; slot < source.size(); ++slot) {
+      if (roundOf(sourceLayout, slot) != round)
+        continue;
+      Value index = elementIndex(writer, loc, sourceLayout, slot, tid);
+      region.store(writer, loc, source[slot], rounds.empty() ? index : remapIndex(writer, loc, index, packed));
     }
-    result.push_back(region.load(b, loc, type, remapIndex(b, loc, elementIndex(b, loc, resultLayout, slot, tid), map)));
+    region.endWrites(b, loc);
+    for (int64_t slot = 0; slot < resultLayout.perThread(); ++slot) {
+      if (roundOf(resultLayout, slot) != round || (slot & repeated))
+        continue;
+      Value index = remapIndex(b, loc, elementIndex(b, loc, resultLayout, slot, tid), map);
+      result[slot] = region.load(b, loc, type, rounds.empty() ? index : remapIndex(b, loc, index, packed));
+    }
   }
+  for (int64_t slot = 0; slot < resultLayout.perThread(); ++slot)
+    if (slot & repeated)
+      result[slot] = result[slot & ~repeated];
   return result;
 }
 
-SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op, ValueRange source, const Layout1D &sourceLayout,
-                                const Layout1D &resultLayout, const BitMap &map) {
-  if (auto slots = slotsInThread(resultLayout, sourceLayout, map)) {
+SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op, ValueRange source,
+                                const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map) {
+  if (auto slots = slotsInThread(resultLayout.bits, sourceLayout.bits, map)) {
     SmallVector<Value> result;
     for (int64_t slot : *slots)
       result.push_back(source[slot]);

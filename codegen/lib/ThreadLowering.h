@@ -22,9 +22,17 @@ public:
   /// The layout of a tile type (any rank: by row-major element index) or of a scalar (size 1).
   Layout1D layoutOf(mlir::Type type) const;
   int64_t threads() const { return threads_; }
+  /// Tiles held in a layout other than the default (the tensor-core accumulator's), decided
+  /// by assignLayouts before the conversion; keyed by the original values.
+  void setSpecialLayout(mlir::Value value, const LayoutBits &bits) { special_[value] = bits; }
+  const LayoutBits *specialLayout(mlir::Value value) const {
+    auto it = special_.find(value);
+    return it == special_.end() ? nullptr : &it->second;
+  }
 
 private:
   int64_t threads_, vectorWidth_;
+  llvm::DenseMap<mlir::Value, LayoutBits> special_;
 };
 
 /// Per-kernel facts the patterns need.
@@ -49,6 +57,17 @@ llvm::SmallVector<mlir::Value> combineRegion(mlir::OpBuilder &b, mlir::Region &r
 /// shfl.sync of any scalar of up to 64 bits (through i32 pieces); `clamp` is the PTX c operand.
 mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t offset,
                     mlir::NVVM::ShflKind kind, int64_t clamp);
+/// How a tile's elements sit in a program's threads: the default blocked layout, or another
+/// linear layout (the tensor-core accumulator's), as bits of the element index.
+struct Distribution {
+  LayoutBits bits;
+  std::optional<Layout1D> blocked; // the default layout (its index arithmetic is add/mul)
+  static Distribution of(const Layout1D &l) { return {bitsOf(l), l}; }
+  int64_t perThread() const { return int64_t(1) << bits.slot.size(); }
+};
+mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, int64_t slot, mlir::Value tid);
+mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, mlir::Value tid);
+
 /// Rewrites an element index of one tile into the index of another under a bit map.
 mlir::Value remapIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index, const BitMap &map);
 /// The bit map from the row-major index of `shape` that drops the bits of `axis`.
@@ -81,11 +100,27 @@ private:
   bool leadingBarrier_ = true;
 };
 
+/// The distribution of a value: its special layout, or the default one of its type.
+Distribution distributionOf(const ThreadTypeConverter &converter, mlir::Value value);
+
+/// A tensor-core `dot` (mma.sync m16n8k16, f16/bf16 -> f32): how the warps split the result,
+/// and the accumulator's layout. None when the shapes or types do not fit.
+struct MmaPlan {
+  int64_t warpsM = 1, warpsN = 1, mTiles = 1, nTiles = 1;
+  LayoutBits accumulator;
+};
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads);
+/// Gives `dot` results the accumulator layout where mma.sync can compute them, carries it
+/// through elementwise ops and loop-carried values, and inserts `tk.convert_layout` where such
+/// a tile meets any other op.
+void assignLayouts(mlir::func::FuncOp kernel, ThreadTypeConverter &converter);
+
 /// Bytes of shared memory an op needs (0: none), by op family.
 int64_t sharedBytesOf(mlir::Operation *op, const ThreadTypeConverter &converter);
 int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter);
 int64_t scanSharedBytes(ScanOp op, const ThreadTypeConverter &converter);
 int64_t shapeSharedBytes(mlir::Operation *op, const ThreadTypeConverter &converter);
+int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter);
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter);
 int64_t atomicSharedBytes(mlir::Operation *op, const ThreadTypeConverter &converter);
 /// Gives each op that needs shared memory its bytes of `tk_smem`, sharing nothing between ops
@@ -97,12 +132,15 @@ int64_t roundUp16(int64_t bytes);
 /// `map(index of s)`: taken from the thread's own slots when it holds them all, otherwise
 /// written to the op's shared region by their owners and read back.
 llvm::SmallVector<mlir::Value> redistribute(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
-                                            mlir::ValueRange source, const Layout1D &sourceLayout,
-                                            const Layout1D &resultLayout, const BitMap &map);
+                                            mlir::ValueRange source, const Distribution &sourceLayout,
+                                            const Distribution &resultLayout, const BitMap &map);
+/// Index bits along which a move of `bytes` bytes between two layouts goes in rounds so that
+/// each round fits the shared buffer: bits that are slot bits of both.
+std::vector<int> roundBits(const Distribution &source, const Distribution &result, int64_t bytes);
 /// The same, always through shared memory (the owners' values reach their replicas).
 llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
-                                             mlir::ValueRange source, const Layout1D &sourceLayout,
-                                             const Layout1D &resultLayout, const BitMap &map);
+                                             mlir::ValueRange source, const Distribution &sourceLayout,
+                                             const Distribution &resultLayout, const BitMap &map);
 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }

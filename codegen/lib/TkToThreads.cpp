@@ -231,6 +231,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                                                                  vectorWidthOf(kernel)));
       if (failed(checkSupported(kernel)))
         return signalPassFailure();
+      assignLayouts(kernel, *converters.back());
       FailureOr<int64_t> bytes = assignShared(kernel, *converters.back());
       if (failed(bytes))
         return signalPassFailure();

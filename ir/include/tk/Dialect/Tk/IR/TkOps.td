@@ -88,6 +88,18 @@ def Tk_TransOp : Tk_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+def Tk_ConvertLayoutOp : Tk_Op<"convert_layout", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "the same tile, moved to the default layout of the GPU backend";
+  let description = [{
+    Inserted by the GPU backend where a tile held in another layout (the accumulator layout
+    of a tensor-core `dot`) meets an op that expects the default blocked layout. It changes
+    no value: the interpreter passes the tile through.
+  }];
+  let arguments = (ins Tk_Tile:$src);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+}
+
 def Tk_BitcastOp : Tk_Op<"bitcast", [Pure]> {
   let summary = "reinterpret the bits of each element as another type of the same width";
   let arguments = (ins Tk_ScalarOrTile:$src);

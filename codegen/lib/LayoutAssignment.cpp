@@ -1,0 +1,153 @@
+// Which tiles live in the tensor-core accumulator layout instead of the default blocked one:
+// results of `dot`s that mma.sync computes, and what follows from them without moving data
+// (elementwise ops on them, loop-carried accumulators). Where such a tile meets any other op,
+// a `tk.convert_layout` moves it to the default layout through shared memory.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+/// Tiles whose every element is the same value sit in any layout as they are.
+bool isUniform(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  return isa_and_nonnull<SplatOp>(def);
+}
+
+bool isTile(Value value) { return isa<RankedTensorType>(value.getType()); }
+
+bool sameBits(const LayoutBits &a, const LayoutBits &b) { return a.slot == b.slot && a.thread == b.thread; }
+
+class Assignment {
+public:
+  Assignment(func::FuncOp kernel, int64_t threads) : kernel_(kernel), threads_(threads) {}
+
+  void propagate() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      kernel_.walk([&](Operation *op) {
+        if (auto dot = dyn_cast<DotOp>(op)) {
+          if (special_.count(dot.getResult()))
+            return;
+          auto plan = planMma(dot, threads_);
+          if (!plan)
+            return;
+          if (isUniform(dot.getAcc()) ||
+              (special_.count(dot.getAcc()) && sameBits(special_.at(dot.getAcc()), plan->accumulator))) {
+            changed |= mark(dot.getResult(), plan->accumulator);
+            return;
+          }
+          // The accumulator of a loop: `acc = dot(a, b, acc)` carried from a uniform start.
+          auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+          auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+          if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+            return;
+          unsigned k = arg.getArgNumber() - loop.getNumInductionVars();
+          if (isUniform(loop.getInitArgs()[k]) && loop.getBody()->getTerminator()->getOperand(k) == dot.getResult()) {
+            changed |= mark(dot.getResult(), plan->accumulator);
+            changed |= mark(arg, plan->accumulator);
+            changed |= mark(loop.getResult(k), plan->accumulator);
+          }
+          return;
+        }
+        if (auto loop = dyn_cast<scf::ForOp>(op)) {
+          auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+          for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+            auto it = special_.find(yield.getOperand(k));
+            Value init = loop.getInitArgs()[k];
+            if (it == special_.end() || special_.count(arg))
+              continue;
+            if (isUniform(init) || (special_.count(init) && sameBits(special_.at(init), it->second))) {
+              LayoutBits bits = it->second;
+              changed |= mark(arg, bits);
+              changed |= mark(loop.getResult(k), bits);
+            }
+          }
+          return;
+        }
+        if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 && isTile(op->getResult(0)) &&
+            !special_.count(op->getResult(0))) {
+          const LayoutBits *layout = nullptr;
+          for (Value operand : op->getOperands()) {
+            if (!isTile(operand) || isUniform(operand))
+              continue;
+            auto it = special_.find(operand);
+            if (it == special_.end() || (layout && !sameBits(*layout, it->second)))
+              return;
+            layout = &it->second;
+          }
+          if (layout)
+            changed |= mark(op->getResult(0), LayoutBits(*layout));
+        }
+      });
+    }
+  }
+
+  /// Every use of a special tile by an op that does not take it in that layout gets a
+  /// convert_layout to the default layout first.
+  void insertConversions() {
+    SmallVector<OpOperand *> uses;
+    for (auto &[value, bits] : special_)
+      for (OpOperand &use : value.getUses())
+        if (!acceptsSpecial(use))
+          uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      OpBuilder b(use->getOwner());
+      auto convert = ConvertLayoutOp::create(b, use->getOwner()->getLoc(), use->get().getType(), use->get());
+      use->set(convert.getResult());
+    }
+  }
+
+  const llvm::DenseMap<Value, LayoutBits> &special() const { return special_; }
+
+private:
+  bool mark(Value value, LayoutBits bits) { return special_.try_emplace(value, std::move(bits)).second; }
+
+  bool acceptsSpecial(OpOperand &use) const {
+    Operation *user = use.getOwner();
+    const LayoutBits &bits = special_.at(use.get());
+    auto sameAs = [&](Value other) { return special_.count(other) && sameBits(special_.at(other), bits); };
+    if (auto dot = dyn_cast<DotOp>(user))
+      return use.getOperandNumber() == 2 && sameAs(dot.getResult());
+    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
+      return loop && sameAs(loop.getRegionIterArgs()[use.getOperandNumber()]);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      if (use.getOperandNumber() < loop.getNumControlOperands())
+        return false;
+      return sameAs(loop.getRegionIterArgs()[use.getOperandNumber() - loop.getNumControlOperands()]);
+    }
+    if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
+      return sameAs(user->getResult(0));
+    return false;
+  }
+
+  func::FuncOp kernel_;
+  int64_t threads_;
+  llvm::DenseMap<Value, LayoutBits> special_;
+};
+
+} // namespace
+
+Distribution distributionOf(const ThreadTypeConverter &converter, Value value) {
+  if (const LayoutBits *bits = converter.specialLayout(value))
+    return Distribution{*bits, std::nullopt};
+  return Distribution::of(converter.layoutOf(value.getType()));
+}
+
+void assignLayouts(func::FuncOp kernel, ThreadTypeConverter &converter) {
+  Assignment assignment(kernel, converter.threads());
+  assignment.propagate();
+  assignment.insertConversions();
+  for (auto &[value, bits] : assignment.special())
+    converter.setSpecialLayout(value, bits);
+}
+
+} // namespace tk::codegen
