@@ -2,6 +2,8 @@
 // AxisInfo rules; they decide which loads and stores become 16-byte vector accesses.
 #include "ThreadLayout.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -38,6 +40,38 @@ AxisAnalysis::AxisAnalysis(func::FuncOp kernel) {
     a.constancy = kLarge;
     info_[arg] = a;
   }
+  // Loop-carried values start as their initial values and are joined with what each
+  // iteration yields, until nothing changes (Triton's dataflow fixpoint, in a few passes).
+  for (int pass = 0; pass < 4; ++pass) {
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+          if (!info_.count(arg))
+            info_[arg] = get(init);
+      for (unsigned i = 0; i < op->getNumResults(); ++i)
+        info_[op->getResult(i)] = compute(op, i);
+    });
+    bool changed = false;
+    kernel.walk([&](scf::ForOp loop) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+        AxisInfo a = info_[arg], b = get(next);
+        AxisInfo joined{std::gcd(a.contiguity, b.contiguity), std::gcd(a.divisibility, b.divisibility),
+                        std::gcd(a.constancy, b.constancy)};
+        if (joined.contiguity != a.contiguity || joined.divisibility != a.divisibility || joined.constancy != a.constancy) {
+          info_[arg] = joined;
+          changed = true;
+        }
+      }
+    });
+    if (!changed)
+      return;
+  }
+  // Not settled: forget what loops carry.
+  kernel.walk([&](scf::ForOp loop) {
+    for (Value arg : loop.getRegionIterArgs())
+      info_[arg] = AxisInfo{};
+  });
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (unsigned i = 0; i < op->getNumResults(); ++i)
       info_[op->getResult(i)] = compute(op, i);
@@ -106,6 +140,22 @@ AxisInfo AxisAnalysis::compute(Operation *op, unsigned resultIndex) {
     return AxisInfo{1, 1, std::gcd(a.constancy, b.constancy)};
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
+    return in(0);
+  // Shapes: the facts are about the last dimension.
+  if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+    if (expand.getAxis() + 1 < (int64_t)tk::shapeOf(result.getType()).size())
+      return in(0);
+    // Each element is its own row now: divisible as a whole only when no run spans it.
+    AxisInfo a = in(0);
+    return AxisInfo{1, a.contiguity > 1 ? 1 : a.divisibility, 1};
+  }
+  if (isa<BroadcastOp>(op)) {
+    AxisInfo a = in(0);
+    if (tk::shapeOf(op->getOperand(0).getType()).back() == 1 && n > 1)
+      return AxisInfo{1, a.divisibility, n};
+    return a;
+  }
+  if (isa<ConvertLayoutOp>(op))
     return in(0);
   if (op->getNumResults() && isa<RankedTensorType>(result.getType()))
     r.constancy = 1;

@@ -118,8 +118,8 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       shared.store(b, loc, values[slot], elementIndex(b, loc, l, slot, tid), offset);
   }
 
-  /// mma.sync m16n8k16 (row.col) over fragments read from shared memory: A as pairs along k
-  /// (one 32-bit load each), B as two elements of one column packed in a register.
+  /// mma.sync m16n8k16 (row.col) over fragments read from shared memory with ldmatrix (B
+  /// transposed on the way, as the col operand wants it).
   LogicalResult tensorCores(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
@@ -141,27 +141,29 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y).getResult(); };
     auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult(); };
     Value lane = arith::AndIOp::create(rewriter, loc, tid, c(31));
-    Value group = arith::ShRUIOp::create(rewriter, loc, lane, c(2));
-    Value inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
     Value warp = arith::ShRUIOp::create(rewriter, loc, tid, c(5));
     Value warpN = arith::AndIOp::create(rewriter, loc, warp, c(plan.warpsN - 1));
     Value warpM = arith::ShRUIOp::create(rewriter, loc, warp, c(log2Of(plan.warpsN)));
     int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
-    Value rowBase = add(mul(warpM, rowsPerWarp), group);     // + mi * 16 (+ 8)
-    Value colBase = add(mul(warpN, colsPerWarp), group);     // + ni * 8 (B's column)
-    Value kPair = mul(inGroup, 2);                           // + kk * 16 (+ 8)
 
-    auto loadPair = [&](Value elementIndex) -> Value {
-      Value v = LLVM::LoadOp::create(rewriter, loc, pair, shared.address(rewriter, loc, element, elementIndex));
-      return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, v) : v;
-    };
-    auto loadColumnPair = [&](Value row, Value col) -> Value {
-      Value first = shared.load(rewriter, loc, element, add(mul(row, n), col), bOffset);
-      Value second = shared.load(rewriter, loc, element, add(mul(add(row, c(1)), n), col), bOffset);
-      Value v = LLVM::PoisonOp::create(rewriter, loc, pair);
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, first, c(0));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, second, c(1));
-      return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, v) : v;
+    // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i; A's four matrices are
+    // (rows +0/+8) x (k +0/+8), B's (k +0/+8) x (columns +0/+8), transposed on the way in.
+    Value rowInMatrix = add(arith::AndIOp::create(rewriter, loc, lane, c(7)),
+                            mul(arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1)), 8));
+    Value colInMatrix = mul(arith::ShRUIOp::create(rewriter, loc, lane, c(4)), 8);
+    Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix);
+    Value bColBase = add(mul(warpN, colsPerWarp), colInMatrix);
+    auto ldmatrix = [&](Value elementIndex, int64_t byteOffset, int count, bool transpose) {
+      Type result = count == 1 ? (Type)i32 : (Type)LLVM::LLVMStructType::getLiteral(getContext(), SmallVector<Type>(count, i32));
+      Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, shared.address(rewriter, loc, element, elementIndex, byteOffset),
+                                                count, transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+                                                NVVM::LdStMatrixShapeAttr::get(getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
+      SmallVector<Value> registers;
+      for (int i = 0; i < count; ++i) {
+        Value r = count == 1 ? matrices : (Value)LLVM::ExtractValueOp::create(rewriter, loc, matrices, ArrayRef<int64_t>{i});
+        registers.push_back(bf16 ? r : (Value)LLVM::BitcastOp::create(rewriter, loc, pair, r));
+      }
+      return registers;
     };
 
     SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
@@ -172,20 +174,24 @@ struct DotPattern : public OpConversionPattern<DotOp> {
                                                bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16};
     auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
     for (int64_t kk = 0; kk < k / 16; ++kk) {
-      Value kA = add(kPair, c(kk * 16));
-      SmallVector<SmallVector<Value, 4>> aFragments;
-      for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
-        Value r0 = add(rowBase, c(mi * 16)), r1 = add(r0, c(8));
-        aFragments.push_back({loadPair(add(mul(r0, k), kA)), loadPair(add(mul(r1, k), kA)),
-                              loadPair(add(mul(r0, k), add(kA, c(8)))), loadPair(add(mul(r1, k), add(kA, c(8))))});
+      SmallVector<SmallVector<Value>> aFragments;
+      for (int64_t mi = 0; mi < plan.mTiles; ++mi)
+        aFragments.push_back(ldmatrix(add(mul(add(aRowBase, c(mi * 16)), k), add(colInMatrix, c(kk * 16))), 0, 4, false));
+      SmallVector<SmallVector<Value>> bFragments;
+      Value kRow = add(rowInMatrix, c(kk * 16));
+      for (int64_t ni = 0; ni < plan.nTiles; ni += 2) {
+        bool both = ni + 1 < plan.nTiles;
+        Value col = both ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
+        SmallVector<Value> regs = ldmatrix(add(mul(kRow, n), col), bOffset, both ? 4 : 2, true);
+        bFragments.push_back({regs[0], regs[1]});
+        if (both)
+          bFragments.push_back({regs[2], regs[3]});
       }
       for (int64_t ni = 0; ni < plan.nTiles; ++ni) {
-        Value col = add(colBase, c(ni * 8));
-        SmallVector<Value, 2> bFragment{loadColumnPair(kA, col), loadColumnPair(add(kA, c(8)), col)};
         for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
           int64_t first = (mi * plan.nTiles + ni) * 4;
           ValueRange accIn(ArrayRef<Value>(acc).slice(first, 4));
-          auto mma = NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragment, accIn,
+          auto mma = NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragments[ni], accIn,
                                          ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types, layouts);
           for (int64_t e = 0; e < 4; ++e)
             acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});

@@ -159,7 +159,9 @@ template <typename Op> struct AccessPattern : public OpConversionPattern<Op> {
     auto tile = dyn_cast<RankedTensorType>(data.getType());
     if (!tile)
       return 1;
-    return vectorSlots(axis, converter.layout(tile.getDimSize(0)), op.getPtr(), op.getMask(), pointeeOf(op.getPtr()));
+    // Groups of slots are contiguous along the last dimension only up to its length.
+    return std::min(tile.getShape().back(),
+                    vectorSlots(axis, converter.layoutOf(tile), op.getPtr(), op.getMask(), pointeeOf(op.getPtr())));
   }
 
   const AxisAnalysis &axis;
