@@ -14,6 +14,26 @@ namespace tk::codegen {
 
 namespace {
 
+/// The XOR swizzle of 16-byte chunks in shared memory that keeps ldmatrix free of bank
+/// conflicts: the 8 rows one ldmatrix reads (at one logical chunk) land in 8 different
+/// 16-byte bank groups. Rows of `rowLength` 2-byte elements.
+struct Swizzle {
+  int64_t rowLength, perPhase, maxPhase;
+  explicit Swizzle(int64_t rowLength)
+      : rowLength(rowLength), perPhase(std::max<int64_t>(1, 64 / rowLength)),
+        maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, rowLength / 8))) {}
+  /// Element index of (row, column) in the swizzled array.
+  Value index(OpBuilder &b, Location loc, Value row, Value column) const {
+    auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
+    Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(perPhase))), c(maxPhase - 1));
+    Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, column, c(3)), phase);
+    Value within = arith::AndIOp::create(b, loc, column, c(7));
+    Value rowStart = arith::ShLIOp::create(b, loc, row, c(log2Of(rowLength)));
+    return arith::AddIOp::create(b, loc, rowStart,
+                                 arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(3)), within));
+  }
+};
+
 int64_t bytesOf(Type type) { return std::max<int64_t>(1, tk::elementTypeOf(type).getIntOrFloatBitWidth() / 8); }
 
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
@@ -109,13 +129,29 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     return success();
   }
 
-  /// Stages `values` (a tile under layout `l`) into the op's shared region at `offset`.
+  /// Stages `values` (a 2-byte tile under layout `l`, rows of `swizzle.rowLength`) into the
+  /// op's shared region at `offset`, swizzled, one 16-byte store per group of 8 slots.
   static void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
-                    Value tid, int64_t offset) {
+                    Value tid, int64_t offset, const Swizzle &swizzle) {
     auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
     OpBuilder b = ifOp.getThenBodyBuilder();
-    for (size_t slot = 0; slot < values.size(); ++slot)
-      shared.store(b, loc, values[slot], elementIndex(b, loc, l, slot, tid), offset);
+    Type element = values[0].getType();
+    int64_t group = l.sizePerThread >= 8 ? 8 : 1;
+    for (size_t slot = 0; slot < values.size(); slot += group) {
+      Value index = elementIndex(b, loc, l, slot, tid);
+      Value row = arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(swizzle.rowLength)));
+      Value column = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, swizzle.rowLength - 1));
+      Value at = swizzle.index(b, loc, row, column);
+      if (group == 1) {
+        shared.store(b, loc, values[slot], at, offset);
+        continue;
+      }
+      auto vectorType = VectorType::get({group}, element);
+      Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+      for (int64_t j = 0; j < group; ++j)
+        vector = LLVM::InsertElementOp::create(b, loc, vector, values[slot + j], i32Constant(b, loc, j));
+      LLVM::StoreOp::create(b, loc, vector, shared.address(b, loc, element, at, offset), /*alignment=*/16);
+    }
   }
 
   /// mma.sync m16n8k16 (row.col) over fragments read from shared memory with ldmatrix (B
@@ -133,8 +169,9 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
     shared.beginWrites(rewriter, loc);
-    stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0);
-    stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset);
+    Swizzle aSwizzle(k), bSwizzle(n);
+    stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0, aSwizzle);
+    stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset, bSwizzle);
     shared.endWrites(rewriter, loc);
 
     auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
@@ -176,13 +213,14 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       SmallVector<SmallVector<Value>> aFragments;
       for (int64_t mi = 0; mi < plan.mTiles; ++mi)
-        aFragments.push_back(ldmatrix(add(mul(add(aRowBase, c(mi * 16)), k), add(colInMatrix, c(kk * 16))), 0, 4, false));
+        aFragments.push_back(ldmatrix(aSwizzle.index(rewriter, loc, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * 16))), 0, 4,
+                                      false));
       SmallVector<SmallVector<Value>> bFragments;
       Value kRow = add(rowInMatrix, c(kk * 16));
       for (int64_t ni = 0; ni < plan.nTiles; ni += 2) {
         bool both = ni + 1 < plan.nTiles;
         Value col = both ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
-        SmallVector<Value> regs = ldmatrix(add(mul(kRow, n), col), bOffset, both ? 4 : 2, true);
+        SmallVector<Value> regs = ldmatrix(bSwizzle.index(rewriter, loc, kRow, col), bOffset, both ? 4 : 2, true);
         bFragments.push_back({regs[0], regs[1]});
         if (both)
           bFragments.push_back({regs[2], regs[3]});
