@@ -59,16 +59,9 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
       old.push_back(ifOp.getResult(0));
     }
     if (op->hasAttr("tkg.smem_offset"))
-      old = throughShared(rewriter, loc, op, old, Distribution::of(l), Distribution::of(l), identityMap(l));
+      old = throughShared(rewriter, loc, op, old, Distribution::of(l), Distribution::of(l), identityMap(log2Of(l.size)));
     rewriter.replaceOpWithMultiple(op, {old});
     return success();
-  }
-
-  static BitMap identityMap(const Layout1D &l) {
-    BitMap map(log2Of(l.size));
-    for (size_t bit = 0; bit < map.size(); ++bit)
-      map[bit] = bit;
-    return map;
   }
 
   static Value atomic(OpBuilder &b, Location loc, Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor, Value ptr,
@@ -97,7 +90,7 @@ int64_t atomicSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   Layout1D l = converter.layoutOf(op->getOperand(0).getType());
   if (op->getResult(0).use_empty() || l.owners() >= l.threads)
     return 0;
-  return l.size * std::max<int64_t>(1, tk::elementTypeOf(op->getResult(0).getType()).getIntOrFloatBitWidth() / 8);
+  return l.size * elementBytes(op->getResult(0).getType());
 }
 
 void populateAtomicToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {

@@ -24,7 +24,7 @@ int64_t length(Type type) {
   return shape.empty() ? 1 : shape.back();
 }
 
-int64_t elementBytes(Type type) {
+int64_t pointeeBytes(Type type) {
   Type elem = tk::elementTypeOf(type);
   if (auto ptr = dyn_cast<PtrType>(elem))
     elem = ptr.getPointee();
@@ -110,7 +110,7 @@ AxisInfo AxisAnalysis::compute(Operation *op, unsigned resultIndex) {
   }
   if (isa<arith::AddIOp, AddPtrOp>(op)) {
     AxisInfo a = in(0), b = in(1);
-    int64_t scale = isa<AddPtrOp>(op) ? elementBytes(op->getOperand(0).getType()) : 1;
+    int64_t scale = isa<AddPtrOp>(op) ? pointeeBytes(op->getOperand(0).getType()) : 1;
     r.contiguity = std::max(std::gcd(a.contiguity, b.constancy), std::gcd(a.constancy, b.contiguity));
     r.divisibility = std::gcd(a.divisibility, std::min(kLarge, b.divisibility * scale));
     r.constancy = std::gcd(a.constancy, b.constancy);

@@ -34,7 +34,6 @@ struct Swizzle {
   }
 };
 
-int64_t bytesOf(Type type) { return std::max<int64_t>(1, tk::elementTypeOf(type).getIntOrFloatBitWidth() / 8); }
 
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 Value roundToTf32(OpBuilder &b, Location loc, Value x) {
@@ -80,7 +79,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     Type operand = aType.getElementType(), sum = accumulatorType(rewriter, operand);
     Type resultElement = cast<RankedTensorType>(op.getType()).getElementType();
     bool tf32 = operand.isF32() && op.getPrecision() == DotPrecision::tf32;
-    int64_t bOffset = roundUp16(aType.getNumElements() * bytesOf(aType));
+    int64_t bOffset = roundUp16(aType.getNumElements() * elementBytes(aType));
 
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
@@ -164,7 +163,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     Type element = aType.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     bool bf16 = element.isBF16();
     auto pair = VectorType::get({2}, element);
-    int64_t bOffset = roundUp16(aType.getNumElements() * bytesOf(aType));
+    int64_t bOffset = roundUp16(aType.getNumElements() * elementBytes(aType));
 
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
@@ -285,7 +284,7 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &) {
   auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
-  return roundUp16(a.getNumElements() * bytesOf(a)) + roundUp16(b.getNumElements() * bytesOf(b));
+  return roundUp16(a.getNumElements() * elementBytes(a)) + roundUp16(b.getNumElements() * elementBytes(b));
 }
 
 void populateDotToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {

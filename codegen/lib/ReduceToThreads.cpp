@@ -44,15 +44,11 @@ ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
     partials.thread.push_back(inAxis(threadBits[b]) || threadBits[b] < 0 ? -1 : plan.toResult[threadBits[b]]);
   }
   if (plan.warps.empty()) {
-    BitMap identity(log2Of(plan.result.size));
-    for (size_t bit = 0; bit < identity.size(); ++bit)
-      identity[bit] = bit;
-    plan.direct = slotsInThread(bitsOf(plan.result), partials, identity);
+    plan.direct = slotsInThread(bitsOf(plan.result), partials, identityMap(log2Of(plan.result.size)));
   }
   return plan;
 }
 
-int64_t bytesOf(Type type) { return std::max<int64_t>(1, tk::elementTypeOf(type).getIntOrFloatBitWidth() / 8); }
 
 struct ReducePattern : public OpConversionPattern<ReduceOp> {
   ReducePattern(ThreadTypeConverter &converter, MLIRContext *context)
@@ -105,7 +101,7 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
       int64_t offset = 0;
       for (size_t k = 0; k < count; ++k) {
         offsets.push_back(offset);
-        offset += roundUp16(plan.result.size * w * bytesOf(op.getSrcs()[k].getType()));
+        offset += roundUp16(plan.result.size * w * elementBytes(op.getSrcs()[k].getType()));
       }
       BitMap warpIndex(log2Of(plan.source.threads), -1);
       for (size_t i = 0; i < plan.warps.size(); ++i)
@@ -162,7 +158,7 @@ int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter) {
     return 0;
   int64_t bytes = 0;
   for (Value src : op.getSrcs())
-    bytes += roundUp16(plan.result.size * plan.warpCount() * bytesOf(src.getType()));
+    bytes += roundUp16(plan.result.size * plan.warpCount() * elementBytes(src.getType()));
   return bytes;
 }
 

@@ -45,7 +45,7 @@ SmallVector<int64_t> arrayOffsets(ScanOp op, int64_t elements) {
   SmallVector<int64_t> offsets{0};
   for (Value src : op.getSrcs())
     offsets.push_back(offsets.back() +
-                      roundUp16(elements * std::max<int64_t>(1, tk::elementTypeOf(src.getType()).getIntOrFloatBitWidth() / 8)));
+                      roundUp16(elements * elementBytes(src.getType())));
   return offsets;
 }
 

@@ -42,12 +42,6 @@ BitMap resultToSource(Operation *op) {
   return map;
 }
 
-int64_t elementBytes(Type type) {
-  Type element = tk::elementTypeOf(type);
-  if (isa<PtrType>(element))
-    return 8;
-  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-}
 
 template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
   ShapePattern(ThreadTypeConverter &converter, MLIRContext *context)
@@ -77,10 +71,8 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
       rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
       return success();
     }
-    BitMap identity(log2Of(op.getType().getNumElements()));
-    for (size_t bit = 0; bit < identity.size(); ++bit)
-      identity[bit] = bit;
-    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getSrc(), source, result, identity)});
+    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getSrc(), source, result,
+                                                     identityMap(log2Of(op.getType().getNumElements())))});
     return success();
   }
 

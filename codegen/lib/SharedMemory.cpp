@@ -12,6 +12,20 @@ namespace tk::codegen {
 
 int64_t roundUp16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
+int64_t elementBytes(Type type) {
+  Type element = tk::elementTypeOf(type);
+  if (isa<PtrType, LLVM::LLVMPointerType>(element))
+    return 8;
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+BitMap identityMap(int bits) {
+  BitMap map(bits);
+  for (int bit = 0; bit < bits; ++bit)
+    map[bit] = bit;
+  return map;
+}
+
 Layout1D ThreadTypeConverter::layoutOf(Type type) const {
   auto tile = dyn_cast<RankedTensorType>(type);
   return layout(tile ? tile.getNumElements() : 1);
@@ -191,9 +205,8 @@ SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, Valu
   // of both layouts (only for same-shape moves), each round at the same bytes.
   bool sameShape = llvm::all_of(llvm::enumerate(map), [](auto e) { return e.value() == int(e.index()); }) &&
                    map.size() == sourceLayout.bits.slot.size() + sourceLayout.bits.thread.size() - llvm::count(sourceLayout.bits.thread, -1);
-  int64_t elementBytes = isa<LLVM::LLVMPointerType>(type) ? 8 : std::max<int64_t>(1, memoryType(type).getIntOrFloatBitWidth() / 8);
   std::vector<int> rounds =
-      sameShape ? roundBits(sourceLayout, resultLayout, (int64_t(1) << map.size()) * elementBytes) : std::vector<int>{};
+      sameShape ? roundBits(sourceLayout, resultLayout, (int64_t(1) << map.size()) * elementBytes(type)) : std::vector<int>{};
   BitMap packed(map.size());
   for (size_t bit = 0, next = 0; bit < map.size(); ++bit)
     packed[bit] = llvm::is_contained(rounds, int(bit)) ? -1 : int(next++);

@@ -68,6 +68,11 @@ struct Distribution {
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, int64_t slot, mlir::Value tid);
 mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, mlir::Value tid);
 
+/// Bytes one element of a tile type (or a scalar type) takes in memory: pointers 8, i1 1.
+int64_t elementBytes(mlir::Type type);
+/// The bit map of a tile of 2^bits elements onto itself.
+BitMap identityMap(int bits);
+
 /// Rewrites an element index of one tile into the index of another under a bit map.
 mlir::Value remapIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index, const BitMap &map);
 /// The bit map from the row-major index of `shape` that drops the bits of `axis`.
