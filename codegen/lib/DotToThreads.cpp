@@ -14,14 +14,9 @@ namespace tk::codegen {
 
 namespace {
 
-/// The XOR swizzle of 16-byte chunks in shared memory that keeps ldmatrix free of bank
-/// conflicts: the 8 rows one ldmatrix reads (at one logical chunk) land in 8 different
-/// 16-byte bank groups. Rows of `rowLength` 2-byte elements.
-struct Swizzle {
-  int64_t rowLength, perPhase, maxPhase;
-  explicit Swizzle(int64_t rowLength)
-      : rowLength(rowLength), perPhase(std::max<int64_t>(1, 64 / rowLength)),
-        maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, rowLength / 8))) {}
+/// SwizzleParams (Layout1D.h) as index arithmetic on row and column values.
+struct Swizzle : SwizzleParams {
+  using SwizzleParams::SwizzleParams;
   /// Element index of (row, column) in the swizzled array.
   Value index(OpBuilder &b, Location loc, Value row, Value column) const {
     auto c = [&](int64_t v) { return i32Constant(b, loc, v); };

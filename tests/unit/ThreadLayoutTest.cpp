@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 namespace tk::codegen {
 namespace {
@@ -101,6 +102,31 @@ TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
   EXPECT_EQ(repeated->size(), 16u);
   for (int64_t s = 0; s < 16; ++s)
     EXPECT_EQ((*repeated)[s], s % 4) << s;
+}
+
+TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
+  for (int64_t rowLength : {16, 32, 64, 128, 256}) {
+    SwizzleParams swizzle(rowLength);
+    // A permutation of each row's elements, 16-byte chunks kept whole.
+    for (int64_t row = 0; row < 64; ++row) {
+      std::set<int64_t> seen;
+      for (int64_t column = 0; column < rowLength; ++column) {
+        int64_t at = swizzle.index(row, column);
+        ASSERT_EQ(at / rowLength, row);
+        ASSERT_EQ(at % 8, column % 8);
+        seen.insert(at);
+      }
+      ASSERT_EQ((int64_t)seen.size(), rowLength);
+    }
+    // ldmatrix: 8 consecutive rows at one logical chunk hit 8 different 16-byte bank groups.
+    for (int64_t first = 0; first < 64; first += 8)
+      for (int64_t chunk = 0; chunk < rowLength / 8; ++chunk) {
+        std::set<int64_t> groups;
+        for (int64_t row = first; row < first + 8; ++row)
+          groups.insert(swizzle.index(row, chunk * 8) * 2 / 16 % 8);
+        EXPECT_EQ(groups.size(), 8u) << "row length " << rowLength << ", rows " << first << "+, chunk " << chunk;
+      }
+  }
 }
 
 } // namespace
