@@ -536,6 +536,36 @@ def add_structure_cases():
     case("builtins.dot.i8", tiles, "dot_i8", "1", {"a": a8, "b": b8, "out": np.zeros(256, np.int32)},
          lambda out: {"out": (a8.astype(np.int64) @ b8.astype(np.int64)).astype(np.int32).ravel()})
 
+    # Tensor-core shapes (mma.sync on the GPU): epilogues, loops, one-sided warp splits, chains.
+    tc = os.path.join(KERNELS, "tensor_cores.tk")
+    f64 = np.float64
+    ta16 = (RNG.standard_normal((64, 64)) * 0.5).astype(np.float16)
+    tb16 = (RNG.standard_normal((64, 64)) * 0.5).astype(np.float16)
+    case("tensor_cores.epilogue_in_accumulator_layout", tc, "mma_epilogue", "1",
+         {"a": ta16, "b": tb16, "out": np.zeros(64 * 64, np.float32)},
+         lambda out: {"out": (np.maximum(ta16.astype(f64) @ tb16.astype(f64), 0) * 2 - 1).astype(np.float32).ravel()},
+         tol=(1e-5, 1e-4))
+    la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
+    lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
+    case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
+         {"a": la, "b": lb, "out": np.zeros(32 * 64, np.float32), "K": 64},
+         lambda out: {"out": (bf16_from_bits(la).reshape(32, 64).astype(f64) @ bf16_from_bits(lb).reshape(64, 64)).astype(np.float32).ravel()},
+         tol=(1e-5, 1e-4))
+    wa = (RNG.standard_normal((16, 32)) * 0.5).astype(np.float16)
+    wb = (RNG.standard_normal((32, 256)) * 0.5).astype(np.float16)
+    case("tensor_cores.eight_warps_split_columns", tc, "mma_wide", "1",
+         {"a": wa, "b": wb, "out": np.zeros(16 * 256, np.float16)},
+         lambda out: {"out": (wa.astype(f64) @ wb.astype(f64)).astype(np.float32).astype(np.float16).ravel()},
+         defines={"num_warps": 8}, tol=(2e-3, 2e-3))
+    aq, ak, av = [(RNG.standard_normal((64, 32)) * 0.3).astype(np.float16) for _ in range(3)]
+
+    def attention_like_ref(out):
+        s = aq.astype(np.float32) @ ak.astype(np.float32).T
+        p = np.exp(s - s.max(1, keepdims=True)).astype(np.float16)
+        return {"out": (p.astype(f64) @ av.astype(f64)).astype(np.float32).ravel()}
+    case("tensor_cores.two_dots_with_a_row_reduction", tc, "mma_attention_like", "1",
+         {"q": aq, "k": ak, "v": av, "out": np.zeros(64 * 32, np.float32)}, attention_like_ref, tol=(3e-3, 3e-3))
+
     memory = os.path.join(KERNELS, "memory.tk")
     xm = RNG.standard_normal(1000).astype(np.float32)
     canary = np.full(1024, 7.0, np.float32)
