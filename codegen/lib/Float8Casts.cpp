@@ -30,11 +30,19 @@ std::optional<Format> formatOf(Type type) {
 
 Value i32c(OpBuilder &b, Location loc, int64_t v) { return i32Constant(b, loc, v); }
 
+Value select(OpBuilder &b, Location loc, Value condition, Value then, Value otherwise) {
+  return arith::SelectOp::create(b, loc, condition, then, otherwise);
+}
+
+Value compare(OpBuilder &b, Location loc, arith::CmpIPredicate predicate, Value lhs, Value rhs) {
+  return arith::CmpIOp::create(b, loc, predicate, lhs, rhs);
+}
+
 /// f32 -> f8 code (i8).
 Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto sel = [&](Value c, Value t, Value e) { return arith::SelectOp::create(b, loc, c, t, e).getResult(); };
-  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return arith::CmpIOp::create(b, loc, p, l, r).getResult(); };
+  auto sel = [&](Value c, Value t, Value e) { return select(b, loc, c, t, e); };
+  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return compare(b, loc, p, l, r); };
   Value bits = arith::BitcastOp::create(b, loc, i32, x);
   Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(b, loc, 24)), i32c(b, loc, 0x80));
   Value magnitude = arith::AndIOp::create(b, loc, bits, i32c(b, loc, 0x7FFFFFFF));
@@ -65,8 +73,8 @@ Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
 /// f8 code (i8) -> f32.
 Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto sel = [&](Value c, Value t, Value e) { return arith::SelectOp::create(b, loc, c, t, e).getResult(); };
-  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return arith::CmpIOp::create(b, loc, p, l, r).getResult(); };
+  auto sel = [&](Value c, Value t, Value e) { return select(b, loc, c, t, e); };
+  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return compare(b, loc, p, l, r); };
   Value code = arith::ExtUIOp::create(b, loc, i32, code8);
   Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x80)), i32c(b, loc, 24));
   Value magnitude = arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x7F));
