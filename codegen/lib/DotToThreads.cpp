@@ -68,8 +68,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       return tensorCores(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
-    (void)m;
+    int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
     Layout1D la = converter.layoutOf(aType), lb = converter.layoutOf(bType), lc = converter.layoutOf(op.getType());
     Type operand = aType.getElementType(), sum = accumulatorType(rewriter, operand);
     Type resultElement = cast<RankedTensorType>(op.getType()).getElementType();

@@ -41,8 +41,6 @@ Value compare(OpBuilder &b, Location loc, arith::CmpIPredicate predicate, Value 
 /// f32 -> f8 code (i8).
 Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto sel = [&](Value c, Value t, Value e) { return select(b, loc, c, t, e); };
-  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return compare(b, loc, p, l, r); };
   Value bits = arith::BitcastOp::create(b, loc, i32, x);
   Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(b, loc, 24)), i32c(b, loc, 0x80));
   Value magnitude = arith::AndIOp::create(b, loc, bits, i32c(b, loc, 0x7FFFFFFF));
@@ -59,13 +57,13 @@ Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
                                        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(std::ldexp(1.0f, f.bias - 1 + f.mantissaBits))));
   Value subnormal = arith::FPToUIOp::create(b, loc, i32, math::RoundEvenOp::create(b, loc, scaled));
   int64_t minNormal = int64_t(127 + 1 - f.bias) << 23;
-  Value code = sel(cmp(arith::CmpIPredicate::ult, magnitude, i32c(b, loc, minNormal)), subnormal, normal);
+  Value code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ult, magnitude, i32c(b, loc, minNormal)), subnormal, normal);
   // Past the largest finite value: inf or NaN; NaN stays NaN.
   Value overflow = i32c(b, loc, f.hasInfinity ? f.maxFinite + 1 : 0x7F);
-  code = sel(cmp(arith::CmpIPredicate::ugt, code, i32c(b, loc, f.maxFinite)), overflow, code);
+  code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ugt, code, i32c(b, loc, f.maxFinite)), overflow, code);
   if (!f.hasInfinity) // the tie at max + half an ulp is already out of range (448 + 16 for e4m3fn)
-    code = sel(cmp(arith::CmpIPredicate::uge, magnitude, i32c(b, loc, 0x43E80000)), i32c(b, loc, 0x7F), code);
-  code = sel(cmp(arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, 0x7F800000)), i32c(b, loc, 0x7F), code);
+    code = select(b, loc, compare(b, loc, arith::CmpIPredicate::uge, magnitude, i32c(b, loc, 0x43E80000)), i32c(b, loc, 0x7F), code);
+  code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, 0x7F800000)), i32c(b, loc, 0x7F), code);
   code = arith::OrIOp::create(b, loc, code, sign);
   return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
 }
@@ -73,8 +71,6 @@ Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
 /// f8 code (i8) -> f32.
 Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto sel = [&](Value c, Value t, Value e) { return select(b, loc, c, t, e); };
-  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) { return compare(b, loc, p, l, r); };
   Value code = arith::ExtUIOp::create(b, loc, i32, code8);
   Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x80)), i32c(b, loc, 24));
   Value magnitude = arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x7F));
@@ -87,14 +83,14 @@ Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
       b, loc, i32,
       arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
                             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(std::ldexp(1.0f, 1 - f.bias - f.mantissaBits)))));
-  Value bits = sel(cmp(arith::CmpIPredicate::eq, exponent, i32c(b, loc, 0)), subnormal, normal);
+  Value bits = select(b, loc, compare(b, loc, arith::CmpIPredicate::eq, exponent, i32c(b, loc, 0)), subnormal, normal);
   int64_t top = (1 << f.exponentBits) - 1;
   if (f.hasInfinity) {
-    Value special = cmp(arith::CmpIPredicate::eq, exponent, i32c(b, loc, top));
-    Value infOrNaN = sel(cmp(arith::CmpIPredicate::eq, mantissa, i32c(b, loc, 0)), i32c(b, loc, 0x7F800000), i32c(b, loc, 0x7FC00000));
-    bits = sel(special, infOrNaN, bits);
+    Value special = compare(b, loc, arith::CmpIPredicate::eq, exponent, i32c(b, loc, top));
+    Value infOrNaN = select(b, loc, compare(b, loc, arith::CmpIPredicate::eq, mantissa, i32c(b, loc, 0)), i32c(b, loc, 0x7F800000), i32c(b, loc, 0x7FC00000));
+    bits = select(b, loc, special, infOrNaN, bits);
   } else {
-    bits = sel(cmp(arith::CmpIPredicate::eq, magnitude, i32c(b, loc, 0x7F)), i32c(b, loc, 0x7FC00000), bits);
+    bits = select(b, loc, compare(b, loc, arith::CmpIPredicate::eq, magnitude, i32c(b, loc, 0x7F)), i32c(b, loc, 0x7FC00000), bits);
   }
   return arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, bits, sign));
 }

@@ -193,10 +193,10 @@ struct LoadPattern : public AccessPattern<LoadOp> {
           [&](OpBuilder &b) -> Value {
             // Masked-off lanes take `other` (or zero).
             if (width == 1)
-              return others.empty() ? zeroOf(b, loc, stored) : (Value)castToMemory(b, loc, slotOf(others, start), stored);
+              return others.empty() ? zeroOf(b, loc, stored) : toMemory(b, loc, slotOf(others, start));
             Value vector = LLVM::PoisonOp::create(b, loc, accessType);
             for (int64_t k = 0; k < width; ++k) {
-              Value v = others.empty() ? zeroOf(b, loc, stored) : castToMemory(b, loc, slotOf(others, start + k), stored);
+              Value v = others.empty() ? zeroOf(b, loc, stored) : toMemory(b, loc, slotOf(others, start + k));
               vector = LLVM::InsertElementOp::create(b, loc, vector, v, i32Constant(b, loc, k));
             }
             return vector;
@@ -210,7 +210,6 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     return success();
   }
 
-  static Value castToMemory(OpBuilder &b, Location loc, Value v, Type) { return toMemory(b, loc, v); }
 };
 
 struct StorePattern : public AccessPattern<StoreOp> {
@@ -226,12 +225,12 @@ struct StorePattern : public AccessPattern<StoreOp> {
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value data;
       if (width == 1) {
-        data = LoadPattern::castToMemory(rewriter, loc, slotOf(values, start), stored);
+        data = toMemory(rewriter, loc, slotOf(values, start));
       } else {
         data = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({width}, stored));
         for (int64_t k = 0; k < width; ++k)
           data = LLVM::InsertElementOp::create(rewriter, loc, data,
-                                               LoadPattern::castToMemory(rewriter, loc, slotOf(values, start + k), stored),
+                                               toMemory(rewriter, loc, slotOf(values, start + k)),
                                                i32Constant(rewriter, loc, k));
       }
       auto emit = [&](OpBuilder &b) {

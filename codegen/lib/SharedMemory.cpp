@@ -203,8 +203,7 @@ SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, Valu
   Value tid = threadId(b, loc);
   // A tile larger than the buffer moves in rounds, split along index bits that are slot bits
   // of both layouts (only for same-shape moves), each round at the same bytes.
-  bool sameShape = llvm::all_of(llvm::enumerate(map), [](auto e) { return e.value() == int(e.index()); }) &&
-                   map.size() == sourceLayout.bits.slot.size() + sourceLayout.bits.thread.size() - llvm::count(sourceLayout.bits.thread, -1);
+  bool sameShape = map == identityMap(map.size());
   std::vector<int> rounds =
       sameShape ? roundBits(sourceLayout, resultLayout, (int64_t(1) << map.size()) * elementBytes(type)) : std::vector<int>{};
   BitMap packed(map.size());
