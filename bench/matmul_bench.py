@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""f16 matmul, M = N = K: tk's examples/matmul.tk (each of its @autotune configs) against
-Triton's mma.sync path (DISABLE_MMA_V3=1, the same four configs) and cuBLAS through torch, in
-one process; every output is checked against cuBLAS (relative error) before timing.
+"""f16 and bf16 matmul: tk's examples/matmul.tk against Triton's mma.sync path
+(DISABLE_MMA_V3=1) over the same configs (tiles, warps, stages) and cuBLAS through torch, in one
+process; every output is checked against cuBLAS (relative error) before timing. Shapes are
+M=N=K sizes or MxNxK (ragged).
 
-    matmul_bench.py --tkc PATH [--sizes 2048,4096]     (on the GPU machine)
+    matmul_bench.py --tkc PATH [--shapes 2048,4000x3000x1000] [--dtypes f16,bf16]   (GPU machine)
 """
 import argparse
 import json
@@ -20,7 +21,8 @@ import triton
 import triton.language as tl
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFIGS = [(128, 256, 64, 8), (128, 128, 32, 4), (64, 128, 32, 4), (128, 64, 64, 4)]  # BM, BN, BK, warps
+CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4), (128, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 128, 32, 4, 4),
+           (128, 64, 64, 4, 4)]  # BM, BN, BK, warps, stages
 
 
 @triton.jit
@@ -36,7 +38,7 @@ def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.c
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
-    pa = a + rm[:, None] * K + rk[None, :]
+    pa = a + rm[:, None] * K + rk[None, :]  # row-major A (M x K), B (K x N), C (M x N)
     pb = b + rk[:, None] * N + rn[None, :]
     acc = tl.zeros((BM, BN), tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
@@ -46,7 +48,7 @@ def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.c
         acc += tl.dot(ta, tb)
         pa += BK
         pb += BK * N
-    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(c.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 def bench(fn):
@@ -57,59 +59,102 @@ def rel_error(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
 
 
+def save(path, t):
+    """A tensor as .npy; bf16 as its bit patterns (<u2), which tkc reads as bf16."""
+    if t.dtype == torch.bfloat16:
+        np.save(path, t.view(torch.int16).cpu().numpy().view(np.uint16))
+    else:
+        np.save(path, t.cpu().numpy())
+
+
+def load(path, dtype):
+    arr = np.load(path)
+    if dtype == torch.bfloat16:
+        return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(arr)
+
+
+def parse_shape(text):
+    dims = [int(x) for x in text.split("x")]
+    return tuple(dims * 3) if len(dims) == 1 else tuple(dims)
+
+
+def run_tk(args, source, tmp, m, n, k, dtype_name, config):
+    bm, bn, bk, warps, stages = config
+    out = os.path.join(tmp, "c.npy")
+    cmd = [args.tkc, "run", source, "--kernel", "matmul", "--grid", "cdiv(M, BM) * cdiv(N, BN)", "--backend=cuda",
+           "--time", "20", "-D", "BM=%d" % bm, "-D", "BN=%d" % bn, "-D", "BK=%d" % bk, "-D", "num_warps=%d" % warps,
+           "-D", "num_stages=%d" % stages, "a=@" + os.path.join(tmp, "a.npy"), "b=@" + os.path.join(tmp, "b.npy"),
+           "c=zeros:%s:%dx%d" % (dtype_name, m, n), "M=%d" % m, "N=%d" % n, "K=%d" % k, "lda=%d" % k, "ldb=%d" % n,
+           "ldc=%d" % n, "--save", "c=" + out]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, proc.stderr[-500:]
+    ms = float(re.search(r": ([0-9.e+-]+) ms \(median", proc.stderr).group(1))
+    return ms, out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tkc", required=True)
-    parser.add_argument("--sizes", default="2048,4096")
+    parser.add_argument("--shapes", "--sizes", default="2048,4096")
+    parser.add_argument("--dtypes", default="f16")
     parser.add_argument("--json")
     args = parser.parse_args()
     torch.manual_seed(0)
     rows = []
+    with open(os.path.join(ROOT, "examples", "matmul.tk")) as f:
+        f16_source = f.read()
     with tempfile.TemporaryDirectory() as tmp:
-        for size in [int(s) for s in args.sizes.split(",")]:
-            a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-            b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-            ref = a @ b
-            flops = 2 * size ** 3
-            cublas = bench(lambda: a @ b)
-            np.save(os.path.join(tmp, "a.npy"), a.cpu().numpy())
-            np.save(os.path.join(tmp, "b.npy"), b.cpu().numpy())
-            best_tk, best_tri = None, None
-            for bm, bn, bk, warps in CONFIGS:
-                out = os.path.join(tmp, "c.npy")
-                cmd = [args.tkc, "run", os.path.join(ROOT, "examples", "matmul.tk"), "--kernel", "matmul",
-                       "--grid", "cdiv(M, BM) * cdiv(N, BN)", "--backend=cuda", "--time", "20",
-                       "-D", "BM=%d" % bm, "-D", "BN=%d" % bn, "-D", "BK=%d" % bk, "-D", "num_warps=%d" % warps,
-                       "a=@" + os.path.join(tmp, "a.npy"), "b=@" + os.path.join(tmp, "b.npy"),
-                       "c=zeros:f16:%dx%d" % (size, size), "M=%d" % size, "N=%d" % size, "K=%d" % size,
-                       "lda=%d" % size, "ldb=%d" % size, "ldc=%d" % size, "--save", "c=" + out]
-                proc = subprocess.run(cmd, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    print("tk config %s failed: %s" % ((bm, bn, bk, warps), proc.stderr[-500:]))
-                    continue
-                err = rel_error(torch.from_numpy(np.load(out)).cuda().reshape(size, size), ref)
-                ms = float(re.search(r": ([0-9.e+-]+) ms \(median", proc.stderr).group(1))
-                print("tk     %5d %-18s %8.3f ms %7.1f TFLOP/s  rel err %.2e" % (size, (bm, bn, bk, warps), ms, flops / ms / 1e9, err))
-                if err < 1e-2 and (best_tk is None or ms < best_tk[0]):
-                    best_tk = (ms, (bm, bn, bk, warps))
-                c = torch.empty_like(ref)
-                grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
-                run = lambda: triton_matmul[grid](a, b, c, size, size, size, BM=bm, BN=bn, BK=bk, GROUP_M=8, num_warps=warps,
-                                                  num_stages=3)
-                run()
-                err = rel_error(c, ref)
-                tms = bench(run)
-                print("triton %5d %-18s %8.3f ms %7.1f TFLOP/s  rel err %.2e" % (size, (bm, bn, bk, warps), tms, flops / tms / 1e9, err))
-                if err < 1e-2 and (best_tri is None or tms < best_tri[0]):
-                    best_tri = (tms, (bm, bn, bk, warps))
-            row = dict(size=size, cublas_ms=cublas, tk_ms=best_tk and best_tk[0], tk_config=best_tk and best_tk[1],
-                       triton_ms=best_tri and best_tri[0], triton_config=best_tri and best_tri[1])
-            rows.append(row)
-            tf = lambda ms: flops / ms / 1e9 if ms else float("nan")
-            print("size %d: tk %.1f TFLOP/s, Triton mma.sync %.1f, cuBLAS %.1f; tk/Triton %.3f, tk/cuBLAS %.3f" %
-                  (size, tf(row["tk_ms"]), tf(row["triton_ms"]), tf(cublas),
-                   (row["triton_ms"] / row["tk_ms"]) if row["tk_ms"] else float("nan"),
-                   (cublas / row["tk_ms"]) if row["tk_ms"] else float("nan")))
+        for dtype_name in args.dtypes.split(","):
+            dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype_name]
+            source = os.path.join(tmp, "matmul_%s.tk" % dtype_name)
+            with open(source, "w") as f:
+                f.write(f16_source.replace("f16", dtype_name))
+            for shape in args.shapes.split(","):
+                m, n, k = parse_shape(shape)
+                a = torch.randn(m, k, device="cuda", dtype=dtype)
+                b = torch.randn(k, n, device="cuda", dtype=dtype)
+                ref = a @ b
+                flops = 2 * m * n * k
+                cublas = bench(lambda: a @ b)
+                save(os.path.join(tmp, "a.npy"), a)
+                save(os.path.join(tmp, "b.npy"), b)
+                best_tk, best_tri = None, None
+                label = "%s %s" % (dtype_name, shape)
+                for config in CONFIGS:
+                    bm, bn, bk, warps, stages = config
+                    ms, out = run_tk(args, source, tmp, m, n, k, dtype_name, config)
+                    if ms is None:
+                        print("tk config %s failed: %s" % (config, out))
+                    else:
+                        err = rel_error(load(out, dtype).cuda().reshape(m, n), ref)
+                        print("tk     %-16s %-22s %8.3f ms %7.1f TFLOP/s  rel err %.2e" % (label, config, ms, flops / ms / 1e9, err))
+                        if err < 1e-2 and (best_tk is None or ms < best_tk[0]):
+                            best_tk = (ms, config)
+                    c = torch.empty_like(ref)
+                    grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+                    run = lambda: triton_matmul[grid](a, b, c, m, n, k, BM=bm, BN=bn, BK=bk, GROUP_M=8, num_warps=warps,
+                                                      num_stages=stages)
+                    try:
+                        run()
+                    except Exception as e:  # a config Triton cannot fit (shared memory)
+                        print("triton config %s failed: %s" % (config, str(e)[:200]))
+                        continue
+                    err = rel_error(c, ref)
+                    tms = bench(run)
+                    print("triton %-16s %-22s %8.3f ms %7.1f TFLOP/s  rel err %.2e" % (label, config, tms, flops / tms / 1e9, err))
+                    if err < 1e-2 and (best_tri is None or tms < best_tri[0]):
+                        best_tri = (tms, config)
+                row = dict(dtype=dtype_name, shape=[m, n, k], cublas_ms=cublas, tk_ms=best_tk and best_tk[0],
+                           tk_config=best_tk and best_tk[1], triton_ms=best_tri and best_tri[0],
+                           triton_config=best_tri and best_tri[1])
+                rows.append(row)
+                tf = lambda ms: flops / ms / 1e9 if ms else float("nan")
+                print("shape %s: tk %.1f TFLOP/s, Triton mma.sync %.1f, cuBLAS %.1f; tk/Triton %.3f, tk/cuBLAS %.3f" %
+                      (label, tf(row["tk_ms"]), tf(row["triton_ms"]), tf(cublas),
+                       (row["triton_ms"] / row["tk_ms"]) if row["tk_ms"] else float("nan"),
+                       (cublas / row["tk_ms"]) if row["tk_ms"] else float("nan")))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -12,23 +12,24 @@ using namespace mlir;
 
 namespace tk::codegen {
 
+Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column) {
+  auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
+  Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(swizzle.perPhase))),
+                                      c(swizzle.maxPhase - 1));
+  Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, column, c(3)), phase);
+  Value within = arith::AndIOp::create(b, loc, column, c(7));
+  Value rowStart = arith::ShLIOp::create(b, loc, row, c(log2Of(swizzle.rowLength)));
+  return arith::AddIOp::create(b, loc, rowStart, arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(3)), within));
+}
+
 namespace {
 
-/// SwizzleParams (Layout1D.h) as index arithmetic on row and column values.
-struct Swizzle : SwizzleParams {
-  using SwizzleParams::SwizzleParams;
-  /// Element index of (row, column) in the swizzled array.
-  Value index(OpBuilder &b, Location loc, Value row, Value column) const {
-    auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
-    Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(perPhase))), c(maxPhase - 1));
-    Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, column, c(3)), phase);
-    Value within = arith::AndIOp::create(b, loc, column, c(7));
-    Value rowStart = arith::ShLIOp::create(b, loc, row, c(log2Of(rowLength)));
-    return arith::AddIOp::create(b, loc, rowStart,
-                                 arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(3)), within));
-  }
-};
-
+/// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
+/// stored as rows of N); null when the dot stages the operand in its own region.
+LocalLoadOp stageOf(Value operand, const ThreadTypeConverter &converter) {
+  auto local = operand.getDefiningOp<LocalLoadOp>();
+  return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
+}
 
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 Value roundToTf32(OpBuilder &b, Location loc, Value x) {
@@ -125,7 +126,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
   /// Stages `values` (a 2-byte tile under layout `l`, rows of `swizzle.rowLength`) into the
   /// op's shared region at `offset`, swizzled, one 16-byte store per group of 8 slots.
   static void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
-                    Value tid, int64_t offset, const Swizzle &swizzle) {
+                    Value tid, int64_t offset, const SwizzleParams &swizzle) {
     auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
     OpBuilder b = ifOp.getThenBodyBuilder();
     Type element = values[0].getType();
@@ -134,7 +135,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       Value index = elementIndex(b, loc, l, slot, tid);
       Value row = arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(swizzle.rowLength)));
       Value column = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, swizzle.rowLength - 1));
-      Value at = swizzle.index(b, loc, row, column);
+      Value at = swizzledIndex(b, loc, swizzle, row, column);
       if (group == 1) {
         shared.store(b, loc, values[slot], at, offset);
         continue;
@@ -157,15 +158,32 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     Type element = aType.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     bool bf16 = element.isBF16();
     auto pair = VectorType::get({2}, element);
-    int64_t bOffset = roundUp16(aType.getNumElements() * elementBytes(aType));
+    LocalLoadOp aStage = stageOf(op.getA(), converter), bStage = stageOf(op.getB(), converter);
+    bool bRowsOfN = bStage && bStage.getTrans();
+    SwizzleParams aSwizzle(k), bSwizzle(bRowsOfN ? k : n);
 
+    // Operands not already in a stage go to the op's region: A first, then B.
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
-    shared.beginWrites(rewriter, loc);
-    Swizzle aSwizzle(k), bSwizzle(n);
-    stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0, aSwizzle);
-    stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset, bSwizzle);
-    shared.endWrites(rewriter, loc);
+    int64_t bOffset = aStage ? 0 : roundUp16(aType.getNumElements() * elementBytes(aType));
+    auto elementPointer = [&](Value base, Value index) -> Value {
+      return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
+    };
+    auto baseOf = [&](LocalLoadOp stage, int64_t offset) -> Value {
+      if (!stage)
+        return shared.address(rewriter, loc, element, i32Constant(rewriter, loc, 0), offset);
+      return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
+                       stage.getBuffer().getType());
+    };
+    if (!aStage || !bStage) {
+      shared.beginWrites(rewriter, loc);
+      if (!aStage)
+        stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0, aSwizzle);
+      if (!bStage)
+        stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset, bSwizzle);
+      shared.endWrites(rewriter, loc);
+    }
+    Value aBase = baseOf(aStage, 0), bBase = baseOf(bStage, bOffset);
 
     auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
     auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y).getResult(); };
@@ -177,15 +195,17 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
 
     // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i; A's four matrices are
-    // (rows +0/+8) x (k +0/+8), B's (k +0/+8) x (columns +0/+8), transposed on the way in.
-    Value rowInMatrix = add(arith::AndIOp::create(rewriter, loc, lane, c(7)),
-                            mul(arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1)), 8));
+    // (rows +0/+8) x (k +0/+8), B's (k +0/+8) x (columns +0/+8), transposed on the way in;
+    // B stored as rows of N: (columns +0/+8) x (k +0/+8), read as they are.
+    Value laneRow = arith::AndIOp::create(rewriter, loc, lane, c(7));
+    Value secondEight = mul(arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1)), 8);
+    Value rowInMatrix = add(laneRow, secondEight);
     Value colInMatrix = mul(arith::ShRUIOp::create(rewriter, loc, lane, c(4)), 8);
     Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix);
-    Value bColBase = add(mul(warpN, colsPerWarp), colInMatrix);
-    auto ldmatrix = [&](Value elementIndex, int64_t byteOffset, int count, bool transpose) {
+    Value bColBase = add(mul(warpN, colsPerWarp), bRowsOfN ? add(laneRow, colInMatrix) : colInMatrix);
+    auto ldmatrix = [&](Value base, Value elementIndex, int count, bool transpose) {
       Type result = count == 1 ? (Type)i32 : (Type)LLVM::LLVMStructType::getLiteral(getContext(), SmallVector<Type>(count, i32));
-      Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, shared.address(rewriter, loc, element, elementIndex, byteOffset),
+      Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, elementPointer(base, elementIndex),
                                                 count, transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
                                                 NVVM::LdStMatrixShapeAttr::get(getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
       SmallVector<Value> registers;
@@ -206,14 +226,15 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       SmallVector<SmallVector<Value>> aFragments;
       for (int64_t mi = 0; mi < plan.mTiles; ++mi)
-        aFragments.push_back(ldmatrix(aSwizzle.index(rewriter, loc, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * 16))), 0, 4,
-                                      false));
+        aFragments.push_back(ldmatrix(aBase, swizzledIndex(rewriter, loc, aSwizzle, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * 16))),
+                                      4, false));
       SmallVector<SmallVector<Value>> bFragments;
-      Value kRow = add(rowInMatrix, c(kk * 16));
+      Value kRow = add(rowInMatrix, c(kk * 16)), kColumn = add(secondEight, c(kk * 16));
       for (int64_t ni = 0; ni < plan.nTiles; ni += 2) {
         bool both = ni + 1 < plan.nTiles;
-        Value col = both ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
-        SmallVector<Value> regs = ldmatrix(bSwizzle.index(rewriter, loc, kRow, col), bOffset, both ? 4 : 2, true);
+        Value col = both || bRowsOfN ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
+        Value index = bRowsOfN ? swizzledIndex(rewriter, loc, bSwizzle, col, kColumn) : swizzledIndex(rewriter, loc, bSwizzle, kRow, col);
+        SmallVector<Value> regs = ldmatrix(bBase, index, both ? 4 : 2, !bRowsOfN);
         bFragments.push_back({regs[0], regs[1]});
         if (both)
           bFragments.push_back({regs[2], regs[3]});
@@ -276,9 +297,14 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
   return plan;
 }
 
-int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &) {
-  auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
-  return roundUp16(a.getNumElements() * elementBytes(a)) + roundUp16(b.getNumElements() * elementBytes(b));
+int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
+  int64_t bytes = 0;
+  for (Value operand : {op.getA(), op.getB()}) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (!stageOf(operand, converter))
+      bytes += roundUp16(type.getNumElements() * elementBytes(type));
+  }
+  return bytes;
 }
 
 void populateDotToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {

@@ -43,15 +43,18 @@ public:
             changed |= mark(dot.getResult(), plan->accumulator);
             return;
           }
-          // The accumulator of a loop: `acc = dot(a, b, acc)` carried from a uniform start.
-          auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-          auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
-          if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+          // The accumulator of a loop, carried from a uniform start: `acc = dot(a, b, f(acc))`.
+          // Optimistically in the mma layout; f (elementwise, with broadcast row scales) follows,
+          // and whatever does not is converted (insertConversions).
+          auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+          if (!loop)
             return;
-          unsigned k = arg.getArgNumber() - loop.getNumInductionVars();
-          if (isUniform(loop.getInitArgs()[k]) && loop.getBody()->getTerminator()->getOperand(k) == dot.getResult()) {
+          for (OpOperand &use : dot.getResult().getUses()) {
+            unsigned k = use.getOperandNumber();
+            if (use.getOwner() != loop.getBody()->getTerminator() || !isUniform(loop.getInitArgs()[k]))
+              continue;
             changed |= mark(dot.getResult(), plan->accumulator);
-            changed |= mark(arg, plan->accumulator);
+            changed |= mark(loop.getRegionIterArgs()[k], plan->accumulator);
             changed |= mark(loop.getResult(k), plan->accumulator);
           }
           return;
@@ -73,24 +76,38 @@ public:
         }
         if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 && isTile(op->getResult(0)) &&
             !special_.count(op->getResult(0))) {
+          // Operands: uniform, in one special layout, or broadcasts used only here, which then
+          // produce that layout themselves (each thread reads the rows or columns it holds).
           const LayoutBits *layout = nullptr;
+          SmallVector<Value> broadcasts;
           for (Value operand : op->getOperands()) {
             if (!isTile(operand) || isUniform(operand))
               continue;
             auto it = special_.find(operand);
-            if (it == special_.end() || (layout && !sameBits(*layout, it->second)))
+            if (it == special_.end()) {
+              if (!operand.getDefiningOp<BroadcastOp>() || !operand.hasOneUse())
+                return;
+              broadcasts.push_back(operand);
+              continue;
+            }
+            if (layout && !sameBits(*layout, it->second))
               return;
             layout = &it->second;
           }
-          if (layout)
-            changed |= mark(op->getResult(0), LayoutBits(*layout));
+          if (!layout)
+            return;
+          LayoutBits bits = *layout;
+          for (Value broadcast : broadcasts)
+            changed |= mark(broadcast, bits);
+          changed |= mark(op->getResult(0), bits);
         }
       });
     }
   }
 
   /// Every use of a special tile by an op that does not take it in that layout gets a
-  /// convert_layout to the default layout first.
+  /// convert_layout to the default layout first; an mma dot's accumulator and a special loop
+  /// value's yield that arrive in the default layout get one to the special layout.
   void insertConversions() {
     SmallVector<OpOperand *> uses;
     for (auto &[value, bits] : special_)
@@ -101,6 +118,25 @@ public:
       OpBuilder b(use->getOwner());
       auto convert = ConvertLayoutOp::create(b, use->getOwner()->getLoc(), use->get().getType(), use->get());
       use->set(convert.getResult());
+    }
+    SmallVector<std::pair<OpOperand *, LayoutBits>> into;
+    kernel_.walk([&](Operation *op) {
+      auto needs = [&](OpOperand &use, Value wanting) {
+        auto it = special_.find(wanting);
+        if (it != special_.end() && !isUniform(use.get()) && !special_.count(use.get()))
+          into.push_back({&use, it->second});
+      };
+      if (auto dot = dyn_cast<DotOp>(op))
+        needs(dot.getAccMutable(), dot.getResult());
+      else if (auto yield = dyn_cast<scf::YieldOp>(op); yield && isa<scf::ForOp>(op->getParentOp()))
+        for (OpOperand &operand : yield->getOpOperands())
+          needs(operand, cast<scf::ForOp>(op->getParentOp()).getRegionIterArgs()[operand.getOperandNumber()]);
+    });
+    for (auto &[use, bits] : into) {
+      OpBuilder b(use->getOwner());
+      auto convert = ConvertLayoutOp::create(b, use->getOwner()->getLoc(), use->get().getType(), use->get());
+      use->set(convert.getResult());
+      mark(convert.getResult(), bits);
     }
   }
 

@@ -30,7 +30,8 @@ struct AddPtrPattern : public OpConversionPattern<AddPtrOp> {
   }
 };
 
-/// How many consecutive slots one instruction covers for this pointer tile and mask.
+} // namespace
+
 int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, Value ptr, Value mask, Type element) {
   int64_t width = l.sizePerThread;
   if (width == 1 || l.size < l.threads * l.sizePerThread)
@@ -42,6 +43,14 @@ int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, Value ptr, Valu
     width /= 2;
   return width;
 }
+
+int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, Value ptr, Value mask,
+                    RankedTensorType tile) {
+  // Groups of slots are contiguous along the last dimension only up to its length.
+  return std::min(tile.getShape().back(), vectorSlots(axis, converter.layoutOf(tile), ptr, mask, pointeeOf(ptr)));
+}
+
+namespace {
 
 /// PTX qualifiers of a load's or store's cache hints ("" for none). A cache operator (.ca,
 /// .cg) and an L1 eviction priority are alternative forms of ld in PTX; the operator wins
@@ -159,9 +168,7 @@ template <typename Op> struct AccessPattern : public OpConversionPattern<Op> {
     auto tile = dyn_cast<RankedTensorType>(data.getType());
     if (!tile)
       return 1;
-    // Groups of slots are contiguous along the last dimension only up to its length.
-    return std::min(tile.getShape().back(),
-                    vectorSlots(axis, converter.layoutOf(tile), op.getPtr(), op.getMask(), pointeeOf(op.getPtr())));
+    return accessWidth(axis, converter, op.getPtr(), op.getMask(), tile);
   }
 
   const AxisAnalysis &axis;

@@ -3,6 +3,8 @@
 // thread does not already hold them (redistribute).
 #include "ThreadLowering.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 
 namespace tk::codegen {
@@ -42,6 +44,58 @@ BitMap resultToSource(Operation *op) {
   return map;
 }
 
+/// Tiles that are cheap functions of element indices and scalars (ranges, splats, constants,
+/// shape changes and elementwise arithmetic over them): a broadcast of such a tile computes its
+/// elements where they are needed instead of moving them through shared memory, as Triton's
+/// layout propagation rematerializes them.
+constexpr int kMaxRematerializedOps = 12;
+
+bool rematerializable(Value value, int &budget) {
+  Operation *def = value.getDefiningOp();
+  if (!isa<RankedTensorType>(value.getType()))
+    return true; // a scalar, used as it is
+  if (!def || --budget < 0 || def->getNumResults() != 1 || def->getNumRegions())
+    return false;
+  if (isa<MakeRangeOp, SplatOp>(def))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
+  if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializable(operand, budget); });
+}
+
+bool rematerializable(Value value) {
+  int budget = kMaxRematerializedOps;
+  return rematerializable(value, budget);
+}
+
+/// The scalar value of element `index` (row-major) of `value`, computed from its definition.
+Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index) {
+  if (!isa<RankedTensorType>(value.getType()))
+    return b.getRemappedValue(value);
+  Operation *def = value.getDefiningOp();
+  if (auto range = dyn_cast<MakeRangeOp>(def))
+    return arith::AddIOp::create(b, loc, index, i32Constant(b, loc, range.getStart()));
+  if (auto splat = dyn_cast<SplatOp>(def))
+    return b.getRemappedValue(splat.getSrc());
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(cast<SplatElementsAttr>(constant.getValue()).getSplatValue<Attribute>()));
+  if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
+    return elementAt(b, loc, def->getOperand(0), remapIndex(b, loc, index, resultToSource(def)));
+  if (auto addptr = dyn_cast<AddPtrOp>(def)) {
+    Type element = memoryType(cast<PtrType>(elementTypeOf(addptr.getType())).getPointee());
+    Value ptr = elementAt(b, loc, addptr.getPtr(), index), offset = elementAt(b, loc, addptr.getOffset(), index);
+    return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr, ValueRange{offset});
+  }
+  OperationState state(loc, def->getName());
+  for (Value operand : def->getOperands())
+    state.operands.push_back(elementAt(b, loc, operand, index));
+  state.types.push_back(elementTypeOf(value.getType()));
+  state.attributes = def->getAttrDictionary();
+  return b.create(state)->getResult(0);
+}
 
 template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
   ShapePattern(ThreadTypeConverter &converter, MLIRContext *context)
@@ -49,10 +103,29 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
 
   LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Layout1D source = converter.layoutOf(op->getOperand(0).getType());
-    Layout1D result = converter.layoutOf(op->getResult(0).getType());
-    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getOperands()[0],
-                                                     Distribution::of(source), Distribution::of(result), resultToSource(op))});
+    // A broadcast may produce the accumulator layout directly (a row statistic scaling an mma
+    // accumulator); the source is always in the default layout.
+    Distribution source = Distribution::of(converter.layoutOf(op->getOperand(0).getType()));
+    Distribution result = distributionOf(converter, op->getResult(0));
+    BitMap map = resultToSource(op);
+    if (isa<BroadcastOp>(op) && !slotsInThread(result.bits, source.bits, map) && rematerializable(op->getOperand(0))) {
+      // Each distinct source element this thread needs is computed once: slots that differ
+      // only in broadcast bits share it.
+      int64_t repeated = 0;
+      for (size_t bit = 0; bit < result.bits.slot.size(); ++bit)
+        if (result.bits.slot[bit] < 0 || map[result.bits.slot[bit]] < 0)
+          repeated |= int64_t(1) << bit;
+      Location loc = op.getLoc();
+      Value tid = threadId(rewriter, loc);
+      SmallVector<Value> values(result.perThread());
+      for (int64_t slot = 0; slot < result.perThread(); ++slot)
+        values[slot] = slot & repeated ? values[slot & ~repeated]
+                                       : elementAt(rewriter, loc, op->getOperand(0),
+                                                   remapIndex(rewriter, loc, elementIndex(rewriter, loc, result, slot, tid), map));
+      rewriter.replaceOpWithMultiple(op, {values});
+      return success();
+    }
+    rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getOperands()[0], source, result, map)});
     return success();
   }
 
@@ -66,8 +139,8 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
 
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Distribution source = distributionOf(converter, op.getSrc());
-    Distribution result = Distribution::of(converter.layoutOf(op.getType()));
-    if (source.blocked) {
+    Distribution result = distributionOf(converter, op.getResult());
+    if (source.blocked && result.blocked) {
       rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
       return success();
     }
@@ -82,18 +155,18 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
 } // namespace
 
 int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter) {
-  if (!converter.specialLayout(op.getSrc()))
+  if (!converter.specialLayout(op.getSrc()) && !converter.specialLayout(op.getResult()))
     return 0;
   int64_t bytes = op.getType().getNumElements() * elementBytes(op.getType());
-  return bytes >> roundBits(distributionOf(converter, op.getSrc()), Distribution::of(converter.layoutOf(op.getType())), bytes).size();
+  return bytes >> roundBits(distributionOf(converter, op.getSrc()), distributionOf(converter, op.getResult()), bytes).size();
 }
 
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   Type sourceType = op->getOperand(0).getType();
-  Layout1D source = converter.layoutOf(sourceType), result = converter.layoutOf(op->getResult(0).getType());
-  if (slotsInThread(result, source, resultToSource(op)))
+  Distribution source = Distribution::of(converter.layoutOf(sourceType)), result = distributionOf(converter, op->getResult(0));
+  if (slotsInThread(result.bits, source.bits, resultToSource(op)) || (isa<BroadcastOp>(op) && rematerializable(op->getOperand(0))))
     return 0;
-  return source.size * elementBytes(sourceType);
+  return converter.layoutOf(sourceType).size * elementBytes(sourceType);
 }
 
 void populateShapeToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {

@@ -154,10 +154,26 @@ int64_t sharedBytesOf(Operation *op, const ThreadTypeConverter &converter) {
       .Default([](Operation *) { return int64_t(0); });
 }
 
-FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter) {
-  int64_t next = 0, size = 0;
-  bool wrapped = false;
+int64_t maxSharedBytes(int sm) {
+  if (sm >= 90)
+    return 227 * 1024;
+  return sm == 80 ? 163 * 1024 : 99 * 1024;
+}
+
+FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
   MLIRContext *context = kernel.getContext();
+  auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
+  // Stage rings live through the whole kernel: they come first, and the exchanges of other ops
+  // share the range after them.
+  int64_t pinned = 0;
+  LocalAllocOp firstRing;
+  kernel.walk([&](LocalAllocOp alloc) {
+    firstRing = firstRing ? firstRing : alloc;
+    alloc->setAttr("tkg.smem_offset", offsetAttr(pinned));
+    pinned += roundUp16(localAllocBytes(alloc));
+  });
+  int64_t next = pinned, size = pinned;
+  bool wrapped = false;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
@@ -167,12 +183,12 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
                       << kSharedLimit << "; use smaller tiles";
       return WalkResult::interrupt();
     }
-    if (next + bytes > kSharedLimit) {
-      next = 0;
+    if (next + bytes > pinned + kSharedLimit) {
+      next = pinned;
       wrapped = true;
     }
     bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
-    op->setAttr("tkg.smem_offset", IntegerAttr::get(IntegerType::get(context, 32), next));
+    op->setAttr("tkg.smem_offset", offsetAttr(next));
     if (wrapped || inLoop || isa<ScanOp>(op))
       op->setAttr("tkg.smem_barrier", UnitAttr::get(context));
     next += roundUp16(bytes);
@@ -181,6 +197,13 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   });
   if (walk.wasInterrupted())
     return failure();
+  if (size > maxSharedBytes(sm)) {
+    auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
+    firstRing->emitError() << "the software pipeline (num_stages = " << (stages ? stages.getInt() : 0) << ") needs " << size
+                           << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
+                           << "; use fewer stages or smaller tiles";
+    return failure();
+  }
   return size;
 }
 

@@ -100,6 +100,9 @@ public:
   void publish(mlir::OpBuilder &b, mlir::Location loc, mlir::Value writer, mlir::ValueRange values,
                mlir::Value index) const;
 
+  /// The region's first byte.
+  mlir::Value base() const { return base_; }
+
 private:
   mlir::Value base_;
   bool leadingBarrier_ = true;
@@ -128,9 +131,12 @@ int64_t shapeSharedBytes(mlir::Operation *op, const ThreadTypeConverter &convert
 int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter);
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter);
 int64_t atomicSharedBytes(mlir::Operation *op, const ThreadTypeConverter &converter);
-/// Gives each op that needs shared memory its bytes of `tk_smem`, sharing nothing between ops
-/// while they fit, so that ops which run once need no barrier before writing; returns the size.
-mlir::FailureOr<int64_t> assignShared(mlir::func::FuncOp kernel, const ThreadTypeConverter &converter);
+/// Shared memory one program may use on a GPU of compute capability `sm` (dynamic, opted in).
+int64_t maxSharedBytes(int sm);
+/// Gives each op that needs shared memory its bytes of `tk_smem`: stage rings first, for the
+/// whole kernel; then the exchanges, sharing nothing between ops while they fit in 48 KiB, so
+/// that ops which run once need no barrier before writing. Returns the size.
+mlir::FailureOr<int64_t> assignShared(mlir::func::FuncOp kernel, const ThreadTypeConverter &converter, int sm);
 int64_t roundUp16(int64_t bytes);
 
 /// The values of a tile under `resultLayout` whose slot s holds the source element at
@@ -147,6 +153,23 @@ llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location 
                                              mlir::ValueRange source, const Distribution &sourceLayout,
                                              const Distribution &resultLayout, const BitMap &map);
 
+/// How many consecutive slots one memory instruction covers for a pointer tile and mask
+/// (contiguous, aligned, under one mask value, at most 16 bytes).
+int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, mlir::Value ptr, mlir::Value mask, mlir::Type element);
+/// The same for an access of `tile` through `ptr`, within the tile's last dimension.
+int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
+                    mlir::RankedTensorType tile);
+
+/// Element index of (row, column) in a swizzled 2-D array (SwizzleParams as arithmetic).
+mlir::Value swizzledIndex(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
+                          mlir::Value column);
+/// Start of stage `stage` of a shared buffer (an `!llvm.ptr<3>` to its first byte).
+mlir::Value stageBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::Value stage,
+                      SharedBufferType type);
+/// Whether every user of a `tk.local_load` is a tensor-core `dot` (which reads the stage itself).
+bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter);
+int64_t localAllocBytes(LocalAllocOp op);
+
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
@@ -157,6 +180,8 @@ void populateScanToThreads(ThreadTypeConverter &converter, mlir::RewritePatternS
 void populateRandomToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateShapeToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDotToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateAsyncCopyToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
+                                mlir::RewritePatternSet &patterns);
 void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 /// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
 void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);

@@ -181,9 +181,11 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
 } // namespace
 
-void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug) {
+void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm) {
   TkToThreadsOptions options;
   options.debug = debug;
+  options.sm = sm;
+  pm.addPass(createTkPipelineDotLoads());
   pm.addPass(createTkToThreads(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -23,6 +23,7 @@ ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, 
     : threads_(threads), vectorWidth_(vectorWidth) {
   addConversion([](Type type) { return type; });
   addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
+  addConversion([context](SharedBufferType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
   addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
     Type element = convertType(type.getElementType());
     if (!element)
@@ -232,16 +233,19 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
       if (failed(checkSupported(kernel)))
         return signalPassFailure();
       assignLayouts(kernel, *converters.back());
-      FailureOr<int64_t> bytes = assignShared(kernel, *converters.back());
+      FailureOr<int64_t> bytes = assignShared(kernel, *converters.back(), sm);
       if (failed(bytes))
         return signalPassFailure();
       sharedBytes = std::max(sharedBytes, *bytes);
     }
+    // Dynamic shared memory (beyond the 48 KiB of a static array): the launcher passes the
+    // size, which the module records.
     if (sharedBytes && !module.lookupSymbol("tk_smem")) {
       OpBuilder b(module.getBodyRegion());
-      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), sharedBytes);
-      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal, "tk_smem",
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+      LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::External, "tk_smem",
                              Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      module->setAttr("tk.shared_bytes", b.getI32IntegerAttr(int32_t(sharedBytes)));
     }
     for (size_t k = 0; k < kernels.size(); ++k)
       if (failed(convertKernel(kernels[k], *converters[k])))
@@ -281,6 +285,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                  ConstantPattern, HintPattern, BitcastPattern>(converter, context);
     populateElementwiseToThreads(converter, axis, patterns);
     populateMemoryToThreads(converter, axis, patterns);
+    populateAsyncCopyToThreads(converter, axis, patterns);
     populateReduceToThreads(converter, patterns);
     populateRandomToThreads(converter, patterns);
     populateScanToThreads(converter, patterns);

@@ -50,6 +50,7 @@ struct Compiler::Impl {
   bool loaded = false;
   bool internalError = false;
   std::string ptxasReport;
+  int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
   std::vector<size_t> configCounts;
@@ -240,12 +241,14 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
       return mlir::success();
     });
     mlir::PassManager pm(impl_->context.get());
-    buildGpuLoweringPipeline(pm, impl_->options.debug);
+    buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm);
     if (mlir::failed(pm.run(*gpu))) {
       impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
       return false;
     }
   }
+  auto shared = (*gpu)->getAttrOfType<mlir::IntegerAttr>("tk.shared_bytes");
+  impl_->sharedBytes = shared ? shared.getInt() : 0;
   if (kind == EmitKind::TkGpu) {
     llvm::raw_os_ostream os(out);
     gpu->print(os, flags);
@@ -272,6 +275,8 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
 }
 
 const std::string &Compiler::ptxasReport() const { return impl_->ptxasReport; }
+
+int64_t Compiler::sharedBytes() const { return impl_->sharedBytes; }
 
 std::vector<KernelSignature> Compiler::signatures() const {
   std::vector<KernelSignature> result;

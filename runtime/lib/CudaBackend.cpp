@@ -21,6 +21,10 @@ double runOnCuda(const CudaLaunch &launch) {
     throw Error("the CUDA driver rejected the PTX of kernel '" + launch.kernel + "': " + log);
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, launch.kernel.c_str()), "cuModuleGetFunction");
+  // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
+  if (launch.sharedBytes > 48 * 1024)
+    d.check(d.cuFuncSetAttribute(function, 8 /*CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES*/, int(launch.sharedBytes)),
+            "asking for " + std::to_string(launch.sharedBytes) + " bytes of shared memory for kernel '" + launch.kernel + "'");
 
   std::vector<cuda::CUdeviceptr> device(launch.buffers->size(), 0);
   auto release = [&] {
@@ -61,7 +65,7 @@ double runOnCuda(const CudaLaunch &launch) {
     }
     auto launchOnce = [&] {
       d.check(d.cuLaunchKernel(function, unsigned(launch.grid[0]), unsigned(launch.grid[1]), unsigned(launch.grid[2]),
-                               unsigned(launch.threads), 1, 1, 0, nullptr, pointers.data(), nullptr),
+                               unsigned(launch.threads), 1, 1, unsigned(launch.sharedBytes), nullptr, pointers.data(), nullptr),
               "launching kernel '" + launch.kernel + "'");
     };
     launchOnce();

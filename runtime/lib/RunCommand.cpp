@@ -353,8 +353,8 @@ int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std
   return 0;
 }
 
-/// Compiles the kernel for the GPU, specialized on the arguments (integers divisible by 16,
-/// as Triton does), and runs it. Returns the exit status, or -1 when the GPU backend cannot
+/// Compiles the kernel for the GPU, specialized on the arguments (the power of two up to 16
+/// that divides each integer; Triton specializes on 16 only), and runs it. Returns the exit status, or -1 when the GPU backend cannot
 /// compile the kernel and the user did not ask for it (the caller falls back to the interpreter).
 int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
             std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err) {
@@ -362,9 +362,17 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
   compileOptions.debug = options.debug;
-  for (size_t k = 0; k < sig.args.size(); ++k)
-    if (sig.args[k].second.isIntValue() && launch.args[k].i % 16 == 0)
-      compileOptions.divisibility[sig.args[k].first] = 16;
+  for (size_t k = 0; k < sig.args.size(); ++k) {
+    if (!sig.args[k].second.isIntValue())
+      continue;
+    // The largest power of two up to 16 that divides the value: a row stride of 1000 f16
+    // elements (divisible by 8) still starts every row on a 16-byte boundary.
+    int64_t value = launch.args[k].i, divisibility = 1;
+    while (divisibility < 16 && value % (divisibility * 2) == 0)
+      divisibility *= 2;
+    if (divisibility > 1)
+      compileOptions.divisibility[sig.args[k].first] = divisibility;
+  }
   Compiler compiler(compileOptions);
   std::ostringstream ptx;
   if (!compiler.load(options.file) || !compiler.emit(EmitKind::PTX, ptx)) {
@@ -379,6 +387,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   cudaLaunch.ptx = ptx.str();
   cudaLaunch.kernel = sig.name;
   cudaLaunch.threads = sig.numWarps * 32;
+  cudaLaunch.sharedBytes = compiler.sharedBytes();
   cudaLaunch.grid = launch.grid;
   cudaLaunch.params = sig.args;
   cudaLaunch.args = launch.args;

@@ -53,6 +53,7 @@ TEST(CudaBackend, VectorAddOnTheGpu) {
   launch.params = compiler.signatures()[0].args;
   launch.args = {ArgValue{0}, ArgValue{1}, ArgValue{2}, ArgValue{-1, n}};
   launch.buffers = &buffers;
+  launch.sharedBytes = compiler.sharedBytes();
   runOnCuda(launch);
   for (int i = 0; i < n; ++i) {
     float out;

@@ -3,7 +3,8 @@
 // A scan, then a sum over 1024 elements on 4 warps. Both pass warp partials through the
 // shared buffer. The sum writes without a leading barrier, so it must not use the scan's
 // bytes: the scan has bytes 0-255 (32 slots of 8 bytes), the sum starts at byte 256.
-// CHECK: llvm.mlir.global internal @tk_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<272 x i8>
+// CHECK: module attributes {tk.shared_bytes = 272 : i32}
+// CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: func.func @scan_then_sum
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @tk_smem
 // The scan's 2 repetitions each write slot `warp` behind a barrier.

@@ -13,8 +13,9 @@ namespace tk {
 #define GEN_PASS_REGISTRATION
 #include "tk/Codegen/Passes.h.inc"
 
-/// tk IR (after the tile pipeline) to LLVM + NVVM dialect; `debug` keeps `assert`.
-void buildGpuLoweringPipeline(mlir::OpPassManager &pm, bool debug = false);
+/// tk IR (after the tile pipeline) to LLVM + NVVM dialect for compute capability `sm`;
+/// `debug` keeps `assert`. The module's `tk.shared_bytes` is the dynamic shared memory it needs.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm, bool debug = false, int sm = 90);
 } // namespace tk
 
 #endif

@@ -3,6 +3,24 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
+  let summary = "Turn loads feeding tensor-core dots in loops into cp.async stage rings";
+  let description = [{
+    In a kernel with `num_stages` S >= 2, a loop whose body loads a 2-D f16/bf16 tile used
+    only as an operand of a `dot` that runs on mma.sync (directly or through `trans`), with
+    masked-off elements reading as zero, gets a ring of S stages in shared memory per load
+    (`tk.local_alloc`). A prologue starts the copies of iterations 0 .. S-2
+    (`tk.async_copy`, one `tk.async_commit` group per iteration); each iteration waits for its
+    own group (`tk.async_wait`, which ends in a barrier), starts the copies S - 1 iterations
+    ahead into the stage the previous iteration read, and the dot reads its stage
+    (`tk.local_load`). Copies past the loop's end are masked off. The pure ops that compute the
+    loads' addresses are cloned with the induction variable advanced; loop-carried values that
+    only feed addresses are carried S - 1 updates ahead. Loops whose addresses depend on
+    anything else are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
   let summary = "Distribute tiles over a program's threads (blocked layout) as per-thread scalars";
   let description = [{
@@ -20,7 +38,9 @@ def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
   let options = [
     Option<"debug", "debug", "bool", /*default=*/"false",
-           "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">
+           "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">,
+    Option<"sm", "sm", "int", /*default=*/"90",
+           "Compute capability of the target (its shared memory limit)">
   ];
 }
 

@@ -68,6 +68,8 @@ public:
   bool emit(EmitKind kind, std::ostream &out);
   /// ptxas's resource report (registers, shared memory, spills) of the last cubin emitted.
   const std::string &ptxasReport() const;
+  /// Bytes of dynamic shared memory a launch of the last GPU stage emitted must ask for.
+  int64_t sharedBytes() const;
   /// Summaries of the selected kernels (after a successful check or emit).
   std::vector<KernelSummary> summaries();
 

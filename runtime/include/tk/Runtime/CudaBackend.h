@@ -12,6 +12,7 @@ struct CudaLaunch {
   std::string ptx;
   std::string kernel;
   int threads = 128;
+  int64_t sharedBytes = 0; // dynamic shared memory (Compiler::sharedBytes)
   std::array<int64_t, 3> grid{1, 1, 1};
   std::vector<std::pair<std::string, Type>> params; // the kernel's runtime parameters
   std::vector<ArgValue> args;

@@ -225,6 +225,34 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// A stage of `buffer` holds tiles of `shape` and `element`.
+static LogicalResult verifyStageTile(Operation *op, SharedBufferType buffer, ArrayRef<int64_t> shape, Type element,
+                                     StringRef what) {
+  if (buffer.getShape().size() < 2 || buffer.tileShape() != shape || buffer.getElementType() != element)
+    return op->emitOpError() << what << " (" << RankedTensorType::get(shape, element) << ") is not a stage of "
+                             << buffer;
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  Type pointee = cast<PtrType>(getPtr().getType().getElementType()).getPointee();
+  if (getMask() && getMask().getType().getShape() != getPtr().getType().getShape())
+    return emitOpError() << "mask shape differs from the pointer tile's";
+  return verifyStageTile(*this, getBuffer().getType(), getPtr().getType().getShape(), pointee, "the copied tile");
+}
+
+LogicalResult LocalLoadOp::verify() {
+  auto result = cast<RankedTensorType>(getType());
+  SmallVector<int64_t> shape(result.getShape());
+  if (getTrans()) {
+    if (shape.size() != 2)
+      return emitOpError() << "'trans' needs a 2-D tile";
+    std::swap(shape[0], shape[1]);
+  }
+  return verifyStageTile(*this, getBuffer().getType(), shape, result.getElementType(),
+                         getTrans() ? "the transposed result" : "the result");
+}
+
 LogicalResult StoreOp::verify() {
   if (failed(verifyPointeeValue(*this, getPtr(), getValue().getType(), "stored value")))
     return failure();
@@ -322,6 +350,9 @@ LogicalResult HintOp::verify() {
 }
 
 void LoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addGlobalMemoryEffects(e, true, false);
+}
+void LocalLoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
   addGlobalMemoryEffects(e, true, false);
 }
 void StoreOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {

@@ -1,0 +1,167 @@
+// Stage rings in shared memory (made by tk-pipeline-dot-loads): `local_alloc` is a byte range
+// of `tk_smem` that assignShared reserves for the whole kernel; `async_copy` is cp.async per
+// owned group of contiguous elements (16 bytes when the axis analysis allows, else 8 or 4;
+// single 2-byte elements load and store synchronously), with the mask as the source size so
+// that masked-off bytes become zero; `async_wait` is cp.async.wait_group plus a barrier;
+// `local_load` reads the stage unless only tensor-core dots use it (they read it themselves).
+// Stages are row-major with each row's 16-byte chunks XOR-swizzled (SwizzleParams).
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+int64_t localAllocBytes(LocalAllocOp op) {
+  SharedBufferType type = op.getType();
+  return llvm::product_of(type.getShape()) * elementBytes(type.getElementType());
+}
+
+Value stageBase(OpBuilder &b, Location loc, Value buffer, Value stage, SharedBufferType type) {
+  int64_t stageBytes = llvm::product_of(type.tileShape()) * elementBytes(type.getElementType());
+  Value offset = arith::MulIOp::create(b, loc, stage, i32Constant(b, loc, stageBytes));
+  return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer, ValueRange{offset});
+}
+
+bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter) {
+  return llvm::all_of(op->getUses(), [&](OpOperand &use) {
+    auto dot = dyn_cast<DotOp>(use.getOwner());
+    // A transposed stage holds B as rows of N, which only B's ldmatrix reads as they are.
+    unsigned operand = use.getOperandNumber();
+    return dot && (operand == 1 || (operand == 0 && !op.getTrans())) && converter.specialLayout(dot.getResult());
+  });
+}
+
+namespace {
+
+/// (row, column) of element `index` of a row-major tile with rows of `rowLength`.
+std::pair<Value, Value> rowAndColumn(OpBuilder &b, Location loc, Value index, int64_t rowLength) {
+  return {arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(rowLength))),
+          arith::AndIOp::create(b, loc, index, i32Constant(b, loc, rowLength - 1))};
+}
+
+struct LocalAllocPattern : public OpConversionPattern<LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    SharedRegion region(rewriter, op.getLoc(), op);
+    rewriter.replaceOp(op, region.base());
+    return success();
+  }
+};
+
+struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
+  AsyncCopyPattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter), axis(axis) {}
+
+  LogicalResult matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType type = op.getBuffer().getType();
+    auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
+    int64_t rowLength = type.tileShape().back(), bytes = elementBytes(tile);
+    Layout1D l = converter.layoutOf(tile);
+    int64_t width = accessWidth(axis, converter, op.getPtr(), op.getMask(), tile);
+    ValueRange ptrs = adaptor.getPtr(), masks = op.getMask() ? adaptor.getMask() : ValueRange{};
+    Value tid = threadId(rewriter, loc);
+    Value base = stageBase(rewriter, loc, adaptor.getBuffer()[0], adaptor.getStage()[0], type);
+    auto owner = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
+    OpBuilder b = owner.getThenBodyBuilder();
+    Type chunk = b.getIntegerType(bytes * 8);
+    SwizzleParams swizzle(rowLength);
+    for (size_t slot = 0; slot < ptrs.size(); slot += width) {
+      auto [row, column] = rowAndColumn(b, loc, elementIndex(b, loc, l, slot, tid), rowLength);
+      Value dst = LLVM::GEPOp::create(b, loc, base.getType(), chunk, base, ValueRange{swizzledIndex(b, loc, swizzle, row, column)});
+      Value mask = masks.empty() ? Value() : slotOf(masks, slot);
+      int64_t size = width * bytes;
+      if (size >= 4) {
+        // The source size: every byte, or none (the destination is zero-filled).
+        Value sourceBytes = mask ? (Value)arith::SelectOp::create(b, loc, mask, i32Constant(b, loc, size), i32Constant(b, loc, 0))
+                                 : Value();
+        NVVM::CpAsyncOp::create(b, loc, dst, ptrs[slot], b.getI32IntegerAttr(size),
+                                NVVM::LoadCacheModifierKindAttr::get(b.getContext(), size == 16 ? NVVM::LoadCacheModifierKind::CG
+                                                                                                 : NVVM::LoadCacheModifierKind::CA),
+                                sourceBytes);
+        continue;
+      }
+      Value value;
+      if (mask) {
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{chunk}, mask, true);
+        OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+        scf::YieldOp::create(thenBuilder, loc, ValueRange{LLVM::LoadOp::create(thenBuilder, loc, chunk, ptrs[slot])});
+        OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+        scf::YieldOp::create(elseBuilder, loc, ValueRange{arith::ConstantOp::create(elseBuilder, loc, b.getIntegerAttr(chunk, 0))});
+        value = ifOp.getResult(0);
+      } else {
+        value = LLVM::LoadOp::create(b, loc, chunk, ptrs[slot]);
+      }
+      LLVM::StoreOp::create(b, loc, value, dst);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+  const AxisAnalysis &axis;
+};
+
+struct AsyncCommitPattern : public OpConversionPattern<AsyncCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncCommitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitPattern : public OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+struct LocalLoadPattern : public OpConversionPattern<LocalLoadOp> {
+  LocalLoadPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto result = cast<RankedTensorType>(op.getType());
+    Layout1D l = converter.layoutOf(result);
+    Type element = result.getElementType();
+    if (feedsTensorCoresOnly(op, converter)) {
+      rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(l.perThread(), LLVM::PoisonOp::create(rewriter, loc, element))});
+      return success();
+    }
+    SharedBufferType type = op.getBuffer().getType();
+    int64_t rowLength = type.tileShape().back();
+    SwizzleParams swizzle(rowLength);
+    Value base = stageBase(rewriter, loc, adaptor.getBuffer()[0], adaptor.getStage()[0], type);
+    Value tid = threadId(rewriter, loc);
+    SmallVector<Value> values;
+    for (int64_t slot = 0; slot < l.perThread(); ++slot) {
+      auto [row, column] = rowAndColumn(rewriter, loc, elementIndex(rewriter, loc, l, slot, tid), result.getShape().back());
+      if (op.getTrans())
+        std::swap(row, column);
+      Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
+                                     ValueRange{swizzledIndex(rewriter, loc, swizzle, row, column)});
+      values.push_back(LLVM::LoadOp::create(rewriter, loc, element, at));
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
+} // namespace
+
+void populateAsyncCopyToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis, RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LocalAllocPattern, AsyncCommitPattern, AsyncWaitPattern>(converter, context);
+  patterns.add<AsyncCopyPattern>(converter, axis, context);
+  patterns.add<LocalLoadPattern>(converter, context);
+}
+
+} // namespace tk::codegen

@@ -1,0 +1,259 @@
+// The software pipeliner: loads that feed tensor-core `dot`s in a loop become `cp.async`
+// copies into rings of `num_stages` shared-memory stages, issued num_stages - 1 iterations
+// ahead, so that the copies of later k-slices overlap this iteration's math.
+//
+//   prologue     copies for iterations 0 .. S-2, one commit group each
+//   iteration k  wait for group k (then a barrier); copy for iteration k + S - 1 into the stage
+//                that iteration k - 1 read; the dot reads stage k % S
+//   after        wait for every group (the predicated-off tail copies still write zeros)
+//
+// The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
+// with the induction variable advanced and the loop-carried values that only feed addresses
+// (pointers bumped each iteration: "address arguments") carried S - 1 updates ahead.
+#include "ThreadLowering.h"
+#include "tk/Codegen/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TKPIPELINEDOTLOADS
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// What a loop's pipeline needs: the loads, the body's ops that compute their operands and the
+/// address arguments' updates (in block order), and those arguments' numbers.
+struct LoopPlan {
+  SmallVector<LoadOp> loads;
+  SmallVector<Operation *> addressOps;
+  SmallVector<unsigned> addressArgs;
+};
+
+bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
+
+/// A load a stage ring can replace: the only use is a tensor-core dot operand (directly, or
+/// B through `trans`), a 2-byte element, and masked-off elements that read as zero.
+bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || load->getBlock() != loop.getBody() ||
+      !load->hasOneUse() || (load.getOther() && !isZero(load.getOther())))
+    return false;
+  Operation *user = *load->getUsers().begin();
+  auto trans = dyn_cast<TransOp>(user);
+  if (trans && trans->hasOneUse())
+    user = *trans->getUsers().begin();
+  auto dot = dyn_cast<DotOp>(user);
+  // A transposed operand is read from its rows as they are: only B (rows of N) supports that.
+  return dot && dot->getBlock() == loop.getBody() && (!trans || dot.getB() == trans.getResult()) &&
+         planMma(dot, threads).has_value();
+}
+
+/// The plan for `loop`, or none when the address computation cannot run ahead: it must be pure
+/// and region-free, and an address argument (with everything computed from it) may feed only
+/// addresses and its own update.
+std::optional<LoopPlan> planLoop(scf::ForOp loop, int64_t threads) {
+  LoopPlan plan;
+  for (auto load : loop.getBody()->getOps<LoadOp>())
+    if (pipelinable(load, loop, threads))
+      plan.loads.push_back(load);
+  if (plan.loads.empty())
+    return std::nullopt;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  llvm::SetVector<Operation *> slice;
+  llvm::SetVector<unsigned> args;
+  SmallVector<Value> work;
+  for (LoadOp load : plan.loads) {
+    work.push_back(load.getPtr());
+    if (load.getMask())
+      work.push_back(load.getMask());
+  }
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg != loop.getInductionVar() && args.insert(arg.getArgNumber() - 1))
+        work.push_back(yield.getOperand(arg.getArgNumber() - 1));
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != body || slice.contains(def))
+      continue;
+    if (!isPure(def) || def->getNumRegions())
+      return std::nullopt;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  // Values computed from address arguments change meaning once those run ahead.
+  llvm::SetVector<Value> shifted;
+  for (unsigned arg : args)
+    shifted.insert(loop.getRegionIterArgs()[arg]);
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : ordered)
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return shifted.contains(v); }))
+      shifted.insert(op->result_begin(), op->result_end());
+  for (Value v : shifted)
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      bool ownUpdate = user == yield && args.contains(use.getOperandNumber()) &&
+                       (!isa<BlockArgument>(v) || use.getOperandNumber() == cast<BlockArgument>(v).getArgNumber() - 1);
+      if (!slice.contains(user) && !ownUpdate && !llvm::is_contained(plan.loads, user))
+        return std::nullopt;
+    }
+  for (unsigned arg : args)
+    if (!loop.getResult(arg).use_empty())
+      return std::nullopt;
+  plan.addressOps = std::move(ordered);
+  plan.addressArgs.assign(args.begin(), args.end());
+  return plan;
+}
+
+class Pipeliner {
+public:
+  Pipeliner(scf::ForOp loop, LoopPlan plan, int64_t stages) : loop_(loop), plan_(std::move(plan)), stages_(stages) {}
+
+  void run() {
+    IRRewriter rewriter(loop_.getContext());
+    Location loc = loop_.getLoc();
+    rewriter.setInsertionPoint(loop_);
+    for (LoadOp load : plan_.loads) {
+      auto type = cast<RankedTensorType>(load.getType());
+      SmallVector<int64_t> shape{stages_};
+      llvm::append_range(shape, type.getShape());
+      buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(),
+                                              SharedBufferType::get(loop_.getContext(), shape, type.getElementType())));
+    }
+    // Prologue: iterations 0 .. S-2, advancing the address arguments as the loop would.
+    SmallVector<Value> args;
+    for (unsigned arg : plan_.addressArgs)
+      args.push_back(loop_.getInitArgs()[arg]);
+    for (int64_t i = 0; i + 1 < stages_; ++i) {
+      Value iv = advance(rewriter, loc, loop_.getLowerBound(), i);
+      IRMapping mapping = cloneAddresses(rewriter, loop_.getInductionVar(), iv, loop_.getRegionIterArgs(), args);
+      issueCopies(rewriter, loc, mapping, iv, i32Constant(rewriter, loc, i));
+      args = updatedArgs(mapping);
+    }
+    for (auto [k, arg] : llvm::enumerate(plan_.addressArgs))
+      loop_.getInitArgsMutable()[arg].assign(args[k]);
+
+    // Stage counters: the one this iteration reads and the one it fills.
+    Value zero = i32Constant(rewriter, loc, 0), last = i32Constant(rewriter, loc, stages_ - 1);
+    auto next = [&](OpBuilder &b, Value stage) -> Value {
+      Value plusOne = arith::AddIOp::create(b, loc, stage, i32Constant(b, loc, 1));
+      Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, plusOne, i32Constant(b, loc, stages_));
+      return arith::SelectOp::create(b, loc, wraps, i32Constant(b, loc, 0), plusOne);
+    };
+    auto grown = loop_.replaceWithAdditionalYields(rewriter, ValueRange{zero, last}, /*replaceInitOperandUsesInLoop=*/false,
+                                                   [&](OpBuilder &b, Location, ArrayRef<BlockArgument> stages) {
+                                                     return SmallVector<Value>{next(b, stages[0]), next(b, stages[1])};
+                                                   });
+    loop_ = cast<scf::ForOp>(grown->getOperation());
+    auto iterArgs = loop_.getRegionIterArgs();
+    Value readStage = iterArgs[iterArgs.size() - 2], fillStage = iterArgs.back();
+
+    // Steady state: wait for this iteration's stage, then start the copies S - 1 ahead.
+    rewriter.setInsertionPointToStart(loop_.getBody());
+    AsyncWaitOp::create(rewriter, loc, stages_ - 2);
+    Value ahead = advance(rewriter, loc, loop_.getInductionVar(), stages_ - 1);
+    SmallVector<Value> current;
+    for (unsigned arg : plan_.addressArgs)
+      current.push_back(iterArgs[arg]);
+    IRMapping mapping = cloneAddresses(rewriter, loop_.getInductionVar(), ahead, iterArgs, current);
+    issueCopies(rewriter, loc, mapping, ahead, fillStage);
+    SmallVector<Value> updated = updatedArgs(mapping);
+    auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
+    for (auto [k, arg] : llvm::enumerate(plan_.addressArgs))
+      yield->setOperand(arg, updated[k]);
+    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_)) {
+      auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
+      Operation *replaced = trans ? trans.getOperation() : load.getOperation();
+      rewriter.setInsertionPoint(replaced);
+      rewriter.replaceOpWithNewOp<LocalLoadOp>(replaced, replaced->getResult(0).getType(), buffer, readStage,
+                                               /*trans=*/bool(trans));
+      if (trans)
+        rewriter.eraseOp(load);
+    }
+    rewriter.setInsertionPointAfter(loop_);
+    AsyncWaitOp::create(rewriter, loc, 0);
+    // The body's own address ops now only fed the loads and updates that were replaced.
+    for (Operation *op : llvm::reverse(plan_.addressOps))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+  }
+
+private:
+  /// from + i * step.
+  Value advance(OpBuilder &b, Location loc, Value from, int64_t i) {
+    if (i == 0)
+      return from;
+    Value times = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from.getType(), i));
+    return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop_.getStep(), times));
+  }
+
+  /// Clones the address ops for the iteration whose induction value is `iv` and whose address
+  /// arguments are `args`.
+  IRMapping cloneAddresses(OpBuilder &b, Value inductionVar, Value iv, ValueRange iterArgs, ValueRange args) {
+    IRMapping mapping;
+    mapping.map(inductionVar, iv);
+    for (auto [k, arg] : llvm::enumerate(plan_.addressArgs))
+      mapping.map(iterArgs[arg], args[k]);
+    for (Operation *op : plan_.addressOps)
+      b.clone(*op, mapping);
+    return mapping;
+  }
+
+  /// The address arguments' next values under `mapping`.
+  SmallVector<Value> updatedArgs(const IRMapping &mapping) {
+    auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
+    SmallVector<Value> values;
+    for (unsigned arg : plan_.addressArgs)
+      values.push_back(mapping.lookupOrDefault(yield.getOperand(arg)));
+    return values;
+  }
+
+  /// One async copy per load into `stage`, masked off past the loop's end, and a commit.
+  void issueCopies(OpBuilder &b, Location loc, const IRMapping &mapping, Value iv, Value stage) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop_.getUpperBound());
+    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_)) {
+      auto shape = cast<RankedTensorType>(load.getType()).getShape();
+      Value mask = SplatOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), inRange);
+      if (load.getMask())
+        mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(load.getMask()), mask);
+      AsyncCopyOp::create(b, load.getLoc(), mapping.lookupOrDefault(load.getPtr()), buffer, stage, mask);
+    }
+    AsyncCommitOp::create(b, loc);
+  }
+
+  scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
+  LoopPlan plan_;
+  int64_t stages_;
+  SmallVector<Value> buffers_;
+};
+
+struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoads> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
+      auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
+      int64_t threads = (warps ? warps.getInt() : 4) * 32;
+      if (!stages || stages.getInt() < 2)
+        continue;
+      SmallVector<scf::ForOp> loops;
+      kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        if (std::optional<LoopPlan> plan = planLoop(loop, threads))
+          Pipeliner(loop, std::move(*plan), stages.getInt()).run();
+    }
+  }
+};
+
+} // namespace
+} // namespace tk::codegen
