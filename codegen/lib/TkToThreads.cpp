@@ -207,7 +207,7 @@ struct BitcastPattern : public ThreadPattern<BitcastOp> {
 int64_t vectorWidthOf(func::FuncOp kernel) {
   int64_t narrowest = 16;
   kernel.walk([&](Operation *op) {
-    if (!isa<LoadOp, StoreOp>(op))
+    if (!isa<LoadOp, StoreOp, AsyncCopyOp>(op))
       return;
     Type ptr = op->getOperand(0).getType();
     if (!isa<RankedTensorType>(ptr))
