@@ -269,6 +269,11 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
     return std::nullopt;
   MmaPlan plan;
   int64_t warps = threads / 32;
+  // Dots chained in one loop body (attention's S = QK^T, then O += PV): warps split rows
+  // only, so row statistics of S stay within a warp, as in Triton.
+  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
+  while (chained && plan.warpsM < warps && m / (plan.warpsM * 2) >= 16)
+    plan.warpsM *= 2;
   while (plan.warpsM * plan.warpsN < warps) {
     bool splitM = m / (plan.warpsM * 2) >= 16, splitN = n / (plan.warpsN * 2) >= 8;
     if (!splitM && !splitN)

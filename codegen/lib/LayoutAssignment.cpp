@@ -162,6 +162,9 @@ private:
     }
     if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
       return sameAs(user->getResult(0));
+    // Reductions fold any distribution (row maxima and sums of an attention score tile).
+    if (auto reduce = dyn_cast<ReduceOp>(user))
+      return llvm::all_of(reduce.getSrcs(), sameAs);
     return false;
   }
 

@@ -39,21 +39,63 @@ struct LoopPlan {
 
 bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
 
-/// A load a stage ring can replace: the only use is a tensor-core dot operand (directly, or
-/// B through `trans`), a 2-byte element, and masked-off elements that read as zero.
-bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
+/// The tensor-core dot in `body` that a load feeds as its only use (directly, or as B through
+/// `trans`: a transposed operand is read from its rows as they are, which only B supports),
+/// when the load is a 2-D tile of 2-byte elements whose masked-off elements read as zero.
+DotOp dotFedBy(LoadOp load, Block *body, int64_t threads) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || load->getBlock() != loop.getBody() ||
-      !load->hasOneUse() || (load.getOther() && !isZero(load.getOther())))
-    return false;
+  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || !load->hasOneUse() ||
+      (load.getOther() && !isZero(load.getOther())))
+    return {};
   Operation *user = *load->getUsers().begin();
   auto trans = dyn_cast<TransOp>(user);
   if (trans && trans->hasOneUse())
     user = *trans->getUsers().begin();
   auto dot = dyn_cast<DotOp>(user);
-  // A transposed operand is read from its rows as they are: only B (rows of N) supports that.
-  return dot && dot->getBlock() == loop.getBody() && (!trans || dot.getB() == trans.getResult()) &&
-         planMma(dot, threads).has_value();
+  if (!dot || dot->getBlock() != body || (trans && dot.getB() != trans.getResult()) || !planMma(dot, threads))
+    return {};
+  return dot;
+}
+
+bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
+  return load->getBlock() == loop.getBody() && dotFedBy(load, loop.getBody(), threads);
+}
+
+/// Replaces `load` (and the `trans` it feeds, if any) by a `tk.local_load` of `buffer`'s
+/// `stage`, placed before the op that used it.
+void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
+  auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
+  Operation *replaced = trans ? trans.getOperation() : load.getOperation();
+  rewriter.setInsertionPoint(*replaced->getUsers().begin());
+  Value tile = LocalLoadOp::create(rewriter, replaced->getLoc(), replaced->getResult(0).getType(), buffer, stage,
+                                   /*trans=*/bool(trans));
+  rewriter.replaceOp(replaced, tile);
+  if (trans)
+    rewriter.eraseOp(load);
+}
+
+/// Loads before the loop that only feed a tensor-core dot inside it (attention's Q) are copied
+/// once into a one-stage buffer, so the dot does not stage them again every iteration.
+/// Returns whether any was.
+bool copyInvariantOperands(scf::ForOp loop, int64_t threads) {
+  SmallVector<LoadOp> loads;
+  for (auto load : loop->getBlock()->getOps<LoadOp>())
+    if (load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads))
+      loads.push_back(load);
+  IRRewriter rewriter(loop.getContext());
+  for (LoadOp load : loads) {
+    auto type = cast<RankedTensorType>(load.getType());
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, type.getShape());
+    rewriter.setInsertionPoint(load);
+    Location loc = load.getLoc();
+    Value buffer = LocalAllocOp::create(rewriter, loc, SharedBufferType::get(loop.getContext(), shape, type.getElementType()));
+    Value stage = i32Constant(rewriter, loc, 0);
+    AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask());
+    AsyncCommitOp::create(rewriter, loc);
+    readFromStage(rewriter, load, buffer, stage);
+  }
+  return !loads.empty();
 }
 
 /// The plan for `loop`, or none when the address computation cannot run ahead: it must be pure
@@ -172,15 +214,8 @@ public:
     auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
     for (auto [k, arg] : llvm::enumerate(plan_.addressArgs))
       yield->setOperand(arg, updated[k]);
-    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_)) {
-      auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
-      Operation *replaced = trans ? trans.getOperation() : load.getOperation();
-      rewriter.setInsertionPoint(replaced);
-      rewriter.replaceOpWithNewOp<LocalLoadOp>(replaced, replaced->getResult(0).getType(), buffer, readStage,
-                                               /*trans=*/bool(trans));
-      if (trans)
-        rewriter.eraseOp(load);
-    }
+    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
+      readFromStage(rewriter, load, buffer, readStage);
     rewriter.setInsertionPointAfter(loop_);
     AsyncWaitOp::create(rewriter, loc, 0);
     // The body's own address ops now only fed the loads and updates that were replaced.
@@ -248,9 +283,16 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         continue;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-      for (scf::ForOp loop : loops)
-        if (std::optional<LoopPlan> plan = planLoop(loop, threads))
+      for (scf::ForOp loop : loops) {
+        // Copies of loop invariants go first, so that the loop's first wait covers them.
+        bool invariants = copyInvariantOperands(loop, threads);
+        if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
           Pipeliner(loop, std::move(*plan), stages.getInt()).run();
+        } else if (invariants) {
+          OpBuilder b(loop);
+          AsyncWaitOp::create(b, loop.getLoc(), 0);
+        }
+      }
     }
   }
 };

@@ -13,7 +13,9 @@ namespace tk::codegen {
 namespace {
 
 struct ReducePlan {
-  Layout1D source, result;
+  Distribution source; // the default layout, or the mma accumulator's
+  Layout1D result;
+  int64_t threads = 0;
   BitMap toResult; // source element index -> result element index
   int64_t axisSlots = 0;   // slot bits along the axis
   SmallVector<int> lanes;  // lane bits along the axis
@@ -26,13 +28,14 @@ struct ReducePlan {
 ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
   auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
   ReducePlan plan;
-  plan.source = converter.layoutOf(tile);
+  plan.source = distributionOf(converter, op.getSrcs()[0]);
+  plan.threads = converter.threads();
   plan.result = converter.layoutOf(op.getResult(0).getType());
   plan.toResult = dropAxis(tile.getShape(), op.getAxis());
   auto inAxis = [&](int bit) { return bit >= 0 && plan.toResult[bit] < 0; };
   // The partial results after the shuffles, as a distribution of the reduced tile.
   LayoutBits partials;
-  std::vector<int> slotBits = plan.source.slotBits(), threadBits = plan.source.threadBits();
+  const std::vector<int> &slotBits = plan.source.bits.slot, &threadBits = plan.source.bits.thread;
   for (size_t b = 0; b < slotBits.size(); ++b) {
     if (inAxis(slotBits[b]))
       plan.axisSlots |= int64_t(1) << b;
@@ -103,7 +106,7 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
         offsets.push_back(offset);
         offset += roundUp16(plan.result.size * w * elementBytes(op.getSrcs()[k].getType()));
       }
-      BitMap warpIndex(log2Of(plan.source.threads), -1);
+      BitMap warpIndex(log2Of(plan.threads), -1);
       for (size_t i = 0; i < plan.warps.size(); ++i)
         warpIndex[plan.warps[i]] = i;
       int64_t laneMask = 0;

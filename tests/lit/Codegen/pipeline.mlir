@@ -131,3 +131,29 @@ func.func @rows_of_n(%q: tensor<16x16xf16>, %kp: tensor<32x16x!tk.ptr<f16>>, %ot
   }
   return
 }
+
+// -----
+
+// A tile loaded before the loop and used only by the loop's tensor-core dot (attention's Q) is
+// copied once into a one-stage buffer; without loads to pipeline in the loop, a wait for it
+// comes right before the loop.
+// PIPE-LABEL: func.func @invariant_operand
+// PIPE: %[[Q:.*]] = tk.local_alloc : !tk.shared<[1, 16, 16], f16>
+// PIPE-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// PIPE-NEXT: tk.async_copy %{{.*}}, %[[Q]][%[[ZERO]]] : tensor<16x16x!tk.ptr<f16>>, !tk.shared<[1, 16, 16], f16>
+// PIPE-NEXT: tk.async_commit
+// PIPE: tk.async_wait 0
+// PIPE-NEXT: scf.for
+// PIPE: tk.local_load %[[Q]][%[[ZERO]]] : !tk.shared<[1, 16, 16], f16> -> tensor<16x16xf16>
+func.func @invariant_operand(%qp: tensor<16x16x!tk.ptr<f16>>, %b: tensor<16x32xf16>, %n: i32)
+    attributes {tk.kernel, tk.num_warps = 1 : i32, tk.num_stages = 3 : i32} {
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0 : i32
+  %init = arith.constant dense<0.000000e+00> : tensor<16x32xf32>
+  %q = tk.load %qp : (tensor<16x16x!tk.ptr<f16>>) -> tensor<16x16xf16>
+  %res = scf.for %i = %zero to %n step %one iter_args(%sum = %init) -> (tensor<16x32xf32>) : i32 {
+    %d = tk.dot %q, %b, %sum : tensor<16x16xf16> * tensor<16x32xf16> -> tensor<16x32xf32>
+    scf.yield %d : tensor<16x32xf32>
+  }
+  return
+}
