@@ -159,13 +159,16 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     bool bf16 = element.isBF16();
     auto pair = VectorType::get({2}, element);
     LocalLoadOp aStage = stageOf(op.getA(), converter), bStage = stageOf(op.getB(), converter);
+    // A in the accumulator layout of an earlier dot over the same rows: its registers are the
+    // A fragments already (two n-tiles of 8 columns make one k-step of 16).
+    bool aInRegisters = converter.specialLayout(op.getA()) != nullptr;
     bool bRowsOfN = bStage && bStage.getTrans();
     SwizzleParams aSwizzle(k), bSwizzle(bRowsOfN ? k : n);
 
     // Operands not already in a stage go to the op's region: A first, then B.
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
-    int64_t bOffset = aStage ? 0 : roundUp16(aType.getNumElements() * elementBytes(aType));
+    int64_t bOffset = aStage || aInRegisters ? 0 : roundUp16(aType.getNumElements() * elementBytes(aType));
     auto elementPointer = [&](Value base, Value index) -> Value {
       return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
     };
@@ -175,9 +178,9 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
                        stage.getBuffer().getType());
     };
-    if (!aStage || !bStage) {
+    if ((!aStage && !aInRegisters) || !bStage) {
       shared.beginWrites(rewriter, loc);
-      if (!aStage)
+      if (!aStage && !aInRegisters)
         stage(rewriter, loc, shared, adaptor.getA(), converter.layoutOf(aType), tid, 0, aSwizzle);
       if (!bStage)
         stage(rewriter, loc, shared, adaptor.getB(), converter.layoutOf(bType), tid, bOffset, bSwizzle);
@@ -225,7 +228,18 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       SmallVector<SmallVector<Value>> aFragments;
-      for (int64_t mi = 0; mi < plan.mTiles; ++mi)
+      for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {
+        // Slots of the k x 8 n-tile t of m-tile mi: (t + k/8 * mi) * 4 + (column pair, row + 8).
+        auto pairAt = [&](int64_t tile, int64_t rowHalf) -> Value {
+          int64_t first = (tile + k / 8 * mi) * 4 + 2 * rowHalf;
+          Value packed = LLVM::PoisonOp::create(rewriter, loc, pair);
+          for (int64_t e = 0; e < 2; ++e)
+            packed = LLVM::InsertElementOp::create(rewriter, loc, packed, adaptor.getA()[first + e], c(e));
+          return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, packed) : packed;
+        };
+        aFragments.push_back({pairAt(2 * kk, 0), pairAt(2 * kk, 1), pairAt(2 * kk + 1, 0), pairAt(2 * kk + 1, 1)});
+      }
+      for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
         aFragments.push_back(ldmatrix(aBase, swizzledIndex(rewriter, loc, aSwizzle, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * 16))),
                                       4, false));
       SmallVector<SmallVector<Value>> bFragments;
@@ -285,28 +299,42 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
   }
   plan.mTiles = m / plan.warpsM / 16;
   plan.nTiles = n / plan.warpsN / 8;
+  plan.accumulator = accumulatorBits(m, n, plan.warpsM, plan.warpsN);
+  return plan;
+}
+
+LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
+  int64_t mTiles = m / warpsM / 16, nTiles = n / warpsN / 8;
   // Element index bits: column c is bit c, row r is bit log2(n) + r.
   int rowBit = log2Of(n);
-  int nTileBits = log2Of(plan.nTiles), mTileBits = log2Of(plan.mTiles);
-  LayoutBits &bits = plan.accumulator;
+  int nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
+  LayoutBits bits;
   bits.slot = {0, rowBit + 3};                          // c0/c1: column pair; c2/c3: row + 8
   for (int b = 0; b < nTileBits; ++b)
     bits.slot.push_back(3 + b);                         // n-tiles of 8 columns
   for (int b = 0; b < mTileBits; ++b)
     bits.slot.push_back(rowBit + 4 + b);                // m-tiles of 16 rows
   bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2}; // lane: (row group, column pair)
-  for (int b = 0; b < log2Of(plan.warpsN); ++b)
+  for (int b = 0; b < log2Of(warpsN); ++b)
     bits.thread.push_back(3 + nTileBits + b);
-  for (int b = 0; b < log2Of(plan.warpsM); ++b)
+  for (int b = 0; b < log2Of(warpsM); ++b)
     bits.thread.push_back(rowBit + 4 + mTileBits + b);
-  return plan;
+  return bits;
+}
+
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads) {
+  std::optional<MmaPlan> plan = planMma(op, threads);
+  if (!plan || plan->warpsN != 1)
+    return std::nullopt;
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
 }
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
   int64_t bytes = 0;
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());
-    if (!stageOf(operand, converter))
+    if (!stageOf(operand, converter) && !converter.specialLayout(operand))
       bytes += roundUp16(type.getNumElements() * elementBytes(type));
   }
   return bytes;

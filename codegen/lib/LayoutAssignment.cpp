@@ -149,8 +149,13 @@ private:
     Operation *user = use.getOwner();
     const LayoutBits &bits = special_.at(use.get());
     auto sameAs = [&](Value other) { return special_.count(other) && sameBits(special_.at(other), bits); };
-    if (auto dot = dyn_cast<DotOp>(user))
+    if (auto dot = dyn_cast<DotOp>(user)) {
+      if (use.getOperandNumber() == 0) {
+        std::optional<LayoutBits> operand = registerOperandBits(dot, threads_);
+        return operand && sameBits(*operand, bits);
+      }
       return use.getOperandNumber() == 2 && sameAs(dot.getResult());
+    }
     if (auto yield = dyn_cast<scf::YieldOp>(user)) {
       auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
       return loop && sameAs(loop.getRegionIterArgs()[use.getOperandNumber()]);

@@ -172,12 +172,24 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     alloc->setAttr("tkg.smem_offset", offsetAttr(pinned));
     pinned += roundUp16(localAllocBytes(alloc));
   });
+  // The rings are dead after the kernel's last wait for every copy group (which ends in a
+  // barrier): exchanges after it (the epilogue's accumulator conversion) reuse their bytes.
+  Block &body = kernel.getBody().front();
+  Operation *ringsEnd = nullptr;
+  kernel.walk([&](AsyncWaitOp wait) {
+    if (wait.getPending() == 0)
+      ringsEnd = body.findAncestorOpInBlock(*wait);
+  });
   int64_t next = pinned, size = pinned;
   bool wrapped = false;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
+    if (pinned && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
+      pinned = next = 0;
+      wrapped = false;
+    }
     if (bytes > kSharedLimit) {
       op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
                       << kSharedLimit << "; use smaller tiles";

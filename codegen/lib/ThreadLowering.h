@@ -118,6 +118,11 @@ struct MmaPlan {
   LayoutBits accumulator;
 };
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads);
+/// The mma accumulator layout of an m x n tile whose warps split it warpsM x warpsN.
+LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+/// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
+/// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads);
 /// Gives `dot` results the accumulator layout where mma.sync can compute them, carries it
 /// through elementwise ops and loop-carried values, and inserts `tk.convert_layout` where such
 /// a tile meets any other op.
