@@ -31,7 +31,9 @@ struct ElementwiseToThreads : public ConversionPattern {
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertType(op->getResult(0).getType(), types)))
       return failure();
-    int64_t run = isa<arith::CmpIOp>(op) ? equalSlots(op) : 1;
+    // Groups of contiguous slots exist in the default layout only.
+    bool special = converter.specialLayout(op->getResult(0)) != nullptr;
+    int64_t run = isa<arith::CmpIOp>(op) && !special ? equalSlots(op) : 1;
     SmallVector<Value> values;
     for (size_t i = 0; i < types.size(); ++i) {
       if (i % run) {

@@ -76,18 +76,17 @@ public:
         }
         if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 && isTile(op->getResult(0)) &&
             !special_.count(op->getResult(0))) {
-          // Operands: uniform, in one special layout, or broadcasts used only here, which then
-          // produce that layout themselves (each thread reads the rows or columns it holds).
+          // Operands: uniform, in one special layout, or adoptable (below), which then produce
+          // that layout themselves.
           const LayoutBits *layout = nullptr;
-          SmallVector<Value> broadcasts;
+          SmallVector<Value> adopted;
           for (Value operand : op->getOperands()) {
             if (!isTile(operand) || isUniform(operand))
               continue;
             auto it = special_.find(operand);
             if (it == special_.end()) {
-              if (!operand.getDefiningOp<BroadcastOp>() || !operand.hasOneUse())
+              if (!adoptable(operand, adopted, 6))
                 return;
-              broadcasts.push_back(operand);
               continue;
             }
             if (layout && !sameBits(*layout, it->second))
@@ -97,8 +96,8 @@ public:
           if (!layout)
             return;
           LayoutBits bits = *layout;
-          for (Value broadcast : broadcasts)
-            changed |= mark(broadcast, bits);
+          for (Value value : adopted)
+            changed |= mark(value, bits);
           changed |= mark(op->getResult(0), bits);
         }
       });
@@ -143,6 +142,28 @@ public:
   const llvm::DenseMap<Value, LayoutBits> &special() const { return special_; }
 
 private:
+  /// A tile used once that can be produced in any layout where it is needed: a broadcast
+  /// (each thread reads, or recomputes, the rows or columns it holds), or an elementwise op of
+  /// such tiles (a causal mask `rows >= cols`). Collects what would change layout.
+  bool adoptable(Value value, SmallVector<Value> &adopted, int depth) {
+    if (isUniform(value) || special_.count(value))
+      return false;
+    Operation *def = value.getDefiningOp();
+    if (!def || !value.hasOneUse() || depth == 0)
+      return false;
+    if (isa<BroadcastOp>(def)) {
+      adopted.push_back(value);
+      return true;
+    }
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+      return false;
+    for (Value operand : def->getOperands())
+      if (isTile(operand) && !isUniform(operand) && !adoptable(operand, adopted, depth - 1))
+        return false;
+    adopted.push_back(value);
+    return true;
+  }
+
   bool mark(Value value, LayoutBits bits) { return special_.try_emplace(value, std::move(bits)).second; }
 
   bool acceptsSpecial(OpOperand &use) const {
@@ -187,6 +208,14 @@ Distribution distributionOf(const ThreadTypeConverter &converter, Value value) {
 }
 
 void assignLayouts(func::FuncOp kernel, ThreadTypeConverter &converter) {
+  // A broadcast used several times gets a copy per use, so that each can take the layout its
+  // user wants (broadcasts move no data in the default layout or are recomputed, mostly).
+  kernel.walk([](BroadcastOp broadcast) {
+    for (OpOperand &use : llvm::make_early_inc_range(llvm::drop_begin(broadcast->getUses()))) {
+      OpBuilder b(use.getOwner());
+      use.set(b.clone(*broadcast)->getResult(0));
+    }
+  });
   Assignment assignment(kernel, converter.threads());
   assignment.propagate();
   assignment.insertConversions();
