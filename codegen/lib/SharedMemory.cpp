@@ -199,7 +199,13 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       next = pinned;
       wrapped = true;
     }
-    bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
+    // In a loop, the previous iteration may still read these bytes, unless a barrier starts
+    // every iteration (a pipelined loop's wait) and no inner loop repeats the op.
+    Operation *loop = op->getParentOp();
+    while (loop && !isa<scf::ForOp, scf::WhileOp, func::FuncOp>(loop))
+      loop = loop->getParentOp();
+    bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
+    bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
     op->setAttr("tkg.smem_offset", offsetAttr(next));
     if (wrapped || inLoop || isa<ScanOp>(op))
       op->setAttr("tkg.smem_barrier", UnitAttr::get(context));
