@@ -187,7 +187,9 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm) {
   options.sm = sm;
   pm.addPass(createTkPipelineDotLoads());
   pm.addPass(createTkToThreads(options));
-  pm.addPass(createCanonicalizerPass());
+  // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is
+  // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.
+  pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));
   pm.addPass(createCSEPass());
   pm.addPass(createTkThreadsToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
