@@ -117,18 +117,20 @@ inline std::optional<std::vector<int64_t>> slotsInThread(const Layout1D &result,
 }
 
 /// The XOR swizzle of 16-byte chunks that tensor-core operands use in shared memory: in rows
-/// of `rowLength` 2-byte elements, chunk c of row r is stored at chunk c ^ phase(r), so the 8
+/// of `rowLength` elements, chunk c of row r is stored at chunk c ^ phase(r), so the 8
 /// consecutive rows one ldmatrix reads at one logical chunk land in 8 different 16-byte bank
 /// groups (a 128-byte line holds `perPhase` rows).
 struct SwizzleParams {
-  int64_t rowLength, perPhase, maxPhase;
-  explicit SwizzleParams(int64_t rowLength)
-      : rowLength(rowLength), perPhase(std::max<int64_t>(1, 64 / rowLength)),
-        maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, rowLength / 8))) {}
+  int64_t rowLength, chunk, perPhase, maxPhase;
+  /// Rows of `rowLength` elements, `chunk` of which fill 16 bytes (8 for 2-byte elements, 4
+  /// for 4-byte ones).
+  explicit SwizzleParams(int64_t rowLength, int64_t chunk = 8)
+      : rowLength(rowLength), chunk(chunk), perPhase(std::max<int64_t>(1, 8 * chunk / rowLength)),
+        maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, rowLength / chunk))) {}
   int64_t phase(int64_t row) const { return (row / perPhase) % maxPhase; }
   /// Element index of (row, column) in the swizzled array.
   int64_t index(int64_t row, int64_t column) const {
-    return row * rowLength + (((column / 8) ^ phase(row)) * 8) + column % 8;
+    return row * rowLength + (((column / chunk) ^ phase(row)) * chunk) + column % chunk;
   }
 };
 

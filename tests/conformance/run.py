@@ -565,6 +565,11 @@ def add_structure_cases():
         return {"out": (p.astype(f64) @ av.astype(f64)).astype(np.float32).ravel()}
     case("tensor_cores.two_dots_with_a_row_reduction", tc, "mma_attention_like", "1",
          {"q": aq, "k": ak, "v": av, "out": np.zeros(64 * 32, np.float32)}, attention_like_ref, tol=(3e-3, 3e-3))
+    at32 = RNG.standard_normal((64, 96)).astype(np.float32)
+    bt32 = RNG.standard_normal((96, 64)).astype(np.float32)
+    case("tensor_cores.tf32_loop", tc, "mma_tf32", "1",
+         {"a": at32, "b": bt32, "out": np.zeros(64 * 64, np.float32), "K": 96},
+         lambda out: {"out": (tf32(at32).astype(f64) @ tf32(bt32)).astype(np.float32).ravel()}, tol=(1e-4, 1e-4))
 
     memory = os.path.join(KERNELS, "memory.tk")
     xm = RNG.standard_normal(1000).astype(np.float32)

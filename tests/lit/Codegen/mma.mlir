@@ -54,3 +54,31 @@ func.func @loop_dot(%a: !tk.ptr<f16> {tk.divisibility = 16 : i64}, %b: !tk.ptr<f
   tk.store %cs, %acc : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// f32 at tf32 precision: rounded to tf32 while staged (16-byte stores of 4), A by ldmatrix.x4
+// on the 4-byte elements, B element by element (ldmatrix cannot transpose 4-byte elements),
+// mma.sync m16n8k8.tf32. With precision = "ieee" the dot stays on FMA.
+// CHECK-LABEL: func.func @tf32_dot
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// CHECK-LABEL: func.func @ieee_dot
+// CHECK-NOT: nvvm.mma.sync
+func.func @tf32_dot(%a: tensor<32x16xf32>, %b: tensor<16x32xf32>, %c: !tk.ptr<f32> {tk.divisibility = 16 : i64})
+    attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %init = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %init : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  %cs = tk.splat %c : !tk.ptr<f32> -> tensor<32x32x!tk.ptr<f32>>
+  tk.store %cs, %d : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xf32>
+  return
+}
+
+func.func @ieee_dot(%a: tensor<32x16xf32>, %b: tensor<16x32xf32>, %c: !tk.ptr<f32> {tk.divisibility = 16 : i64})
+    attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %init = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %init precision = ieee : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  %cs = tk.splat %c : !tk.ptr<f32> -> tensor<32x32x!tk.ptr<f32>>
+  tk.store %cs, %d : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xf32>
+  return
+}
