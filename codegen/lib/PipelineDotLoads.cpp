@@ -289,7 +289,11 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
           Pipeliner(loop, std::move(*plan), stages.getInt()).run();
         } else if (invariants) {
+          // Before: the copies are done; after: every thread is done reading the buffer
+          // before an enclosing loop copies into it again.
           OpBuilder b(loop);
+          AsyncWaitOp::create(b, loop.getLoc(), 0);
+          b.setInsertionPointAfter(loop);
           AsyncWaitOp::create(b, loop.getLoc(), 0);
         }
       }

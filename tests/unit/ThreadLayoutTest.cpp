@@ -105,27 +105,33 @@ TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
 }
 
 TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
-  for (int64_t rowLength : {16, 32, 64, 128, 256}) {
-    SwizzleParams swizzle(rowLength);
-    // A permutation of each row's elements, 16-byte chunks kept whole.
-    for (int64_t row = 0; row < 64; ++row) {
-      std::set<int64_t> seen;
-      for (int64_t column = 0; column < rowLength; ++column) {
-        int64_t at = swizzle.index(row, column);
-        ASSERT_EQ(at / rowLength, row);
-        ASSERT_EQ(at % 8, column % 8);
-        seen.insert(at);
+  // 2-byte elements (8 to a 16-byte chunk) and tf32's 4-byte ones (4 to a chunk).
+  for (int64_t bytes : {2, 4}) {
+    int64_t chunkElements = 16 / bytes;
+    for (int64_t rowBytes : {32, 64, 128, 256, 512}) {
+      int64_t rowLength = rowBytes / bytes;
+      SwizzleParams swizzle(rowLength, chunkElements);
+      // A permutation of each row's elements, 16-byte chunks kept whole.
+      for (int64_t row = 0; row < 64; ++row) {
+        std::set<int64_t> seen;
+        for (int64_t column = 0; column < rowLength; ++column) {
+          int64_t at = swizzle.index(row, column);
+          ASSERT_EQ(at / rowLength, row);
+          ASSERT_EQ(at % chunkElements, column % chunkElements);
+          seen.insert(at);
+        }
+        ASSERT_EQ((int64_t)seen.size(), rowLength);
       }
-      ASSERT_EQ((int64_t)seen.size(), rowLength);
+      // ldmatrix: 8 consecutive rows at one logical chunk hit 8 different 16-byte bank groups.
+      for (int64_t first = 0; first < 64; first += 8)
+        for (int64_t chunk = 0; chunk < rowLength / chunkElements; ++chunk) {
+          std::set<int64_t> groups;
+          for (int64_t row = first; row < first + 8; ++row)
+            groups.insert(swizzle.index(row, chunk * chunkElements) * bytes / 16 % 8);
+          EXPECT_EQ(groups.size(), 8u) << bytes << "-byte elements, row length " << rowLength << ", rows " << first
+                                       << "+, chunk " << chunk;
+        }
     }
-    // ldmatrix: 8 consecutive rows at one logical chunk hit 8 different 16-byte bank groups.
-    for (int64_t first = 0; first < 64; first += 8)
-      for (int64_t chunk = 0; chunk < rowLength / 8; ++chunk) {
-        std::set<int64_t> groups;
-        for (int64_t row = first; row < first + 8; ++row)
-          groups.insert(swizzle.index(row, chunk * 8) * 2 / 16 % 8);
-        EXPECT_EQ(groups.size(), 8u) << "row length " << rowLength << ", rows " << first << "+, chunk " << chunk;
-      }
   }
 }
 

@@ -136,7 +136,7 @@ func.func @rows_of_n(%q: tensor<16x16xf16>, %kp: tensor<32x16x!tk.ptr<f16>>, %ot
 
 // A tile loaded before the loop and used only by the loop's tensor-core dot (attention's Q) is
 // copied once into a one-stage buffer; without loads to pipeline in the loop, a wait for it
-// comes right before the loop.
+// comes right before the loop, and one after it (an enclosing loop may copy into it again).
 // PIPE-LABEL: func.func @invariant_operand
 // PIPE: %[[Q:.*]] = tk.local_alloc : !tk.shared<[1, 16, 16], f16>
 // PIPE-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
@@ -145,6 +145,9 @@ func.func @rows_of_n(%q: tensor<16x16xf16>, %kp: tensor<32x16x!tk.ptr<f16>>, %ot
 // PIPE: tk.async_wait 0
 // PIPE-NEXT: scf.for
 // PIPE: tk.local_load %[[Q]][%[[ZERO]]] : !tk.shared<[1, 16, 16], f16> -> tensor<16x16xf16>
+// PIPE: scf.yield
+// PIPE-NEXT: }
+// PIPE-NEXT: tk.async_wait 0
 func.func @invariant_operand(%qp: tensor<16x16x!tk.ptr<f16>>, %b: tensor<16x32xf16>, %n: i32)
     attributes {tk.kernel, tk.num_warps = 1 : i32, tk.num_stages = 3 : i32} {
   %one = arith.constant 1 : i32
