@@ -118,6 +118,13 @@ struct MmaPlan {
   LayoutBits accumulator;
 };
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads);
+/// Lowers a dot whose result assignLayouts put in the accumulator layout (TensorCores.cpp).
+void lowerToTensorCores(DotOp op, mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange acc,
+                        mlir::ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter);
+/// The stage ring a tensor-core operand is read from (`tk.local_load`), or null.
+LocalLoadOp tensorCoreStage(mlir::Value operand, const ThreadTypeConverter &converter);
+/// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
+mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// The mma accumulator layout of an m x n tile whose warps split it warpsM x warpsN.
 LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of

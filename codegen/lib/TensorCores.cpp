@@ -1,0 +1,259 @@
+// Tensor-core `dot`s: mma.sync m16n8k16 for f16/bf16 and m16n8k8 for tf32 into f32. Operands
+// come from a stage ring (`tk.local_load`), from registers (a chained dot's A in the
+// accumulator layout of the first), or are staged by the dot into its shared region with
+// 16-byte stores into rows whose 16-byte chunks are XOR-swizzled; ldmatrix reads them
+// (`.trans` for B as loaded, K rows of N; without it for B from `trans`, stored as N rows of
+// K). `planMma` splits the result over the warps.
+#include "ThreadLowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column) {
+  auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
+  int chunkBits = log2Of(swizzle.chunk);
+  Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(swizzle.perPhase))),
+                                      c(swizzle.maxPhase - 1));
+  Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, column, c(chunkBits)), phase);
+  Value within = arith::AndIOp::create(b, loc, column, c(swizzle.chunk - 1));
+  Value rowStart = arith::ShLIOp::create(b, loc, row, c(log2Of(swizzle.rowLength)));
+  return arith::AddIOp::create(b, loc, rowStart,
+                               arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
+}
+
+/// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
+/// stored as rows of N); null when the dot stages the operand in its own region.
+LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
+  auto local = operand.getDefiningOp<LocalLoadOp>();
+  return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
+}
+
+namespace {
+
+/// Stages `values` (a tile under layout `l`, rows of `swizzle.rowLength`) into the op's
+/// shared region at `offset`, swizzled, one 16-byte store per chunk of slots (f32 rounded
+/// to tf32 first when `tf32`).
+void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
+                  Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32 = false) {
+  auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
+  OpBuilder b = ifOp.getThenBodyBuilder();
+  Type element = values[0].getType();
+  int64_t group = l.sizePerThread >= swizzle.chunk ? swizzle.chunk : 1;
+  auto valueAt = [&](size_t slot) { return tf32 ? roundToTf32(b, loc, values[slot]) : values[slot]; };
+  for (size_t slot = 0; slot < values.size(); slot += group) {
+    Value index = elementIndex(b, loc, l, slot, tid);
+    Value row = arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(swizzle.rowLength)));
+    Value column = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, swizzle.rowLength - 1));
+    Value at = swizzledIndex(b, loc, swizzle, row, column);
+    if (group == 1) {
+      shared.store(b, loc, valueAt(slot), at, offset);
+      continue;
+    }
+    auto vectorType = VectorType::get({group}, element);
+    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+    for (int64_t j = 0; j < group; ++j)
+      vector = LLVM::InsertElementOp::create(b, loc, vector, valueAt(slot + j), i32Constant(b, loc, j));
+    LLVM::StoreOp::create(b, loc, vector, shared.address(b, loc, element, at, offset), /*alignment=*/16);
+  }
+}
+
+} // namespace
+
+/// mma.sync m16n8k16 (row.col; m16n8k8 for tf32) over fragments read from shared memory
+/// with ldmatrix (B transposed on the way, as the col operand wants it; tf32's B, whose
+/// 4-byte elements ldmatrix cannot transpose, element by element).
+void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueRange accValues,
+                        ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
+  Location loc = op.getLoc();
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
+  MmaPlan plan = *planMma(op, converter.threads());
+  Type element = aType.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+  bool bf16 = element.isBF16(), tf32 = element.isF32();
+  auto pair = VectorType::get({2}, element);
+  // 16-byte chunks hold 8 elements of 2 bytes or 4 of tf32; a k-step is 16 or 8.
+  int64_t chunk = tf32 ? 4 : 8, kStep = 2 * chunk;
+  LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
+  // A in the accumulator layout of an earlier dot over the same rows: its registers are the
+  // A fragments already (two n-tiles of 8 columns make one k-step of 16).
+  bool aInRegisters = converter.specialLayout(op.getA()) != nullptr;
+  bool bRowsOfN = bStage && bStage.getTrans();
+  SwizzleParams aSwizzle(k, chunk), bSwizzle(bRowsOfN ? k : n, chunk);
+
+  // Operands not already in a stage go to the op's region: A first, then B.
+  SharedRegion shared(rewriter, loc, op);
+  Value tid = threadId(rewriter, loc);
+  int64_t bOffset = aStage || aInRegisters ? 0 : roundUp16(aType.getNumElements() * elementBytes(aType));
+  auto elementPointer = [&](Value base, Value index) -> Value {
+    return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
+  };
+  auto baseOf = [&](LocalLoadOp stage, int64_t offset) -> Value {
+    if (!stage)
+      return shared.address(rewriter, loc, element, i32Constant(rewriter, loc, 0), offset);
+    return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
+                     stage.getBuffer().getType());
+  };
+  if ((!aStage && !aInRegisters) || !bStage) {
+    shared.beginWrites(rewriter, loc);
+    if (!aStage && !aInRegisters)
+      stage(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle, tf32);
+    if (!bStage)
+      stage(rewriter, loc, shared, bValues, converter.layoutOf(bType), tid, bOffset, bSwizzle, tf32);
+    shared.endWrites(rewriter, loc);
+  }
+  Value aBase = baseOf(aStage, 0), bBase = baseOf(bStage, bOffset);
+
+  auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y).getResult(); };
+  auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult(); };
+  Value lane = arith::AndIOp::create(rewriter, loc, tid, c(31));
+  Value warp = arith::ShRUIOp::create(rewriter, loc, tid, c(5));
+  Value warpN = arith::AndIOp::create(rewriter, loc, warp, c(plan.warpsN - 1));
+  Value warpM = arith::ShRUIOp::create(rewriter, loc, warp, c(log2Of(plan.warpsN)));
+  int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
+
+  // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i; A's four matrices are
+  // (rows +0/+8) x (k +0/+8), B's (k +0/+8) x (columns +0/+8), transposed on the way in;
+  // B stored as rows of N: (columns +0/+8) x (k +0/+8), read as they are.
+  Value laneRow = arith::AndIOp::create(rewriter, loc, lane, c(7));
+  Value secondEight = mul(arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1)), 8);
+  Value rowInMatrix = add(laneRow, secondEight);
+  Value colInMatrix = mul(arith::ShRUIOp::create(rewriter, loc, lane, c(4)), chunk);
+  Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix);
+  Value bColBase = add(mul(warpN, colsPerWarp), bRowsOfN ? add(laneRow, colInMatrix) : colInMatrix);
+  auto ldmatrix = [&](Value base, Value elementIndex, int count, bool transpose) {
+    Type result = count == 1 ? (Type)i32 : (Type)LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(count, i32));
+    Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, elementPointer(base, elementIndex),
+                                              count, transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+                                              NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> registers;
+    for (int i = 0; i < count; ++i) {
+      Value r = count == 1 ? matrices : (Value)LLVM::ExtractValueOp::create(rewriter, loc, matrices, ArrayRef<int64_t>{i});
+      registers.push_back(bf16 || tf32 ? r : (Value)LLVM::BitcastOp::create(rewriter, loc, pair, r));
+    }
+    return registers;
+  };
+
+  SmallVector<Value> acc(accValues.begin(), accValues.end());
+  if (acc.size() == 1)
+    acc.assign(plan.mTiles * plan.nTiles * 4, acc[0]);
+  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(4, f32));
+  NVVM::MMATypes operandType = tf32 ? NVVM::MMATypes::tf32 : bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto types = std::array<NVVM::MMATypes, 2>{operandType, operandType};
+  auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
+  Value groupRow = arith::ShRUIOp::create(rewriter, loc, lane, c(2)), inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
+  for (int64_t kk = 0; kk < k / kStep; ++kk) {
+    SmallVector<SmallVector<Value>> aFragments;
+    for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {
+      // Slots of the k x 8 n-tile t of m-tile mi: (t + k/8 * mi) * 4 + (column pair, row + 8).
+      auto pairAt = [&](int64_t tile, int64_t rowHalf) -> Value {
+        int64_t first = (tile + k / 8 * mi) * 4 + 2 * rowHalf;
+        Value packed = LLVM::PoisonOp::create(rewriter, loc, pair);
+        for (int64_t e = 0; e < 2; ++e)
+          packed = LLVM::InsertElementOp::create(rewriter, loc, packed, aValues[first + e], c(e));
+        return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, packed) : packed;
+      };
+      aFragments.push_back({pairAt(2 * kk, 0), pairAt(2 * kk, 1), pairAt(2 * kk + 1, 0), pairAt(2 * kk + 1, 1)});
+    }
+    for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
+      aFragments.push_back(ldmatrix(aBase, swizzledIndex(rewriter, loc, aSwizzle, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * kStep))),
+                                    4, false));
+    SmallVector<SmallVector<Value>> bFragments;
+    Value kRow = add(rowInMatrix, c(kk * 16)), kColumn = add(secondEight, c(kk * 16));
+    // tf32: b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g] for lane = 4g + t.
+    for (int64_t ni = 0; ni < plan.nTiles && tf32; ++ni) {
+      Value column = add(add(mul(warpN, colsPerWarp), c(ni * 8)), groupRow);
+      SmallVector<Value> regs;
+      for (int64_t half = 0; half < 2; ++half) {
+        Value index = swizzledIndex(rewriter, loc, bSwizzle, add(inGroup, c(kk * kStep + half * 4)), column);
+        regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, elementPointer(bBase, index)));
+      }
+      bFragments.push_back(regs);
+    }
+    for (int64_t ni = 0; ni < plan.nTiles && !tf32; ni += 2) {
+      bool both = ni + 1 < plan.nTiles;
+      Value col = both || bRowsOfN ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
+      Value index = bRowsOfN ? swizzledIndex(rewriter, loc, bSwizzle, col, kColumn) : swizzledIndex(rewriter, loc, bSwizzle, kRow, col);
+      SmallVector<Value> regs = ldmatrix(bBase, index, both ? 4 : 2, !bRowsOfN);
+      bFragments.push_back({regs[0], regs[1]});
+      if (both)
+        bFragments.push_back({regs[2], regs[3]});
+    }
+    for (int64_t ni = 0; ni < plan.nTiles; ++ni) {
+      for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
+        int64_t first = (mi * plan.nTiles + ni) * 4;
+        ValueRange accIn(ArrayRef<Value>(acc).slice(first, 4));
+        auto mma = NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragments[ni], accIn,
+                                       ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, std::nullopt, types, layouts);
+        for (int64_t e = 0; e < 4; ++e)
+          acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});
+      }
+    }
+  }
+  rewriter.replaceOpWithMultiple(op, {acc});
+}
+
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  Type element = aType.getElementType();
+  auto result = cast<RankedTensorType>(op.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  // f16/bf16 (m16n8k16), or f32 at tf32 precision (m16n8k8; "ieee" keeps the exact FMA path).
+  bool tf32 = element.isF32() && op.getPrecision() == DotPrecision::tf32;
+  if (!(element.isF16() || element.isBF16() || tf32) || bType.getElementType() != element ||
+      !result.getElementType().isF32() || m % 16 || n % 8 || k % (tf32 ? 8 : 16))
+    return std::nullopt;
+  MmaPlan plan;
+  int64_t warps = threads / 32;
+  // Dots chained in one loop body (attention's S = QK^T, then O += PV): warps split rows
+  // only, so row statistics of S stay within a warp, as in Triton.
+  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
+  while (chained && plan.warpsM < warps && m / (plan.warpsM * 2) >= 16)
+    plan.warpsM *= 2;
+  while (plan.warpsM * plan.warpsN < warps) {
+    bool splitM = m / (plan.warpsM * 2) >= 16, splitN = n / (plan.warpsN * 2) >= 8;
+    if (!splitM && !splitN)
+      return std::nullopt; // too small a tile for every warp to own a 16x8 block
+    if (splitM && (!splitN || m / plan.warpsM >= n / plan.warpsN))
+      plan.warpsM *= 2;
+    else
+      plan.warpsN *= 2;
+  }
+  plan.mTiles = m / plan.warpsM / 16;
+  plan.nTiles = n / plan.warpsN / 8;
+  plan.accumulator = accumulatorBits(m, n, plan.warpsM, plan.warpsN);
+  return plan;
+}
+
+LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
+  int64_t mTiles = m / warpsM / 16, nTiles = n / warpsN / 8;
+  // Element index bits: column c is bit c, row r is bit log2(n) + r.
+  int rowBit = log2Of(n);
+  int nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
+  LayoutBits bits;
+  bits.slot = {0, rowBit + 3};                          // c0/c1: column pair; c2/c3: row + 8
+  for (int b = 0; b < nTileBits; ++b)
+    bits.slot.push_back(3 + b);                         // n-tiles of 8 columns
+  for (int b = 0; b < mTileBits; ++b)
+    bits.slot.push_back(rowBit + 4 + b);                // m-tiles of 16 rows
+  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2}; // lane: (row group, column pair)
+  for (int b = 0; b < log2Of(warpsN); ++b)
+    bits.thread.push_back(3 + nTileBits + b);
+  for (int b = 0; b < log2Of(warpsM); ++b)
+    bits.thread.push_back(rowBit + 4 + mTileBits + b);
+  return bits;
+}
+
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads) {
+  std::optional<MmaPlan> plan = planMma(op, threads);
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  // Two 2-byte accumulator columns per register make an A fragment; tf32's do not line up.
+  if (!plan || plan->warpsN != 1 || a.getElementTypeBitWidth() != 16)
+    return std::nullopt;
+  return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
+}
+
+} // namespace tk::codegen
