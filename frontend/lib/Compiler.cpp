@@ -278,6 +278,13 @@ const std::string &Compiler::ptxasReport() const { return impl_->ptxasReport; }
 
 int64_t Compiler::sharedBytes() const { return impl_->sharedBytes; }
 
+std::vector<std::pair<std::string, std::string>> Compiler::sources() const {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (uint32_t id = 1; id <= impl_->sources.fileCount(); ++id)
+    files.emplace_back(impl_->sources.path(id), impl_->sources.text(id));
+  return files;
+}
+
 std::vector<KernelSignature> Compiler::signatures() const {
   std::vector<KernelSignature> result;
   for (auto &instance : impl_->instances) {

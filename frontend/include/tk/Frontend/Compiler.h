@@ -70,6 +70,8 @@ public:
   const std::string &ptxasReport() const;
   /// Bytes of dynamic shared memory a launch of the last GPU stage emitted must ask for.
   int64_t sharedBytes() const;
+  /// Every file loaded (the main file and its imports) as path and text, for cache keys.
+  std::vector<std::pair<std::string, std::string>> sources() const;
   /// Summaries of the selected kernels (after a successful check or emit).
   std::vector<KernelSummary> summaries();
 
