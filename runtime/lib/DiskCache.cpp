@@ -76,13 +76,15 @@ std::string compilerBuildId() {
 
 std::string DiskCache::defaultDir() {
   if (const char *dir = std::getenv("TK_CACHE_DIR"))
-    return dir;
+    return dir; // empty: no cache
   if (const char *home = std::getenv("HOME"))
     return std::string(home) + "/.cache/tk";
   return "";
 }
 
 std::optional<std::string> DiskCache::get(const std::string &key) {
+  if (dir_.empty())
+    return std::nullopt;
   std::string path = pathOf(key);
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -115,6 +117,10 @@ std::optional<std::string> DiskCache::get(const std::string &key) {
 }
 
 bool DiskCache::put(const std::string &key, const std::string &payload, std::string &error) {
+  if (dir_.empty()) {
+    error = "no cache directory (TK_CACHE_DIR is empty and there is no HOME)";
+    return false;
+  }
   if (!makeDirectories(dir_)) {
     error = "cannot create the cache directory " + dir_ + ": " + std::strerror(errno);
     return false;

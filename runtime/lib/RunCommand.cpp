@@ -400,9 +400,12 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   for (const std::string &warning : cache.takeWarnings())
     err << warning << "\n";
   CudaLaunch cudaLaunch;
-  if (cached) {
-    size_t newline = cached->find('\n');
-    cudaLaunch.sharedBytes = std::stoll(cached->substr(0, newline));
+  // "<shared bytes>\n<PTX>"; anything else is a miss.
+  size_t newline = cached ? cached->find('\n') : std::string::npos;
+  char *end = nullptr;
+  long long sharedBytes = newline == std::string::npos ? -1 : std::strtoll(cached->c_str(), &end, 10);
+  if (sharedBytes >= 0 && end == cached->c_str() + newline) {
+    cudaLaunch.sharedBytes = sharedBytes;
     cudaLaunch.ptx = cached->substr(newline + 1);
   } else {
     std::ostringstream ptx;

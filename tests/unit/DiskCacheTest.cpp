@@ -147,6 +147,14 @@ TEST_F(DiskCacheTest, AWriterKilledMidWriteLeavesNoTornEntry) {
   EXPECT_TRUE(cache.takeWarnings().empty());
 }
 
+TEST_F(DiskCacheTest, NoDirectoryIsNoCache) {
+  DiskCache cache("");
+  std::string error;
+  EXPECT_FALSE(cache.put(cacheKey({"k"}), "x", error));
+  EXPECT_EQ(error, "no cache directory (TK_CACHE_DIR is empty and there is no HOME)");
+  EXPECT_EQ(cache.get(cacheKey({"k"})), std::nullopt);
+}
+
 TEST_F(DiskCacheTest, AnUnwritableDirectoryIsAnErrorNotACrash) {
   DiskCache cache("/proc/tk-cache-test");
   std::string error;

@@ -22,8 +22,9 @@ std::string compilerBuildId();
 
 class DiskCache {
 public:
+  /// A cache in `dir`; "" is no cache (nothing is found, nothing stored).
   explicit DiskCache(std::string dir) : dir_(std::move(dir)) {}
-  /// $TK_CACHE_DIR, else $HOME/.cache/tk, else "" (no cache).
+  /// $TK_CACHE_DIR (set but empty: no cache), else $HOME/.cache/tk, else "".
   static std::string defaultDir();
 
   /// The payload stored under `key`; none when absent, or when the entry is corrupt (it is
