@@ -2,7 +2,7 @@
 
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/CudaBackend.h"
-#include "tk/Runtime/DiskCache.h"
+#include "tk/Runtime/KernelCompile.h"
 #include "tk/Runtime/CudaDriver.h"
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Interpreter.h"
@@ -354,22 +354,6 @@ int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std
   return 0;
 }
 
-/// Everything that decides a kernel's PTX: this build of the compiler, the sources (the file and
-/// its imports), the kernel, the constants, the specialization and the options.
-std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options) {
-  std::vector<std::string> parts{"ptx", compilerBuildId(), "sm_" + std::to_string(options.sm), options.kernel,
-                                 options.debug ? "debug" : "", options.optimize ? "O3" : "O0"};
-  for (const auto &[name, value] : options.defines)
-    parts.push_back("-D" + name + "=" + value);
-  for (const auto &[name, divisibility] : options.divisibility)
-    parts.push_back(name + "%" + std::to_string(divisibility));
-  for (const auto &[path, text] : compiler.sources()) {
-    parts.push_back(path);
-    parts.push_back(text);
-  }
-  return cacheKey(parts);
-}
-
 /// Compiles the kernel for the GPU, specialized on the arguments (the power of two up to 16
 /// that divides each integer; Triton specializes on 16 only), or takes it from the disk cache,
 /// and runs it. Returns the exit status, or -1 when the GPU backend cannot compile the kernel
@@ -391,37 +375,22 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
     if (divisibility > 1)
       compileOptions.divisibility[sig.args[k].first] = divisibility;
   }
-  Compiler compiler(compileOptions);
-  bool loaded = compiler.load(options.file);
-  // The PTX is cached on disk ($TK_CACHE_DIR), keyed by everything that decides it.
   DiskCache cache(DiskCache::defaultDir());
-  std::string key = loaded ? ptxCacheKey(compiler, compileOptions) : "";
-  std::optional<std::string> cached = loaded ? cache.get(key) : std::nullopt;
+  std::string diagnostics;
+  std::optional<CompiledKernel> compiled = compileToPtx(options.file, nullptr, compileOptions, cache, diagnostics);
   for (const std::string &warning : cache.takeWarnings())
     err << warning << "\n";
-  CudaLaunch cudaLaunch;
-  // "<shared bytes>\n<PTX>"; anything else is a miss.
-  size_t newline = cached ? cached->find('\n') : std::string::npos;
-  char *end = nullptr;
-  long long sharedBytes = newline == std::string::npos ? -1 : std::strtoll(cached->c_str(), &end, 10);
-  if (sharedBytes >= 0 && end == cached->c_str() + newline) {
-    cudaLaunch.sharedBytes = sharedBytes;
-    cudaLaunch.ptx = cached->substr(newline + 1);
-  } else {
-    std::ostringstream ptx;
-    if (!loaded || !compiler.emit(EmitKind::PTX, ptx)) {
-      if (!chosen) {
-        err << "tkc run: note: kernel '" << sig.name << "' does not compile for the GPU yet; running it in the interpreter\n";
-        return -1;
-      }
-      err << compiler.diagnosticsText();
-      return 1;
+  if (!compiled) {
+    if (!chosen) {
+      err << "tkc run: note: kernel '" << sig.name << "' does not compile for the GPU yet; running it in the interpreter\n";
+      return -1;
     }
-    cudaLaunch.ptx = ptx.str();
-    cudaLaunch.sharedBytes = compiler.sharedBytes();
-    std::string error; // best-effort: an unwritable cache only costs the next run a compile
-    cache.put(key, std::to_string(cudaLaunch.sharedBytes) + "\n" + cudaLaunch.ptx, error);
+    err << diagnostics;
+    return 1;
   }
+  CudaLaunch cudaLaunch;
+  cudaLaunch.ptx = compiled->ptx;
+  cudaLaunch.sharedBytes = compiled->sharedBytes;
   cudaLaunch.kernel = sig.name;
   cudaLaunch.threads = sig.numWarps * 32;
   cudaLaunch.grid = launch.grid;

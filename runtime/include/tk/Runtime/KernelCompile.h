@@ -1,0 +1,29 @@
+// A kernel compiled to PTX for the GPU, through the disk cache: the piece `tkc run` and the JIT
+// share.
+#ifndef TK_RUNTIME_KERNELCOMPILE_H
+#define TK_RUNTIME_KERNELCOMPILE_H
+
+#include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/DiskCache.h"
+
+#include <optional>
+#include <string>
+
+namespace tk {
+
+struct CompiledKernel {
+  std::string ptx;
+  int64_t sharedBytes = 0; // dynamic shared memory a launch asks for
+  bool fromCache = false;
+};
+
+/// The PTX of `options.kernel` in the file at `path` (or `text`, named `path`): from `cache`
+/// when it holds an entry for this compiler build, the same sources (the file and its
+/// imports), kernel, constants, specialization and options; otherwise compiled and stored
+/// (best-effort). None when the kernel does not compile, with the compiler's diagnostics.
+std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::string *text, const CompileOptions &options,
+                                           DiskCache &cache, std::string &diagnostics);
+
+} // namespace tk
+
+#endif

@@ -1,0 +1,60 @@
+#include "tk/Runtime/KernelCompile.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace tk {
+
+namespace {
+
+std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options) {
+  std::vector<std::string> parts{"ptx", compilerBuildId(), "sm_" + std::to_string(options.sm), options.kernel,
+                                 options.debug ? "debug" : "", options.optimize ? "O3" : "O0"};
+  for (const auto &[name, value] : options.defines)
+    parts.push_back("-D" + name + "=" + value);
+  for (const auto &[name, divisibility] : options.divisibility)
+    parts.push_back(name + "%" + std::to_string(divisibility));
+  for (const auto &[file, source] : compiler.sources()) {
+    parts.push_back(file);
+    parts.push_back(source);
+  }
+  return cacheKey(parts);
+}
+
+/// An entry is "<shared bytes>\n<PTX>"; anything else is a miss.
+std::optional<CompiledKernel> parseEntry(const std::string &entry) {
+  size_t newline = entry.find('\n');
+  if (newline == std::string::npos)
+    return std::nullopt;
+  char *end = nullptr;
+  long long sharedBytes = std::strtoll(entry.c_str(), &end, 10);
+  if (sharedBytes < 0 || end != entry.c_str() + newline)
+    return std::nullopt;
+  return CompiledKernel{entry.substr(newline + 1), sharedBytes, /*fromCache=*/true};
+}
+
+} // namespace
+
+std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::string *text, const CompileOptions &options,
+                                           DiskCache &cache, std::string &diagnostics) {
+  Compiler compiler(options);
+  if (!compiler.load(path, text)) {
+    diagnostics = compiler.diagnosticsText();
+    return std::nullopt;
+  }
+  std::string key = ptxCacheKey(compiler, options);
+  if (std::optional<std::string> entry = cache.get(key))
+    if (std::optional<CompiledKernel> cached = parseEntry(*entry))
+      return cached;
+  std::ostringstream ptx;
+  if (!compiler.emit(EmitKind::PTX, ptx)) {
+    diagnostics = compiler.diagnosticsText();
+    return std::nullopt;
+  }
+  CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), /*fromCache=*/false};
+  std::string error; // best-effort: an unwritable cache only costs the next run a compile
+  cache.put(key, std::to_string(compiled.sharedBytes) + "\n" + compiled.ptx, error);
+  return compiled;
+}
+
+} // namespace tk

@@ -1,0 +1,76 @@
+// compileToPtx: the second compile of the same kernel comes from the disk cache, byte for
+// byte; anything that decides the PTX (source, constants, specialization) is a new entry.
+#include "tk/Runtime/KernelCompile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace tk {
+namespace {
+
+const char *kSource = R"(
+kernel scale(x: ptr<f32>, out: ptr<f32>, n: i32, const BLOCK: i32) {
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(out + i, load(x + i, mask = i < n, other = 0.0) * 2.0, mask = i < n);
+}
+)";
+
+class KernelCompileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tk-compile-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir = pattern;
+    options.kernel = "scale";
+    options.defines = {{"BLOCK", "256"}};
+  }
+  void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+
+  std::optional<CompiledKernel> compile(const std::string &source, DiskCache &cache) {
+    std::string diagnostics;
+    auto compiled = compileToPtx("scale.tk", &source, options, cache, diagnostics);
+    EXPECT_TRUE(compiled) << diagnostics;
+    return compiled;
+  }
+
+  std::string dir;
+  CompileOptions options;
+};
+
+TEST_F(KernelCompileTest, TheSecondCompileComesFromTheCache) {
+  DiskCache cache(dir);
+  std::optional<CompiledKernel> first = compile(kSource, cache);
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(first->fromCache);
+  EXPECT_NE(first->ptx.find(".entry scale("), std::string::npos);
+  DiskCache again(dir); // another process's view
+  std::optional<CompiledKernel> second = compile(kSource, again);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->fromCache);
+  EXPECT_EQ(second->ptx, first->ptx);
+  EXPECT_EQ(second->sharedBytes, first->sharedBytes);
+}
+
+TEST_F(KernelCompileTest, WhatDecidesThePtxDecidesTheEntry) {
+  DiskCache cache(dir);
+  ASSERT_TRUE(compile(kSource, cache));
+  std::string edited = std::string(kSource) + "\n// an edit\n";
+  EXPECT_FALSE(compile(edited, cache)->fromCache);
+  options.defines["BLOCK"] = "512";
+  EXPECT_FALSE(compile(kSource, cache)->fromCache);
+  options.divisibility["n"] = 16;
+  EXPECT_FALSE(compile(kSource, cache)->fromCache);
+  EXPECT_TRUE(compile(kSource, cache)->fromCache);
+}
+
+TEST_F(KernelCompileTest, AKernelThatDoesNotCompileStoresNothing) {
+  DiskCache cache(dir);
+  std::string diagnostics, source = "kernel scale(x: ptr<f32>) { let y = x + ; }";
+  EXPECT_FALSE(compileToPtx("bad.tk", &source, options, cache, diagnostics));
+  EXPECT_NE(diagnostics.find("bad.tk:1:"), std::string::npos) << diagnostics;
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir + ")\"").c_str()), 0);
+}
+
+} // namespace
+} // namespace tk
