@@ -2,6 +2,8 @@
 // detected and rebuilt, concurrent writers leave one valid entry, a killed writer none torn.
 #include "tk/Runtime/DiskCache.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -17,12 +19,7 @@ namespace {
 
 class DiskCacheTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tk-cache-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+  void SetUp() override { ASSERT_FALSE(dir.empty()); }
 
   std::vector<std::string> files() const {
     std::vector<std::string> names;
@@ -45,7 +42,8 @@ protected:
     out << bytes;
   }
 
-  std::string dir;
+  test::TempDir temp{"tk-cache-test"};
+  std::string dir = temp.path();
 };
 
 TEST_F(DiskCacheTest, KeysSeparateTheirParts) {

@@ -2,6 +2,8 @@
 // byte; anything that decides the PTX (source, constants, specialization) is a new entry.
 #include "tk/Runtime/KernelCompile.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,13 +21,10 @@ kernel scale(x: ptr<f32>, out: ptr<f32>, n: i32, const BLOCK: i32) {
 class KernelCompileTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char pattern[] = "/tmp/tk-compile-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir = pattern;
+    ASSERT_FALSE(dir.empty());
     options.kernel = "scale";
     options.defines = {{"BLOCK", "256"}};
   }
-  void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
 
   std::optional<CompiledKernel> compile(const std::string &source, DiskCache &cache) {
     std::string diagnostics;
@@ -34,7 +33,8 @@ protected:
     return compiled;
   }
 
-  std::string dir;
+  test::TempDir temp{"tk-compile-test"};
+  std::string dir = temp.path();
   CompileOptions options;
 };
 

@@ -5,10 +5,32 @@
 #include "tk/Frontend/Compiler.h"
 #include "tk/Frontend/Sema.h"
 
+#include <cstdlib>
 #include <sstream>
+#include <unistd.h>
 #include <string>
 
 namespace tk::test {
+
+/// A fresh directory under /tmp, removed with everything in it at the end of its scope.
+class TempDir {
+public:
+  explicit TempDir(const std::string &prefix = "tk-test") {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+    if (char *made = ::mkdtemp(pattern.data()))
+      path_ = made;
+  }
+  ~TempDir() {
+    if (!path_.empty())
+      std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
 
 /// The first error as "LINE:COL: message", or "" when the source compiled to tk IR.
 inline std::string firstError(const std::string &source, std::map<std::string, std::string> defines = {}) {
