@@ -116,20 +116,19 @@ std::optional<std::string> DiskCache::get(const std::string &key) {
   return std::nullopt;
 }
 
-bool DiskCache::put(const std::string &key, const std::string &payload, std::string &error) {
-  if (dir_.empty()) {
-    error = "no cache directory (TK_CACHE_DIR is empty and there is no HOME)";
-    return false;
-  }
-  if (!makeDirectories(dir_)) {
-    error = "cannot create the cache directory " + dir_ + ": " + std::strerror(errno);
+bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (!makeDirectories(dir)) {
+    error = "cannot create the directory " + dir + ": " + std::strerror(errno);
     return false;
   }
   static std::atomic<unsigned> counter{0};
-  std::string temporary = dir_ + "/." + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  std::string temporary = dir + "/." + path.substr(slash + 1) + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(counter++);
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << kMagic << " " << payload.size() << " " << hex(fnv1a(payload)) << "\n" << payload;
+    out << bytes;
     out.flush();
     if (!out) {
       error = "cannot write " + temporary;
@@ -137,12 +136,22 @@ bool DiskCache::put(const std::string &key, const std::string &payload, std::str
       return false;
     }
   }
-  if (std::rename(temporary.c_str(), pathOf(key).c_str()) != 0) {
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     error = "cannot rename " + temporary + ": " + std::strerror(errno);
     std::remove(temporary.c_str());
     return false;
   }
   return true;
+}
+
+bool DiskCache::put(const std::string &key, const std::string &payload, std::string &error) {
+  if (dir_.empty()) {
+    error = "no cache directory (TK_CACHE_DIR is empty and there is no HOME)";
+    return false;
+  }
+  return writeAtomically(pathOf(key), std::string(kMagic) + " " + std::to_string(payload.size()) + " " + hex(fnv1a(payload)) +
+                                          "\n" + payload,
+                         error);
 }
 
 std::vector<std::string> DiskCache::takeWarnings() {

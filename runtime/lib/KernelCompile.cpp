@@ -33,6 +33,23 @@ std::optional<CompiledKernel> parseEntry(const std::string &entry) {
   return CompiledKernel{entry.substr(newline + 1), sharedBytes, /*fromCache=*/true};
 }
 
+/// $TK_DUMP_DIR: every stage of each kernel compiled, as `<kernel>-<key>.<stage>`.
+bool dumpStages(Compiler &compiler, const std::string &dir, const std::string &name, std::string &diagnostics) {
+  static const std::pair<EmitKind, const char *> stages[] = {
+      {EmitKind::Tk, "tk.mlir"}, {EmitKind::TkGpu, "tkgpu.mlir"}, {EmitKind::LLVM, "ll"}, {EmitKind::PTX, "ptx"}};
+  for (const auto &[kind, extension] : stages) {
+    std::ostringstream text;
+    std::string error;
+    if (!compiler.emit(kind, text)) {
+      diagnostics = compiler.diagnosticsText();
+      return false;
+    }
+    if (!writeAtomically(dir + "/" + name + "." + extension, text.str(), error))
+      diagnostics += "tk: TK_DUMP_DIR: " + error + "\n"; // the compile itself goes on
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::string *text, const CompileOptions &options,
@@ -43,9 +60,15 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
     return std::nullopt;
   }
   std::string key = ptxCacheKey(compiler, options);
-  if (std::optional<std::string> entry = cache.get(key))
-    if (std::optional<CompiledKernel> cached = parseEntry(*entry))
-      return cached;
+  // Dumping compiles every time, so that each kernel's stages are written.
+  const char *dumpDir = std::getenv("TK_DUMP_DIR");
+  bool dump = dumpDir && *dumpDir;
+  if (!dump)
+    if (std::optional<std::string> entry = cache.get(key))
+      if (std::optional<CompiledKernel> cached = parseEntry(*entry))
+        return cached;
+  if (dump && !dumpStages(compiler, dumpDir, options.kernel + "-" + key.substr(0, 12), diagnostics))
+    return std::nullopt;
   std::ostringstream ptx;
   if (!compiler.emit(EmitKind::PTX, ptx)) {
     diagnostics = compiler.diagnosticsText();

@@ -157,7 +157,7 @@ TEST_F(DiskCacheTest, AnUnwritableDirectoryIsAnErrorNotACrash) {
   DiskCache cache("/proc/tk-cache-test");
   std::string error;
   EXPECT_FALSE(cache.put(cacheKey({"k"}), "x", error));
-  EXPECT_NE(error.find("cannot create the cache directory /proc/tk-cache-test"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot create the directory /proc/tk-cache-test"), std::string::npos) << error;
   EXPECT_EQ(cache.get(cacheKey({"k"})), std::nullopt);
 }
 

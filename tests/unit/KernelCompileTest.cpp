@@ -64,6 +64,25 @@ TEST_F(KernelCompileTest, WhatDecidesThePtxDecidesTheEntry) {
   EXPECT_TRUE(compile(kSource, cache)->fromCache);
 }
 
+TEST_F(KernelCompileTest, DumpDirGetsEveryStageOfEachCompile) {
+  DiskCache cache(dir);
+  ASSERT_TRUE(compile(kSource, cache)); // cached
+  test::TempDir dumps("tk-dump-test");
+  ::setenv("TK_DUMP_DIR", dumps.path().c_str(), 1);
+  std::optional<CompiledKernel> dumped = compile(kSource, cache);
+  ::unsetenv("TK_DUMP_DIR");
+  ASSERT_TRUE(dumped);
+  EXPECT_FALSE(dumped->fromCache); // compiled again so that the stages are written
+  for (const char *stage : {"tk.mlir", "tkgpu.mlir", "ll", "ptx"}) {
+    std::string command = "cat " + dumps.path() + "/scale-*." + stage + " > /dev/null 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << "no ." << stage << " dump";
+  }
+  std::string grepPtx = "grep -q '.entry scale(' " + dumps.path() + "/scale-*.ptx";
+  EXPECT_EQ(std::system(grepPtx.c_str()), 0);
+  std::string grepTk = "grep -q 'tk.load' " + dumps.path() + "/scale-*.tk.mlir";
+  EXPECT_EQ(std::system(grepTk.c_str()), 0);
+}
+
 TEST_F(KernelCompileTest, AKernelThatDoesNotCompileStoresNothing) {
   DiskCache cache(dir);
   std::string diagnostics, source = "kernel scale(x: ptr<f32>) { let y = x + ; }";

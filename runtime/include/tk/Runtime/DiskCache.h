@@ -16,6 +16,10 @@ namespace tk {
 /// concatenation): a SHA-256 hex digest.
 std::string cacheKey(const std::vector<std::string> &parts);
 
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
+/// no reader ever sees it half-written; creates the directory. False with `error` otherwise.
+bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error);
+
 /// Identifies this build of the compiler (the shared library's path, size and modification
 /// time), so entries of another build are never reused.
 std::string compilerBuildId();

@@ -21,6 +21,8 @@ struct CompiledKernel {
 /// when it holds an entry for this compiler build, the same sources (the file and its
 /// imports), kernel, constants, specialization and options; otherwise compiled and stored
 /// (best-effort). None when the kernel does not compile, with the compiler's diagnostics.
+/// With $TK_DUMP_DIR set, the kernel is always compiled and every stage (tk, tkgpu, LLVM IR,
+/// PTX) is written there as `<kernel>-<key>.{tk.mlir,tkgpu.mlir,ll,ptx}`.
 std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::string *text, const CompileOptions &options,
                                            DiskCache &cache, std::string &diagnostics);
 
