@@ -673,6 +673,15 @@ def add_example_cases():
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
              tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32"}, example=True)
+    # Fewer k-steps than the pipeline prefetches (copies past the end are masked off), a single
+    # partial k-step, and none at all (the accumulator's zeros).
+    for (M, N_, K, stages) in [(64, 64, 40, 4), (96, 64, 8, 3), (64, 64, 0, 2)]:
+        a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
+        bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
+        case("example.matmul.short_k_%d_stages_%d" % (K, stages), ex("matmul"), "matmul", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32", "num_stages": str(stages)}, example=True)
     B, S, D = 2, 200, 64
     for causal in (False, True):
         q, k, v = (RNG.standard_normal((B, S, D)).astype(np.float16) for _ in range(3))
