@@ -208,9 +208,12 @@ Distribution distributionOf(const ThreadTypeConverter &converter, Value value) {
 }
 
 void assignLayouts(func::FuncOp kernel, ThreadTypeConverter &converter) {
-  // A broadcast used several times gets a copy per use, so that each can take the layout its
-  // user wants (broadcasts move no data in the default layout or are recomputed, mostly).
+  // A broadcast of index arithmetic used several times gets a copy per use, so that each can
+  // take the layout its user wants (it is recomputed where it is needed, so copies cost
+  // nothing; a broadcast through shared memory keeps its single exchange).
   kernel.walk([](BroadcastOp broadcast) {
+    if (!rematerializable(broadcast.getSrc()))
+      return;
     for (OpOperand &use : llvm::make_early_inc_range(llvm::drop_begin(broadcast->getUses()))) {
       OpBuilder b(use.getOwner());
       use.set(b.clone(*broadcast)->getResult(0));

@@ -50,7 +50,7 @@ BitMap resultToSource(Operation *op) {
 /// layout propagation rematerializes them.
 constexpr int kMaxRematerializedOps = 12;
 
-bool rematerializable(Value value, int &budget) {
+bool rematerializableWithin(Value value, int &budget) {
   Operation *def = value.getDefiningOp();
   if (!isa<RankedTensorType>(value.getType()))
     return true; // a scalar, used as it is
@@ -63,13 +63,9 @@ bool rematerializable(Value value, int &budget) {
   bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
   if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
     return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializable(operand, budget); });
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget); });
 }
 
-bool rematerializable(Value value) {
-  int budget = kMaxRematerializedOps;
-  return rematerializable(value, budget);
-}
 
 /// The scalar value of element `index` (row-major) of `value`, computed from its definition.
 Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index) {
@@ -153,6 +149,11 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
 };
 
 } // namespace
+
+bool rematerializable(Value value) {
+  int budget = kMaxRematerializedOps;
+  return rematerializableWithin(value, budget);
+}
 
 int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter) {
   if (!converter.specialLayout(op.getSrc()) && !converter.specialLayout(op.getResult()))

@@ -182,6 +182,11 @@ mlir::Value stageBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer
 bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter);
 int64_t localAllocBytes(LocalAllocOp op);
 
+/// Whether a tile is a cheap function of element indices and scalars (ranges, splats,
+/// constants, shape changes, elementwise arithmetic), which a broadcast recomputes in each
+/// thread instead of moving it through shared memory.
+bool rematerializable(mlir::Value tile);
+
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
 
