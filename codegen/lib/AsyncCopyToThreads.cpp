@@ -33,13 +33,12 @@ bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter) 
   });
 }
 
-namespace {
-
-/// (row, column) of element `index` of a row-major tile with rows of `rowLength`.
 std::pair<Value, Value> rowAndColumn(OpBuilder &b, Location loc, Value index, int64_t rowLength) {
   return {arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(rowLength))),
           arith::AndIOp::create(b, loc, index, i32Constant(b, loc, rowLength - 1))};
 }
+
+namespace {
 
 struct LocalAllocPattern : public OpConversionPattern<LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -45,8 +45,7 @@ void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueR
   auto valueAt = [&](size_t slot) { return tf32 ? roundToTf32(b, loc, values[slot]) : values[slot]; };
   for (size_t slot = 0; slot < values.size(); slot += group) {
     Value index = elementIndex(b, loc, l, slot, tid);
-    Value row = arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(swizzle.rowLength)));
-    Value column = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, swizzle.rowLength - 1));
+    auto [row, column] = rowAndColumn(b, loc, index, swizzle.rowLength);
     Value at = swizzledIndex(b, loc, swizzle, row, column);
     if (group == 1) {
       shared.store(b, loc, valueAt(slot), at, offset);

@@ -172,6 +172,9 @@ int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, mlir::Value ptr
 int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
                     mlir::RankedTensorType tile);
 
+/// (row, column) of element `index` of a row-major tile with rows of `rowLength`.
+std::pair<mlir::Value, mlir::Value> rowAndColumn(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
+                                                 int64_t rowLength);
 /// Element index of (row, column) in a swizzled 2-D array (SwizzleParams as arithmetic).
 mlir::Value swizzledIndex(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
                           mlir::Value column);
