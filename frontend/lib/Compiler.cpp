@@ -8,11 +8,14 @@
 #include "tk/Frontend/Parser.h"
 #include "tk/Frontend/Sema.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_os_ostream.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -64,7 +67,15 @@ struct Compiler::Impl {
         auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, "tk.name");
         if (!name || fn.getArgAttr(i, "tk.nospec"))
           continue;
-        int64_t divisibility = mlir::isa<PtrType>(fn.getArgument(i).getType()) ? 16 : 1;
+        mlir::Value arg = fn.getArgument(i);
+        if (std::find(options.equalToOne.begin(), options.equalToOne.end(), name.str()) != options.equalToOne.end() &&
+            mlir::isa<mlir::IntegerType>(arg.getType()) && !fn.getBody().empty()) {
+          mlir::OpBuilder b(&fn.getBody().front(), fn.getBody().front().begin());
+          mlir::Value one = mlir::arith::ConstantOp::create(b, arg.getLoc(), b.getIntegerAttr(arg.getType(), 1));
+          arg.replaceAllUsesWith(one);
+          continue;
+        }
+        int64_t divisibility = mlir::isa<PtrType>(arg.getType()) ? 16 : 1;
         if (auto it = options.divisibility.find(name.str()); it != options.divisibility.end())
           divisibility = it->second;
         if (divisibility > 1)
@@ -241,6 +252,10 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
       return mlir::success();
     });
     mlir::PassManager pm(impl_->context.get());
+    if (!impl_->options.equalToOne.empty()) { // fold the arguments specialized to 1
+      pm.addPass(mlir::createCanonicalizerPass());
+      pm.addPass(mlir::createCSEPass());
+    }
     buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm);
     if (mlir::failed(pm.run(*gpu))) {
       impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
@@ -283,6 +298,39 @@ std::vector<std::pair<std::string, std::string>> Compiler::sources() const {
   for (uint32_t id = 1; id <= impl_->sources.fileCount(); ++id)
     files.emplace_back(impl_->sources.path(id), impl_->sources.text(id));
   return files;
+}
+
+bool Compiler::declarations(std::vector<KernelDecl> &out) {
+  if (!impl_->loaded)
+    return false;
+  size_t errorsBefore = impl_->diags.errorCount();
+  runWithLargeStack([&] {
+    for (const KernelItem *kernel : impl_->selected) {
+      KernelDecl decl;
+      decl.name = kernel->name;
+      std::vector<Type> types = impl_->sema.declaredParamTypes(*kernel);
+      for (size_t k = 0; k < kernel->params.size(); ++k) {
+        const KernelParam &p = kernel->params[k];
+        decl.params.push_back({p.name, types[k], p.mode == KernelParam::Mode::Const,
+                               p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr});
+      }
+      if (std::optional<AutotuneSpec> tune = impl_->sema.autotune(*kernel)) {
+        decl.tuneKey = tune->key;
+        for (const TuneConfig &config : tune->configs) {
+          std::map<std::string, std::string> values;
+          for (auto &[name, value] : config.values)
+            values[name] = value.str();
+          if (config.numWarps)
+            values["num_warps"] = std::to_string(*config.numWarps);
+          if (config.numStages)
+            values["num_stages"] = std::to_string(*config.numStages);
+          decl.configs.push_back(std::move(values));
+        }
+      }
+      out.push_back(std::move(decl));
+    }
+  });
+  return impl_->diags.errorCount() == errorsBefore;
 }
 
 std::vector<KernelSignature> Compiler::signatures() const {

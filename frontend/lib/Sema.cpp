@@ -403,6 +403,15 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   return spec;
 }
 
+std::vector<Type> Sema::declaredParamTypes(const KernelItem &kernel) {
+  std::vector<std::pair<const FnItem *, SrcRange>> stack;
+  SemaImpl impl(*this, kernel.fileId, &stack);
+  std::vector<Type> types;
+  for (const KernelParam &p : kernel.params)
+    types.push_back(impl.resolveType(*p.type, false));
+  return types;
+}
+
 std::vector<std::string> Sema::unboundConstants(const KernelItem &kernel,
                                                 const std::map<std::string, std::string> &defines,
                                                 const TuneConfig *config) {

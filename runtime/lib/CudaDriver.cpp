@@ -44,6 +44,18 @@ Driver load() {
   bind(library, d.cuEventDestroy, "cuEventDestroy", "cuEventDestroy_v2");
   bind(library, d.cuGetErrorString, "cuGetErrorString");
   bind(library, d.cuDriverGetVersion, "cuDriverGetVersion");
+  bind(library, d.cuDeviceTotalMem, "cuDeviceTotalMem", "cuDeviceTotalMem_v2");
+  bind(library, d.cuMemGetInfo, "cuMemGetInfo", "cuMemGetInfo_v2");
+  bind(library, d.cuModuleLoadData, "cuModuleLoadData");
+  bind(library, d.cuFuncGetAttribute, "cuFuncGetAttribute");
+  bind(library, d.cuStreamCreate, "cuStreamCreate");
+  bind(library, d.cuStreamDestroy, "cuStreamDestroy", "cuStreamDestroy_v2");
+  bind(library, d.cuStreamSynchronize, "cuStreamSynchronize");
+  bind(library, d.cuMemsetD8Async, "cuMemsetD8Async");
+  bind(library, d.cuLinkCreate, "cuLinkCreate", "cuLinkCreate_v2");
+  bind(library, d.cuLinkAddData, "cuLinkAddData", "cuLinkAddData_v2");
+  bind(library, d.cuLinkComplete, "cuLinkComplete");
+  bind(library, d.cuLinkDestroy, "cuLinkDestroy");
   d.check(d.cuInit(0), "cuInit");
   int count = 0;
   d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");

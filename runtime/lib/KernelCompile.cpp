@@ -8,12 +8,14 @@ namespace tk {
 namespace {
 
 std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options) {
-  std::vector<std::string> parts{"ptx", compilerBuildId(), "sm_" + std::to_string(options.sm), options.kernel,
+  std::vector<std::string> parts{"ptx2", compilerBuildId(), "sm_" + std::to_string(options.sm), options.kernel,
                                  options.debug ? "debug" : "", options.optimize ? "O3" : "O0"};
   for (const auto &[name, value] : options.defines)
     parts.push_back("-D" + name + "=" + value);
   for (const auto &[name, divisibility] : options.divisibility)
     parts.push_back(name + "%" + std::to_string(divisibility));
+  for (const std::string &name : options.equalToOne)
+    parts.push_back(name + "==1");
   for (const auto &[file, source] : compiler.sources()) {
     parts.push_back(file);
     parts.push_back(source);
@@ -21,16 +23,19 @@ std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options)
   return cacheKey(parts);
 }
 
-/// An entry is "<shared bytes>\n<PTX>"; anything else is a miss.
+/// An entry is "<shared bytes> <threads>\n<PTX>"; anything else is a miss.
 std::optional<CompiledKernel> parseEntry(const std::string &entry) {
   size_t newline = entry.find('\n');
   if (newline == std::string::npos)
     return std::nullopt;
   char *end = nullptr;
   long long sharedBytes = std::strtoll(entry.c_str(), &end, 10);
-  if (sharedBytes < 0 || end != entry.c_str() + newline)
+  if (sharedBytes < 0 || *end != ' ')
     return std::nullopt;
-  return CompiledKernel{entry.substr(newline + 1), sharedBytes, /*fromCache=*/true};
+  long long threads = std::strtoll(end + 1, &end, 10);
+  if (threads <= 0 || threads > 1024 || end != entry.c_str() + newline)
+    return std::nullopt;
+  return CompiledKernel{entry.substr(newline + 1), sharedBytes, int(threads), /*fromCache=*/true};
 }
 
 /// $TK_DUMP_DIR: every stage of each kernel compiled, as `<kernel>-<key>.<stage>`.
@@ -65,8 +70,10 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
   bool dump = dumpDir && *dumpDir;
   if (!dump)
     if (std::optional<std::string> entry = cache.get(key))
-      if (std::optional<CompiledKernel> cached = parseEntry(*entry))
+      if (std::optional<CompiledKernel> cached = parseEntry(*entry)) {
+        cached->key = key;
         return cached;
+      }
   if (dump && !dumpStages(compiler, dumpDir, options.kernel + "-" + key.substr(0, 12), diagnostics))
     return std::nullopt;
   std::ostringstream ptx;
@@ -74,9 +81,11 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
     diagnostics = compiler.diagnosticsText();
     return std::nullopt;
   }
-  CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), /*fromCache=*/false};
+  CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), compiler.signatures().at(0).numWarps * 32,
+                          /*fromCache=*/false, key};
   std::string error; // best-effort: an unwritable cache only costs the next run a compile
-  cache.put(key, std::to_string(compiled.sharedBytes) + "\n" + compiled.ptx, error);
+  cache.put(key, std::to_string(compiled.sharedBytes) + " " + std::to_string(compiled.threads) + "\n" + compiled.ptx,
+            error);
   return compiled;
 }
 

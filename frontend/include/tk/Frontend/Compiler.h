@@ -25,6 +25,23 @@ struct CompileOptions {
   /// Divisibility (in bytes for pointers, in units for integers) known of runtime arguments,
   /// as the JIT specializes them; pointers default to 16 (allocations are 256-byte aligned).
   std::map<std::string, int64_t> divisibility;
+  /// Integer arguments known to equal 1 (the JIT's `== 1` specialization): compiled as the
+  /// constant, so a unit stride makes accesses contiguous.
+  std::vector<std::string> equalToOne;
+};
+
+/// A kernel as declared, before any constant is bound: what the JIT checks launches against
+/// and what the autotuner searches.
+struct KernelDecl {
+  struct Param {
+    std::string name;
+    Type type;
+    bool isConst = false, nospec = false, hasDefault = false;
+  };
+  std::string name;
+  std::vector<Param> params;
+  std::vector<std::string> tuneKey;                         // @autotune(key = [...])
+  std::vector<std::map<std::string, std::string>> configs; // constants and num_warps/num_stages, as text
 };
 
 /// ast, tk: front end; tkgpu: per-thread LLVM+NVVM dialect; llvm: LLVM IR; ptx; cubin (ptxas).
@@ -72,6 +89,9 @@ public:
   int64_t sharedBytes() const;
   /// Every file loaded (the main file and its imports) as path and text, for cache keys.
   std::vector<std::pair<std::string, std::string>> sources() const;
+  /// The selected kernels as declared (after a successful load). False on errors in their
+  /// parameter types or @autotune decorators.
+  bool declarations(std::vector<KernelDecl> &out);
   /// Summaries of the selected kernels (after a successful check or emit).
   std::vector<KernelSummary> summaries();
 

@@ -80,6 +80,8 @@ public:
                                               const TuneConfig *config);
 
   /// Constant parameters that have no value from defines, config or default.
+  /// The types written for a kernel's parameters, in order (errors reported; Type::error()).
+  std::vector<Type> declaredParamTypes(const KernelItem &kernel);
   std::vector<std::string> unboundConstants(const KernelItem &kernel,
                                             const std::map<std::string, std::string> &defines,
                                             const TuneConfig *config);

@@ -15,10 +15,13 @@ using CUresult = int;
 using CUdevice = int;
 using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
-using CUfunction = struct CUfunc_st *;
-using CUstream = struct CUstream_st *;
+struct CUstream_st;
+struct CUfunc_st;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
+using CUlinkState = struct CUlinkState_st *;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -47,6 +50,18 @@ struct Driver {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*cuMemGetInfo)(size_t *, size_t *);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
+  CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned, int *, void **);
+  CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
+  CUresult (*cuLinkDestroy)(CUlinkState);
 
   /// The loaded driver; throws tk::Error when libcuda.so.1 or a GPU is missing.
   static Driver &get();

@@ -14,7 +14,9 @@ namespace tk {
 struct CompiledKernel {
   std::string ptx;
   int64_t sharedBytes = 0; // dynamic shared memory a launch asks for
+  int threads = 128;       // num_warps * 32
   bool fromCache = false;
+  std::string key; // the disk cache's key of this PTX
 };
 
 /// The PTX of `options.kernel` in the file at `path` (or `text`, named `path`): from `cache`

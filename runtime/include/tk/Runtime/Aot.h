@@ -1,0 +1,54 @@
+// Loading compiled kernels into the driver, for the JIT and for AOT headers (`tkc FILE
+// --emit=header`): a program that includes such a header links only libtk_runtime.
+#ifndef TK_RUNTIME_AOT_H
+#define TK_RUNTIME_AOT_H
+
+#include "tk/Runtime/Context.h"
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+namespace tk {
+
+/// A kernel's function in the current context: from a cubin or a PTX image (NUL-terminated),
+/// opted in to `sharedBytes` of dynamic shared memory. Throws tk::Error with the driver's log.
+cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
+/// PTX compiled to a cubin for the current GPU by the driver's linker.
+std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel);
+/// Registers per thread ptxas gave the function.
+int functionRegisters(cuda::CUfunc_st *function);
+
+/// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
+/// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).
+class AotKernel {
+public:
+  AotKernel(const char *name, const unsigned char *cubin, size_t cubinBytes, int cubinSm, const char *ptx, int threads,
+            int64_t sharedBytes)
+      : name_(name), cubin_(cubin), cubinBytes_(cubinBytes), cubinSm_(cubinSm), ptx_(ptx), threads_(threads),
+        sharedBytes_(sharedBytes) {}
+  void launch(Context &context, const Grid &grid, void **params, const Stream &stream);
+  const char *name() const { return name_; }
+
+private:
+  const char *name_;
+  const unsigned char *cubin_;
+  size_t cubinBytes_;
+  int cubinSm_;
+  const char *ptx_;
+  int threads_;
+  int64_t sharedBytes_;
+  std::once_flag loaded_;
+  cuda::CUfunc_st *function_ = nullptr;
+};
+
+/// Throws tk::Error naming the kernel and the parameter unless `pointer` is aligned to
+/// `alignment` bytes (AOT kernels are compiled assuming it) and `value % divisor == 0`.
+void checkAotPointer(const char *kernel, const char *param, unsigned long long pointer, int64_t alignment);
+void checkAotDivisible(const char *kernel, const char *param, int64_t value, int64_t divisor);
+/// The device address of a buffer argument, checked to hold `elem` elements.
+unsigned long long aotBufferPointer(const char *kernel, const char *param, const Buffer &buffer, Scalar elem);
+
+} // namespace tk
+
+#endif

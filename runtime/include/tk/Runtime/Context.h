@@ -1,0 +1,183 @@
+// The device side of the C++ API, in the small runtime library (libtk_runtime, no LLVM inside):
+// a Context on one GPU (or on the CPU interpreter), streams, RAII buffers, grids. The JIT
+// (tk/Runtime/Jit.h) and AOT headers (tk/Runtime/Aot.h) launch kernels on it.
+#ifndef TK_RUNTIME_CONTEXT_H
+#define TK_RUNTIME_CONTEXT_H
+
+#include "tk/Frontend/Types.h"
+#include "tk/Runtime/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+namespace cuda {
+struct CUstream_st;
+struct CUfunc_st;
+struct CUctx_st;
+} // namespace cuda
+
+enum class Backend { Cuda, Interpreter };
+
+/// What the tuner and the launcher need to know of the GPU.
+struct DeviceInfo {
+  std::string name;   // "NVIDIA H200"; "interpreter" on the CPU
+  int sm = 0;         // compute capability, 90 for sm_90
+  int multiprocessors = 0;
+  int64_t sharedBytesPerBlock = 0; // the opt-in maximum of dynamic shared memory
+  int64_t registersPerBlock = 0;
+  int maxThreadsPerBlock = 1024;
+  int64_t totalMemory = 0;
+  int64_t l2Bytes = 0;
+};
+
+/// A launch grid: x up to 2^31 - 1, y and z up to 65535, each at least 1.
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+  Grid(int64_t x = 1, int64_t y = 1, int64_t z = 1) : x(x), y(y), z(z) {}
+  /// Throws tk::Error naming `kernel` unless every dimension is in range.
+  void check(const std::string &kernel) const;
+};
+
+/// A CUDA stream (owned: destroyed with the object). A default-constructed Stream is the
+/// context's default stream, and the only stream of the interpreter.
+class Stream {
+public:
+  Stream() = default;
+  ~Stream();
+  Stream(Stream &&other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+  Stream &operator=(Stream &&other) noexcept;
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  cuda::CUstream_st *handle() const { return handle_; }
+  /// Waits for the work queued on this stream; throws tk::Error if a kernel on it faulted.
+  void synchronize() const;
+
+private:
+  friend class Context;
+  explicit Stream(cuda::CUstream_st *handle) : handle_(handle) {}
+  cuda::CUstream_st *handle_ = nullptr;
+};
+
+class Context {
+public:
+  /// A context on GPU `device` (the CUDA backend) or on the CPU interpreter. Throws tk::Error
+  /// saying what is missing when there is no driver or no such GPU.
+  explicit Context(Backend backend = Backend::Cuda, int device = 0);
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  /// The CUDA backend when a driver and a GPU are present, else the interpreter.
+  static Backend defaultBackend();
+
+  Backend backend() const { return backend_; }
+  const DeviceInfo &device() const { return info_; }
+  Stream createStream();
+  /// Makes this context current on the calling thread (worker threads that call the driver).
+  void makeCurrent() const;
+  /// Waits for all queued work; throws tk::Error naming the last kernel launched when one
+  /// faulted. After a fault such as an illegal address CUDA's context is unusable: every later
+  /// call fails, and only a new process recovers (CUDA's rule, not tk's).
+  void synchronize();
+
+  /// The median time in milliseconds of `launch` over `repetitions` runs after `warmup` runs,
+  /// each timed with CUDA events and preceded by a write of twice the L2 size, so every run
+  /// starts with a cold L2 (as Triton's do_bench does). CUDA backend only.
+  double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream());
+
+  /// Launch bookkeeping for error messages: the kernel enqueued last. With TK_LAUNCH_BLOCKING=1
+  /// every launch synchronizes, so a fault names exactly the kernel that caused it.
+  void noteLaunch(const std::string &kernel, const Stream &stream);
+  /// Enqueues a compiled function (the JIT and AOT launchers share this). Throws tk::Error
+  /// naming `kernel`.
+  void launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
+                      int64_t sharedBytes, void **params, const Stream &stream);
+
+private:
+  Backend backend_;
+  DeviceInfo info_;
+  cuda::CUctx_st *context_ = nullptr;
+  std::string lastKernel_;
+  int launchesSinceSync_ = 0;
+  bool blocking_ = false;
+  unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
+  void checkSync(int result, const std::string &what);
+};
+
+/// Device memory of `count` elements of one type (host memory under the interpreter), freed
+/// with the object; zero-filled when allocated.
+class Buffer {
+public:
+  Buffer(Context &context, Scalar elem, size_t count);
+  ~Buffer();
+  Buffer(Buffer &&other) noexcept;
+  Buffer &operator=(Buffer &&other) noexcept;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  /// A buffer holding a copy of `values` (element type from T: float is f32, int32_t i32...).
+  template <typename T> static Buffer of(Context &context, const std::vector<T> &values);
+  /// A buffer of raw bits of another element type (f16 and bf16 as uint16_t, f8 as uint8_t).
+  template <typename T> static Buffer ofBits(Context &context, Scalar elem, const std::vector<T> &bits);
+
+  Scalar elem() const { return elem_; }
+  size_t count() const { return count_; }
+  size_t bytes() const { return count_ * elementBytes(elem_); }
+  Context &context() const { return *context_; }
+  /// The device address (CUDA backend).
+  unsigned long long devicePointer() const { return device_; }
+  /// The bytes themselves (interpreter backend).
+  std::vector<uint8_t> &hostBytes() { return host_; }
+
+  /// Copies to and from the buffer (synchronously, after queued work): sizes must match.
+  void upload(const void *data, size_t bytes);
+  void download(void *data, size_t bytes) const;
+  template <typename T> std::vector<T> toVector() const {
+    std::vector<T> out(bytes() / sizeof(T));
+    download(out.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  static size_t elementBytes(Scalar elem) { return elem == Scalar::I1 ? 1 : size_t(bitWidth(elem) + 7) / 8; }
+
+private:
+  Context *context_;
+  Scalar elem_;
+  size_t count_;
+  unsigned long long device_ = 0;
+  std::vector<uint8_t> host_;
+};
+
+template <typename T> constexpr Scalar scalarOf();
+template <> constexpr Scalar scalarOf<float>() { return Scalar::F32; }
+template <> constexpr Scalar scalarOf<double>() { return Scalar::F64; }
+template <> constexpr Scalar scalarOf<int8_t>() { return Scalar::I8; }
+template <> constexpr Scalar scalarOf<int16_t>() { return Scalar::I16; }
+template <> constexpr Scalar scalarOf<int32_t>() { return Scalar::I32; }
+template <> constexpr Scalar scalarOf<int64_t>() { return Scalar::I64; }
+template <> constexpr Scalar scalarOf<uint8_t>() { return Scalar::U8; }
+template <> constexpr Scalar scalarOf<uint16_t>() { return Scalar::U16; }
+template <> constexpr Scalar scalarOf<uint32_t>() { return Scalar::U32; }
+template <> constexpr Scalar scalarOf<uint64_t>() { return Scalar::U64; }
+
+template <typename T> Buffer Buffer::of(Context &context, const std::vector<T> &values) {
+  return ofBits(context, scalarOf<T>(), values);
+}
+
+template <typename T> Buffer Buffer::ofBits(Context &context, Scalar elem, const std::vector<T> &bits) {
+  if (sizeof(T) != elementBytes(elem))
+    throw Error(std::string("Buffer::ofBits: ") + scalarName(elem) + " elements are " +
+                std::to_string(elementBytes(elem)) + " bytes, the vector's are " + std::to_string(sizeof(T)));
+  Buffer buffer(context, elem, bits.size());
+  buffer.upload(bits.data(), bits.size() * sizeof(T));
+  return buffer;
+}
+
+} // namespace tk
+
+#endif

@@ -1,0 +1,171 @@
+// The JIT: a .tk module loaded into a Context, its kernels compiled on first launch for the
+// constants and the specialization of the arguments, kept in memory and in the disk cache,
+// and autotuned over their @autotune space (or one given here).
+#ifndef TK_RUNTIME_JIT_H
+#define TK_RUNTIME_JIT_H
+
+#include "tk/Runtime/Context.h"
+
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+/// A compile-time constant given at launch: an integer or a float.
+struct Const {
+  Const(int value) : text(std::to_string(value)) {}
+  Const(int64_t value) : text(std::to_string(value)) {}
+  Const(double value);
+  std::string text;
+};
+using Consts = std::map<std::string, Const>;
+
+/// A device address with the element type it points to (memory the program allocated itself).
+struct DevicePointer {
+  unsigned long long address = 0;
+  Scalar elem = Scalar::F32;
+};
+
+/// One launch argument: a buffer or device pointer for `ptr<T>`, a number for the rest.
+class Arg {
+public:
+  enum class Kind { Buffer, Pointer, Int, Unsigned, Float, Bool };
+  Arg(const Buffer &buffer) : kind_(Kind::Buffer), buffer_(&buffer) {}
+  Arg(DevicePointer pointer) : kind_(Kind::Pointer), pointer_(pointer) {}
+  Arg(int32_t v) : kind_(Kind::Int), i_(v) {}
+  Arg(int64_t v) : kind_(Kind::Int), i_(v) {}
+  Arg(uint32_t v) : kind_(Kind::Unsigned), i_(int64_t(v)) {}
+  Arg(uint64_t v) : kind_(Kind::Unsigned), i_(int64_t(v)) {}
+  Arg(float v) : kind_(Kind::Float), f_(v) {}
+  Arg(double v) : kind_(Kind::Float), f_(v) {}
+  Arg(bool v) : kind_(Kind::Bool), i_(v) {}
+  Kind kind() const { return kind_; }
+  const Buffer *buffer() const { return buffer_; }
+  DevicePointer pointer() const { return pointer_; }
+  int64_t integer() const { return i_; }
+  double real() const { return f_; }
+
+private:
+  Kind kind_;
+  const Buffer *buffer_ = nullptr;
+  DevicePointer pointer_;
+  int64_t i_ = 0;
+  double f_ = 0;
+};
+
+/// The constants and launch options (num_warps, num_stages) of one compiled variant.
+struct Config {
+  std::map<std::string, std::string> values;
+  /// An integer value; throws tk::Error naming `name` when the config has none.
+  int64_t operator[](const std::string &name) const;
+  std::string str() const; // "BM=128, BN=64, num_warps=4"
+};
+
+/// A launch grid, fixed or computed from the config the tuner chose (`cdiv(M, c["BM"])`).
+class GridSpec {
+public:
+  GridSpec(Grid grid) : fixed_(grid) {}
+  GridSpec(int64_t x, int64_t y = 1, int64_t z = 1) : fixed_(x, y, z) {}
+  GridSpec(std::function<Grid(const Config &)> fn) : fn_(std::move(fn)) {}
+  Grid operator()(const Config &config) const { return fn_ ? fn_(config) : fixed_; }
+
+private:
+  Grid fixed_;
+  std::function<Grid(const Config &)> fn_;
+};
+
+struct JitOptions {
+  std::vector<std::string> stdlibDirs; // where `import` looks after the file's folder
+  bool debug = false;                  // check `assert` on the GPU
+  std::string cacheDir = "\x01";       // default: $TK_CACHE_DIR or ~/.cache/tk; "": no disk cache
+  int compileThreads = 0;              // the tuner's compile pool; 0: one per core
+};
+
+struct ParamInfo {
+  std::string name;
+  Type type;
+  bool nospec = false;
+};
+
+/// One config the tuner looked at: its time, or why it was left out.
+struct TuneResult {
+  Config config;
+  double ms = 0;      // median; 0 when pruned or failed
+  std::string status; // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
+};
+
+struct TuneReport {
+  std::vector<TuneResult> results;
+  size_t best = 0;
+  bool fromDatabase = false; // the winner came from the tuning database: nothing was timed
+  double compileSeconds = 0, timeSeconds = 0;
+};
+
+/// Called while tuning: configs compiled or timed so far, of `total`, and what just finished.
+using TuneProgress = std::function<void(size_t done, size_t total, const std::string &what)>;
+
+class Module;
+
+class Kernel {
+public:
+  const std::string &name() const;
+  /// The runtime parameters, in order (const parameters are given in Consts).
+  const std::vector<ParamInfo> &params() const;
+
+  /// Enqueues the kernel on `stream`. Checks the argument count and each argument's type
+  /// (naming the parameter), compiles on first use of these constants and this specialization
+  /// (from memory or the disk cache after that), and autotunes first when the kernel has a
+  /// tuning space and `consts` sets none of its constants. Throws tk::Error.
+  void launch(const GridSpec &grid, std::initializer_list<Arg> args, const Consts &consts = {},
+              const Stream &stream = Stream());
+  void launch(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
+              const Stream &stream = Stream());
+
+  /// Replaces the @autotune space: these configs, tuned per value of the `key` parameters.
+  void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key);
+  /// Tunes for these arguments now (the first launch would), or takes the winner from memory
+  /// or the tuning database; the report lists every config. Runs the kernel on the arguments
+  /// several times per config, so outputs it accumulates into are clobbered.
+  TuneReport tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
+                  const Stream &stream = Stream(), const TuneProgress &progress = nullptr);
+
+  /// What the launches so far did, for tests and benchmarks.
+  struct Stats {
+    int compiles = 0;      // compiled by the compiler
+    int diskHits = 0;      // taken from the disk cache
+    int tunings = 0;       // tuning runs that timed configs
+    int databaseHits = 0;  // winners read from the tuning database
+  };
+  Stats stats() const;
+
+  struct Impl;
+
+private:
+  friend class Module;
+  std::shared_ptr<Impl> impl_;
+};
+
+class Module {
+public:
+  /// Loads a .tk file and its imports. Throws tk::Error with the compiler's diagnostics.
+  static Module fromFile(Context &context, const std::string &path, JitOptions options = {});
+  /// Source text, named `path` in diagnostics; imports resolve beside that path.
+  static Module fromString(Context &context, const std::string &source, const std::string &path = "module.tk",
+                           JitOptions options = {});
+  /// Throws tk::Error listing the module's kernels when there is none of that name.
+  Kernel kernel(const std::string &name) const;
+  std::vector<std::string> kernelNames() const;
+
+  struct Impl;
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+} // namespace tk
+
+#endif

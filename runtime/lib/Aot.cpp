@@ -1,0 +1,87 @@
+#include "tk/Runtime/Aot.h"
+
+#include "tk/Runtime/CudaDriver.h"
+
+#include <cstring>
+
+namespace tk {
+
+namespace {
+constexpr int kErrorLog = 5, kErrorLogSize = 6, kInputPtx = 1, kNumRegs = 4, kMaxDynamicShared = 8;
+}
+
+cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
+  cuda::Driver &d = cuda::Driver::get();
+  char log[8192] = {0};
+  int options[] = {kErrorLog, kErrorLogSize};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  cuda::CUmodule module = nullptr;
+  if (d.cuModuleLoadDataEx(&module, image, 2, options, values) != 0)
+    throw Error("the CUDA driver rejected the code of kernel '" + kernel + "': " + log);
+  cuda::CUfunction function = nullptr;
+  d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
+  // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
+  if (sharedBytes > 48 * 1024)
+    d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),
+            "asking for " + std::to_string(sharedBytes) + " bytes of shared memory for kernel '" + kernel + "'");
+  return function; // the module lives as long as the process: functions are cached for reuse
+}
+
+std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel) {
+  cuda::Driver &d = cuda::Driver::get();
+  char log[8192] = {0};
+  int options[] = {kErrorLog, kErrorLogSize};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  cuda::CUlinkState link = nullptr;
+  d.check(d.cuLinkCreate(2, options, values, &link), "cuLinkCreate");
+  std::string cubin;
+  int added = d.cuLinkAddData(link, kInputPtx, const_cast<char *>(ptx.c_str()), ptx.size() + 1, kernel.c_str(), 0,
+                              nullptr, nullptr);
+  void *image = nullptr;
+  size_t size = 0;
+  if (added == 0 && d.cuLinkComplete(link, &image, &size) == 0)
+    cubin.assign(static_cast<const char *>(image), size);
+  d.cuLinkDestroy(link);
+  if (cubin.empty())
+    throw Error("the CUDA driver could not compile the PTX of kernel '" + kernel + "': " + log);
+  return cubin;
+}
+
+int functionRegisters(cuda::CUfunc_st *function) {
+  int registers = 0;
+  cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&registers, kNumRegs, function), "cuFuncGetAttribute");
+  return registers;
+}
+
+void AotKernel::launch(Context &context, const Grid &grid, void **params, const Stream &stream) {
+  if (context.backend() != Backend::Cuda)
+    throw Error(std::string("kernel '") + name_ + "': an AOT kernel runs on the CUDA backend only");
+  std::call_once(loaded_, [&] {
+    bool cubinFits = cubinBytes_ > 0 && cubinSm_ == context.device().sm;
+    function_ = loadFunction(cubinFits ? static_cast<const void *>(cubin_) : static_cast<const void *>(ptx_), name_,
+                             sharedBytes_);
+  });
+  context.launchFunction(function_, name_, grid, threads_, sharedBytes_, params, stream);
+}
+
+void checkAotPointer(const char *kernel, const char *param, unsigned long long pointer, int64_t alignment) {
+  if (pointer % uint64_t(alignment) != 0)
+    throw Error(std::string("kernel '") + kernel + "': parameter '" + param + "' must be " + std::to_string(alignment) +
+                "-byte aligned (the header was compiled assuming it); got address " + std::to_string(pointer));
+}
+
+void checkAotDivisible(const char *kernel, const char *param, int64_t value, int64_t divisor) {
+  if (value % divisor != 0)
+    throw Error(std::string("kernel '") + kernel + "': parameter '" + param + "' must be divisible by " +
+                std::to_string(divisor) + " (the header was compiled with --divisibility " + param + "=" +
+                std::to_string(divisor) + "); got " + std::to_string(value));
+}
+
+unsigned long long aotBufferPointer(const char *kernel, const char *param, const Buffer &buffer, Scalar elem) {
+  if (buffer.elem() != elem)
+    throw Error(std::string("kernel '") + kernel + "': parameter '" + param + "' is ptr<" + scalarName(elem) +
+                "> but the buffer holds " + scalarName(buffer.elem()));
+  return buffer.devicePointer();
+}
+
+} // namespace tk

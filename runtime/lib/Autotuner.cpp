@@ -1,0 +1,225 @@
+// The autotuner: prune the configs that cannot run, compile the rest in parallel, time each
+// with CUDA events (cold L2, median), keep the winner in memory and in the tuning database.
+#include "JitImpl.h"
+#include "TuningDatabase.h"
+
+#include "tk/Runtime/DiskCache.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace tk {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string firstLines(const std::string &text, int lines) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; lines-- > 0 && std::getline(in, line);)
+    out += (out.empty() ? "" : " / ") + line;
+  return out;
+}
+
+std::optional<std::string> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int64_t threadsOf(const Config &config) { return configInt(config, "num_warps").value_or(4) * 32; }
+
+} // namespace
+
+std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
+                                             const Config &given, const Stream &stream, const TuneProgress &progress,
+                                             TuneReport *report) {
+  std::string keys = keyValues(args);
+  std::string memoryKey = given.str() + "|" + packed.spec + "|" + keys;
+  std::vector<Config> candidates;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = winners.find(memoryKey); it != winners.end()) {
+      if (report) {
+        report->results = {TuneResult{it->second->config, 0, "known (tuned earlier in this process)"}};
+        report->fromDatabase = true;
+      }
+      return it->second;
+    }
+    for (const Config &config : configs) {
+      Config merged = given;
+      for (const auto &[name, value] : config.values)
+        merged.values[name] = value;
+      candidates.push_back(std::move(merged));
+    }
+  }
+  const DeviceInfo &device = context().device();
+  std::string configList;
+  for (const Config &c : candidates)
+    configList += c.str() + ";";
+  std::string dbPath;
+  if (!module->cacheDir.empty())
+    dbPath = module->cacheDir + "/tuning/" +
+             cacheKey({"tune", module->sourceHash, decl.name, configList, keys, device.name, packed.spec}) + ".json";
+
+  auto remember = [&](std::shared_ptr<Variant> winner, bool timed) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++(timed ? stats.tunings : stats.databaseHits);
+    variants.emplace(winner->config.str() + "|" + packed.spec, winner);
+    winners[memoryKey] = winner;
+    return winner;
+  };
+
+  // The tuning database: a second process tunes nothing.
+  if (context().backend() == Backend::Cuda && !dbPath.empty())
+    if (std::optional<std::string> text = readFile(dbPath)) {
+      std::string error;
+      std::optional<TuningEntry> entry = parseTuningEntry(*text, error);
+      auto known = entry ? std::find_if(candidates.begin(), candidates.end(),
+                                        [&](const Config &c) { return c.values == entry->config.values; })
+                         : candidates.end();
+      if (known != candidates.end() && entry->gpu == device.name && entry->kernelHash == module->sourceHash) {
+        bool fromDisk = false;
+        std::shared_ptr<Variant> winner = build(*known, packed.spec, fromDisk);
+        if (report) {
+          report->results = {TuneResult{*known, entry->ms, "from the tuning database " + dbPath}};
+          report->fromDatabase = true;
+        }
+        return remember(winner, false);
+      }
+      std::cerr << "tk: warning: ignoring the tuning entry " << dbPath << ": "
+                << (entry ? "it is for another kernel, GPU or space" : error) << "; tuning again\n";
+    }
+
+  std::vector<TuneResult> results(candidates.size());
+  std::vector<std::shared_ptr<Variant>> built(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    results[i].config = candidates[i];
+    if (threadsOf(candidates[i]) > device.maxThreadsPerBlock)
+      results[i].status = "pruned: " + std::to_string(threadsOf(candidates[i])) + " threads, the GPU allows " +
+                          std::to_string(device.maxThreadsPerBlock);
+  }
+
+  if (context().backend() == Backend::Interpreter) {
+    // The interpreter cannot time a kernel: the first config that fits runs.
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!results[i].status.empty())
+        continue;
+      bool fromDisk = false;
+      std::shared_ptr<Variant> winner = build(candidates[i], packed.spec, fromDisk);
+      if (report) {
+        results[i].status = "chosen untimed (the interpreter cannot time kernels)";
+        report->results = results;
+        report->best = i;
+      }
+      return remember(winner, false);
+    }
+    throw Error("kernel '" + decl.name + "': no config of its tuning space fits");
+  }
+
+  // Compile every candidate on a pool of threads.
+  auto compileStart = std::chrono::steady_clock::now();
+  size_t total = candidates.size() * 2, done = 0;
+  std::mutex progressMutex;
+  auto step = [&](const std::string &what) {
+    std::lock_guard<std::mutex> lock(progressMutex);
+    ++done;
+    if (progress)
+      progress(done, total, what);
+  };
+  std::atomic<size_t> next{0};
+  unsigned workers = module->options.compileThreads > 0 ? unsigned(module->options.compileThreads)
+                                                         : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<unsigned>(workers, unsigned(candidates.size()));
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      context().makeCurrent();
+      for (size_t i; (i = next++) < candidates.size();) {
+        if (results[i].status.empty()) {
+          try {
+            bool fromDisk = false;
+            built[i] = build(candidates[i], packed.spec, fromDisk);
+          } catch (const Error &e) {
+            results[i].status = "failed to compile: " + firstLines(e.what(), 3);
+          }
+        }
+        step("compiled " + candidates[i].str());
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  double compileSeconds = secondsSince(compileStart);
+
+  // What compiled but cannot run: shared memory and registers beyond the GPU's.
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Variant *v = built[i].get();
+    if (!v)
+      continue;
+    if (v->sharedBytes > device.sharedBytesPerBlock)
+      results[i].status = "pruned: " + std::to_string(v->sharedBytes) + " bytes of shared memory, the GPU allows " +
+                          std::to_string(device.sharedBytesPerBlock);
+    else if (int64_t(v->registers) * v->threads > device.registersPerBlock)
+      results[i].status = "pruned: " + std::to_string(v->registers) + " registers x " + std::to_string(v->threads) +
+                          " threads, the GPU allows " + std::to_string(device.registersPerBlock);
+    if (!results[i].status.empty())
+      built[i].reset();
+  }
+
+  auto timeStart = std::chrono::steady_clock::now();
+  std::optional<size_t> best;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (built[i]) {
+      Variant &v = *built[i];
+      try {
+        Grid g = grid(v.config);
+        g.check(decl.name);
+        auto once = [&] {
+          context().launchFunction(v.function, decl.name, g, v.threads, v.sharedBytes, packed.pointers.data(), stream);
+        };
+        double estimate = context().timeMedian(once, 1, 3, stream);
+        // About 20 ms of timed runs per config, at least 5 and at most 100.
+        int repetitions = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
+        results[i].ms = context().timeMedian(once, 0, repetitions, stream);
+        if (!best || results[i].ms < results[*best].ms)
+          best = i;
+      } catch (const Error &e) {
+        results[i].status = std::string("failed to run: ") + e.what();
+        built[i].reset();
+      }
+    }
+    step("timed " + candidates[i].str());
+  }
+  if (!best) {
+    std::string why;
+    for (const TuneResult &r : results)
+      why += "\n  {" + r.config.str() + "}: " + r.status;
+    throw Error("kernel '" + decl.name + "': no config of its tuning space could run:" + why);
+  }
+  if (report) {
+    report->results = results;
+    report->best = *best;
+    report->compileSeconds = compileSeconds;
+    report->timeSeconds = secondsSince(timeStart);
+  }
+  if (!dbPath.empty()) {
+    TuningEntry entry{decl.name, module->sourceHash, device.name, packed.spec, keys, candidates[*best], results[*best].ms};
+    std::string error; // best-effort, as the disk cache
+    if (!writeAtomically(dbPath, tuningEntryJson(entry), error))
+      std::cerr << "tk: warning: the tuning database: " << error << "\n";
+  }
+  return remember(built[*best], true);
+}
+
+} // namespace tk

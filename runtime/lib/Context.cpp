@@ -1,0 +1,264 @@
+#include "tk/Runtime/Context.h"
+
+#include "tk/Runtime/CudaDriver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace tk {
+
+namespace {
+
+constexpr int kOutOfMemory = 2;
+
+cuda::Driver &driver() { return cuda::Driver::get(); }
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GiB", bytes / double(1 << 30));
+  return text;
+}
+
+int attribute(int which, cuda::CUdevice device) {
+  int value = 0;
+  driver().check(driver().cuDeviceGetAttribute(&value, which, device), "cuDeviceGetAttribute");
+  return value;
+}
+
+} // namespace
+
+void Grid::check(const std::string &kernel) const {
+  const int64_t dims[3] = {x, y, z};
+  for (int d = 0; d < 3; ++d) {
+    int64_t limit = d == 0 ? INT32_MAX : 65535;
+    if (dims[d] < 1 || dims[d] > limit)
+      throw Error("kernel '" + kernel + "': grid dimension " + "xyz"[d] + " is " + std::to_string(dims[d]) +
+                  "; it must be in [1, " + std::to_string(limit) + "]");
+  }
+}
+
+Stream::~Stream() {
+  if (handle_)
+    driver().cuStreamDestroy(handle_);
+}
+
+Stream &Stream::operator=(Stream &&other) noexcept {
+  std::swap(handle_, other.handle_);
+  return *this;
+}
+
+void Stream::synchronize() const {
+  if (cuda::available())
+    driver().check(driver().cuStreamSynchronize(handle_), "synchronizing a stream");
+}
+
+Backend Context::defaultBackend() { return cuda::available() ? Backend::Cuda : Backend::Interpreter; }
+
+Context::Context(Backend backend, int device) : backend_(backend) {
+  const char *blocking = std::getenv("TK_LAUNCH_BLOCKING");
+  blocking_ = blocking && *blocking && std::string(blocking) != "0";
+  if (backend == Backend::Interpreter) {
+    info_.name = "interpreter";
+    info_.sharedBytesPerBlock = INT64_MAX;
+    info_.registersPerBlock = INT64_MAX;
+    return;
+  }
+  try {
+    driver();
+  } catch (const Error &e) {
+    std::string message = e.what();
+    // The driver's loader speaks to tkc users; here the remedy is the C++ spelling.
+    if (size_t at = message.find("; use --backend=interp"); at != std::string::npos)
+      message = message.substr(0, at);
+    throw Error("tk::Context: " + message + " (tk::Backend::Interpreter runs kernels on the CPU)");
+  }
+  int count = 0;
+  driver().check(driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (device < 0 || device >= count)
+    throw Error("tk::Context: there is no GPU " + std::to_string(device) + ": the CUDA driver sees " +
+                std::to_string(count) + " GPU" + (count == 1 ? "" : "s"));
+  cuda::CUdevice handle = 0;
+  driver().check(driver().cuDeviceGet(&handle, device), "cuDeviceGet");
+  driver().check(driver().cuDevicePrimaryCtxRetain(&context_, handle), "cuDevicePrimaryCtxRetain");
+  makeCurrent();
+  char name[256] = {0};
+  driver().check(driver().cuDeviceGetName(name, sizeof(name), handle), "cuDeviceGetName");
+  info_.name = name;
+  info_.sm = attribute(75, handle) * 10 + attribute(76, handle);
+  info_.multiprocessors = attribute(16, handle);
+  info_.maxThreadsPerBlock = attribute(1, handle);
+  info_.registersPerBlock = attribute(12, handle);
+  info_.sharedBytesPerBlock = attribute(97, handle); // the opt-in maximum
+  info_.l2Bytes = attribute(38, handle);
+  size_t total = 0;
+  driver().check(driver().cuDeviceTotalMem(&total, handle), "cuDeviceTotalMem");
+  info_.totalMemory = int64_t(total);
+}
+
+Context::~Context() {
+  if (flush_)
+    driver().cuMemFree(flush_);
+}
+
+void Context::makeCurrent() const {
+  if (backend_ == Backend::Cuda)
+    driver().check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+}
+
+Stream Context::createStream() {
+  if (backend_ == Backend::Interpreter)
+    return Stream();
+  cuda::CUstream stream = nullptr;
+  driver().check(driver().cuStreamCreate(&stream, 0), "cuStreamCreate");
+  return Stream(stream);
+}
+
+void Context::checkSync(int result, const std::string &what) {
+  int launches = launchesSinceSync_;
+  launchesSinceSync_ = 0;
+  if (result == 0)
+    return;
+  const char *message = nullptr;
+  driver().cuGetErrorString(result, &message);
+  std::string text = message ? message : "CUDA error " + std::to_string(result);
+  std::string culprit = lastKernel_.empty() ? "" : " kernel '" + lastKernel_ + "'";
+  if (launches > 1)
+    culprit += " (the last of " + std::to_string(launches) +
+               " kernels launched since the last synchronize; TK_LAUNCH_BLOCKING=1 pins the fault to its kernel)";
+  throw Error(what + ":" + culprit + " failed: " + text +
+              (result == 700 || result == 719 ? "; the CUDA context is unusable after this error (CUDA's rule): "
+                                                "start a new process"
+                                              : ""));
+}
+
+void Context::synchronize() {
+  if (backend_ == Backend::Interpreter)
+    return;
+  checkSync(driver().cuCtxSynchronize(), "synchronize");
+}
+
+void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
+  lastKernel_ = kernel;
+  ++launchesSinceSync_;
+  if (blocking_)
+    checkSync(driver().cuStreamSynchronize(stream.handle()), "TK_LAUNCH_BLOCKING");
+}
+
+void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
+                             int64_t sharedBytes, void **params, const Stream &stream) {
+  cuda::CUresult result =
+      driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
+                              unsigned(sharedBytes), stream.handle(), params, nullptr);
+  if (result != 0) {
+    grid.check(kernel);
+    driver().check(result, "launching kernel '" + kernel + "' (" + std::to_string(threads) + " threads, " +
+                               std::to_string(sharedBytes) + " bytes of shared memory)");
+  }
+  noteLaunch(kernel, stream);
+}
+
+double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream) {
+  if (backend_ != Backend::Cuda)
+    throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
+  size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
+  if (!flush_)
+    driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
+  for (int r = 0; r < warmup; ++r)
+    launch();
+  cuda::CUevent start = nullptr, stop = nullptr;
+  driver().check(driver().cuEventCreate(&start, 0), "cuEventCreate");
+  driver().check(driver().cuEventCreate(&stop, 0), "cuEventCreate");
+  std::vector<float> times;
+  try {
+    for (int r = 0; r < repetitions; ++r) {
+      driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
+      driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
+      launch();
+      driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");
+      checkSync(driver().cuEventSynchronize(stop), "timing");
+      float ms = 0;
+      driver().check(driver().cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+      times.push_back(ms);
+    }
+  } catch (...) {
+    driver().cuEventDestroy(start);
+    driver().cuEventDestroy(stop);
+    throw;
+  }
+  driver().cuEventDestroy(start);
+  driver().cuEventDestroy(stop);
+  if (times.empty())
+    return 0;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+Buffer::Buffer(Context &context, Scalar elem, size_t count) : context_(&context), elem_(elem), count_(count) {
+  size_t size = bytes();
+  if (context.backend() == Backend::Interpreter) {
+    host_.assign(size, 0);
+    return;
+  }
+  cuda::CUresult result = driver().cuMemAlloc(&device_, std::max<size_t>(size, 16));
+  if (result == kOutOfMemory) {
+    size_t freeBytes = 0, total = 0;
+    driver().cuMemGetInfo(&freeBytes, &total);
+    throw Error("tk::Buffer: cannot allocate " + std::to_string(count) + " " + scalarName(elem) + " elements (" +
+                gib(double(size)) + ") on " + context.device().name + ": it has " + gib(double(total)) + ", " +
+                gib(double(freeBytes)) + " of them free");
+  }
+  driver().check(result, "tk::Buffer: cuMemAlloc of " + std::to_string(size) + " bytes");
+  driver().check(driver().cuMemsetD8(device_, 0, std::max<size_t>(size, 16)), "tk::Buffer: zero-filling");
+}
+
+Buffer::~Buffer() {
+  if (device_)
+    driver().cuMemFree(device_);
+}
+
+Buffer::Buffer(Buffer &&other) noexcept
+    : context_(other.context_), elem_(other.elem_), count_(other.count_), device_(other.device_),
+      host_(std::move(other.host_)) {
+  other.device_ = 0;
+  other.count_ = 0;
+}
+
+Buffer &Buffer::operator=(Buffer &&other) noexcept {
+  std::swap(context_, other.context_);
+  std::swap(elem_, other.elem_);
+  std::swap(count_, other.count_);
+  std::swap(device_, other.device_);
+  std::swap(host_, other.host_);
+  return *this;
+}
+
+void Buffer::upload(const void *data, size_t size) {
+  if (size != bytes())
+    throw Error("tk::Buffer::upload: " + std::to_string(size) + " bytes given for a buffer of " +
+                std::to_string(bytes()) + " bytes");
+  if (context_->backend() == Backend::Interpreter) {
+    if (size)
+      std::memcpy(host_.data(), data, size);
+    return;
+  }
+  context_->synchronize(); // a fault of earlier work is reported with its kernel's name
+  if (size)
+    driver().check(driver().cuMemcpyHtoD(device_, data, size), "tk::Buffer::upload");
+}
+
+void Buffer::download(void *data, size_t size) const {
+  if (size != bytes())
+    throw Error("tk::Buffer::download: room for " + std::to_string(size) + " bytes given for a buffer of " +
+                std::to_string(bytes()) + " bytes");
+  if (context_->backend() == Backend::Interpreter) {
+    if (size)
+      std::memcpy(data, host_.data(), size);
+    return;
+  }
+  context_->synchronize();
+  if (size)
+    driver().check(driver().cuMemcpyDtoH(data, device_, size), "tk::Buffer::download");
+}
+
+} // namespace tk

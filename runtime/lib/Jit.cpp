@@ -1,0 +1,454 @@
+#include "JitImpl.h"
+
+#include "tk/Runtime/Aot.h"
+#include "tk/Runtime/FloatFormats.h"
+#include "tk/Runtime/Interpreter.h"
+#include "tk/Runtime/KernelCompile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+namespace tk {
+
+namespace {
+
+const char *kindName(Arg::Kind kind) {
+  switch (kind) {
+  case Arg::Kind::Buffer: return "a buffer";
+  case Arg::Kind::Pointer: return "a device pointer";
+  case Arg::Kind::Int: return "a signed integer";
+  case Arg::Kind::Unsigned: return "an unsigned integer";
+  case Arg::Kind::Float: return "a floating-point value";
+  case Arg::Kind::Bool: return "a bool";
+  }
+  return "a value";
+}
+
+/// log2 of the largest power of two up to 16 dividing `value` (0 divides by everything).
+int alignmentLog2(uint64_t value) {
+  int bits = 0;
+  while (bits < 4 && value % (uint64_t(2) << bits) == 0)
+    ++bits;
+  return bits;
+}
+
+bool fitsIn(int64_t value, bool isUnsignedArg, Scalar scalar) {
+  int width = bitWidth(scalar);
+  if (isUnsigned(scalar) || scalar == Scalar::I1) {
+    if (!isUnsignedArg && value < 0)
+      return false;
+    return width == 64 || uint64_t(value) < (uint64_t(1) << width);
+  }
+  if (isUnsignedArg && value < 0) // above INT64_MAX
+    return false;
+  if (width == 64)
+    return true;
+  int64_t limit = int64_t(1) << (width - 1);
+  return value >= -limit && value < limit;
+}
+
+std::string paramList(const std::vector<ParamInfo> &params) {
+  std::string list;
+  for (const ParamInfo &p : params)
+    list += (list.empty() ? "" : ", ") + p.name + ": " + p.type.str();
+  return list;
+}
+
+} // namespace
+
+Const::Const(double value) {
+  char text[40];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  this->text = text;
+  if (this->text.find_first_of(".eEn") == std::string::npos)
+    this->text += ".0"; // stays a float literal
+}
+
+Config configOf(const Consts &consts) {
+  Config config;
+  for (const auto &[name, value] : consts)
+    config.values[name] = value.text;
+  return config;
+}
+
+std::optional<int64_t> configInt(const Config &config, const std::string &name) {
+  auto it = config.values.find(name);
+  if (it == config.values.end())
+    return std::nullopt;
+  char *end = nullptr;
+  long long value = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end)
+    return std::nullopt;
+  return value;
+}
+
+int64_t Config::operator[](const std::string &name) const {
+  if (std::optional<int64_t> value = configInt(*this, name))
+    return *value;
+  throw Error("the config {" + str() + "} has no integer '" + name + "'");
+}
+
+std::string Config::str() const {
+  std::string text;
+  for (const auto &[name, value] : values)
+    text += (text.empty() ? "" : ", ") + name + "=" + value;
+  return text;
+}
+
+void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const {
+  const std::string &kernel = decl.name;
+  if (count != params.size())
+    throw Error("kernel '" + kernel + "' takes " + std::to_string(params.size()) + " argument" +
+                (params.size() == 1 ? "" : "s") + " (" + paramList(params) + "), got " + std::to_string(count));
+  bool cuda = context().backend() == Backend::Cuda;
+  packed.slots.assign(count, 0);
+  packed.pointers.resize(count);
+  packed.spec.assign(cuda ? count : 0, '-');
+  for (size_t k = 0; k < count; ++k) {
+    const ParamInfo &param = params[k];
+    const Arg &arg = args[k];
+    const Type &type = param.type;
+    auto mismatch = [&](const std::string &got) {
+      return Error("kernel '" + kernel + "': argument " + std::to_string(k + 1) + " ('" + param.name + "') is " +
+                   type.str() + ", got " + got);
+    };
+    packed.pointers[k] = &packed.slots[k];
+    if (type.isPtr()) {
+      Scalar elem;
+      uint64_t address = 0;
+      if (arg.kind() == Arg::Kind::Buffer) {
+        if (&arg.buffer()->context() != module->context)
+          throw mismatch("a buffer of another tk::Context");
+        elem = arg.buffer()->elem();
+        address = arg.buffer()->devicePointer();
+      } else if (arg.kind() == Arg::Kind::Pointer) {
+        if (!cuda)
+          throw mismatch("a device pointer, which the interpreter cannot read (pass a tk::Buffer)");
+        elem = arg.pointer().elem;
+        address = arg.pointer().address;
+      } else {
+        throw mismatch(kindName(arg.kind()));
+      }
+      if (elem != type.elem.scalar)
+        throw mismatch(std::string("a buffer of ") + scalarName(elem));
+      packed.slots[k] = address;
+      if (cuda && !param.nospec)
+        packed.spec[k] = char('a' + alignmentLog2(address));
+      continue;
+    }
+    if (type.isBool()) {
+      if (arg.kind() != Arg::Kind::Bool)
+        throw mismatch(kindName(arg.kind()));
+      packed.slots[k] = uint64_t(arg.integer());
+      continue;
+    }
+    if (type.isIntValue()) {
+      if (arg.kind() != Arg::Kind::Int && arg.kind() != Arg::Kind::Unsigned)
+        throw mismatch(kindName(arg.kind()));
+      int64_t value = arg.integer();
+      if (!fitsIn(value, arg.kind() == Arg::Kind::Unsigned, type.elem.scalar))
+        throw mismatch((arg.kind() == Arg::Kind::Unsigned ? std::to_string(uint64_t(value)) : std::to_string(value)) +
+                       ", which does not fit");
+      int width = bitWidth(type.elem.scalar);
+      packed.slots[k] = width == 64 ? uint64_t(value) : uint64_t(value) & ((uint64_t(1) << width) - 1);
+      if (cuda && !param.nospec)
+        packed.spec[k] = value == 1 ? '1' : char('a' + alignmentLog2(uint64_t(value)));
+      continue;
+    }
+    if (arg.kind() != Arg::Kind::Float && arg.kind() != Arg::Kind::Int && arg.kind() != Arg::Kind::Unsigned)
+      throw mismatch(kindName(arg.kind()));
+    double value = arg.kind() == Arg::Kind::Float ? arg.real() : double(arg.integer());
+    float single = float(value);
+    switch (type.elem.scalar) {
+    case Scalar::F64: std::memcpy(&packed.slots[k], &value, 8); break;
+    case Scalar::F32: std::memcpy(&packed.slots[k], &single, 4); break;
+    case Scalar::F16: packed.slots[k] = fp::floatToHalf(single); break;
+    case Scalar::BF16: packed.slots[k] = fp::floatToBf16(single); break;
+    default: throw mismatch(std::string("a value, but ") + type.str() + " scalars cannot be passed yet");
+    }
+  }
+}
+
+CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::string &spec) const {
+  CompileOptions options;
+  options.kernel = decl.name;
+  options.defines = config.values;
+  options.stdlibDirs = module->options.stdlibDirs;
+  options.debug = module->options.debug;
+  options.sm = context().device().sm >= 90 ? 90 : 80; // newer GPUs JIT the sm_90 PTX
+  for (size_t k = 0; k < spec.size(); ++k) {
+    if (spec[k] == '1')
+      options.equalToOne.push_back(params[k].name);
+    else if (spec[k] >= 'a' && spec[k] <= 'e' && (spec[k] > 'a' || params[k].type.isPtr()))
+      options.divisibility[params[k].name] = int64_t(1) << (spec[k] - 'a');
+  }
+  return options;
+}
+
+std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::string &spec, bool &fromDisk) const {
+  auto variant = std::make_shared<Variant>();
+  variant->config = config;
+  CompileOptions options = compileOptions(config, spec);
+  const std::string *text = module->text ? &*module->text : nullptr;
+  std::string what = "kernel '" + decl.name + "'" + (config.values.empty() ? "" : " {" + config.str() + "}");
+  fromDisk = false;
+  if (context().backend() == Backend::Interpreter) {
+    variant->interpreted = std::make_unique<Compiler>(options);
+    std::ostringstream ir;
+    if (!variant->interpreted->load(module->path, text) || !variant->interpreted->emit(EmitKind::Tk, ir))
+      throw Error(what + " does not compile:\n" + variant->interpreted->diagnosticsText());
+    KernelSignature sig = variant->interpreted->signatures().at(0);
+    variant->threads = sig.numWarps * 32;
+    auto ir_module = mlir::ModuleOp(static_cast<mlir::Operation *>(variant->interpreted->moduleOperation()));
+    variant->kernelOp = ir_module.lookupSymbol<mlir::func::FuncOp>(sig.name).getOperation();
+    return variant;
+  }
+  if (context().device().sm < 80)
+    throw Error(what + ": tk needs a GPU of sm_80 or newer; " + context().device().name + " is sm_" +
+                std::to_string(context().device().sm));
+  DiskCache cache(module->cacheDir);
+  std::string diagnostics;
+  std::optional<CompiledKernel> compiled = compileToPtx(module->path, text, options, cache, diagnostics);
+  if (!compiled)
+    throw Error(what + " does not compile:\n" + diagnostics);
+  std::string cubinKey = cacheKey({"cubin", compiled->key, context().device().name, std::to_string(context().device().sm)});
+  std::optional<std::string> cubin = cache.get(cubinKey);
+  fromDisk = compiled->fromCache && cubin;
+  if (!cubin) {
+    cubin = linkPtxToCubin(compiled->ptx, decl.name);
+    std::string error; // best-effort, as for the PTX
+    cache.put(cubinKey, *cubin, error);
+  }
+  for (const std::string &warning : cache.takeWarnings())
+    std::cerr << "tk: warning: " << warning << "\n";
+  variant->function = loadFunction(cubin->data(), decl.name, compiled->sharedBytes);
+  variant->threads = compiled->threads;
+  variant->sharedBytes = compiled->sharedBytes;
+  variant->registers = functionRegisters(variant->function);
+  return variant;
+}
+
+void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, const Arg *args, size_t count,
+                       const Stream &stream) const {
+  if (variant.function) {
+    context().launchFunction(variant.function, decl.name, grid, variant.threads, variant.sharedBytes,
+                             packed.pointers.data(), stream);
+    return;
+  }
+  grid.check(decl.name);
+  // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out.
+  std::vector<HostBuffer> buffers;
+  std::vector<Buffer *> owners;
+  InterpreterLaunch launch;
+  launch.grid = {grid.x, grid.y, grid.z};
+  launch.buffers = &buffers;
+  launch.printStream = &std::cout;
+  buffers.reserve(count);
+  for (size_t k = 0; k < count; ++k) {
+    ArgValue value;
+    if (params[k].type.isPtr()) {
+      auto *buffer = const_cast<Buffer *>(args[k].buffer());
+      auto it = std::find(owners.begin(), owners.end(), buffer);
+      value.buffer = int(it - owners.begin());
+      if (it == owners.end()) {
+        HostBuffer host;
+        host.name = params[k].name;
+        host.elem = buffer->elem();
+        host.shape = {int64_t(buffer->count())};
+        host.bytes.swap(buffer->hostBytes());
+        buffers.push_back(std::move(host));
+        owners.push_back(buffer);
+      }
+    } else if (params[k].type.isFloatValue()) {
+      value.f = args[k].kind() == Arg::Kind::Float ? args[k].real() : double(args[k].integer());
+    } else {
+      value.i = args[k].integer();
+    }
+    launch.args.push_back(value);
+  }
+  auto giveBack = [&] {
+    for (size_t b = 0; b < owners.size(); ++b)
+      owners[b]->hostBytes().swap(buffers[b].bytes);
+  };
+  try {
+    interpretKernel(mlir::cast<mlir::func::FuncOp>(static_cast<mlir::Operation *>(variant.kernelOp)), launch);
+  } catch (const RunFault &fault) {
+    giveBack();
+    throw Error(fault.what());
+  }
+  giveBack();
+}
+
+bool Kernel::Impl::tunes(const Consts &consts) const {
+  if (configs.empty())
+    return false;
+  for (const Config &config : configs)
+    for (const auto &[name, value] : config.values)
+      if (consts.count(name))
+        return false;
+  return true;
+}
+
+std::string Kernel::Impl::keyValues(const Arg *args) const {
+  std::string text;
+  for (size_t k = 0; k < key.size(); ++k)
+    text += (k ? ", " : "") + key[k] + "=" + std::to_string(args[keyIndex[k]].integer());
+  return text;
+}
+
+const std::string &Kernel::name() const { return impl_->decl.name; }
+const std::vector<ParamInfo> &Kernel::params() const { return impl_->params; }
+
+Kernel::Stats Kernel::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+void Kernel::launch(const GridSpec &grid, std::initializer_list<Arg> args, const Consts &consts, const Stream &stream) {
+  launch(grid, std::vector<Arg>(args), consts, stream);
+}
+
+void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
+  Impl &k = *impl_;
+  PackedArgs packed;
+  k.pack(args.data(), args.size(), packed);
+  std::shared_ptr<Variant> variant;
+  Config given = configOf(consts);
+  if (k.tunes(consts)) {
+    variant = k.tuned(grid, args.data(), args.size(), packed, given, stream, nullptr, nullptr);
+  } else {
+    std::string key = given.str() + "|" + packed.spec;
+    {
+      std::lock_guard<std::mutex> lock(k.mutex);
+      if (auto it = k.variants.find(key); it != k.variants.end())
+        variant = it->second;
+    }
+    if (!variant) {
+      bool fromDisk = false;
+      variant = k.build(given, packed.spec, fromDisk);
+      std::lock_guard<std::mutex> lock(k.mutex);
+      ++(fromDisk ? k.stats.diskHits : k.stats.compiles);
+      variant = k.variants.emplace(key, variant).first->second;
+    }
+  }
+  k.run(*variant, grid(variant->config), packed, args.data(), args.size(), stream);
+}
+
+void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key) {
+  Impl &k = *impl_;
+  std::vector<size_t> keyIndex;
+  for (const std::string &name : key) {
+    size_t index = 0;
+    while (index < k.params.size() && k.params[index].name != name)
+      ++index;
+    if (index == k.params.size() || !k.params[index].type.isIntValue())
+      throw Error("kernel '" + k.decl.name + "': tuning key '" + name + "' is not an integer parameter (" +
+                  paramList(k.params) + ")");
+    keyIndex.push_back(index);
+  }
+  std::lock_guard<std::mutex> lock(k.mutex);
+  k.configs.clear();
+  for (const Consts &consts : configs)
+    k.configs.push_back(configOf(consts));
+  k.key = std::move(key);
+  k.keyIndex = std::move(keyIndex);
+  k.winners.clear();
+}
+
+TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream,
+                        const TuneProgress &progress) {
+  Impl &k = *impl_;
+  if (k.configs.empty())
+    throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
+  PackedArgs packed;
+  k.pack(args.data(), args.size(), packed);
+  TuneReport report;
+  k.tuned(grid, args.data(), args.size(), packed, configOf(consts), stream, progress, &report);
+  return report;
+}
+
+namespace {
+void loadModule(Context &context, const std::string &path, const std::string *text, JitOptions options,
+                std::shared_ptr<Module::Impl> &impl) {
+  impl = std::make_shared<Module::Impl>();
+  impl->context = &context;
+  impl->path = path;
+  if (text)
+    impl->text = *text;
+  impl->options = options;
+  impl->cacheDir = options.cacheDir == "\x01" ? DiskCache::defaultDir() : options.cacheDir;
+  CompileOptions compileOptions;
+  compileOptions.stdlibDirs = options.stdlibDirs;
+  Compiler compiler(compileOptions);
+  if (!compiler.load(path, text) || !compiler.declarations(impl->decls))
+    throw Error("tk::Module: " + path + " does not compile:\n" + compiler.diagnosticsText());
+  std::vector<std::string> parts{"module"};
+  for (const auto &[file, source] : compiler.sources()) {
+    parts.push_back(file);
+    parts.push_back(source);
+  }
+  impl->sourceHash = cacheKey(parts);
+}
+} // namespace
+
+Module Module::fromFile(Context &context, const std::string &path, JitOptions options) {
+  Module module;
+  loadModule(context, path, nullptr, std::move(options), module.impl_);
+  return module;
+}
+
+Module Module::fromString(Context &context, const std::string &source, const std::string &path, JitOptions options) {
+  Module module;
+  loadModule(context, path, &source, std::move(options), module.impl_);
+  return module;
+}
+
+std::vector<std::string> Module::kernelNames() const {
+  std::vector<std::string> names;
+  for (const KernelDecl &decl : impl_->decls)
+    names.push_back(decl.name);
+  return names;
+}
+
+Kernel Module::kernel(const std::string &name) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Kernel kernel;
+  if (auto it = impl_->kernels.find(name); it != impl_->kernels.end()) {
+    kernel.impl_ = it->second;
+    return kernel;
+  }
+  const KernelDecl *decl = nullptr;
+  std::string names;
+  for (const KernelDecl &d : impl_->decls) {
+    names += (names.empty() ? "" : ", ") + d.name;
+    if (d.name == name)
+      decl = &d;
+  }
+  if (!decl)
+    throw Error("tk::Module: " + impl_->path + " has no kernel '" + name + "'" +
+                (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")"));
+  auto impl = std::make_shared<Kernel::Impl>();
+  impl->module = impl_;
+  impl->decl = *decl;
+  for (const KernelDecl::Param &p : decl->params)
+    if (!p.isConst)
+      impl->params.push_back({p.name, p.type, p.nospec});
+  for (const auto &values : decl->configs)
+    impl->configs.push_back(Config{values});
+  impl->key = decl->tuneKey;
+  for (const std::string &k : impl->key)
+    for (size_t index = 0; index < impl->params.size(); ++index)
+      if (impl->params[index].name == k)
+        impl->keyIndex.push_back(index);
+  impl_->kernels[name] = impl;
+  kernel.impl_ = impl;
+  return kernel;
+}
+
+} // namespace tk

@@ -1,0 +1,304 @@
+// The C++ API (tk/tk.h): modules, kernels and launches on the interpreter backend (CI has no
+// GPU), every argument error with its exact message, and the same kernels on the GPU when
+// there is one.
+#include "tk/tk.h"
+
+#include "TestUtil.h"
+#include "tk/Runtime/CudaDriver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace tk {
+namespace {
+
+const char *kSource = R"(
+@autotune(key = [n], configs = [{ BLOCK: 64, num_warps: 2 }, { BLOCK: 128 }, { BLOCK: 256, num_warps: 8 }])
+kernel axpy(x: ptr<f32>, y: ptr<f32>, out: ptr<f32>, a: f32, n: i32, const BLOCK: i32) {
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    let m = i < n;
+    store(out + i, a * load(x + i, mask = m) + load(y + i, mask = m), mask = m);
+}
+kernel fill(out: ptr<i32>, value: i32, stride: i32, const BLOCK: i32 = 128) {
+    let i = arange(0, BLOCK);
+    store(out + i * stride, full([BLOCK], value, i32));
+}
+)";
+
+/// The message of the tk::Error `body` throws ("" when it throws none).
+template <typename F> std::string errorOf(F body) {
+  try {
+    body();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<float> ramp(int n, float scale) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i)
+    v[i] = float(i) * scale;
+  return v;
+}
+
+void expectAxpy(const std::vector<float> &out, const std::vector<float> &x, const std::vector<float> &y, float a) {
+  ASSERT_EQ(out.size(), x.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_FLOAT_EQ(out[i], std::fma(a, x[i], y[i])) << "element " << i;
+}
+
+class JitInterpreterTest : public ::testing::Test {
+protected:
+  JitOptions options() {
+    JitOptions o;
+    o.cacheDir = cache.path();
+    return o;
+  }
+  test::TempDir cache{"tk-jit-test"};
+  Context context{Backend::Interpreter};
+};
+
+TEST_F(JitInterpreterTest, LaunchWithConstantsComputesAxpy) {
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Kernel axpy = module.kernel("axpy");
+  const int n = 1000;
+  auto x = ramp(n, 0.5f), y = ramp(n, -2.0f);
+  Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
+  axpy.launch(Grid((n + 127) / 128), {bx, by, out, 3.0f, n}, {{"BLOCK", 128}});
+  expectAxpy(out.toVector<float>(), x, y, 3.0f);
+  // The inputs came back from the interpreter unchanged.
+  EXPECT_EQ(bx.toVector<float>(), x);
+}
+
+TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
+  Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
+  const int n = 300;
+  auto x = ramp(n, 1.0f), y = ramp(n, 1.0f);
+  Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
+  int64_t seenBlock = 0;
+  GridSpec grid([&](const Config &c) {
+    seenBlock = c["BLOCK"];
+    return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]);
+  });
+  TuneReport report = axpy.tune(grid, {bx, by, out, 2.0f, n});
+  ASSERT_EQ(report.results.size(), 3u);
+  EXPECT_EQ(report.best, 0u);
+  EXPECT_EQ(report.results[0].status, "chosen untimed (the interpreter cannot time kernels)");
+  axpy.launch(grid, {bx, by, out, 2.0f, n});
+  EXPECT_EQ(seenBlock, 64);
+  expectAxpy(out.toVector<float>(), x, y, 2.0f);
+}
+
+TEST_F(JitInterpreterTest, ArgumentCountAndTypesAreCheckedByName) {
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Kernel axpy = module.kernel("axpy");
+  Buffer f32(context, Scalar::F32, 16), f16(context, Scalar::F16, 16);
+  Consts block{{"BLOCK", 64}};
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, f32, 1.0f}, block); }),
+            "kernel 'axpy' takes 5 arguments (x: ptr<f32>, y: ptr<f32>, out: ptr<f32>, a: f32, n: i32), got 4");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f16, f32, 1.0f, 16}, block); }),
+            "kernel 'axpy': argument 2 ('y') is ptr<f32>, got a buffer of f16");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, 7, f32, 1.0f, 16}, block); }),
+            "kernel 'axpy': argument 2 ('y') is ptr<f32>, got a signed integer");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, f32, 1.0f, 2.5}, block); }),
+            "kernel 'axpy': argument 5 ('n') is i32, got a floating-point value");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, f32, 1.0f, int64_t(1) << 40}, block); }),
+            "kernel 'axpy': argument 5 ('n') is i32, got 1099511627776, which does not fit");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, f32, f32, 16}, block); }),
+            "kernel 'axpy': argument 4 ('a') is f32, got a buffer");
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, DevicePointer{0x1000, Scalar::F32}, 1.0f, 16}, block); }),
+            "kernel 'axpy': argument 3 ('out') is ptr<f32>, got a device pointer, which the interpreter cannot read "
+            "(pass a tk::Buffer)");
+  Context other{Backend::Interpreter};
+  Buffer foreign(other, Scalar::F32, 16);
+  EXPECT_EQ(errorOf([&] { axpy.launch(Grid(1), {f32, f32, foreign, 1.0f, 16}, block); }),
+            "kernel 'axpy': argument 3 ('out') is ptr<f32>, got a buffer of another tk::Context");
+}
+
+TEST_F(JitInterpreterTest, GridsOutOfRangeNameTheKernel) {
+  Kernel fill = Module::fromString(context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer out(context, Scalar::I32, 128);
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(0), {out, 1, 1}); }),
+            "kernel 'fill': grid dimension x is 0; it must be in [1, 2147483647]");
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(1, 70000), {out, 1, 1}); }),
+            "kernel 'fill': grid dimension y is 70000; it must be in [1, 65535]");
+}
+
+TEST_F(JitInterpreterTest, AFaultNamesTheKernelAndTheContextStaysUsable) {
+  Kernel fill = Module::fromString(context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer small(context, Scalar::I32, 100), enough(context, Scalar::I32, 128);
+  std::string message = errorOf([&] { fill.launch(Grid(1), {small, 5, 1}); });
+  EXPECT_NE(message.find("axpy.tk:10:5: error: out-of-bounds store"), std::string::npos) << message;
+  EXPECT_NE(message.find("kernel 'fill'"), std::string::npos) << message;
+  fill.launch(Grid(1), {enough, 5, 1});
+  EXPECT_EQ(enough.toVector<int32_t>(), std::vector<int32_t>(128, 5));
+}
+
+TEST_F(JitInterpreterTest, ModuleErrorsCarryTheDiagnostics) {
+  std::string message = errorOf([&] { Module::fromString(context, "kernel k(x: ptr<f32>) { let y = ; }", "bad.tk"); });
+  EXPECT_EQ(message.rfind("tk::Module: bad.tk does not compile:\nbad.tk:1:33: error: unexpected ';'", 0), 0u) << message;
+  message = errorOf([&] { Module::fromFile(context, "/nonexistent/k.tk"); });
+  EXPECT_NE(message.find("/nonexistent/k.tk"), std::string::npos) << message;
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  EXPECT_EQ(errorOf([&] { module.kernel("gemm"); }), "tk::Module: axpy.tk has no kernel 'gemm' (kernels: axpy, fill)");
+  Kernel fill = module.kernel("fill");
+  Buffer out(context, Scalar::I32, 128);
+  message = errorOf([&] { fill.launch(Grid(1), {out, 1, 1}, {{"BLOK", 64}}); });
+  EXPECT_NE(message.find("kernel 'fill' {BLOK=64} does not compile:"), std::string::npos) << message;
+  EXPECT_NE(message.find("no selected kernel has a const parameter named 'BLOK'"), std::string::npos) << message;
+}
+
+TEST_F(JitInterpreterTest, KernelsOfOneModuleShareTheirCompiledVariants) {
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Buffer out(context, Scalar::I32, 256);
+  module.kernel("fill").launch(Grid(1), {out, 3, 2});
+  module.kernel("fill").launch(Grid(1), {out, 4, 2});
+  EXPECT_EQ(module.kernel("fill").stats().compiles, 1);
+  std::vector<int32_t> got = out.toVector<int32_t>();
+  for (int i = 0; i < 256; ++i)
+    ASSERT_EQ(got[i], i % 2 == 0 ? 4 : 0) << i;
+}
+
+TEST_F(JitInterpreterTest, BufferCopiesCheckTheirSizes) {
+  Buffer b(context, Scalar::F32, 4);
+  std::vector<float> three(3);
+  EXPECT_EQ(errorOf([&] { b.upload(three.data(), 12); }), "tk::Buffer::upload: 12 bytes given for a buffer of 16 bytes");
+  EXPECT_EQ(errorOf([&] { Buffer::ofBits(context, Scalar::F16, std::vector<uint32_t>(4)); }),
+            "Buffer::ofBits: f16 elements are 2 bytes, the vector's are 4");
+}
+
+TEST(JitSpecialization, AUnitStrideMakesStoresContiguous) {
+  // Specialized on stride == 1, the strided store becomes 16-byte vector stores.
+  CompileOptions generic, unit;
+  generic.kernel = unit.kernel = "fill";
+  generic.defines = unit.defines = {{"BLOCK", "512"}}; // four elements a thread
+  unit.equalToOne = {"stride"};
+  std::string source = kSource;
+  auto emit = [&](const CompileOptions &options) {
+    Compiler compiler(options);
+    std::ostringstream out;
+    EXPECT_TRUE(compiler.load("axpy.tk", &source) && compiler.emit(EmitKind::PTX, out)) << compiler.diagnosticsText();
+    return out.str();
+  };
+  std::string genericPtx = emit(generic), unitPtx = emit(unit);
+  EXPECT_EQ(genericPtx.find("st.global.v4"), std::string::npos);
+  EXPECT_NE(unitPtx.find("st.global.v4.b32"), std::string::npos) << unitPtx;
+}
+
+TEST(JitContext, NoGpuIsAClearError) {
+  if (cuda::available())
+    GTEST_SKIP() << "a GPU is present: this test checks machines without one";
+  std::string message = errorOf([] { Context context(Backend::Cuda); });
+  EXPECT_EQ(message.rfind("tk::Context: ", 0), 0u) << message;
+  EXPECT_NE(message.find("libcuda.so.1"), std::string::npos) << message;
+  EXPECT_NE(message.find("(tk::Backend::Interpreter runs kernels on the CPU)"), std::string::npos) << message;
+  EXPECT_EQ(Context::defaultBackend(), Backend::Interpreter);
+}
+
+// ---- On the GPU ----
+
+class JitGpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!cuda::available())
+      GTEST_SKIP() << "no GPU or CUDA driver on this machine";
+    context = std::make_unique<Context>(Backend::Cuda);
+  }
+  JitOptions options() {
+    JitOptions o;
+    o.cacheDir = cache.path();
+    return o;
+  }
+  test::TempDir cache{"tk-jit-gpu-test"};
+  std::unique_ptr<Context> context;
+};
+
+TEST_F(JitGpuTest, LaunchOnAStreamAndFromTheDiskCacheInANewModule) {
+  const int n = 100000;
+  auto x = ramp(n, 0.25f), y = ramp(n, 1.5f);
+  Buffer bx = Buffer::of(*context, x), by = Buffer::of(*context, y), out(*context, Scalar::F32, n);
+  Stream stream = context->createStream();
+  {
+    Kernel axpy = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
+    axpy.launch(Grid((n + 255) / 256), {bx, by, out, -1.0f, n}, {{"BLOCK", 256}}, stream);
+    stream.synchronize();
+    expectAxpy(out.toVector<float>(), x, y, -1.0f);
+    EXPECT_EQ(axpy.stats().compiles, 1);
+  }
+  Kernel again = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
+  again.launch(Grid((n + 255) / 256), {bx, by, out, 2.0f, n}, {{"BLOCK", 256}});
+  expectAxpy(out.toVector<float>(), x, y, 2.0f);
+  EXPECT_EQ(again.stats().compiles, 0);
+  EXPECT_EQ(again.stats().diskHits, 1);
+}
+
+TEST_F(JitGpuTest, TheTuningDatabaseSurvivesTheModule) {
+  const int n = 1 << 20;
+  auto x = ramp(n, 1e-3f), y = ramp(n, 2e-3f);
+  Buffer bx = Buffer::of(*context, x), by = Buffer::of(*context, y), out(*context, Scalar::F32, n);
+  GridSpec grid([&](const Config &c) { return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]); });
+  {
+    Kernel axpy = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
+    TuneReport report = axpy.tune(grid, {bx, by, out, 0.5f, n});
+    ASSERT_EQ(report.results.size(), 3u);
+    for (const TuneResult &r : report.results)
+      EXPECT_TRUE(r.status.empty() && r.ms > 0) << r.config.str() << ": " << r.status;
+    EXPECT_FALSE(report.fromDatabase);
+    EXPECT_EQ(axpy.stats().tunings, 1);
+  }
+  auto entries = std::distance(std::filesystem::directory_iterator(cache.path() + "/tuning"),
+                               std::filesystem::directory_iterator());
+  EXPECT_EQ(entries, 1);
+  Kernel axpy = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
+  axpy.launch(grid, {bx, by, out, 0.5f, n});
+  expectAxpy(out.toVector<float>(), x, y, 0.5f);
+  EXPECT_EQ(axpy.stats().tunings, 0);
+  EXPECT_EQ(axpy.stats().databaseHits, 1);
+}
+
+TEST_F(JitGpuTest, AnAllocationBeyondTheDeviceIsAnError) {
+  std::string message = errorOf([&] { Buffer huge(*context, Scalar::F64, size_t(1) << 42); });
+  EXPECT_EQ(message.rfind("tk::Buffer: cannot allocate 4398046511104 f64 elements (32768.0 GiB) on ", 0), 0u) << message;
+  Buffer fine(*context, Scalar::F32, 16); // the context is still usable
+  EXPECT_EQ(fine.toVector<float>(), std::vector<float>(16, 0.0f));
+}
+
+TEST_F(JitGpuTest, AnIllegalAddressNamesTheKernel) {
+  // The fault leaves CUDA's context unusable, so it happens in a child process.
+  int pipes[2];
+  ASSERT_EQ(::pipe(pipes), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipes[0]);
+    std::string message;
+    try {
+      Context ctx(Backend::Cuda);
+      Kernel fill = Module::fromString(ctx, kSource, "axpy.tk", options()).kernel("fill");
+      Buffer out(ctx, Scalar::I32, 128);
+      fill.launch(Grid(1), {DevicePointer{out.devicePointer() + (uint64_t(1) << 40), Scalar::I32}, 1, 1});
+      ctx.synchronize();
+    } catch (const Error &e) {
+      message = e.what();
+    }
+    ssize_t written = ::write(pipes[1], message.data(), message.size());
+    ::_exit(written == ssize_t(message.size()) ? 0 : 1);
+  }
+  ::close(pipes[1]);
+  std::string message;
+  char chunk[512];
+  for (ssize_t got; (got = ::read(pipes[0], chunk, sizeof(chunk))) > 0;)
+    message.append(chunk, size_t(got));
+  ::close(pipes[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_EQ(message.rfind("synchronize: kernel 'fill' failed: an illegal memory access was encountered", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("start a new process"), std::string::npos) << message;
+}
+
+} // namespace
+} // namespace tk
