@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <dlfcn.h>
 #include <unistd.h>
 
 namespace tk {
@@ -102,18 +103,23 @@ std::string Compiler::diagnosticsText() const {
 std::string Compiler::defaultStdlibDir() {
   if (const char *env = std::getenv("TK_STDLIB_DIR"))
     return env;
+  // Beside libtk.so first (a program that embeds the JIT lives anywhere), then the executable.
+  std::vector<std::filesystem::path> bases;
+  Dl_info library;
+  if (dladdr(reinterpret_cast<void *>(&Compiler::defaultStdlibDir), &library) && library.dli_fname)
+    bases.push_back(std::filesystem::path(library.dli_fname).parent_path());
   char buffer[4096];
   ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
   if (n > 0) {
     buffer[n] = 0;
-    std::filesystem::path exe(buffer);
-    for (auto candidate : {exe.parent_path() / "../share/tk/stdlib", exe.parent_path() / "../../stdlib",
-                           exe.parent_path() / "../stdlib"}) {
+    bases.push_back(std::filesystem::path(buffer).parent_path());
+  }
+  for (const auto &base : bases)
+    for (auto candidate : {base / "../share/tk/stdlib", base / "../../stdlib", base / "../stdlib"}) {
       std::error_code ec;
       if (std::filesystem::is_directory(candidate, ec))
         return std::filesystem::weakly_canonical(candidate, ec).string();
     }
-  }
   return TK_SOURCE_STDLIB_DIR;
 }
 

@@ -38,7 +38,7 @@ std::optional<std::string> readFile(const std::string &path) {
   return text.str();
 }
 
-int64_t threadsOf(const Config &config) { return configInt(config, "num_warps").value_or(4) * 32; }
+int64_t threadsOf(const Config &config) { return config.integer("num_warps").value_or(4) * 32; }
 
 } // namespace
 

@@ -77,9 +77,9 @@ Config configOf(const Consts &consts) {
   return config;
 }
 
-std::optional<int64_t> configInt(const Config &config, const std::string &name) {
-  auto it = config.values.find(name);
-  if (it == config.values.end())
+std::optional<int64_t> Config::integer(const std::string &name) const {
+  auto it = values.find(name);
+  if (it == values.end())
     return std::nullopt;
   char *end = nullptr;
   long long value = std::strtoll(it->second.c_str(), &end, 10);
@@ -89,7 +89,7 @@ std::optional<int64_t> configInt(const Config &config, const std::string &name) 
 }
 
 int64_t Config::operator[](const std::string &name) const {
-  if (std::optional<int64_t> value = configInt(*this, name))
+  if (std::optional<int64_t> value = integer(name))
     return *value;
   throw Error("the config {" + str() + "} has no integer '" + name + "'");
 }

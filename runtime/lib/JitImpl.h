@@ -74,8 +74,6 @@ struct Kernel::Impl {
 };
 
 Config configOf(const Consts &consts);
-/// Integer text in a config ("128"), or none.
-std::optional<int64_t> configInt(const Config &config, const std::string &name);
 
 } // namespace tk
 

@@ -15,4 +15,5 @@ config.substitutions.append(("%tkc", os.path.join(config.tk_bin_dir, "tkc")))
 config.substitutions.append(("%tk-opt", os.path.join(config.tk_bin_dir, "tk-opt")))
 import sys
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%tk_src", config.tk_source_dir))
 config.substitutions.append(("%examples", os.path.join(config.tk_source_dir, "examples")))

@@ -1,5 +1,6 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
 #include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/AotHeader.h"
 #include "tk/Runtime/RunCommand.h"
 
 #include <cstdio>
@@ -66,7 +67,7 @@ int main(int argc, char **argv) {
   if (command == "run")
     return tk::runCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
   if (command == "tune")
-    return usageError("'tkc tune' is not implemented yet (the autotuner lands with issue 6)");
+    return tk::tuneCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
 
   tk::CompileOptions options;
   std::string file, output = "-", emit = "tk";
@@ -138,9 +139,22 @@ int main(int argc, char **argv) {
   else if (emit == "cubin")
     kind = tk::EmitKind::Cubin;
   else if (emit == "header")
-    return usageError("--emit=header is not implemented yet (AOT headers land with issue 6)");
+    kind = tk::EmitKind::AST; // placeholder: headers are written by emitAotHeader below
   else
     return usageError("unknown --emit '" + emit + "' (ast, tk, tkgpu, llvm, ptx, cubin, header)");
+
+  if (emit == "header" && command == "compile") {
+    std::string header, diagnostics, warnings;
+    bool made = tk::emitAotHeader(file, options, header, diagnostics, warnings);
+    std::cerr << diagnostics << warnings;
+    if (!made)
+      return 1;
+    if (!writeAtomically(output, header)) {
+      std::cerr << "tkc: error: cannot write '" << output << "'\n";
+      return 1;
+    }
+    return 0;
+  }
 
   tk::Compiler compiler(options);
   bool ok = compiler.load(file);

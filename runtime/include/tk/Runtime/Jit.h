@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,15 @@ namespace tk {
 /// A compile-time constant given at launch: an integer or a float.
 struct Const {
   Const(int value) : text(std::to_string(value)) {}
-  Const(int64_t value) : text(std::to_string(value)) {}
+  Const(long value) : text(std::to_string(value)) {}
+  Const(long long value) : text(std::to_string(value)) {}
   Const(double value);
+  /// A value as the language writes it ("128", "0.5").
+  static Const fromText(std::string text) {
+    Const c(0);
+    c.text = std::move(text);
+    return c;
+  }
   std::string text;
 };
 using Consts = std::map<std::string, Const>;
@@ -62,6 +70,8 @@ struct Config {
   std::map<std::string, std::string> values;
   /// An integer value; throws tk::Error naming `name` when the config has none.
   int64_t operator[](const std::string &name) const;
+  /// An integer value, or none.
+  std::optional<int64_t> integer(const std::string &name) const;
   std::string str() const; // "BM=128, BN=64, num_warps=4"
 };
 

@@ -13,6 +13,10 @@ namespace tk {
 /// fault. No --save file is written unless the run succeeded.
 int runCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
+/// `tkc tune`: the same arguments; times every config of the kernel's tuning space on the GPU
+/// (a progress bar on `err`) and prints the table of configs and times. 0 tuned, 1 an error.
+int tuneCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
 } // namespace tk
 
 #endif

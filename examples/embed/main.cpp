@@ -1,0 +1,113 @@
+// The JIT from a C++ program: load examples/matmul.tk, let the autotuner pick the config for
+// this shape (on the GPU; the interpreter runs the first config), check C = A * B against a
+// plain CPU reference. Exit status 0 only within tolerance.
+//   embed [--backend interp|cuda] [--size M,N,K]
+#include <tk/tk.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <string>
+
+namespace {
+
+// f16 bits from a float (round to nearest even) and back: numpy's conversions, for the example.
+uint16_t toHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint32_t sign = (bits >> 16) & 0x8000, exponent = (bits >> 23) & 0xff, mantissa = bits & 0x7fffff;
+  int e = int(exponent) - 127 + 15;
+  if (exponent == 0xff)
+    return uint16_t(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+  if (e >= 31)
+    return uint16_t(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10)
+      return uint16_t(sign);
+    mantissa |= 0x800000;
+    int shift = 14 - e;
+    uint32_t half = mantissa >> shift, rest = mantissa & ((1u << shift) - 1), tie = 1u << (shift - 1);
+    if (rest > tie || (rest == tie && (half & 1)))
+      ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = (uint32_t(e) << 10) | (mantissa >> 13), rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return uint16_t(sign | half);
+}
+
+float fromHalf(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float value = exponent == 0 ? std::ldexp(float(mantissa), -24)
+                : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                 : std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
+  return sign ? -value : value;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  tk::Backend backend = tk::Context::defaultBackend();
+  int M = 0, N = 0, K = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--backend" && i + 1 < argc) {
+      std::string name = argv[++i];
+      backend = name == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
+    } else if (arg == "--size" && i + 1 < argc) {
+      std::sscanf(argv[++i], "%d,%d,%d", &M, &N, &K);
+    } else {
+      std::cerr << "usage: embed [--backend interp|cuda] [--size M,N,K]\n";
+      return 2;
+    }
+  }
+  bool gpu = backend == tk::Backend::Cuda;
+  if (M == 0)
+    M = gpu ? 2048 : 96, N = gpu ? 2048 : 80, K = gpu ? 2048 : 72;
+  try {
+    tk::Context context(backend);
+    tk::Module module = tk::Module::fromFile(context, TK_EXAMPLES_DIR "/matmul.tk");
+    tk::Kernel matmul = module.kernel("matmul");
+
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<uint16_t> a(size_t(M) * K), b(size_t(K) * N);
+    for (auto &v : a) v = toHalf(uniform(rng));
+    for (auto &v : b) v = toHalf(uniform(rng));
+    tk::Buffer da = tk::Buffer::ofBits(context, tk::Scalar::F16, a);
+    tk::Buffer db = tk::Buffer::ofBits(context, tk::Scalar::F16, b);
+    tk::Buffer dc(context, tk::Scalar::F16, size_t(M) * N);
+
+    // The grid follows the config the tuner picks.
+    tk::GridSpec grid([&](const tk::Config &c) { return tk::Grid(((M + c["BM"] - 1) / c["BM"]) * ((N + c["BN"] - 1) / c["BN"])); });
+    std::vector<tk::Arg> args{da, db, dc, M, N, K, K, N, N};
+    tk::TuneReport report = matmul.tune(grid, args);
+    std::cout << "matmul " << M << "x" << N << "x" << K << " on " << context.device().name << ":\n";
+    for (size_t i = 0; i < report.results.size(); ++i)
+      std::cout << (i == report.best ? "  * " : "    ") << report.results[i].config.str() << "  "
+                << (report.results[i].ms > 0 ? std::to_string(report.results[i].ms) + " ms" : report.results[i].status)
+                << "\n";
+    matmul.launch(grid, args); // the winner, from memory
+    context.synchronize();
+
+    std::vector<uint16_t> c = dc.toVector<uint16_t>();
+    double worst = 0;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double reference = 0;
+        for (int k = 0; k < K; ++k)
+          reference += double(fromHalf(a[size_t(i) * K + k])) * fromHalf(b[size_t(k) * N + j]);
+        double error = std::abs(fromHalf(c[size_t(i) * N + j]) - reference) / (1.0 + std::abs(reference));
+        worst = std::max(worst, error);
+      }
+    bool ok = worst < 2e-2;
+    std::cout << "max relative error " << worst << (ok ? " (ok)" : " (too large)") << "\n";
+    return ok ? 0 : 1;
+  } catch (const tk::Error &e) {
+    std::cerr << "embed: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,191 @@
+#include "RunArgs.h"
+
+#include "tk/Runtime/FloatFormats.h"
+#include "tk/Runtime/Npy.h"
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <sstream>
+
+namespace tk::runargs {
+
+std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(what + " needs NAME=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+RunOptions parseOptions(const std::vector<std::string> &args) {
+  RunOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](const std::string &flag) -> std::optional<std::string> {
+      if (a.rfind(flag + "=", 0) == 0)
+        return a.substr(flag.size() + 1);
+      if (a == flag) {
+        if (i + 1 >= args.size())
+          throw UsageError(flag + " needs a value");
+        return args[++i];
+      }
+      return std::nullopt;
+    };
+    if (a.rfind("-D", 0) == 0) {
+      auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : ""), "-D");
+      o.defines[name] = v;
+    } else if (auto v = value("--kernel")) {
+      o.kernel = *v;
+    } else if (auto v = value("--grid")) {
+      o.grid = *v;
+    } else if (auto v = value("--backend")) {
+      o.backend = *v;
+    } else if (auto v = value("--save")) {
+      o.saves.push_back(splitAssignment(*v, "--save"));
+    } else if (auto v = value("--seed")) {
+      o.seed = std::stoull(*v);
+    } else if (auto v = value("--time")) {
+      o.timedRuns = std::stoi(*v);
+    } else if (a == "--debug") {
+      o.debug = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option '" + a + "'");
+    } else if (o.file.empty()) {
+      o.file = a;
+    } else {
+      o.args.push_back(splitAssignment(a, "argument"));
+    }
+  }
+  if (o.file.empty())
+    throw UsageError("no input file");
+  if (o.kernel.empty())
+    throw UsageError("--kernel NAME is required");
+  if (o.grid.empty())
+    throw UsageError("--grid X[,Y,Z] is required");
+  if (!o.backend.empty() && o.backend != "interp" && o.backend != "cuda")
+    throw UsageError("unknown backend '" + o.backend + "' (interp, cuda)");
+  return o;
+}
+
+std::vector<int64_t> parseShape(const std::string &text, const std::string &arg) {
+  std::vector<int64_t> shape;
+  std::stringstream ss(text);
+  std::string dim;
+  while (std::getline(ss, dim, 'x')) {
+    char *end = nullptr;
+    long long v = std::strtoll(dim.c_str(), &end, 10);
+    if (dim.empty() || *end || v <= 0)
+      throw UsageError("argument '" + arg + "': bad shape '" + text + "' (use e.g. 64x64)");
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+/// Fills a generated buffer: floats uniform in [-1, 1) (rounded to the element type),
+/// integers uniform in [0, 100), bools fair coins; deterministic for a seed and the name.
+void fillRandom(HostBuffer &buffer, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ std::hash<std::string>()(buffer.name));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 99);
+  int bytes = (bitWidth(buffer.elem) + 7) / 8;
+  for (size_t k = 0; k < buffer.elementCount(); ++k) {
+    uint64_t bits = 0;
+    double r = real(rng);
+    float f = float(r);
+    switch (buffer.elem) {
+    case Scalar::F64: std::memcpy(&bits, &r, 8); break;
+    case Scalar::F32: { uint32_t u; std::memcpy(&u, &f, 4); bits = u; break; }
+    case Scalar::F16: bits = fp::floatToHalf(f); break;
+    case Scalar::BF16: bits = fp::floatToBf16(f); break;
+    case Scalar::F8E4M3: bits = fp::floatToF8e4m3(f); break;
+    case Scalar::F8E5M2: bits = fp::floatToF8e5m2(f); break;
+    case Scalar::I1: bits = small(rng) & 1; break;
+    default: bits = uint64_t(small(rng)); break;
+    }
+    std::memcpy(buffer.bytes.data() + k * bytes, &bits, bytes);
+  }
+}
+
+HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar pointee, uint64_t seed) {
+  HostBuffer buffer;
+  buffer.name = name;
+  buffer.elem = pointee;
+  int bytes = (bitWidth(pointee) + 7) / 8;
+  if (!spec.empty() && spec[0] == '@') {
+    std::string path = spec.substr(1);
+    NpyArray array;
+    try {
+      array = readNpy(path);
+    } catch (const std::runtime_error &e) {
+      throw UsageError("argument '" + name + "': " + e.what());
+    }
+    if (array.descriptor != npyDescriptor(pointee)) {
+      std::string need = npyTypeName(npyDescriptor(pointee));
+      bool raw = pointee == Scalar::BF16 || pointee == Scalar::F8E4M3 || pointee == Scalar::F8E5M2;
+      throw UsageError("argument '" + name + "': " + path + " holds " + npyTypeName(array.descriptor) +
+                       " but the kernel reads ptr<" + scalarName(pointee) + ">, which needs " + need +
+                       (raw ? " (raw bits: numpy has no " + std::string(scalarName(pointee)) + ")" : ""));
+    }
+    buffer.shape = array.shape;
+    buffer.bytes = std::move(array.bytes);
+    return buffer;
+  }
+  size_t colon1 = spec.find(':'), colon2 = spec.find(':', colon1 + 1);
+  std::string kind = spec.substr(0, colon1);
+  if (colon1 == std::string::npos || colon2 == std::string::npos || (kind != "zeros" && kind != "rand"))
+    throw UsageError("argument '" + name + "': '" + spec + "' is not a buffer (use @file.npy, zeros:T:SHAPE or rand:T:SHAPE)");
+  std::string type = spec.substr(colon1 + 1, colon2 - colon1 - 1);
+  auto scalar = parseScalar(type);
+  if (!scalar || *scalar != pointee)
+    throw UsageError("argument '" + name + "': generated type '" + type + "' does not match the kernel's ptr<" +
+                     scalarName(pointee) + ">");
+  buffer.shape = parseShape(spec.substr(colon2 + 1), name);
+  size_t count = 1;
+  for (int64_t d : buffer.shape)
+    count *= d;
+  if (count > (size_t(1) << 32))
+    throw UsageError("argument '" + name + "': buffer of " + std::to_string(count) + " elements is too large");
+  buffer.bytes.assign(count * bytes, 0);
+  if (kind == "rand")
+    fillRandom(buffer, seed);
+  return buffer;
+}
+
+ArgValue scalarArg(const std::string &name, const std::string &text, const Type &type) {
+  ArgValue v;
+  char *end = nullptr;
+  if (type.isFloatValue()) {
+    v.f = std::strtod(text.c_str(), &end);
+  } else if (type.isBool()) {
+    if (text == "true" || text == "1") v.i = 1;
+    else if (text == "false" || text == "0") v.i = 0;
+    else end = const_cast<char *>("x");
+  } else {
+    errno = 0;
+    if (isUnsigned(type.elem.scalar))
+      v.i = int64_t(std::strtoull(text.c_str(), &end, 0));
+    else
+      v.i = std::strtoll(text.c_str(), &end, 0);
+    if (errno)
+      end = const_cast<char *>("x");
+  }
+  if (text.empty() || (end && *end))
+    throw UsageError("argument '" + name + "': '" + text + "' is not a valid " + type.str());
+  return v;
+}
+
+/// Splits "a,cdiv(n,b),1" at top-level commas.
+std::vector<std::string> splitGrid(const std::string &grid) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (char c : grid) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) parts.emplace_back();
+    else parts.back() += c;
+  }
+  return parts;
+}
+
+} // namespace tk::runargs

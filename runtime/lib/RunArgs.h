@@ -1,0 +1,40 @@
+// The arguments of `tkc run` and `tkc tune`: options, buffers from .npy files and generators,
+// scalars, the grid's expressions.
+#ifndef TK_RUNTIME_RUNARGS_H
+#define TK_RUNTIME_RUNARGS_H
+
+#include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/Interpreter.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tk::runargs {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string file, kernel, grid, backend; // backend: cuda when a GPU is present, else interp
+  uint64_t seed = 0;
+  int timedRuns = 0;
+  bool debug = false; // check `assert` on the GPU too (the interpreter always does)
+  std::map<std::string, std::string> defines;
+  std::vector<std::pair<std::string, std::string>> args;  // NAME=VALUE in order
+  std::vector<std::pair<std::string, std::string>> saves; // NAME=PATH
+};
+
+RunOptions parseOptions(const std::vector<std::string> &args);
+/// A buffer argument: `@file.npy`, `zeros:T:SHAPE` or `rand:T:SHAPE`. Throws UsageError.
+HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar pointee, uint64_t seed);
+/// A scalar argument of `type` from its text. Throws UsageError.
+ArgValue scalarArg(const std::string &name, const std::string &text, const Type &type);
+/// Splits "a,cdiv(n,b),1" at top-level commas.
+std::vector<std::string> splitGrid(const std::string &grid);
+
+} // namespace tk::runargs
+
+#endif

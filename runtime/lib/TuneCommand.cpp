@@ -1,0 +1,136 @@
+// `tkc tune`: the arguments of `tkc run`, every config of the kernel's @autotune space timed
+// on the GPU through the JIT's tuner, a progress bar, and the table of configs and times.
+#include "tk/Runtime/RunCommand.h"
+
+#include "RunArgs.h"
+#include "tk/Runtime/Jit.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <unistd.h>
+
+namespace tk {
+
+namespace {
+
+using namespace runargs;
+
+void drawProgress(std::ostream &err, size_t done, size_t total, const std::string &what, bool terminal) {
+  constexpr int kWidth = 30;
+  int filled = int(kWidth * done / std::max<size_t>(total, 1));
+  std::string bar = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] ";
+  std::string line = bar + std::to_string(done) + "/" + std::to_string(total) + " " + what;
+  if (terminal)
+    err << "\r\033[K" << line.substr(0, 120) << (done == total ? "\n" : "") << std::flush;
+  else
+    err << line << "\n";
+}
+
+void printTable(std::ostream &out, const TuneReport &report) {
+  size_t width = 6;
+  for (const TuneResult &r : report.results)
+    width = std::max(width, r.config.str().size());
+  out << std::left << std::setw(int(width) + 2) << "config" << std::right << std::setw(12) << "time (ms)"
+      << "  status\n";
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const TuneResult &r = report.results[i];
+    std::ostringstream ms;
+    if (r.ms > 0)
+      ms << std::fixed << std::setprecision(4) << r.ms;
+    else
+      ms << "-";
+    std::string status = r.status.empty() ? (i == report.best ? "best" : "") : r.status;
+    out << std::left << std::setw(int(width) + 2) << r.config.str() << std::right << std::setw(12) << ms.str() << "  "
+        << status << "\n";
+  }
+}
+
+} // namespace
+
+int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
+  RunOptions options;
+  try {
+    options = parseOptions(argv);
+    if (options.backend == "interp")
+      throw UsageError("tuning times kernels on the GPU; the interpreter cannot");
+  } catch (const std::exception &e) {
+    err << "tkc tune: error: " << e.what() << "\n";
+    return 1;
+  }
+  try {
+    Context context(Backend::Cuda);
+    Module module = Module::fromFile(context, options.file);
+    Kernel kernel = module.kernel(options.kernel);
+    std::vector<Buffer> buffers;
+    std::vector<Arg> args;
+    std::map<std::string, int64_t> names; // for the grid's expressions
+    std::map<std::string, std::string> given(options.args.begin(), options.args.end());
+    buffers.reserve(kernel.params().size());
+    for (const ParamInfo &param : kernel.params()) {
+      auto it = given.find(param.name);
+      if (it == given.end())
+        throw UsageError("missing argument '" + param.name + "' of type " + param.type.str());
+      if (param.type.isPtr()) {
+        HostBuffer host = makeBuffer(param.name, it->second, param.type.elem.scalar, options.seed);
+        buffers.emplace_back(context, host.elem, host.elementCount());
+        buffers.back().upload(host.bytes.data(), host.bytes.size());
+        args.emplace_back(buffers.back());
+        continue;
+      }
+      ArgValue value = scalarArg(param.name, it->second, param.type);
+      if (param.type.isFloatValue()) {
+        args.emplace_back(value.f);
+      } else if (param.type.isBool()) {
+        args.emplace_back(value.i != 0);
+      } else {
+        args.emplace_back(value.i);
+        names[param.name] = value.i;
+      }
+      given.erase(it);
+    }
+    for (const ParamInfo &param : kernel.params())
+      given.erase(param.name);
+    if (!given.empty())
+      throw UsageError("unknown argument '" + given.begin()->first + "'");
+    Consts consts;
+    for (const auto &[name, value] : options.defines)
+      consts.emplace(name, Const::fromText(value));
+    std::vector<std::string> dims = splitGrid(options.grid);
+    GridSpec grid([&](const Config &config) {
+      std::map<std::string, int64_t> scope = names;
+      for (const auto &[name, value] : config.values)
+        if (auto number = config.integer(name))
+          scope[name] = *number;
+      int64_t sizes[3] = {1, 1, 1};
+      for (size_t d = 0; d < dims.size() && d < 3; ++d) {
+        std::string error;
+        if (!evaluateIntExpression(dims[d], scope, sizes[d], error))
+          throw Error("--grid '" + dims[d] + "': " + error);
+      }
+      return Grid(sizes[0], sizes[1], sizes[2]);
+    });
+    bool terminal = ::isatty(STDERR_FILENO);
+    TuneReport report = kernel.tune(grid, args, consts, Stream(), [&](size_t done, size_t total, const std::string &what) {
+      drawProgress(err, done, total, what, terminal);
+    });
+    out << "kernel '" << kernel.name() << "' on " << context.device().name << ": "
+        << (report.fromDatabase ? "from the tuning database, nothing timed\n" : "");
+    if (!report.fromDatabase) {
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(2) << report.results.size() << " configs compiled in "
+           << report.compileSeconds << " s, timed in " << report.timeSeconds << " s\n";
+      out << line.str();
+    }
+    printTable(out, report);
+    return 0;
+  } catch (const UsageError &e) {
+    err << "tkc tune: error: " << e.what() << "\n";
+    return 1;
+  } catch (const Error &e) {
+    err << "tkc tune: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+} // namespace tk
