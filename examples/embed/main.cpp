@@ -6,12 +6,19 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <random>
 #include <string>
 
 namespace {
+
+/// $TK_EXAMPLES_DIR (a copy of the tree elsewhere), else the source tree this was built from.
+std::string examplesDir() {
+  const char *dir = std::getenv("TK_EXAMPLES_DIR");
+  return dir && *dir ? dir : TK_EXAMPLES_DIR;
+}
 
 // f16 bits from a float (round to nearest even) and back: numpy's conversions, for the example.
 uint16_t toHalf(float value) {
@@ -69,7 +76,7 @@ int main(int argc, char **argv) {
     M = gpu ? 2048 : 96, N = gpu ? 2048 : 80, K = gpu ? 2048 : 72;
   try {
     tk::Context context(backend);
-    tk::Module module = tk::Module::fromFile(context, TK_EXAMPLES_DIR "/matmul.tk");
+    tk::Module module = tk::Module::fromFile(context, examplesDir() + "/matmul.tk");
     tk::Kernel matmul = module.kernel("matmul");
 
     std::mt19937 rng(7);
