@@ -113,7 +113,7 @@ def main():
     results = {}
 
     out = run([args.bench, "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
-               "--benchmark_format=json", "--benchmark_min_time=0.5s"])
+               "--benchmark_format=json", "--benchmark_min_time=0.5"])
     for b in json.loads(out)["benchmarks"]:
         if b["aggregate_name"] == "median":
             results["tk " + b["run_name"]] = b["real_time"] / 1e3  # ns -> us

@@ -285,8 +285,9 @@ TEST(JitGpuFaultChild, DISABLED_IllegalAddress) {
 }
 
 TEST_F(JitGpuTest, AnIllegalAddressNamesTheKernel) {
-  std::string command = "TK_CACHE_DIR='" + cache.path() +
-                        "' /proc/self/exe --gtest_filter=JitGpuFaultChild.DISABLED_IllegalAddress "
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string command = "TK_CACHE_DIR='" + cache.path() + "' '" + self +
+                        "' --gtest_filter=JitGpuFaultChild.DISABLED_IllegalAddress "
                         "--gtest_also_run_disabled_tests 2>&1";
   FILE *child = ::popen(command.c_str(), "r");
   ASSERT_NE(child, nullptr);
