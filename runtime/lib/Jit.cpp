@@ -212,24 +212,31 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::st
   if (context().device().sm < 80)
     throw Error(what + ": tk needs a GPU of sm_80 or newer; " + context().device().name + " is sm_" +
                 std::to_string(context().device().sm));
+  // The variant's own entry (its cubin, by the module's sources, config and specialization)
+  // needs no compiler at all: a warm process loads it straight into the driver.
   DiskCache cache(module->cacheDir);
-  std::string diagnostics;
-  std::optional<CompiledKernel> compiled = compileToPtx(module->path, text, options, cache, diagnostics);
-  if (!compiled)
-    throw Error(what + " does not compile:\n" + diagnostics);
-  std::string cubinKey = cacheKey({"cubin", compiled->key, context().device().name, std::to_string(context().device().sm)});
-  std::optional<std::string> cubin = cache.get(cubinKey);
-  fromDisk = compiled->fromCache && cubin;
+  const DeviceInfo &device = context().device();
+  std::string variantKey = cacheKey({"variant", compilerBuildId(), module->sourceHash, decl.name, config.str(), spec,
+                                     options.debug ? "debug" : "", device.name, std::to_string(device.sm)});
+  std::optional<CompiledKernel> cubin;
+  if (std::optional<std::string> entry = cache.get(variantKey))
+    cubin = parseCompiledEntry(*entry);
+  fromDisk = bool(cubin);
   if (!cubin) {
-    cubin = linkPtxToCubin(compiled->ptx, decl.name);
+    std::string diagnostics;
+    std::optional<CompiledKernel> compiled = compileToPtx(module->path, text, options, cache, diagnostics);
+    if (!compiled)
+      throw Error(what + " does not compile:\n" + diagnostics);
+    cubin = *compiled;
+    cubin->ptx = linkPtxToCubin(compiled->ptx, decl.name); // the entry holds the cubin in its place
     std::string error; // best-effort, as for the PTX
-    cache.put(cubinKey, *cubin, error);
+    cache.put(variantKey, compiledEntry(*cubin), error);
   }
   for (const std::string &warning : cache.takeWarnings())
     std::cerr << "tk: warning: " << warning << "\n";
-  variant->function = loadFunction(cubin->data(), decl.name, compiled->sharedBytes);
-  variant->threads = compiled->threads;
-  variant->sharedBytes = compiled->sharedBytes;
+  variant->function = loadFunction(cubin->ptx.data(), decl.name, cubin->sharedBytes);
+  variant->threads = cubin->threads;
+  variant->sharedBytes = cubin->sharedBytes;
   variant->registers = functionRegisters(variant->function);
   return variant;
 }

@@ -23,8 +23,14 @@ std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options)
   return cacheKey(parts);
 }
 
-/// An entry is "<shared bytes> <threads>\n<PTX>"; anything else is a miss.
-std::optional<CompiledKernel> parseEntry(const std::string &entry) {
+} // namespace
+
+std::string compiledEntry(const CompiledKernel &kernel) {
+  return std::to_string(kernel.sharedBytes) + " " + std::to_string(kernel.threads) + "\n" + kernel.ptx;
+}
+
+/// An entry is "<shared bytes> <threads>\n<code>"; anything else is a miss.
+std::optional<CompiledKernel> parseCompiledEntry(const std::string &entry) {
   size_t newline = entry.find('\n');
   if (newline == std::string::npos)
     return std::nullopt;
@@ -37,6 +43,8 @@ std::optional<CompiledKernel> parseEntry(const std::string &entry) {
     return std::nullopt;
   return CompiledKernel{entry.substr(newline + 1), sharedBytes, int(threads), /*fromCache=*/true};
 }
+
+namespace {
 
 /// $TK_DUMP_DIR: every stage of each kernel compiled, as `<kernel>-<key>.<stage>`.
 bool dumpStages(Compiler &compiler, const std::string &dir, const std::string &name, std::string &diagnostics) {
@@ -70,7 +78,7 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
   bool dump = dumpDir && *dumpDir;
   if (!dump)
     if (std::optional<std::string> entry = cache.get(key))
-      if (std::optional<CompiledKernel> cached = parseEntry(*entry)) {
+      if (std::optional<CompiledKernel> cached = parseCompiledEntry(*entry)) {
         cached->key = key;
         return cached;
       }
@@ -84,8 +92,7 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
   CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), compiler.signatures().at(0).numWarps * 32,
                           /*fromCache=*/false, key};
   std::string error; // best-effort: an unwritable cache only costs the next run a compile
-  cache.put(key, std::to_string(compiled.sharedBytes) + " " + std::to_string(compiled.threads) + "\n" + compiled.ptx,
-            error);
+  cache.put(key, compiledEntry(compiled), error);
   return compiled;
 }
 

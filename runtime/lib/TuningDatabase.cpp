@@ -163,10 +163,12 @@ std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string
   std::optional<Reader::Value> doc = reader.document(error);
   if (!doc)
     return std::nullopt;
+  std::string missing; // the first field that is not there
   auto field = [&](const char *name, bool object) -> const Reader::Value * {
     auto it = doc->members.find(name);
     if (it == doc->members.end() || it->second.isObject != object) {
-      error = std::string("not a tuning entry (no ") + (object ? "object" : "value") + " '" + name + "')";
+      if (missing.empty())
+        missing = std::string("not a tuning entry (no ") + (object ? "object" : "value") + " '" + name + "')";
       return nullptr;
     }
     return &it->second;
@@ -174,8 +176,10 @@ std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string
   const Reader::Value *kernel = field("kernel", false), *hash = field("kernel_hash", false), *gpu = field("gpu", false),
                       *spec = field("specialization", false), *key = field("key", true),
                       *config = field("config", true), *ms = field("time_ms", false);
-  if (!kernel || !hash || !gpu || !spec || !key || !config || !ms)
+  if (!kernel || !hash || !gpu || !spec || !key || !config || !ms) {
+    error = missing;
     return std::nullopt;
+  }
   TuningEntry entry{kernel->scalar, hash->scalar, gpu->scalar, spec->scalar, "", Config{}, std::atof(ms->scalar.c_str())};
   for (const auto &[name, value] : key->members)
     entry.keyValues += (entry.keyValues.empty() ? "" : ", ") + name + "=" + value.scalar;

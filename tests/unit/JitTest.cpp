@@ -4,6 +4,7 @@
 #include "tk/tk.h"
 
 #include "TestUtil.h"
+#include "TuningDatabase.h"
 #include "tk/Runtime/CudaDriver.h"
 
 #include <gtest/gtest.h>
@@ -188,6 +189,26 @@ TEST(JitSpecialization, AUnitStrideMakesStoresContiguous) {
   std::string genericPtx = emit(generic), unitPtx = emit(unit);
   EXPECT_EQ(genericPtx.find("st.global.v4"), std::string::npos);
   EXPECT_NE(unitPtx.find("st.global.v4.b32"), std::string::npos) << unitPtx;
+}
+
+TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
+  TuningEntry entry{"matmul", "abc123", "NVIDIA H200", "eeee1", "M=4096, N=4096, K=4096",
+                    Config{{{"BM", "128"}, {"num_warps", "4"}, {"SCALE", "0.5"}}}, 0.3211};
+  std::string json = tuningEntryJson(entry);
+  EXPECT_NE(json.find("\"key\": {\n    \"K\": 4096,\n    \"M\": 4096,\n    \"N\": 4096\n  }"), std::string::npos) << json;
+  std::string error;
+  std::optional<TuningEntry> back = parseTuningEntry(json, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->kernel, "matmul");
+  EXPECT_EQ(back->gpu, "NVIDIA H200");
+  EXPECT_EQ(back->specialization, "eeee1");
+  EXPECT_EQ(back->config.values, entry.config.values);
+  EXPECT_EQ(back->keyValues, "K=4096, M=4096, N=4096");
+  EXPECT_DOUBLE_EQ(back->ms, 0.3211);
+  EXPECT_FALSE(parseTuningEntry(json.substr(0, json.size() / 2), error));
+  EXPECT_EQ(error.rfind("not a tuning entry (bad JSON at byte ", 0), 0u) << error;
+  EXPECT_FALSE(parseTuningEntry("{\"kernel\": \"k\"}", error));
+  EXPECT_EQ(error, "not a tuning entry (no value 'kernel_hash')");
 }
 
 TEST(JitContext, NoGpuIsAClearError) {

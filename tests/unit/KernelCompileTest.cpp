@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace tk {
 namespace {
@@ -89,6 +92,36 @@ TEST_F(KernelCompileTest, AKernelThatDoesNotCompileStoresNothing) {
   EXPECT_FALSE(compileToPtx("bad.tk", &source, options, cache, diagnostics));
   EXPECT_NE(diagnostics.find("bad.tk:1:"), std::string::npos) << diagnostics;
   EXPECT_EQ(std::system(("test -z \"$(ls -A " + dir + ")\"").c_str()), 0);
+}
+
+TEST_F(KernelCompileTest, EightProcessesCompilingIntoOneEmptyCacheLeaveOneEntry) {
+  std::vector<pid_t> children;
+  for (int p = 0; p < 8; ++p) {
+    pid_t child = ::fork();
+    if (child == 0) {
+      DiskCache cache(dir);
+      std::string diagnostics, source = kSource;
+      std::optional<CompiledKernel> compiled = compileToPtx("scale.tk", &source, options, cache, diagnostics);
+      ::_exit(compiled && compiled->ptx.find(".entry scale(") != std::string::npos ? 0 : 1);
+    }
+    children.push_back(child);
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  // One entry, no temporary files, and it is a valid hit.
+  std::vector<std::string> names;
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  ASSERT_EQ(names.size(), 1u) << names[0] << (names.size() > 1 ? " " + names[1] : "");
+  EXPECT_EQ(names[0].size(), 64u + 4u) << names[0]; // <sha256>.tkc
+  DiskCache cache(dir);
+  std::optional<CompiledKernel> hit = compile(kSource, cache);
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->fromCache);
+  EXPECT_TRUE(cache.takeWarnings().empty());
 }
 
 } // namespace

@@ -19,6 +19,11 @@ struct CompiledKernel {
   std::string key; // the disk cache's key of this PTX
 };
 
+/// A compiled kernel as a cache entry ("<shared bytes> <threads>\n<code>"), and back (none
+/// when the text is not one).
+std::string compiledEntry(const CompiledKernel &kernel);
+std::optional<CompiledKernel> parseCompiledEntry(const std::string &entry);
+
 /// The PTX of `options.kernel` in the file at `path` (or `text`, named `path`): from `cache`
 /// when it holds an entry for this compiler build, the same sources (the file and its
 /// imports), kernel, constants, specialization and options; otherwise compiled and stored
