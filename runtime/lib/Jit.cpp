@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -219,8 +220,10 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::st
   std::string variantKey = cacheKey({"variant", compilerBuildId(), module->sourceHash, decl.name, config.str(), spec,
                                      options.debug ? "debug" : "", device.name, std::to_string(device.sm)});
   std::optional<CompiledKernel> cubin;
-  if (std::optional<std::string> entry = cache.get(variantKey))
-    cubin = parseCompiledEntry(*entry);
+  const char *dumpDir = std::getenv("TK_DUMP_DIR"); // dumping compiles every time (compileToPtx)
+  if (!(dumpDir && *dumpDir))
+    if (std::optional<std::string> entry = cache.get(variantKey))
+      cubin = parseCompiledEntry(*entry);
   fromDisk = bool(cubin);
   if (!cubin) {
     std::string diagnostics;
