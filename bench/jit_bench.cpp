@@ -4,6 +4,7 @@
 //                                         module load + compile or disk-cache hit + launch + sync
 //   tk-jit-bench --tune CACHE SIZE        autotuning 10 matmul configs at SIZE^3 (compile + time)
 // Every mode checks the kernel's output before it reports a time.
+#include <tk/Frontend/Compiler.h>
 #include <tk/tk.h>
 
 #include <benchmark/benchmark.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 namespace {
 
@@ -70,6 +72,38 @@ void launchLoop(benchmark::State &state, const tk::Consts &consts) {
 }
 
 void BM_LaunchCached(benchmark::State &state) { launchLoop(state, {}); }
+
+// The floor: the same kernel enqueued by Context::launchFunction (cuLaunchKernel and the
+// launch bookkeeping) with its parameters already packed, as an AOT launcher does.
+void BM_LaunchFloor(benchmark::State &state) {
+  static VectorAdd *setup = new VectorAdd();
+  static tk::cuda::CUfunc_st *function = [] {
+    tk::CompileOptions options;
+    options.kernel = "add";
+    tk::Compiler compiler(options);
+    std::ostringstream ptx;
+    std::string source = kVectorAdd;
+    if (!compiler.load("add.tk", &source) || !compiler.emit(tk::EmitKind::PTX, ptx))
+      throw tk::Error(compiler.diagnosticsText());
+    static std::string text = ptx.str();
+    return tk::loadFunction(text.c_str(), "add", 0);
+  }();
+  unsigned long long x = setup->x.devicePointer(), y = setup->y.devicePointer(), out = setup->out.devicePointer();
+  int n = VectorAdd::n;
+  void *params[] = {&x, &y, &out, &n};
+  int pending = 0;
+  for (auto _ : state) {
+    setup->context.launchFunction(function, "add", tk::Grid(1), 128, 0, params, tk::Stream());
+    if (++pending == 256) {
+      state.PauseTiming();
+      setup->context.synchronize();
+      pending = 0;
+      state.ResumeTiming();
+    }
+  }
+  setup->context.synchronize();
+}
+BENCHMARK(BM_LaunchFloor);
 void BM_LaunchCachedWithConstant(benchmark::State &state) { launchLoop(state, {{"BLOCK", 1024}}); }
 BENCHMARK(BM_LaunchCached);
 BENCHMARK(BM_LaunchCachedWithConstant);

@@ -120,7 +120,8 @@ def main():
             results["tk " + b["run_name"]] = b["real_time"] / 1e3  # ns -> us
     results["triton launch"], results["torch add_"] = peers_launch()
     print(f"launch host time (us): tk {results['tk BM_LaunchCached']:.2f} "
-          f"(with a constant {results['tk BM_LaunchCachedWithConstant']:.2f}), "
+          f"(with a constant {results['tk BM_LaunchCachedWithConstant']:.2f}; the floor, cuLaunchKernel of packed "
+          f"parameters: {results['tk BM_LaunchFloor']:.2f}), "
           f"Triton {results['triton launch']:.2f}, torch add_ {results['torch add_']:.2f}")
 
     with tempfile.TemporaryDirectory() as tk_cache, tempfile.TemporaryDirectory() as triton_cache:

@@ -43,10 +43,9 @@ int64_t threadsOf(const Config &config) { return config.integer("num_warps").val
 } // namespace
 
 std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                             const Config &given, const Stream &stream, const TuneProgress &progress,
-                                             TuneReport *report) {
+                                             const Config &given, const std::string &memoryKey,
+                                             const Stream &stream, const TuneProgress &progress, TuneReport *report) {
   std::string keys = keyValues(args);
-  std::string memoryKey = given.str() + "|" + packed.spec + "|" + keys;
   std::vector<Config> candidates;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -76,7 +75,6 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   auto remember = [&](std::shared_ptr<Variant> winner, bool timed) {
     std::lock_guard<std::mutex> lock(mutex);
     ++(timed ? stats.tunings : stats.databaseHits);
-    variants.emplace(winner->config.str() + "|" + packed.spec, winner);
     winners[memoryKey] = winner;
     return winner;
   };

@@ -321,33 +321,61 @@ Kernel::Stats Kernel::stats() const {
 }
 
 void Kernel::launch(const GridSpec &grid, std::initializer_list<Arg> args, const Consts &consts, const Stream &stream) {
-  launch(grid, std::vector<Arg>(args), consts, stream);
+  impl_->launch(grid, args.begin(), args.size(), consts, stream);
 }
 
 void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
-  Impl &k = *impl_;
-  PackedArgs packed;
-  k.pack(args.data(), args.size(), packed);
-  std::shared_ptr<Variant> variant;
-  Config given = configOf(consts);
-  if (k.tunes(consts)) {
-    variant = k.tuned(grid, args.data(), args.size(), packed, given, stream, nullptr, nullptr);
-  } else {
-    std::string key = given.str() + "|" + packed.spec;
-    {
-      std::lock_guard<std::mutex> lock(k.mutex);
-      if (auto it = k.variants.find(key); it != k.variants.end())
-        variant = it->second;
-    }
-    if (!variant) {
-      bool fromDisk = false;
-      variant = k.build(given, packed.spec, fromDisk);
-      std::lock_guard<std::mutex> lock(k.mutex);
-      ++(fromDisk ? k.stats.diskHits : k.stats.compiles);
-      variant = k.variants.emplace(key, variant).first->second;
+  impl_->launch(grid, args.data(), args.size(), consts, stream);
+}
+
+void Kernel::Impl::appendLaunchKey(std::string &key, const Consts &consts, const std::string &spec, const Arg *args,
+                                   bool tuned) const {
+  key.clear();
+  for (const auto &[name, value] : consts) {
+    if (!key.empty())
+      key += ", ";
+    key += name;
+    key += '=';
+    key += value.text;
+  }
+  key += '|';
+  key += spec;
+  if (tuned) {
+    key += '|';
+    char number[24];
+    for (size_t index : keyIndex) {
+      std::snprintf(number, sizeof(number), "%lld,", static_cast<long long>(args[index].integer()));
+      key += number;
     }
   }
-  k.run(*variant, grid(variant->config), packed, args.data(), args.size(), stream);
+}
+
+// The hot path: no allocation once a thread has launched (its packed arguments and key are
+// reused), one lock, one hash lookup, then cuLaunchKernel.
+void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
+                          const Stream &stream) {
+  thread_local PackedArgs packed;
+  thread_local std::string key;
+  pack(args, count, packed);
+  bool tuning = tunes(consts);
+  appendLaunchKey(key, consts, packed.spec, args, tuning);
+  Variant *variant = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &table = tuning ? winners : variants;
+    if (auto it = table.find(key); it != table.end())
+      variant = it->second.get();
+  }
+  if (!variant && tuning) {
+    variant = tuned(grid, args, count, packed, configOf(consts), key, stream, nullptr, nullptr).get();
+  } else if (!variant) {
+    bool fromDisk = false;
+    std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
+    std::lock_guard<std::mutex> lock(mutex);
+    ++(fromDisk ? stats.diskHits : stats.compiles);
+    variant = variants.emplace(key, built).first->second.get(); // variants are never removed
+  }
+  run(*variant, grid(variant->config), packed, args, count, stream);
 }
 
 void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key) {
@@ -378,8 +406,10 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
     throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
   PackedArgs packed;
   k.pack(args.data(), args.size(), packed);
+  std::string key;
+  k.appendLaunchKey(key, consts, packed.spec, args.data(), true);
   TuneReport report;
-  k.tuned(grid, args.data(), args.size(), packed, configOf(consts), stream, progress, &report);
+  k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);
   return report;
 }
 

@@ -50,8 +50,8 @@ struct Kernel::Impl {
   std::vector<std::string> key;    // parameters whose values select a tuning entry
   std::vector<size_t> keyIndex;    // their positions among params
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<Variant>> variants; // constants|spec
-  std::unordered_map<std::string, std::shared_ptr<Variant>> winners;  // constants|spec|key values
+  std::unordered_map<std::string, std::shared_ptr<Variant>> variants; // appendLaunchKey, untuned
+  std::unordered_map<std::string, std::shared_ptr<Variant>> winners;  // appendLaunchKey, tuned
   Kernel::Stats stats;
 
   Context &context() const { return *module->context; }
@@ -67,8 +67,13 @@ struct Kernel::Impl {
            const Stream &stream) const;
   /// The winner for these arguments (tunes when neither memory nor the database has it).
   std::shared_ptr<Variant> tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                 const Config &given, const Stream &stream, const TuneProgress &progress,
-                                 TuneReport *report);
+                                 const Config &given, const std::string &memoryKey, const Stream &stream,
+                                 const TuneProgress &progress, TuneReport *report);
+  /// Kernel::launch's work.
+  void launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts, const Stream &stream);
+  /// The key of the in-memory tables: constants | specialization [| tuning key values].
+  void appendLaunchKey(std::string &key, const Consts &consts, const std::string &spec, const Arg *args,
+                       bool tuned) const;
   bool tunes(const Consts &consts) const;
   std::string keyValues(const Arg *args) const;
 };
