@@ -117,6 +117,16 @@ std::optional<std::string> DiskCache::get(const std::string &key) {
 }
 
 bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error) {
+  // A device or a pipe (/dev/null, /dev/stdout) is written as it is: a rename would replace it.
+  struct stat existing;
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    std::ofstream out(path, std::ios::binary);
+    if (!(out << bytes) || !out.flush()) {
+      error = "cannot write " + path;
+      return false;
+    }
+    return true;
+  }
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   if (!makeDirectories(dir)) {

@@ -1,5 +1,7 @@
 #include "tk/Runtime/Npy.h"
 
+#include "tk/Runtime/DiskCache.h"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -150,18 +152,9 @@ void writeNpy(const std::string &path, const HostBuffer &buffer) {
   out += header;
   out.append(reinterpret_cast<const char *>(buffer.bytes.data()), buffer.bytes.size());
 
-  std::string temp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream file(temp, std::ios::binary);
-    if (!file || !(file.write(out.data(), out.size())) || !file.flush()) {
-      std::remove(temp.c_str());
-      throw std::runtime_error("cannot write '" + path + "'");
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
+  std::string error;
+  if (!writeAtomically(path, out, error))
     throw std::runtime_error("cannot write '" + path + "'");
-  }
 }
 
 } // namespace tk

@@ -9,6 +9,7 @@ set -euo pipefail
 mode=$1 build=$2 work=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 prefix=$work/prefix
+trap 'echo "check.sh $mode failed; its logs:"; tail -n 30 "$work"/*.log 2>/dev/null' ERR
 configure() {
   cmake -S "$root/examples/$1" -B "$work/$1" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/$1.log"
   cmake --build "$work/$1" >> "$work/$1.log"

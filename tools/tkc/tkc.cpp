@@ -1,6 +1,7 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/AotHeader.h"
+#include "tk/Runtime/DiskCache.h"
 #include "tk/Runtime/RunCommand.h"
 
 #include <cstdio>
@@ -27,26 +28,15 @@ int usageError(const std::string &message) {
   return 1;
 }
 
-/// Writes `text` to `path` through a temporary file and a rename, so that no reader ever sees
-/// a half-written output.
-bool writeAtomically(const std::string &path, const std::string &text) {
+/// `-` is standard output; anything else is written through tk::writeAtomically (a temporary
+/// file and a rename), so that no reader ever sees a half-written output.
+bool writeOutput(const std::string &path, const std::string &text) {
   if (path == "-") {
     std::cout << text;
     return bool(std::cout);
   }
-  std::string temp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temp, std::ios::binary);
-    if (!(out << text) || !(out.flush())) {
-      std::remove(temp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return false;
-  }
-  return true;
+  std::string error;
+  return tk::writeAtomically(path, text, error);
 }
 
 } // namespace
@@ -149,7 +139,7 @@ int main(int argc, char **argv) {
     std::cerr << diagnostics << warnings;
     if (!made)
       return 1;
-    if (!writeAtomically(output, header)) {
+    if (!writeOutput(output, header)) {
       std::cerr << "tkc: error: cannot write '" << output << "'\n";
       return 1;
     }
@@ -176,7 +166,7 @@ int main(int argc, char **argv) {
           line.find("Compiling entry") != std::string::npos)
         std::cout << line << "\n";
   }
-  if (command == "compile" && !writeAtomically(output, out.str())) {
+  if (command == "compile" && !writeOutput(output, out.str())) {
     std::cerr << "tkc: error: cannot write '" << output << "'\n";
     return 1;
   }

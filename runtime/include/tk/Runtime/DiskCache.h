@@ -17,7 +17,8 @@ namespace tk {
 std::string cacheKey(const std::vector<std::string> &parts);
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
-/// no reader ever sees it half-written; creates the directory. False with `error` otherwise.
+/// no reader ever sees it half-written; creates the directory. A path that is not a regular
+/// file (/dev/null, a pipe) is written directly. False with `error` otherwise.
 bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error);
 
 /// Identifies this build of the compiler (the shared library's path, size and modification

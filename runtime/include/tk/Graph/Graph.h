@@ -1,0 +1,110 @@
+// The graph layer: model operators as a graph of typed 2-D tensors ([rows, cols], row-major;
+// vectors are 1-D), compiled into fused tk kernels (generated .tk source and the stdlib's
+// templates, through the JIT, its cache and autotuner) and run over the CUDA backend or the
+// interpreter, optionally replayed as one CUDA graph.
+#ifndef TK_GRAPH_GRAPH_H
+#define TK_GRAPH_GRAPH_H
+
+#include "tk/Runtime/Jit.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::graph {
+
+/// A tensor of a Graph (a handle: its node's index).
+struct Tensor {
+  int id = -1;
+};
+
+struct TensorInfo {
+  Scalar dtype = Scalar::BF16;
+  std::vector<int64_t> shape;
+  std::string str() const; // "bf16[32, 4096]"
+};
+
+/// Builds the graph; every op checks shapes and dtypes and throws tk::Error naming the op and
+/// its operands ("graph: matmul: K dimension mismatch: a is bf16[8, 64], b is bf16[32, 96]").
+class Graph {
+public:
+  Graph();
+  ~Graph();
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+
+  Tensor input(const std::string &name, Scalar dtype, std::vector<int64_t> shape);
+  /// Constant across runs: the executor may transform it once (a norm's weight folded in).
+  Tensor weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape);
+  void output(Tensor t, const std::string &name);
+
+  Tensor matmul(Tensor a, Tensor b);   // [M, K] x [K, N]
+  Tensor add(Tensor a, Tensor b);      // same shapes, or b a vector of a's columns (a bias)
+  Tensor mul(Tensor a, Tensor b);
+  Tensor silu(Tensor x);
+  Tensor gelu(Tensor x);
+  Tensor scale(Tensor x, double factor);
+  Tensor rmsnorm(Tensor x, Tensor weight, double eps = 1e-6);          // over each row
+  Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps = 1e-5);
+  Tensor softmax(Tensor x);                                            // over each row
+  /// Rotary embedding of [batch * seqLen, heads * headDim] (LLaMA's rotate-half form).
+  Tensor rope(Tensor x, int heads, int seqLen, double base = 10000.0);
+  /// Attention of [batch * seqLen, heads * headDim] queries, keys and values, per sequence.
+  Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true);
+  Tensor reshape(Tensor x, std::vector<int64_t> shape);
+  /// Column blocks of `x` (views: no copy when their consumers read strided rows).
+  std::vector<Tensor> split(Tensor x, std::vector<int64_t> sizes);
+  Tensor concat(std::vector<Tensor> parts); // along columns
+  Tensor transpose(Tensor x);
+
+  const TensorInfo &info(Tensor t) const;
+
+  struct Impl;
+  const Impl &impl() const { return *impl_; }
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct GraphOptions {
+  /// Write the fused graph as Graphviz DOT here (and an SVG beside it when `dot` is installed).
+  std::string dumpGraph;
+};
+
+/// Buffers by the names of the graph's inputs, weights and outputs.
+using Bindings = std::map<std::string, Buffer *>;
+
+/// A graph compiled for one Context: its kernels (fused), their launch order, and a memory plan
+/// that reuses intermediate buffers.
+class Executable {
+public:
+  static Executable compile(Context &context, const Graph &graph, const GraphOptions &options = {});
+  ~Executable();
+  Executable(Executable &&) noexcept;
+  Executable &operator=(Executable &&) noexcept;
+
+  /// Runs every kernel on `stream`. The first run of a binding also transforms its weights
+  /// (once) and autotunes kernels on first use. Throws tk::Error naming a missing binding or
+  /// one of the wrong dtype or size.
+  void run(const Bindings &bindings, const Stream &stream = Stream());
+  /// Captures one run into a CUDA graph (after a run outside capture, so that nothing compiles
+  /// or tunes inside it); replay() launches it again on the same buffers. CUDA backend only.
+  void capture(const Bindings &bindings, const Stream &stream);
+  void replay(const Stream &stream);
+
+  /// One line per kernel: its template and what was fused into it.
+  std::vector<std::string> kernels() const;
+  size_t intermediateBytes() const; // the memory plan's total
+  std::string dot() const;          // the fused graph in Graphviz DOT
+
+  struct Impl;
+
+private:
+  Executable();
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tk::graph
+
+#endif

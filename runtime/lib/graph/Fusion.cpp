@@ -1,0 +1,433 @@
+// Fusion: which graph nodes become which kernel, and the memory plan.
+//  1. An RMSNorm read only by matmuls with constant weights is folded into them: a row_rstd
+//     kernel computes each row's rstd, the matmuls read the norm's input, apply the rstd in
+//     their epilogue, and multiply by diag(w) * W, made once from the weights.
+//  2. A matmul absorbs what follows it through single uses, in the epilogue's order: a scale,
+//     a bias, an activation, a gate (a product with another tensor), a residual.
+//  3. Elementwise ops fuse into trees: a node read once, by an elementwise op of its shape, is
+//     computed inside that op's kernel (generated .tk source, f32 inside).
+//  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows.
+//  Buffers: every tensor that is no binding gets a planned slot, reused once it is dead.
+#include "GraphImpl.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <sstream>
+
+namespace tk::graph {
+
+namespace {
+
+struct Planner {
+  const Graph::Impl &g;
+  Plan plan;
+  std::vector<std::vector<int>> users; // consumer nodes (one entry per operand use)
+  std::set<int> outputs;
+  std::vector<int> groupOf;            // node -> index of the step computing it, or -1
+
+  explicit Planner(const Graph::Impl &graph) : g(graph), users(graph.nodes.size()), groupOf(graph.nodes.size(), -1) {
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+      for (int in : g.nodes[n].inputs)
+        users[in].push_back(int(n));
+    for (const auto &[id, name] : g.outputs) {
+      outputs.insert(id);
+      plan.bindingOf[id] = name;
+    }
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+      if (g.nodes[n].op == Op::Input || g.nodes[n].op == Op::Weight)
+        plan.bindingOf[int(n)] = g.nodes[n].name;
+  }
+
+  const Node &node(int n) const { return g.nodes[n]; }
+  bool singleUse(int n) const { return users[n].size() == 1 && !outputs.count(n); }
+  int64_t columns(int n) const { return node(n).out.shape.back(); }
+
+  /// Views: splits and reshapes of contiguous tensors; everything else is its own storage.
+  void resolvePlaces() {
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      const Node &nd = node(int(n));
+      Operand self{int(n), nd.out.shape.size() == 2 ? nd.out.shape[1] : 0, 0};
+      if (nd.op == Op::Split && !outputs.count(int(n))) {
+        Operand base = plan.at[nd.inputs[0]];
+        self = Operand{base.tensor, base.rowStride, base.column + nd.column};
+      } else if (nd.op == Op::Reshape && !outputs.count(int(n))) {
+        Operand base = plan.at[nd.inputs[0]];
+        const TensorInfo &in = node(nd.inputs[0]).out;
+        bool contiguous = base.column == 0 && (in.shape.size() == 1 || base.rowStride == in.shape[1]);
+        if (contiguous)
+          self = Operand{base.tensor, nd.out.shape.size() == 2 ? nd.out.shape[1] : 0, 0};
+      }
+      plan.at[int(n)] = self;
+    }
+  }
+  bool isView(int n) const { return plan.at.at(n).tensor != n; }
+
+  int newStep(Step step) {
+    plan.steps.push_back(std::move(step));
+    int index = int(plan.steps.size() - 1);
+    for (int n : plan.steps.back().nodes)
+      if (groupOf[n] < 0)
+        groupOf[n] = index;
+    return index;
+  }
+
+  Operand place(int n) const { return plan.at.at(n); }
+  /// A vector read as a row of a matrix: stride 0.
+  Operand rowOf(int n) const { return Operand{place(n).tensor, 0, place(n).column}; }
+
+  void foldNorms(std::map<int, std::pair<int, int>> &folded /* matmul -> (rstd tensor, norm node) */) {
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      const Node &norm = node(int(n));
+      if (norm.op != Op::RmsNorm || outputs.count(int(n)) || users[n].empty())
+        continue;
+      bool foldable = true;
+      for (int u : users[n])
+        foldable &= node(u).op == Op::MatMul && node(u).inputs[0] == int(n) && node(u).inputs[1] != int(n) &&
+                    node(node(u).inputs[1]).op == Op::Weight && !isView(node(u).inputs[1]);
+      if (!foldable)
+        continue;
+      int rstd = int(g.nodes.size() + plan.extra.size());
+      plan.extra.push_back(TensorInfo{Scalar::F32, {norm.out.shape[0]}});
+      Step step{StepKind::RowRstd};
+      step.nodes = {int(n)};
+      step.out = rstd;
+      step.outAt = Operand{rstd, 0, 0};
+      step.in = {contiguous(norm.inputs[0])};
+      step.eps = norm.value;
+      newStep(std::move(step));
+      for (int u : users[n])
+        folded[u] = {rstd, int(n)};
+    }
+  }
+
+  void matmulGroups(const std::map<int, std::pair<int, int>> &folded) {
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      if (node(int(n)).op != Op::MatMul)
+        continue;
+      const Node &mm = node(int(n));
+      Step step{StepKind::MatMul};
+      step.nodes = {int(n)};
+      Operand a = contiguous(mm.inputs[0]), b = contiguous(mm.inputs[1]);
+      auto fold = folded.find(int(n));
+      Operand rowScale;
+      if (fold != folded.end()) {
+        const Node &norm = node(fold->second.second);
+        a = contiguous(norm.inputs[0]);
+        step.rowScale = true;
+        step.foldedNormWeight = norm.inputs[1];
+        rowScale = Operand{fold->second.first, 0, 0};
+      }
+      Operand bias, residual, gate;
+      int cur = int(n);
+      while (singleUse(cur)) {
+        int u = users[cur][0];
+        const Node &user = node(u);
+        int other = user.inputs.size() == 2 ? (user.inputs[0] == cur ? user.inputs[1] : user.inputs[0]) : -1;
+        bool untouched = !step.bias && step.act == 0 && !step.gate && !step.residual;
+        if (user.op == Op::Scale && untouched) {
+          step.factor *= user.value;
+        } else if (user.op == Op::Add && other != cur && node(other).out.shape.size() == 1 && untouched &&
+                   place(other).column == 0) {
+          step.bias = true;
+          bias = rowOf(other);
+        } else if ((user.op == Op::Silu || user.op == Op::Gelu) && step.act == 0 && !step.gate && !step.residual) {
+          step.act = user.op == Op::Silu ? 1 : 2;
+        } else if (user.op == Op::Mul && other != cur && node(other).out.shape.size() == 2 && !step.gate &&
+                   !step.residual && place(other).column == 0) {
+          step.gate = true;
+          gate = place(other);
+        } else if (user.op == Op::Add && other != cur && node(other).out.shape.size() == 2 && !step.residual &&
+                   place(other).column == 0) {
+          step.residual = true;
+          residual = place(other);
+        } else {
+          break;
+        }
+        step.nodes.push_back(u);
+        cur = u;
+      }
+      step.out = cur;
+      step.in = {a, b, bias, residual, gate, rowScale};
+      newStep(std::move(step));
+    }
+  }
+
+  /// Elementwise trees, built from their roots (the last node) backwards.
+  void elementwiseGroups() {
+    for (int root = int(g.nodes.size()) - 1; root >= 0; --root) {
+      if (!isElementwise(node(root).op) || groupOf[root] >= 0)
+        continue;
+      std::vector<int> members;
+      std::function<void(int)> collect = [&](int n) {
+        members.push_back(n);
+        for (int in : node(n).inputs)
+          if (isElementwise(node(in).op) && groupOf[in] < 0 && singleUse(in) && node(in).out.shape == node(n).out.shape &&
+              std::find(members.begin(), members.end(), in) == members.end())
+            collect(in);
+      };
+      collect(root);
+      std::sort(members.begin(), members.end());
+      Step step{StepKind::Elementwise};
+      step.nodes = members;
+      step.out = root;
+      newStep(std::move(step));
+      generateElementwise(plan.steps.back());
+    }
+  }
+
+  /// The kernel of an elementwise tree: each input loaded once (a vector as a row), each node
+  /// one line in f32, the root stored.
+  void generateElementwise(Step &step) {
+    std::map<int, std::string> value;
+    std::ostringstream body, params;
+    int inputs = 0;
+    auto operand = [&](int n) -> std::string {
+      if (auto it = value.find(n); it != value.end())
+        return it->second;
+      std::string name = "v" + std::to_string(inputs);
+      params << "in" << inputs << ": ptr<bf16>, ";
+      Operand where = node(n).out.shape.size() == 1 ? rowOf(n) : place(n);
+      step.in.push_back(where);
+      body << "    let " << name << " = load(in" << inputs << " + r * s" << inputs << " + c" << inputs
+           << " + c, mask = m, other = 0.0) as f32;\n";
+      ++inputs;
+      return value[n] = name;
+    };
+    for (int n : step.nodes) {
+      const Node &nd = node(n);
+      std::vector<std::string> args;
+      for (int in : nd.inputs)
+        args.push_back(operand(in));
+      std::string expr;
+      char factor[40];
+      std::snprintf(factor, sizeof(factor), "%.17g", nd.value);
+      switch (nd.op) {
+      case Op::Add: expr = args[0] + " + " + args[1]; break;
+      case Op::Mul: expr = args[0] + " * " + args[1]; break;
+      case Op::Silu: expr = "silu(" + args[0] + ")"; break;
+      case Op::Gelu: expr = "gelu(" + args[0] + ")"; break;
+      default: expr = args[0] + " * (" + std::string(factor) + " as f32)"; break;
+      }
+      std::string name = "t" + std::to_string(n);
+      body << "    let " << name << " = " << expr << ";\n";
+      value[n] = name;
+    }
+    std::ostringstream source;
+    step.kernel = "fused_" + std::to_string(step.out);
+    source << "import \"std/math.tk\";\n\nkernel " << step.kernel << "(" << params.str()
+           << "out: ptr<bf16>, rows: i32, cols: i32, ";
+    for (int k = 0; k < inputs; ++k)
+      source << "s" << k << ": i32, c" << k << ": i32, ";
+    source << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
+           << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
+           << body.str() << "    store(out + r * so + co + c, " << value[step.out] << " as bf16, mask = m);\n}\n";
+    step.source = source.str();
+  }
+
+  /// Where kernels that take no first column read `n`: its place, or a copy (made once) when
+  /// it is a column block of another tensor.
+  std::map<int, int> copies;
+  Operand contiguous(int n) {
+    if (place(n).column == 0)
+      return place(n);
+    if (!copies.count(n)) {
+      int copy = int(g.nodes.size() + plan.extra.size());
+      plan.extra.push_back(node(n).out);
+      copyStep(n, copy, 0, n);
+      copies[n] = copy;
+    }
+    return Operand{copies[n], columns(n), 0};
+  }
+
+  /// A copy of a tensor into a column block of another (concat's parts, an output that is a
+  /// view): an elementwise kernel of one input.
+  void copyStep(int from, int to, int64_t column, int node) {
+    Step step{StepKind::Elementwise};
+    step.nodes = {node};
+    step.out = to;
+    std::ostringstream source;
+    step.kernel = "copy_" + std::to_string(to) + "_" + std::to_string(column);
+    source << "kernel " << step.kernel << "(in0: ptr<bf16>, out: ptr<bf16>, rows: i32, cols: i32, s0: i32, c0: i32, "
+           << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
+           << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
+           << "    store(out + r * so + co + c, load(in0 + r * s0 + c0 + c, mask = m, other = 0.0), mask = m);\n}\n";
+    step.source = source.str();
+    step.in = {place(from)};
+    step.outAt = Operand{to, plan.info(g, to).shape.back(), column};
+    step.factor = double(columns(from)); // the columns copied
+    newStep(std::move(step));
+  }
+
+  void otherSteps() {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      int n = int(i);
+      const Node &nd = node(n);
+      if (groupOf[n] >= 0 || nd.op == Op::Input || nd.op == Op::Weight)
+        continue;
+      if (isView(n)) {
+        if (outputs.count(n))
+          copyStep(n, n, 0, n);
+        continue;
+      }
+      Step step{StepKind::Elementwise};
+      step.nodes = {n};
+      step.out = n;
+      switch (nd.op) {
+      case Op::RmsNorm:
+        step.kind = StepKind::RmsNorm;
+        step.in = {contiguous(nd.inputs[0]), rowOf(nd.inputs[1])};
+        step.eps = nd.value;
+        break;
+      case Op::LayerNorm:
+        step.kind = StepKind::LayerNorm;
+        step.in = {contiguous(nd.inputs[0]), rowOf(nd.inputs[1]), rowOf(nd.inputs[2])};
+        step.eps = nd.value;
+        break;
+      case Op::Softmax: step.kind = StepKind::Softmax; step.in = {contiguous(nd.inputs[0])}; break;
+      case Op::Rope: step.kind = StepKind::Rope; step.in = {place(nd.inputs[0])}; break;
+      case Op::Attention:
+        step.kind = StepKind::Attention;
+        step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2])};
+        break;
+      case Op::Transpose: step.kind = StepKind::Transpose; step.in = {place(nd.inputs[0])}; break;
+      case Op::Reshape: // of a view: materialized first
+        copyStep(nd.inputs[0], n, 0, n);
+        continue;
+      case Op::Concat: {
+        int64_t column = 0;
+        for (int part : nd.inputs) {
+          copyStep(part, n, column, n);
+          column += columns(part);
+        }
+        continue;
+      }
+      default: continue;
+      }
+      newStep(std::move(step));
+    }
+  }
+
+  /// The steps in an order that respects their inputs (each after the steps writing what it
+  /// reads), then slots for every tensor that is no binding, reused once dead.
+  void order() {
+    std::vector<Step> steps = std::move(plan.steps);
+    std::vector<bool> done(steps.size());
+    std::set<int> written;
+    for (const auto &[id, name] : plan.bindingOf)
+      if (!outputs.count(id))
+        written.insert(id);
+    plan.steps.clear();
+    while (plan.steps.size() < steps.size()) {
+      bool progressed = false;
+      for (size_t s = 0; s < steps.size(); ++s) {
+        if (done[s])
+          continue;
+        bool ready = true;
+        for (const Operand &o : steps[s].in)
+          ready &= o.tensor < 0 || written.count(o.tensor);
+        if (!ready)
+          continue;
+        done[s] = true;
+        progressed = true;
+        plan.steps.push_back(steps[s]);
+        // A tensor is written when its last writer ran (concat's parts write one tensor).
+        bool more = false;
+        for (size_t t = 0; t < steps.size(); ++t)
+          more |= !done[t] && steps[t].out == steps[s].out;
+        if (!more)
+          written.insert(steps[s].out);
+      }
+      if (!progressed)
+        throw Error("graph: internal error: the fused steps depend on each other in a cycle");
+    }
+    for (Step &step : plan.steps)
+      if (step.outAt.tensor < 0)
+        step.outAt = Operand{step.out, plan.info(g, step.out).shape.size() == 2 ? plan.info(g, step.out).shape[1] : 0, 0};
+  }
+
+  void assignSlots() {
+    std::map<int, size_t> lastUse;
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      for (const Operand &o : plan.steps[s].in)
+        if (o.tensor >= 0)
+          lastUse[o.tensor] = s;
+    std::vector<bool> busy;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      int out = plan.steps[s].out;
+      if (!plan.bindingOf.count(out) && !plan.slotOf.count(out)) {
+        const TensorInfo &info = plan.info(g, out);
+        int64_t count = 1;
+        for (int64_t d : info.shape)
+          count *= d;
+        int chosen = -1;
+        for (size_t k = 0; k < plan.slots.size(); ++k)
+          if (!busy[k] && plan.slots[k].dtype == info.dtype && plan.slots[k].count >= count &&
+              (chosen < 0 || plan.slots[k].count < plan.slots[chosen].count))
+            chosen = int(k);
+        if (chosen < 0) {
+          plan.slots.push_back(Slot{info.dtype, count});
+          busy.push_back(false);
+          chosen = int(plan.slots.size() - 1);
+        }
+        busy[chosen] = true;
+        plan.slotOf[out] = chosen;
+      }
+      for (const auto &[tensor, last] : lastUse)
+        if (last == s && plan.slotOf.count(tensor) && !(tensor == out))
+          busy[plan.slotOf[tensor]] = false;
+    }
+  }
+};
+
+} // namespace
+
+Plan planGraph(const Graph::Impl &graph) {
+  if (graph.outputs.empty())
+    throw Error("graph: nothing to compute: no output() was named");
+  Planner planner(graph);
+  planner.resolvePlaces();
+  std::map<int, std::pair<int, int>> folded;
+  planner.foldNorms(folded);
+  planner.matmulGroups(folded);
+  planner.elementwiseGroups();
+  planner.otherSteps();
+  planner.order();
+  planner.assignSlots();
+  return std::move(planner.plan);
+}
+
+std::string Step::describe(const Graph::Impl &graph) const {
+  std::string text;
+  switch (kind) {
+  case StepKind::MatMul: {
+    text = "matmul_epilogue";
+    std::vector<std::string> parts;
+    if (rowScale) parts.push_back("rmsnorm folded in");
+    if (factor != 1) parts.push_back("scale");
+    if (bias) parts.push_back("bias");
+    if (act) parts.push_back(act == 1 ? "silu" : "gelu");
+    if (gate) parts.push_back("gate");
+    if (residual) parts.push_back("residual");
+    for (size_t k = 0; k < parts.size(); ++k)
+      text += (k ? ", " : " (") + parts[k] + (k + 1 == parts.size() ? ")" : "");
+    return text;
+  }
+  case StepKind::RowRstd: return "row_rstd (of an rmsnorm folded into its matmuls)";
+  case StepKind::Elementwise: {
+    text = kernel + " (";
+    for (size_t k = 0; k < nodes.size(); ++k)
+      text += (k ? ", " : "") + std::string(opName(graph.nodes[nodes[k]].op));
+    return text + ")";
+  }
+  case StepKind::RmsNorm: return "rmsnorm";
+  case StepKind::LayerNorm: return "layernorm";
+  case StepKind::Softmax: return "softmax";
+  case StepKind::Rope: return "rope";
+  case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
+  case StepKind::Transpose: return "transpose";
+  }
+  return text;
+}
+
+} // namespace tk::graph

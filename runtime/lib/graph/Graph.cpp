@@ -1,0 +1,250 @@
+// Building a graph: every op infers its result's type and refuses operands that do not fit.
+#include "GraphImpl.h"
+
+namespace tk::graph {
+
+const char *opName(Op op) {
+  static const char *names[] = {"input",     "weight",  "matmul", "add",  "mul",       "silu",
+                                "gelu",      "scale",   "rmsnorm", "layernorm", "softmax", "rope",
+                                "attention", "reshape", "split",  "concat", "transpose"};
+  return names[int(op)];
+}
+
+bool isElementwise(Op op) {
+  return op == Op::Add || op == Op::Mul || op == Op::Silu || op == Op::Gelu || op == Op::Scale;
+}
+
+std::string TensorInfo::str() const {
+  std::string text = std::string(scalarName(dtype)) + "[";
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(shape[d]);
+  return text + "]";
+}
+
+namespace {
+
+[[noreturn]] void fail(const char *op, const std::string &what) { throw Error(std::string("graph: ") + op + ": " + what); }
+
+int64_t rows(const TensorInfo &t) { return t.shape.size() == 2 ? t.shape[0] : 1; }
+int64_t cols(const TensorInfo &t) { return t.shape.back(); }
+
+void requireMatrix(const char *op, const char *what, const TensorInfo &t) {
+  if (t.shape.size() != 2)
+    fail(op, std::string(what) + " must be a matrix [rows, cols], got " + t.str());
+}
+
+void requireSameType(const char *op, const TensorInfo &a, const TensorInfo &b) {
+  if (a.dtype != b.dtype)
+    fail(op, "dtype mismatch: " + a.str() + " and " + b.str());
+}
+
+} // namespace
+
+Tensor Graph::Impl::add(Node node) {
+  nodes.push_back(std::move(node));
+  return Tensor{int(nodes.size() - 1)};
+}
+
+const Node &Graph::Impl::at(Tensor t, const char *op) const {
+  if (t.id < 0 || size_t(t.id) >= nodes.size())
+    fail(op, "tensor " + std::to_string(t.id) + " is not of this graph");
+  return nodes[t.id];
+}
+
+Graph::Graph() : impl_(std::make_unique<Impl>()) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+
+const TensorInfo &Graph::info(Tensor t) const { return impl_->at(t, "info").out; }
+
+static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
+  const char *what = opName(op);
+  if (shape.empty() || shape.size() > 2)
+    fail(what, "'" + name + "' must have 1 or 2 dimensions");
+  for (int64_t d : shape)
+    if (d <= 0)
+      fail(what, "'" + name + "' has a dimension of " + std::to_string(d));
+  if (dtype != Scalar::BF16)
+    fail(what, "'" + name + "' is " + scalarName(dtype) + "; the fused kernels take bf16 tensors");
+  for (const Node &n : impl.nodes)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.name == name)
+      fail(what, "the name '" + name + "' is taken");
+  Node node{op, {}, TensorInfo{dtype, std::move(shape)}};
+  node.name = name;
+  return impl.add(std::move(node));
+}
+
+Tensor Graph::input(const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
+  return leaf(*impl_, Op::Input, name, dtype, std::move(shape));
+}
+
+Tensor Graph::weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
+  return leaf(*impl_, Op::Weight, name, dtype, std::move(shape));
+}
+
+void Graph::output(Tensor t, const std::string &name) {
+  const Node &node = impl_->at(t, "output");
+  requireMatrix("output", ("'" + name + "'").c_str(), node.out);
+  for (const auto &[id, other] : impl_->outputs)
+    if (other == name)
+      fail("output", "the name '" + name + "' is taken");
+  impl_->outputs.emplace_back(t.id, name);
+}
+
+Tensor Graph::matmul(Tensor a, Tensor b) {
+  const TensorInfo &ta = impl_->at(a, "matmul").out, &tb = impl_->at(b, "matmul").out;
+  requireMatrix("matmul", "a", ta);
+  requireMatrix("matmul", "b", tb);
+  requireSameType("matmul", ta, tb);
+  if (ta.shape[1] != tb.shape[0])
+    fail("matmul", "K dimension mismatch: a is " + ta.str() + ", b is " + tb.str());
+  return impl_->add(Node{Op::MatMul, {a.id, b.id}, TensorInfo{ta.dtype, {ta.shape[0], tb.shape[1]}}});
+}
+
+static Tensor binary(Graph::Impl &impl, Op op, Tensor a, Tensor b) {
+  const char *what = opName(op);
+  const TensorInfo &ta = impl.at(a, what).out, &tb = impl.at(b, what).out;
+  requireMatrix(what, "a", ta);
+  requireSameType(what, ta, tb);
+  bool rowVector = tb.shape.size() == 1 && tb.shape[0] == ta.shape[1];
+  if (ta.shape != tb.shape && !rowVector)
+    fail(what, "shape mismatch: " + ta.str() + " and " + tb.str() + " (b must match a or be a vector of its " +
+                   std::to_string(ta.shape[1]) + " columns)");
+  return impl.add(Node{op, {a.id, b.id}, ta});
+}
+
+Tensor Graph::add(Tensor a, Tensor b) { return binary(*impl_, Op::Add, a, b); }
+Tensor Graph::mul(Tensor a, Tensor b) { return binary(*impl_, Op::Mul, a, b); }
+
+static Tensor unary(Graph::Impl &impl, Op op, Tensor x, double value = 0) {
+  const TensorInfo &t = impl.at(x, opName(op)).out;
+  requireMatrix(opName(op), "x", t);
+  Node node{op, {x.id}, t};
+  node.value = value;
+  return impl.add(std::move(node));
+}
+
+Tensor Graph::silu(Tensor x) { return unary(*impl_, Op::Silu, x); }
+Tensor Graph::gelu(Tensor x) { return unary(*impl_, Op::Gelu, x); }
+Tensor Graph::scale(Tensor x, double factor) { return unary(*impl_, Op::Scale, x, factor); }
+Tensor Graph::softmax(Tensor x) { return unary(*impl_, Op::Softmax, x); }
+
+Tensor Graph::rmsnorm(Tensor x, Tensor weight, double eps) {
+  const TensorInfo &t = impl_->at(x, "rmsnorm").out, &w = impl_->at(weight, "rmsnorm").out;
+  requireMatrix("rmsnorm", "x", t);
+  if (w.shape != std::vector<int64_t>{t.shape[1]})
+    fail("rmsnorm", "the weight is " + w.str() + "; it must be a vector of x's " + std::to_string(t.shape[1]) +
+                        " columns (x is " + t.str() + ")");
+  Node node{Op::RmsNorm, {x.id, weight.id}, t};
+  node.value = eps;
+  return impl_->add(std::move(node));
+}
+
+Tensor Graph::layernorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+  const TensorInfo &t = impl_->at(x, "layernorm").out;
+  requireMatrix("layernorm", "x", t);
+  for (Tensor v : {weight, bias})
+    if (impl_->at(v, "layernorm").out.shape != std::vector<int64_t>{t.shape[1]})
+      fail("layernorm", "the weight and bias must be vectors of x's " + std::to_string(t.shape[1]) + " columns, got " +
+                            impl_->at(v, "layernorm").out.str());
+  Node node{Op::LayerNorm, {x.id, weight.id, bias.id}, t};
+  node.value = eps;
+  return impl_->add(std::move(node));
+}
+
+static void checkHeads(const char *op, const TensorInfo &t, int heads, int seqLen) {
+  requireMatrix(op, "x", t);
+  if (heads <= 0 || t.shape[1] % heads != 0)
+    fail(op, std::to_string(heads) + " heads do not divide the " + std::to_string(t.shape[1]) + " columns of " + t.str());
+  int64_t headDim = t.shape[1] / heads;
+  if (headDim < 16 || (headDim & (headDim - 1)))
+    fail(op, "the head dimension " + std::to_string(headDim) + " must be a power of two of at least 16");
+  if (seqLen <= 0 || t.shape[0] % seqLen != 0)
+    fail(op, "the sequence length " + std::to_string(seqLen) + " does not divide the " + std::to_string(t.shape[0]) +
+                 " rows (tokens) of " + t.str());
+}
+
+Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
+  const TensorInfo &t = impl_->at(x, "rope").out;
+  checkHeads("rope", t, heads, seqLen);
+  Node node{Op::Rope, {x.id}, t};
+  node.heads = heads;
+  node.seqLen = seqLen;
+  node.value = base;
+  return impl_->add(std::move(node));
+}
+
+Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal) {
+  const TensorInfo &tq = impl_->at(q, "attention").out;
+  checkHeads("attention", tq, heads, seqLen);
+  for (Tensor other : {k, v}) {
+    const TensorInfo &t = impl_->at(other, "attention").out;
+    if (t.shape != tq.shape || t.dtype != tq.dtype)
+      fail("attention", "q, k and v must have one type: q is " + tq.str() + ", got " + t.str());
+  }
+  Node node{Op::Attention, {q.id, k.id, v.id}, tq};
+  node.heads = heads;
+  node.seqLen = seqLen;
+  node.causal = causal;
+  return impl_->add(std::move(node));
+}
+
+Tensor Graph::reshape(Tensor x, std::vector<int64_t> shape) {
+  const TensorInfo &t = impl_->at(x, "reshape").out;
+  int64_t count = 1, have = 1;
+  for (int64_t d : shape)
+    count *= d;
+  for (int64_t d : t.shape)
+    have *= d;
+  if (shape.empty() || shape.size() > 2 || count != have)
+    fail("reshape", "cannot reshape " + t.str() + " into " + TensorInfo{t.dtype, shape}.str());
+  return impl_->add(Node{Op::Reshape, {x.id}, TensorInfo{t.dtype, std::move(shape)}});
+}
+
+std::vector<Tensor> Graph::split(Tensor x, std::vector<int64_t> sizes) {
+  const TensorInfo &t = impl_->at(x, "split").out;
+  requireMatrix("split", "x", t);
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s > 0 ? s : 0;
+  if (sizes.empty() || total != t.shape[1])
+    fail("split", "the sizes add up to " + std::to_string(total) + ", not the " + std::to_string(t.shape[1]) +
+                      " columns of " + t.str());
+  std::vector<Tensor> parts;
+  int64_t column = 0;
+  for (int64_t s : sizes) {
+    Node node{Op::Split, {x.id}, TensorInfo{t.dtype, {t.shape[0], s}}};
+    node.column = column;
+    column += s;
+    parts.push_back(impl_->add(std::move(node)));
+  }
+  return parts;
+}
+
+Tensor Graph::concat(std::vector<Tensor> parts) {
+  if (parts.empty())
+    fail("concat", "nothing to concatenate");
+  const TensorInfo &first = impl_->at(parts[0], "concat").out;
+  requireMatrix("concat", "parts", first);
+  int64_t columns = 0;
+  std::vector<int> ids;
+  for (Tensor p : parts) {
+    const TensorInfo &t = impl_->at(p, "concat").out;
+    requireMatrix("concat", "parts", t);
+    requireSameType("concat", first, t);
+    if (t.shape[0] != first.shape[0])
+      fail("concat", "row counts differ: " + first.str() + " and " + t.str());
+    columns += t.shape[1];
+    ids.push_back(p.id);
+  }
+  return impl_->add(Node{Op::Concat, ids, TensorInfo{first.dtype, {first.shape[0], columns}}});
+}
+
+Tensor Graph::transpose(Tensor x) {
+  const TensorInfo &t = impl_->at(x, "transpose").out;
+  requireMatrix("transpose", "x", t);
+  return impl_->add(Node{Op::Transpose, {x.id}, TensorInfo{t.dtype, {t.shape[1], t.shape[0]}}});
+}
+
+} // namespace tk::graph

@@ -1,0 +1,85 @@
+// The graph's nodes, and the plan of fused kernels the executor runs (Fusion.cpp builds it).
+#ifndef TK_GRAPH_GRAPHIMPL_H
+#define TK_GRAPH_GRAPHIMPL_H
+
+#include "tk/Graph/Graph.h"
+
+namespace tk::graph {
+
+enum class Op {
+  Input, Weight, MatMul, Add, Mul, Silu, Gelu, Scale, RmsNorm, LayerNorm, Softmax, Rope, Attention,
+  Reshape, Split, Concat, Transpose
+};
+const char *opName(Op op);
+bool isElementwise(Op op);
+
+struct Node {
+  Op op;
+  std::vector<int> inputs;
+  TensorInfo out;
+  std::string name;        // inputs and weights: the binding's name
+  double value = 0;        // eps, scale factor, rope base
+  int heads = 0, seqLen = 0;
+  bool causal = true;
+  int64_t column = 0;      // Split: the first column of this part in its input
+};
+
+struct Graph::Impl {
+  std::vector<Node> nodes;
+  std::vector<std::pair<int, std::string>> outputs;
+  Tensor add(Node node);
+  const Node &at(Tensor t, const char *op) const;
+};
+
+/// Where a kernel reads or writes a tensor: the tensor holding the storage (a view resolves to
+/// its base), a row stride and a first column (split's views). A vector read as a row of a
+/// matrix (a bias) has stride 0.
+struct Operand {
+  int tensor = -1;
+  int64_t rowStride = 0, column = 0;
+};
+
+enum class StepKind { MatMul, RowRstd, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose };
+
+/// One kernel launch of the plan.
+struct Step {
+  StepKind kind;
+  std::vector<int> nodes;  // the graph nodes it computes (fused), in order
+  int out = -1;            // the tensor it writes (a node, or one of Plan::extra)
+  Operand outAt;           // where: concat's parts write into column blocks of one tensor
+  std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale
+  // MatMul
+  int act = 0; // 0 none, 1 silu, 2 gelu
+  bool bias = false, residual = false, gate = false, rowScale = false;
+  int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
+  double factor = 1, eps = 0;
+  // Elementwise: the generated kernel's source and name
+  std::string source, kernel;
+  std::string describe(const Graph::Impl &graph) const;
+};
+
+struct Slot {
+  Scalar dtype;
+  int64_t count;
+};
+
+struct Plan {
+  std::vector<Step> steps;
+  std::vector<TensorInfo> extra;         // tensors that are no node (row rstd): id nodes.size() + k
+  std::map<int, std::string> bindingOf;  // tensors held by a binding: inputs, weights, outputs
+  std::map<int, int> slotOf;             // tensors held by a planned buffer
+  std::vector<Slot> slots;               // the planned buffers, reused along the steps
+  std::map<int, Operand> at;             // every node's place (views resolved)
+  const TensorInfo &info(const Graph::Impl &graph, int tensor) const {
+    return size_t(tensor) < graph.nodes.size() ? graph.nodes[tensor].out : extra[tensor - graph.nodes.size()];
+  }
+};
+
+/// Fuses the graph into kernel steps and plans their buffers.
+Plan planGraph(const Graph::Impl &graph);
+/// The fused graph in Graphviz DOT.
+std::string planDot(const Graph::Impl &graph, const Plan &plan);
+
+} // namespace tk::graph
+
+#endif
