@@ -158,7 +158,8 @@ void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kerne
   noteLaunch(kernel, stream);
 }
 
-double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream) {
+double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
+                           bool flushL2) {
   if (backend_ != Backend::Cuda)
     throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
   size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
@@ -172,7 +173,8 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
   std::vector<float> times;
   try {
     for (int r = 0; r < repetitions; ++r) {
-      driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
+      if (flushL2)
+        driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
       driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
       launch();
       driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");

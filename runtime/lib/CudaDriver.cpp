@@ -56,6 +56,12 @@ Driver load() {
   bind(library, d.cuLinkAddData, "cuLinkAddData", "cuLinkAddData_v2");
   bind(library, d.cuLinkComplete, "cuLinkComplete");
   bind(library, d.cuLinkDestroy, "cuLinkDestroy");
+  bind(library, d.cuStreamBeginCapture, "cuStreamBeginCapture", "cuStreamBeginCapture_v2");
+  bind(library, d.cuStreamEndCapture, "cuStreamEndCapture");
+  bind(library, d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  bind(library, d.cuGraphLaunch, "cuGraphLaunch");
+  bind(library, d.cuGraphExecDestroy, "cuGraphExecDestroy");
+  bind(library, d.cuGraphDestroy, "cuGraphDestroy");
   d.check(d.cuInit(0), "cuInit");
   int count = 0;
   d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");

@@ -124,6 +124,9 @@ struct Planner {
         int u = users[cur][0];
         const Node &user = node(u);
         int other = user.inputs.size() == 2 ? (user.inputs[0] == cur ? user.inputs[1] : user.inputs[0]) : -1;
+        // What the epilogue reads must not depend on this matmul: made from earlier nodes only.
+        if (groupOf[u] >= 0 || other >= int(n))
+          break;
         bool untouched = !step.bias && step.act == 0 && !step.gate && !step.residual;
         if (user.op == Op::Scale && untouched) {
           step.factor *= user.value;
@@ -338,8 +341,16 @@ struct Planner {
         if (!more)
           written.insert(steps[s].out);
       }
-      if (!progressed)
-        throw Error("graph: internal error: the fused steps depend on each other in a cycle");
+      if (!progressed) {
+        std::string waiting;
+        for (size_t s = 0; s < steps.size(); ++s)
+          if (!done[s]) {
+            waiting += "\n  " + steps[s].describe(g) + " writing " + std::to_string(steps[s].out) + " reads";
+            for (const Operand &o : steps[s].in)
+              waiting += " " + std::to_string(o.tensor);
+          }
+        throw Error("graph: internal error: these fused steps wait on each other:" + waiting);
+      }
     }
     for (Step &step : plan.steps)
       if (step.outAt.tensor < 0)

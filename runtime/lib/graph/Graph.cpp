@@ -25,9 +25,6 @@ namespace {
 
 [[noreturn]] void fail(const char *op, const std::string &what) { throw Error(std::string("graph: ") + op + ": " + what); }
 
-int64_t rows(const TensorInfo &t) { return t.shape.size() == 2 ? t.shape[0] : 1; }
-int64_t cols(const TensorInfo &t) { return t.shape.back(); }
-
 void requireMatrix(const char *op, const char *what, const TensorInfo &t) {
   if (t.shape.size() != 2)
     fail(op, std::string(what) + " must be a matrix [rows, cols], got " + t.str());
@@ -203,7 +200,7 @@ Tensor Graph::reshape(Tensor x, std::vector<int64_t> shape) {
 }
 
 std::vector<Tensor> Graph::split(Tensor x, std::vector<int64_t> sizes) {
-  const TensorInfo &t = impl_->at(x, "split").out;
+  const TensorInfo t = impl_->at(x, "split").out; // a copy: adding nodes moves them
   requireMatrix("split", "x", t);
   int64_t total = 0;
   for (int64_t s : sizes)

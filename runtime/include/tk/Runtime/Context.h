@@ -86,9 +86,10 @@ public:
   void synchronize();
 
   /// The median time in milliseconds of `launch` over `repetitions` runs after `warmup` runs,
-  /// each timed with CUDA events and preceded by a write of twice the L2 size, so every run
-  /// starts with a cold L2 (as Triton's do_bench does). CUDA backend only.
-  double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream());
+  /// each timed with CUDA events and (with flushL2) preceded by a write of twice the L2 size,
+  /// so every run starts with a cold L2 (as Triton's do_bench does). CUDA backend only.
+  double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
+                    bool flushL2 = true);
 
   /// Launch bookkeeping for error messages: the kernel enqueued last. With TK_LAUNCH_BLOCKING=1
   /// every launch synchronizes, so a fault names exactly the kernel that caused it.

@@ -22,6 +22,9 @@ using CUstream = CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
 using CUlinkState = struct CUlinkState_st *;
+using CUgraph = struct CUgraph_st *;
+struct CUgraphExec_st;
+using CUgraphExec = CUgraphExec_st *;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -62,6 +65,12 @@ struct Driver {
   CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned, int *, void **);
   CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
   CUresult (*cuLinkDestroy)(CUlinkState);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 
   /// The loaded driver; throws tk::Error when libcuda.so.1 or a GPU is missing.
   static Driver &get();

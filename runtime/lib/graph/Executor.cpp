@@ -1,0 +1,313 @@
+// Running a plan: each step is a tk kernel (the stdlib's templates, or generated source) launched
+// through the JIT on the bound and planned buffers; a CUDA graph can replay a whole run.
+#include "GraphImpl.h"
+
+#include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/CudaDriver.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace tk::graph {
+
+namespace {
+
+int64_t nextPowerOfTwo(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t elements(const TensorInfo &t) {
+  int64_t n = 1;
+  for (int64_t d : t.shape)
+    n *= d;
+  return n;
+}
+
+Const flag(bool on) { return Const::fromText(on ? "true" : "false"); }
+
+/// Warps for a row kernel over `block` columns.
+int rowWarps(int64_t block) { return block >= 8192 ? 16 : block >= 2048 ? 8 : 4; }
+
+} // namespace
+
+struct Executable::Impl {
+  Context *context = nullptr;
+  Graph::Impl graph;
+  Plan plan;
+  std::map<std::string, Module> modules; // stdlib files and generated sources, by name
+  std::vector<Kernel> kernels;           // one per step
+  std::vector<Buffer> slots;
+  std::unique_ptr<Buffer> dummy, dummyF32; // what unused pointer parameters get
+  struct Prepared {
+    const Buffer *weight = nullptr, *norm = nullptr;
+    std::unique_ptr<Buffer> buffer;
+  };
+  std::vector<Prepared> prepared; // per step: diag(norm weight) * weight
+  Kernel scaleRows;
+  cuda::CUgraphExec_st *graphExec = nullptr;
+
+  Kernel stdlibKernel(const std::string &file, const std::string &name) {
+    auto it = modules.find(file);
+    if (it == modules.end())
+      it = modules.emplace(file, Module::fromFile(*context, Compiler::defaultStdlibDir() + "/std/" + file)).first;
+    return it->second.kernel(name);
+  }
+
+  Buffer &storage(const Bindings &bindings, int tensor) {
+    if (auto slot = plan.slotOf.find(tensor); slot != plan.slotOf.end())
+      return slots[slot->second];
+    return *bindings.at(plan.bindingOf.at(tensor));
+  }
+
+  void checkBindings(const Bindings &bindings) const {
+    for (const auto &[tensor, name] : plan.bindingOf) {
+      const TensorInfo &info = plan.info(graph, tensor);
+      auto it = bindings.find(name);
+      if (it == bindings.end() || !it->second)
+        throw Error("graph: no buffer bound to '" + name + "' (" + info.str() + ")");
+      const Buffer &b = *it->second;
+      if (b.elem() != info.dtype || int64_t(b.count()) != elements(info))
+        throw Error("graph: the buffer bound to '" + name + "' holds " + std::to_string(b.count()) + " " +
+                    scalarName(b.elem()) + " elements; it must be " + info.str());
+      if (&b.context() != context)
+        throw Error("graph: the buffer bound to '" + name + "' belongs to another tk::Context");
+    }
+  }
+
+  const Buffer &preparedWeight(size_t s, const Bindings &bindings, const Stream &stream) {
+    const Step &step = plan.steps[s];
+    const Buffer &weight = storage(bindings, step.in[1].tensor);
+    const Buffer &norm = storage(bindings, step.foldedNormWeight);
+    Prepared &p = prepared[s];
+    if (p.buffer && p.weight == &weight && p.norm == &norm)
+      return *p.buffer;
+    const TensorInfo &info = plan.info(graph, step.in[1].tensor);
+    p.buffer = std::make_unique<Buffer>(*context, info.dtype, size_t(elements(info)));
+    p.weight = &weight;
+    p.norm = &norm;
+    int64_t rows = info.shape[0], cols = info.shape[1];
+    scaleRows.launch(Grid(rows, cdiv(cols, 1024)), {weight, *p.buffer, norm, int32_t(cols)}, {}, stream);
+    return *p.buffer;
+  }
+
+  void runStep(size_t s, const Bindings &bindings, const Stream &stream);
+};
+
+void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream &stream) {
+  const Step &step = plan.steps[s];
+  Kernel &kernel = kernels[s];
+  const Node &first = graph.nodes[step.nodes[0]];
+  const TensorInfo &outInfo = plan.info(graph, step.out);
+  Buffer &out = storage(bindings, step.out);
+  auto in = [&](size_t k) -> Buffer & { return storage(bindings, step.in[k].tensor); };
+  auto i32 = [](int64_t v) { return int32_t(v); };
+  switch (step.kind) {
+  case StepKind::MatMul: {
+    int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[0];
+    const Buffer &b = step.foldedNormWeight >= 0 ? preparedWeight(s, bindings, stream) : in(1);
+    const Buffer &bias = step.bias ? in(2) : *dummy, &residual = step.residual ? in(3) : *dummy,
+                 &gate = step.gate ? in(4) : *dummy, &rowScale = step.rowScale ? in(5) : *dummyF32;
+    Consts consts{{"HAS_BIAS", flag(step.bias)}, {"ACT", step.act}, {"HAS_MUL", flag(step.gate)},
+                  {"HAS_RESIDUAL", flag(step.residual)}, {"HAS_ROW_SCALE", flag(step.rowScale)}};
+    if (step.factor != 1)
+      consts.emplace("SCALE", Const(step.factor));
+    GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"])); });
+    kernel.launch(grid,
+                  {in(0), b, out, bias, residual, gate, rowScale, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
+                   i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
+                  consts, stream);
+    return;
+  }
+  case StepKind::RowRstd: {
+    const TensorInfo &x = plan.info(graph, graph.nodes[step.nodes[0]].inputs[0]);
+    int64_t block = nextPowerOfTwo(x.shape[1]);
+    kernel.launch(Grid(x.shape[0]), {in(0), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
+                  {{"BLOCK", block}, {"num_warps", rowWarps(block)}}, stream);
+    return;
+  }
+  case StepKind::RmsNorm:
+  case StepKind::LayerNorm:
+  case StepKind::Softmax: {
+    int64_t rows = outInfo.shape[0], cols = outInfo.shape[1], block = nextPowerOfTwo(cols);
+    Consts consts{{"BLOCK", block}, {"num_warps", rowWarps(block)}};
+    if (step.kind == StepKind::RmsNorm)
+      kernel.launch(Grid(rows), {in(0), out, in(1), i32(cols), i32(step.in[0].rowStride), float(step.eps)}, consts, stream);
+    else if (step.kind == StepKind::LayerNorm)
+      kernel.launch(Grid(rows), {in(0), out, in(1), in(2), i32(cols), i32(step.in[0].rowStride), float(step.eps)}, consts,
+                    stream);
+    else
+      kernel.launch(Grid(rows), {in(0), out, i32(cols), i32(step.in[0].rowStride)}, consts, stream);
+    return;
+  }
+  case StepKind::Rope: {
+    int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
+    kernel.launch(Grid(tokens, first.heads),
+                  {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
+                   i32(step.outAt.rowStride), float(std::log2(first.value))},
+                  {{"HALF", headDim / 2}, {"num_warps", 1}}, stream);
+    return;
+  }
+  case StepKind::Attention: {
+    int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads, seq = first.seqLen;
+    int64_t programs = tokens / seq * first.heads;
+    GridSpec grid([seq, programs](const Config &c) { return Grid(cdiv(seq, c["BLOCK_M"]), programs); });
+    kernel.launch(grid,
+                  {in(0), in(1), in(2), out, i32(seq), i32(first.heads), i32(step.in[0].rowStride),
+                   i32(step.in[1].rowStride), i32(step.in[2].rowStride), i32(step.outAt.rowStride),
+                   i32(step.in[0].column), i32(step.in[1].column), i32(step.in[2].column),
+                   float(1.0 / std::sqrt(double(headDim)))},
+                  {{"HEAD_DIM", headDim}, {"CAUSAL", flag(first.causal)}}, stream);
+    return;
+  }
+  case StepKind::Transpose: {
+    const TensorInfo &x = plan.info(graph, first.inputs[0]);
+    kernel.launch(Grid(cdiv(x.shape[0], 32), cdiv(x.shape[1], 32)),
+                  {in(0), out, i32(x.shape[0]), i32(x.shape[1]), i32(step.in[0].rowStride), i32(step.in[0].column)}, {},
+                  stream);
+    return;
+  }
+  case StepKind::Elementwise: {
+    bool copy = step.kernel.rfind("copy_", 0) == 0;
+    int64_t rows = outInfo.shape[0], cols = copy ? int64_t(step.factor) : outInfo.shape[1];
+    int64_t block = std::min<int64_t>(1024, nextPowerOfTwo(cols));
+    std::vector<Arg> args;
+    for (size_t k = 0; k < step.in.size(); ++k)
+      args.emplace_back(in(k));
+    args.emplace_back(out);
+    args.emplace_back(i32(rows));
+    args.emplace_back(i32(cols));
+    for (const Operand &o : step.in) {
+      args.emplace_back(i32(o.rowStride));
+      args.emplace_back(i32(o.column));
+    }
+    args.emplace_back(i32(step.outAt.rowStride));
+    args.emplace_back(i32(step.outAt.column));
+    kernel.launch(Grid(rows, cdiv(cols, block)), args, {{"BLOCK", block}}, stream);
+    return;
+  }
+  }
+}
+
+Executable::Executable() : impl_(std::make_unique<Impl>()) {}
+Executable::~Executable() {
+  if (impl_ && impl_->graphExec)
+    cuda::Driver::get().cuGraphExecDestroy(impl_->graphExec);
+}
+Executable::Executable(Executable &&) noexcept = default;
+Executable &Executable::operator=(Executable &&) noexcept = default;
+
+Executable Executable::compile(Context &context, const Graph &graph, const GraphOptions &options) {
+  Executable exe;
+  Impl &impl = *exe.impl_;
+  impl.context = &context;
+  impl.graph = graph.impl();
+  impl.plan = planGraph(impl.graph);
+  impl.dummy = std::make_unique<Buffer>(context, Scalar::BF16, 16);
+  impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
+  impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
+  for (const Step &step : impl.plan.steps) {
+    switch (step.kind) {
+    case StepKind::MatMul: impl.kernels.push_back(impl.stdlibKernel("matmul.tk", "matmul_epilogue")); break;
+    case StepKind::RowRstd: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_rstd")); break;
+    case StepKind::RmsNorm: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "rmsnorm")); break;
+    case StepKind::LayerNorm: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "layernorm")); break;
+    case StepKind::Softmax: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "softmax")); break;
+    case StepKind::Rope: impl.kernels.push_back(impl.stdlibKernel("rope.tk", "rope")); break;
+    case StepKind::Attention: impl.kernels.push_back(impl.stdlibKernel("attention.tk", "attention")); break;
+    case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
+    case StepKind::Elementwise: {
+      // Generated source, named for the stdlib folder so that its imports resolve there.
+      std::string path = Compiler::defaultStdlibDir() + "/graph-" + step.kernel + ".tk";
+      auto module = impl.modules.emplace(path, Module::fromString(context, step.source, path)).first;
+      impl.kernels.push_back(module->second.kernel(step.kernel));
+      break;
+    }
+    }
+  }
+  impl.prepared.resize(impl.plan.steps.size());
+  for (const Slot &slot : impl.plan.slots)
+    impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
+  if (!options.dumpGraph.empty()) {
+    std::string error;
+    std::string dot = planDot(impl.graph, impl.plan);
+    {
+      std::ofstream file(options.dumpGraph);
+      if (!(file << dot))
+        throw Error("graph: cannot write " + options.dumpGraph);
+    }
+    if (std::system("command -v dot > /dev/null 2>&1") == 0) {
+      std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg";
+      std::string command = "dot -Tsvg '" + options.dumpGraph + "' -o '" + svg + "'";
+      if (std::system(command.c_str()) != 0)
+        throw Error("graph: `" + command + "` failed");
+    }
+  }
+  return exe;
+}
+
+void Executable::run(const Bindings &bindings, const Stream &stream) {
+  impl_->checkBindings(bindings);
+  for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
+    impl_->runStep(s, bindings, stream);
+}
+
+void Executable::capture(const Bindings &bindings, const Stream &stream) {
+  if (impl_->context->backend() != Backend::Cuda)
+    throw Error("graph: capture needs the CUDA backend");
+  if (!stream.handle())
+    throw Error("graph: capture needs a stream of its own (context.createStream()), not the default stream");
+  run(bindings, stream); // compiles, tunes and prepares the weights outside the capture
+  stream.synchronize();
+  cuda::Driver &d = cuda::Driver::get();
+  if (impl_->graphExec) {
+    d.cuGraphExecDestroy(impl_->graphExec);
+    impl_->graphExec = nullptr;
+  }
+  d.check(d.cuStreamBeginCapture(stream.handle(), 2 /*CU_STREAM_CAPTURE_MODE_RELAXED*/), "cuStreamBeginCapture");
+  cuda::CUgraph graph = nullptr;
+  try {
+    for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
+      impl_->runStep(s, bindings, stream);
+  } catch (...) {
+    d.cuStreamEndCapture(stream.handle(), &graph);
+    if (graph)
+      d.cuGraphDestroy(graph);
+    throw;
+  }
+  d.check(d.cuStreamEndCapture(stream.handle(), &graph), "cuStreamEndCapture");
+  cuda::CUresult made = d.cuGraphInstantiateWithFlags(&impl_->graphExec, graph, 0);
+  d.cuGraphDestroy(graph);
+  d.check(made, "cuGraphInstantiate");
+}
+
+void Executable::replay(const Stream &stream) {
+  if (!impl_->graphExec)
+    throw Error("graph: replay() before capture()");
+  cuda::Driver &d = cuda::Driver::get();
+  d.check(d.cuGraphLaunch(impl_->graphExec, stream.handle()), "cuGraphLaunch");
+  impl_->context->noteLaunch("graph replay", stream);
+}
+
+std::vector<std::string> Executable::kernels() const {
+  std::vector<std::string> lines;
+  for (const Step &step : impl_->plan.steps)
+    lines.push_back(step.describe(impl_->graph));
+  return lines;
+}
+
+size_t Executable::intermediateBytes() const {
+  size_t bytes = 0;
+  for (const Slot &slot : impl_->plan.slots)
+    bytes += size_t(slot.count) * Buffer::elementBytes(slot.dtype);
+  return bytes;
+}
+
+std::string Executable::dot() const { return planDot(impl_->graph, impl_->plan); }
+
+} // namespace tk::graph

@@ -1,0 +1,174 @@
+// The graph layer on the interpreter: shape errors with exact messages, what fuses into which
+// kernel, the memory plan's reuse, and results against plain references.
+#include "tk/Graph/Graph.h"
+#include "tk/Runtime/FloatFormats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace tk::graph {
+namespace {
+
+template <typename F> std::string errorOf(F body) {
+  try {
+    body();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<uint16_t> randomBf16(size_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  std::vector<uint16_t> v(n);
+  for (auto &b : v)
+    b = fp::floatToBf16(scale * uniform(rng));
+  return v;
+}
+
+float f(uint16_t b) { return fp::bf16ToFloat(b); }
+
+TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
+  Graph g;
+  Tensor a = g.input("a", Scalar::BF16, {8, 64}), b = g.weight("b", Scalar::BF16, {32, 96});
+  EXPECT_EQ(errorOf([&] { g.matmul(a, b); }), "graph: matmul: K dimension mismatch: a is bf16[8, 64], b is bf16[32, 96]");
+  EXPECT_EQ(errorOf([&] { g.add(a, b); }), "graph: add: shape mismatch: bf16[8, 64] and bf16[32, 96] (b must match a or "
+                                           "be a vector of its 64 columns)");
+  EXPECT_EQ(errorOf([&] { g.input("a", Scalar::BF16, {4}); }), "graph: input: the name 'a' is taken");
+  EXPECT_EQ(errorOf([&] { g.input("c", Scalar::F32, {4}); }),
+            "graph: input: 'c' is f32; the fused kernels take bf16 tensors");
+  EXPECT_EQ(errorOf([&] { g.rmsnorm(a, g.weight("w", Scalar::BF16, {32})); }),
+            "graph: rmsnorm: the weight is bf16[32]; it must be a vector of x's 64 columns (x is bf16[8, 64])");
+  EXPECT_EQ(errorOf([&] { g.rope(a, 3, 8); }), "graph: rope: 3 heads do not divide the 64 columns of bf16[8, 64]");
+  EXPECT_EQ(errorOf([&] { g.attention(a, a, a, 2, 3); }),
+            "graph: attention: the sequence length 3 does not divide the 8 rows (tokens) of bf16[8, 64]");
+  EXPECT_EQ(errorOf([&] { g.split(a, {32, 16}); }),
+            "graph: split: the sizes add up to 48, not the 64 columns of bf16[8, 64]");
+  EXPECT_EQ(errorOf([&] { g.reshape(a, {3, 100}); }), "graph: reshape: cannot reshape bf16[8, 64] into bf16[3, 100]");
+  Context context(Backend::Interpreter);
+  EXPECT_EQ(errorOf([&] { Executable::compile(context, g); }), "graph: nothing to compute: no output() was named");
+}
+
+class GraphRun : public ::testing::Test {
+protected:
+  Context context{Backend::Interpreter};
+  std::map<std::string, std::unique_ptr<Buffer>> buffers;
+  Bindings bindings;
+  Buffer &bind(const std::string &name, const std::vector<uint16_t> &bits) {
+    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::BF16, bits));
+    bindings[name] = buffers[name].get();
+    return *buffers[name];
+  }
+  Buffer &output(const std::string &name, size_t count) {
+    buffers[name] = std::make_unique<Buffer>(context, Scalar::BF16, count);
+    bindings[name] = buffers[name].get();
+    return *buffers[name];
+  }
+};
+
+TEST_F(GraphRun, AnElementwiseTreeIsOneKernel) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {5, 40}), y = g.input("y", Scalar::BF16, {5, 40});
+  Tensor bias = g.weight("bias", Scalar::BF16, {40});
+  Tensor activated = g.silu(x), halved = g.scale(y, 0.5);
+  g.output(g.add(g.mul(activated, halved), bias), "out");
+  Executable exe = Executable::compile(context, g);
+  ASSERT_EQ(exe.kernels().size(), 1u);
+  EXPECT_EQ(exe.kernels()[0], "fused_6 (silu, scale, mul, add)");
+  EXPECT_EQ(exe.intermediateBytes(), 0u);
+  auto xs = randomBf16(200, 1), ys = randomBf16(200, 2), bs = randomBf16(40, 3);
+  bind("x", xs);
+  bind("y", ys);
+  bind("bias", bs);
+  Buffer &out = output("out", 200);
+  exe.run(bindings);
+  std::vector<uint16_t> got = out.toVector<uint16_t>();
+  for (int i = 0; i < 200; ++i) {
+    float v = f(xs[i]) / (1 + std::exp(-f(xs[i]))) * (f(ys[i]) * 0.5f) + f(bs[i % 40]);
+    ASSERT_NEAR(f(got[i]), v, 1e-2 * (1 + std::abs(v))) << i;
+  }
+}
+
+TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {24, 32}), w = g.weight("w", Scalar::BF16, {32, 48});
+  Tensor bias = g.weight("bias", Scalar::BF16, {48}), res = g.input("res", Scalar::BF16, {24, 48});
+  g.output(g.add(g.gelu(g.add(g.matmul(x, w), bias)), res), "out");
+  Executable exe = Executable::compile(context, g);
+  ASSERT_EQ(exe.kernels(), std::vector<std::string>{"matmul_epilogue (bias, gelu, residual)"});
+  auto xs = randomBf16(24 * 32, 4), ws = randomBf16(32 * 48, 5, 0.2f), bs = randomBf16(48, 6), rs = randomBf16(24 * 48, 7);
+  bind("x", xs);
+  bind("w", ws);
+  bind("bias", bs);
+  bind("res", rs);
+  Buffer &out = output("out", 24 * 48);
+  exe.run(bindings);
+  std::vector<uint16_t> got = out.toVector<uint16_t>();
+  for (int i = 0; i < 24; ++i)
+    for (int j = 0; j < 48; ++j) {
+      double acc = f(bs[j]);
+      for (int k = 0; k < 32; ++k)
+        acc += double(f(xs[i * 32 + k])) * f(ws[k * 48 + j]);
+      double v = 0.5 * acc * (1 + std::erf(acc / std::sqrt(2.0))) + f(rs[i * 48 + j]);
+      ASSERT_NEAR(f(got[i * 48 + j]), v, 2e-2 * (1 + std::abs(v))) << i << "," << j;
+    }
+}
+
+TEST_F(GraphRun, SplitsAreViewsAndConcatTransposeCopy) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {16, 96});
+  auto parts = g.split(x, {32, 64});
+  Tensor cat = g.concat({parts[1], parts[0]});
+  g.output(g.transpose(cat), "t");
+  g.output(g.softmax(parts[1]), "s");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels().size(), 5u); // concat: 2 copies, transpose, softmax's copy of its view, softmax
+  auto xs = randomBf16(16 * 96, 8);
+  bind("x", xs);
+  Buffer &t = output("t", 96 * 16), &s = output("s", 16 * 64);
+  exe.run(bindings);
+  std::vector<uint16_t> tt = t.toVector<uint16_t>(), ss = s.toVector<uint16_t>();
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 96; ++c) {
+      int source = c < 64 ? 32 + c : c - 64; // concat(parts[1], parts[0])
+      ASSERT_EQ(tt[c * 16 + r], xs[r * 96 + source]) << r << "," << c;
+    }
+  for (int r = 0; r < 16; ++r) {
+    double most = -1e30, total = 0;
+    for (int c = 0; c < 64; ++c)
+      most = std::max(most, double(f(xs[r * 96 + 32 + c])));
+    for (int c = 0; c < 64; ++c)
+      total += std::exp(f(xs[r * 96 + 32 + c]) - most);
+    for (int c = 0; c < 64; ++c)
+      ASSERT_NEAR(f(ss[r * 64 + c]), std::exp(f(xs[r * 96 + 32 + c]) - most) / total, 1e-2) << r << "," << c;
+  }
+}
+
+TEST_F(GraphRun, TheMemoryPlanReusesDeadBuffers) {
+  Graph g;
+  Tensor h = g.input("x", Scalar::BF16, {16, 32});
+  for (int layer = 0; layer < 4; ++layer)
+    h = g.silu(g.matmul(h, g.weight("w" + std::to_string(layer), Scalar::BF16, {32, 32})));
+  g.output(h, "out");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels().size(), 4u);
+  EXPECT_EQ(exe.intermediateBytes(), 2u * 16 * 32 * 2); // two buffers take turns
+}
+
+TEST_F(GraphRun, MissingOrWrongBindingsAreNamed) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {4, 16});
+  g.output(g.silu(x), "out");
+  Executable exe = Executable::compile(context, g);
+  output("out", 64);
+  EXPECT_EQ(errorOf([&] { exe.run(bindings); }), "graph: no buffer bound to 'x' (bf16[4, 16])");
+  bind("x", std::vector<uint16_t>(60));
+  EXPECT_EQ(errorOf([&] { exe.run(bindings); }),
+            "graph: the buffer bound to 'x' holds 60 bf16 elements; it must be bf16[4, 16]");
+}
+
+} // namespace
+} // namespace tk::graph
