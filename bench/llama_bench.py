@@ -47,23 +47,28 @@ def rmsnorm(x, w, eps=1e-5):
     return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(x.dtype)
 
 
-def rope(x, batch, seq):
-    hd = D // HEADS
-    half = hd // 2
-    pos = torch.arange(seq, device=x.device, dtype=torch.float32)
-    freq = 10000.0 ** (-torch.arange(half, device=x.device, dtype=torch.float32) / half)
+def rope_tables(seq):
+    """cos and sin of every position and frequency, made once (as HF's rotary cache is)."""
+    half = D // HEADS // 2
+    pos = torch.arange(seq, device="cuda", dtype=torch.float32)
+    freq = 10000.0 ** (-torch.arange(half, device="cuda", dtype=torch.float32) / half)
     angle = pos[:, None] * freq[None, :]
-    cos, sin = angle.cos(), angle.sin()  # [seq, half]
-    v = x.view(batch, seq, HEADS, hd).float()
-    x1, x2 = v[..., :half], v[..., half:]
-    c, s = cos[None, :, None, :], sin[None, :, None, :]
-    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1).to(x.dtype).view(batch * seq, D)
+    cos, sin = angle.cos(), angle.sin()
+    return torch.cat([cos, cos], -1)[None, :, None, :], torch.cat([sin, sin], -1)[None, :, None, :]
+
+
+def rope(x, batch, seq, tables):
+    hd = D // HEADS
+    cos, sin = tables
+    v = x.view(batch, seq, HEADS, hd)
+    rotated = torch.cat([-v[..., hd // 2:], v[..., :hd // 2]], -1)  # HF's rotate_half
+    return (v.float() * cos + rotated.float() * sin).to(x.dtype).view(batch * seq, D)
 
 
 def layer(w, batch, seq):
     x = w["x"]
     q, k, v = (rmsnorm(x, w["attn_norm"]) @ w["wqkv"]).split(D, dim=1)
-    q, k = rope(q, batch, seq), rope(k, batch, seq)
+    q, k = rope(q, batch, seq, w["rope"]), rope(k, batch, seq, w["rope"])
 
     def heads(t):
         return t.view(batch, seq, HEADS, D // HEADS).transpose(1, 2)
@@ -123,6 +128,7 @@ def main():
     for shape in args.shapes.split(","):
         batch, seq = (int(v) for v in shape.split("x"))
         w = make_weights(batch, seq)
+        w["rope"] = rope_tables(seq)
         with torch.no_grad():
             want = layer(w, batch, seq)
             with tempfile.TemporaryDirectory() as tmp:
