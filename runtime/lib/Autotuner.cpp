@@ -29,15 +29,6 @@ std::string firstLines(const std::string &text, int lines) {
   return out;
 }
 
-std::optional<std::string> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int64_t threadsOf(const Config &config) { return config.integer("num_warps").value_or(4) * 32; }
 
 } // namespace

@@ -116,6 +116,15 @@ std::optional<std::string> DiskCache::get(const std::string &key) {
   return std::nullopt;
 }
 
+std::optional<std::string> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error) {
   // A device or a pipe (/dev/null, /dev/stdout) is written as it is: a rename would replace it.
   struct stat existing;

@@ -1,4 +1,5 @@
 #include "JitImpl.h"
+#include "ModuleCache.h"
 
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/FloatFormats.h"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -423,17 +425,26 @@ void loadModule(Context &context, const std::string &path, const std::string *te
     impl->text = *text;
   impl->options = options;
   impl->cacheDir = options.cacheDir == "\x01" ? DiskCache::defaultDir() : options.cacheDir;
+  // A module seen before (same compiler, same text, unchanged imports) needs no parse.
+  DiskCache cache(impl->cacheDir);
+  std::string key;
+  std::optional<std::string> mainText = text ? std::optional<std::string>(*text) : readFile(path);
+  if (mainText) {
+    key = moduleKey(path, *mainText, options.stdlibDirs);
+    if (std::optional<ModuleEntry> entry = loadModuleEntry(cache, key)) {
+      impl->decls = std::move(entry->decls);
+      impl->sourceHash = entry->sourceHash;
+      return;
+    }
+  }
   CompileOptions compileOptions;
   compileOptions.stdlibDirs = options.stdlibDirs;
   Compiler compiler(compileOptions);
   if (!compiler.load(path, text) || !compiler.declarations(impl->decls))
     throw Error("tk::Module: " + path + " does not compile:\n" + compiler.diagnosticsText());
-  std::vector<std::string> parts{"module"};
-  for (const auto &[file, source] : compiler.sources()) {
-    parts.push_back(file);
-    parts.push_back(source);
-  }
-  impl->sourceHash = cacheKey(parts);
+  impl->sourceHash = sourcesHash(compiler.sources());
+  if (mainText)
+    storeModuleEntry(cache, key, ModuleEntry{impl->decls, impl->sourceHash}, compiler.sources());
 }
 } // namespace
 

@@ -4,6 +4,7 @@
 #include "tk/tk.h"
 
 #include "TestUtil.h"
+#include "ModuleCache.h"
 #include "TuningDatabase.h"
 #include "tk/Runtime/CudaDriver.h"
 
@@ -209,6 +210,44 @@ TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   EXPECT_EQ(error.rfind("not a tuning entry (bad JSON at byte ", 0), 0u) << error;
   EXPECT_FALSE(parseTuningEntry("{\"kernel\": \"k\"}", error));
   EXPECT_EQ(error, "not a tuning entry (no value 'kernel_hash')");
+}
+
+TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
+  test::TempDir dir("tk-module-cache");
+  std::string helper = dir.path() + "/helper.tk", main = dir.path() + "/main.tk";
+  auto write = [](const std::string &path, const std::string &text) {
+    std::string error;
+    ASSERT_TRUE(writeAtomically(path, text, error)) << error;
+  };
+  write(helper, "fn twice(x) { return x + x; }\n");
+  std::string source = "import \"helper.tk\";\n@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] })\n"
+                       "kernel k(p: ptr<f32>, n: i32, nospec s: i64, const B: i32) {\n"
+                       "  store(p + arange(0, B), twice(full([B], 1.0, f32)));\n}\n";
+  write(main, source);
+  CompileOptions options;
+  Compiler compiler(options);
+  std::vector<KernelDecl> decls;
+  ASSERT_TRUE(compiler.load(main) && compiler.declarations(decls)) << compiler.diagnosticsText();
+  DiskCache cache(dir.path() + "/cache");
+  std::string key = moduleKey(main, source, {});
+  ModuleEntry entry{decls, sourcesHash(compiler.sources())};
+  storeModuleEntry(cache, key, entry, compiler.sources());
+  std::optional<ModuleEntry> back = loadModuleEntry(cache, key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->sourceHash, entry.sourceHash);
+  ASSERT_EQ(back->decls.size(), 1u);
+  const KernelDecl &k = back->decls[0];
+  EXPECT_EQ(k.name, "k");
+  ASSERT_EQ(k.params.size(), 4u);
+  EXPECT_EQ(k.params[0].type.str(), "ptr<f32>");
+  EXPECT_TRUE(k.params[2].nospec);
+  EXPECT_EQ(k.params[2].type.str(), "i64");
+  EXPECT_TRUE(k.params[3].isConst);
+  EXPECT_EQ(k.tuneKey, std::vector<std::string>{"n"});
+  EXPECT_EQ(k.configs, decls[0].configs);
+  EXPECT_EQ(k.configs.size(), 4u);
+  write(helper, "fn twice(x) { return 2.0 * x; }\n"); // an import changed: parse again
+  EXPECT_FALSE(loadModuleEntry(cache, key));
 }
 
 TEST(JitContext, NoGpuIsAClearError) {

@@ -21,6 +21,9 @@ std::string cacheKey(const std::vector<std::string> &parts);
 /// file (/dev/null, a pipe) is written directly. False with `error` otherwise.
 bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error);
 
+/// The whole of a file, or none when it cannot be read.
+std::optional<std::string> readFile(const std::string &path);
+
 /// Identifies this build of the compiler (the shared library's path, size and modification
 /// time), so entries of another build are never reused.
 std::string compilerBuildId();
