@@ -714,6 +714,107 @@ def add_example_cases():
          defines={"CAUSAL": "true", "HEAD_DIM": "128", "BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3"})
 
 
+def add_stdlib_cases():
+    """The graph layer's templates (stdlib/std/*.tk) on bf16 data, against numpy in float64."""
+    std = lambda name: os.path.join(ROOT, "stdlib", "std", name + ".tk")
+    b16 = lambda x: bf16_bits(np.asarray(x, np.float32))
+    val = lambda bits: bf16_from_bits(bits).astype(np.float64)
+    rnd = lambda *shape, scale=1.0: b16(RNG.uniform(-1, 1, shape) * scale)
+    silu = lambda v: v / (1 + np.exp(-v))
+    gelu = lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))
+    # Every epilogue hook at once, ragged on every edge: c = res + gate * act(rstd * (a @ b) * 0.5 + bias).
+    M, N_, K = 40, 72, 56
+    a, bm, bias, res, gate = rnd(M, K), rnd(K, N_, scale=0.3), rnd(N_), rnd(M, N_), rnd(M, N_)
+    rstd = RNG.uniform(0.5, 2, M).astype(np.float32)
+    for act, f in ((1, silu), (2, gelu)):
+        def ref(out, act=act, f=f):
+            acc = (val(a) @ val(bm)) * 0.5 * rstd.astype(np.float64)[:, None] + val(bias)[None, :]
+            return {"c": b16(val(res) + val(gate) * f(acc))}
+        case("stdlib.bf16.matmul_epilogue.act%d" % act, std("matmul"), "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.zeros(M * N_, np.uint16), "bias": bias, "residual": res, "mul": gate,
+              "row_scale": rstd, "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
+             ref, tol=(2e-2, 2e-2), defines={"BM": "32", "BN": "32", "BK": "32", "HAS_BIAS": "true", "ACT": str(act),
+                                             "HAS_MUL": "true", "HAS_RESIDUAL": "true", "HAS_ROW_SCALE": "true",
+                                             "SCALE": "0.5"})
+    # Decode: M = 3 rows on the smallest tiles.
+    a3 = rnd(3, K)
+    case("stdlib.bf16.matmul_epilogue.skinny", std("matmul"), "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
+         {"a": a3, "b": bm, "c": np.zeros(3 * N_, np.uint16), "bias": bias, "residual": res, "mul": gate,
+          "row_scale": rstd, "M": 3, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
+         lambda out: {"c": b16(val(a3) @ val(bm))}, tol=(2e-2, 2e-2),
+         defines={"BM": "16", "BN": "64", "BK": "128", "num_stages": "3"})
+    rows, cols = 12, 300
+    x, w, bvec = rnd(rows, cols, scale=3), b16(RNG.uniform(0.5, 1.5, cols)), rnd(cols)
+    xv = val(x).reshape(rows, cols)
+    rms = 1 / np.sqrt((xv * xv).mean(1, keepdims=True) + 1e-5)
+    case("stdlib.bf16.rmsnorm", std("norm"), "rmsnorm", str(rows),
+         {"x": x, "y": np.zeros(rows * cols, np.uint16), "w": w, "n_cols": cols, "stride": cols, "eps": 1e-5},
+         lambda out: {"y": b16(xv * rms * val(w))}, tol=(1e-2, 1e-2), defines={"BLOCK": "512"})
+    mean = xv.mean(1, keepdims=True)
+    inv = 1 / np.sqrt(((xv - mean) ** 2).mean(1, keepdims=True) + 1e-5)
+    case("stdlib.bf16.layernorm", std("norm"), "layernorm", str(rows),
+         {"x": x, "y": np.zeros(rows * cols, np.uint16), "w": w, "b": bvec, "n_cols": cols, "stride": cols, "eps": 1e-5},
+         lambda out: {"y": b16((xv - mean) * inv * val(w) + val(bvec))}, tol=(1e-2, 1e-2), defines={"BLOCK": "512"})
+    case("stdlib.bf16.row_rstd", std("norm"), "row_rstd", str(rows),
+         {"x": x, "rstd": np.zeros(rows, np.float32), "n_cols": cols, "stride": cols, "eps": 1e-5},
+         lambda out: {"rstd": rms.ravel().astype(np.float32)}, tol=(1e-5, 1e-6), defines={"BLOCK": "512"})
+    case("stdlib.bf16.scale_rows", std("norm"), "scale_rows", "%d, 1" % rows,
+         {"src": x, "dst": np.zeros(rows * cols, np.uint16), "w": w[:rows].copy(), "n_cols": cols},
+         lambda out: {"dst": b16(xv * val(w[:rows])[:, None])}, tol=(8e-3, 1e-3), defines={"BLOCK": "512"})
+    e = np.exp(xv - xv.max(1, keepdims=True))
+    case("stdlib.bf16.softmax", std("norm"), "softmax", str(rows),
+         {"x": x, "y": np.zeros(rows * cols, np.uint16), "n_cols": cols, "stride": cols},
+         lambda out: {"y": b16(e / e.sum(1, keepdims=True))}, tol=(1e-2, 1e-3), defines={"BLOCK": "512"})
+    # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
+    T, S, heads, half = 6, 4, 2, 16
+    src = rnd(T, 80)
+    def rope_ref(out):
+        v = val(src).reshape(T, 80)[:, 16:16 + heads * 2 * half].reshape(T, heads, 2 * half)
+        pos = (np.arange(T) % S)[:, None]
+        theta = pos * 10000.0 ** (-np.arange(half) / half)
+        c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
+        x1, x2 = v[..., :half], v[..., half:]
+        return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(T, -1))}
+    case("stdlib.bf16.rope", std("rope"), "rope", "%d, %d" % (T, heads),
+         {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "seq_len": S, "in_stride": 80, "in_col": 16,
+          "out_stride": heads * 2 * half, "log2_base": math.log2(10000.0)},
+         rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half)})
+    # Causal attention over column views of one [B*S, 3 * H * D] tensor (as the graph reads QKV).
+    B, S2, H, D_ = 2, 40, 2, 32
+    qkv = rnd(B * S2, 3 * H * D_)
+    def attention_ref(out):
+        v = val(qkv).reshape(B, S2, 3, H, D_)
+        q, k, vv = v[:, :, 0], v[:, :, 1], v[:, :, 2]
+        sc = np.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(D_)
+        sc = np.where(np.tril(np.ones((S2, S2), bool)), sc, -np.inf)
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        return {"o": b16(np.einsum("bhqk,bkhd->bqhd", p, vv).reshape(B * S2, H * D_))}
+    case("stdlib.bf16.attention", std("attention"), "attention", "cdiv(seq_len, BLOCK_M), %d" % (B * H),
+         {"q": qkv, "k": qkv, "v": qkv, "o": np.zeros(B * S2 * H * D_, np.uint16), "seq_len": S2, "n_heads": H,
+          "q_stride": 3 * H * D_, "k_stride": 3 * H * D_, "v_stride": 3 * H * D_, "o_stride": H * D_,
+          "q_col": 0, "k_col": H * D_, "v_col": 2 * H * D_, "scale": 1 / math.sqrt(D_)},
+         attention_ref, tol=(2e-2, 2e-2), defines={"HEAD_DIM": str(D_), "BLOCK_M": "32", "BLOCK_N": "16"})
+    n = 5000
+    g, u = rnd(n, scale=4), rnd(n, scale=4)
+    for kernel, f in (("silu_kernel", silu), ("gelu_kernel", gelu)):
+        case("stdlib.bf16." + kernel, std("activation"), kernel, "cdiv(n, BLOCK)",
+             {"x": g, "y": np.zeros(n, np.uint16), "n": n}, lambda out, f=f: {"y": b16(f(val(g)))}, tol=(1e-2, 1e-3))
+    case("stdlib.bf16.swiglu", std("activation"), "swiglu", "cdiv(n, BLOCK)",
+         {"gate": g, "up": u, "out": np.zeros(n, np.uint16), "n": n},
+         lambda out: {"out": b16(silu(val(g)) * val(u))}, tol=(1e-2, 1e-3))
+    case("stdlib.bf16.row_sum", std("reduce"), "row_sum", str(rows),
+         {"x": x, "out": np.zeros(rows, np.float32), "n_cols": cols, "stride": cols},
+         lambda out: {"out": xv.sum(1).astype(np.float32)}, tol=(1e-5, 1e-4), defines={"BLOCK": "512"})
+    case("stdlib.bf16.row_max", std("reduce"), "row_max", str(rows),
+         {"x": x, "out": np.zeros(rows, np.float32), "n_cols": cols, "stride": cols},
+         lambda out: {"out": xv.max(1).astype(np.float32)}, defines={"BLOCK": "512"})
+    tr = rnd(37, 50)
+    case("stdlib.bf16.transpose", std("shape"), "transpose", "cdiv(rows, 32), cdiv(cols, 32)",
+         {"x": tr, "y": np.zeros(37 * 40, np.uint16), "rows": 37, "cols": 40, "sx": 50, "cx": 10},
+         lambda out: {"y": tr.reshape(37, 50)[:, 10:].T.copy()})
+
+
 def add_run_error_cases():
     ex = os.path.join(EXAMPLES, "vector_add.tk")
     x = np.zeros(16, np.float32)
@@ -741,6 +842,7 @@ def add_run_error_cases():
 
 add_structure_cases()
 add_example_cases()
+add_stdlib_cases()
 add_run_error_cases()
 
 
@@ -841,8 +943,9 @@ def run_backend(c, tkc, backend, workdir, check=True):
                 return "%s differs at %s: got %s, expected %s" % (name, bad, got[bad], want[bad])
         else:
             rtol, atol = c.tol
-            g = got.astype(np.float64) if got.dtype != np.uint16 else got.astype(np.float64)
-            w = want.astype(np.float64)
+            if got.dtype == np.uint16 and "bf16" in c.name:  # raw bf16 bits: compare the values
+                got, want = bf16_from_bits(got), bf16_from_bits(want)
+            g, w = got.astype(np.float64), want.astype(np.float64)
             ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
             if not ok.all():
                 bad = np.nonzero(~ok)[0][:5]

@@ -31,9 +31,6 @@ int64_t elements(const TensorInfo &t) {
 
 Const flag(bool on) { return Const::fromText(on ? "true" : "false"); }
 
-/// Warps for a row kernel over `block` columns.
-int rowWarps(int64_t block) { return block >= 8192 ? 16 : block >= 2048 ? 8 : 4; }
-
 } // namespace
 
 struct Executable::Impl {
@@ -128,14 +125,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const TensorInfo &x = plan.info(graph, graph.nodes[step.nodes[0]].inputs[0]);
     int64_t block = nextPowerOfTwo(x.shape[1]);
     kernel.launch(Grid(x.shape[0]), {in(0), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
-                  {{"BLOCK", block}, {"num_warps", rowWarps(block)}}, stream);
+                  {{"BLOCK", block}}, stream); // num_warps: tuned
     return;
   }
   case StepKind::RmsNorm:
   case StepKind::LayerNorm:
   case StepKind::Softmax: {
     int64_t rows = outInfo.shape[0], cols = outInfo.shape[1], block = nextPowerOfTwo(cols);
-    Consts consts{{"BLOCK", block}, {"num_warps", rowWarps(block)}};
+    Consts consts{{"BLOCK", block}}; // num_warps: tuned
     if (step.kind == StepKind::RmsNorm)
       kernel.launch(Grid(rows), {in(0), out, in(1), i32(cols), i32(step.in[0].rowStride), float(step.eps)}, consts, stream);
     else if (step.kind == StepKind::LayerNorm)
