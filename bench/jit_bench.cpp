@@ -54,21 +54,30 @@ struct VectorAdd {
   }
 };
 
+VectorAdd &setup() {
+  static VectorAdd *shared = new VectorAdd();
+  return *shared;
+}
+
 // Launches are asynchronous: the queue is drained every 256 launches, outside the timed part,
 // so what is timed is the host's cost, not the GPU's.
-void launchLoop(benchmark::State &state, const tk::Consts &consts) {
-  static VectorAdd *setup = new VectorAdd();
+template <typename Launch> void hostTimed(benchmark::State &state, Launch launch) {
   int pending = 0;
   for (auto _ : state) {
-    setup->kernel.launch(tk::Grid(1), {setup->x, setup->y, setup->out, VectorAdd::n}, consts);
+    launch();
     if (++pending == 256) {
       state.PauseTiming();
-      setup->context.synchronize();
+      setup().context.synchronize();
       pending = 0;
       state.ResumeTiming();
     }
   }
-  setup->context.synchronize();
+  setup().context.synchronize();
+}
+
+void launchLoop(benchmark::State &state, const tk::Consts &consts) {
+  VectorAdd &s = setup();
+  hostTimed(state, [&] { s.kernel.launch(tk::Grid(1), {s.x, s.y, s.out, VectorAdd::n}, consts); });
 }
 
 void BM_LaunchCached(benchmark::State &state) { launchLoop(state, {}); }
@@ -76,7 +85,6 @@ void BM_LaunchCached(benchmark::State &state) { launchLoop(state, {}); }
 // The floor: the same kernel enqueued by Context::launchFunction (cuLaunchKernel and the
 // launch bookkeeping) with its parameters already packed, as an AOT launcher does.
 void BM_LaunchFloor(benchmark::State &state) {
-  static VectorAdd *setup = new VectorAdd();
   static tk::cuda::CUfunc_st *function = [] {
     tk::CompileOptions options;
     options.kernel = "add";
@@ -88,20 +96,11 @@ void BM_LaunchFloor(benchmark::State &state) {
     static std::string text = ptx.str();
     return tk::loadFunction(text.c_str(), "add", 0);
   }();
-  unsigned long long x = setup->x.devicePointer(), y = setup->y.devicePointer(), out = setup->out.devicePointer();
+  VectorAdd &s = setup();
+  unsigned long long x = s.x.devicePointer(), y = s.y.devicePointer(), out = s.out.devicePointer();
   int n = VectorAdd::n;
   void *params[] = {&x, &y, &out, &n};
-  int pending = 0;
-  for (auto _ : state) {
-    setup->context.launchFunction(function, "add", tk::Grid(1), 128, 0, params, tk::Stream());
-    if (++pending == 256) {
-      state.PauseTiming();
-      setup->context.synchronize();
-      pending = 0;
-      state.ResumeTiming();
-    }
-  }
-  setup->context.synchronize();
+  hostTimed(state, [&] { s.context.launchFunction(function, "add", tk::Grid(1), 128, 0, params, tk::Stream()); });
 }
 BENCHMARK(BM_LaunchFloor);
 void BM_LaunchCachedWithConstant(benchmark::State &state) { launchLoop(state, {{"BLOCK", 1024}}); }

@@ -3,6 +3,8 @@
 #include "tk/Graph/Graph.h"
 #include "tk/Runtime/FloatFormats.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,14 +13,7 @@
 namespace tk::graph {
 namespace {
 
-template <typename F> std::string errorOf(F body) {
-  try {
-    body();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
+template <typename F> std::string errorOf(F body) { return test::messageOf<Error>(body); }
 
 std::vector<uint16_t> randomBf16(size_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);

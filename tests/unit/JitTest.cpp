@@ -31,15 +31,7 @@ kernel fill(out: ptr<i32>, value: i32, stride: i32, const BLOCK: i32 = 128) {
 }
 )";
 
-/// The message of the tk::Error `body` throws ("" when it throws none).
-template <typename F> std::string errorOf(F body) {
-  try {
-    body();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
+template <typename F> std::string errorOf(F body) { return test::messageOf<Error>(body); }
 
 std::vector<float> ramp(int n, float scale) {
   std::vector<float> v(n);

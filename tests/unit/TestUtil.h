@@ -12,6 +12,16 @@
 
 namespace tk::test {
 
+/// The message of the exception of type E that `body` throws ("" when it throws none).
+template <typename E, typename F> std::string messageOf(F body) {
+  try {
+    body();
+  } catch (const E &e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// A fresh directory under /tmp, removed with everything in it at the end of its scope.
 class TempDir {
 public:
