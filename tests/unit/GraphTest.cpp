@@ -34,7 +34,7 @@ TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
                                            "be a vector of its 64 columns)");
   EXPECT_EQ(errorOf([&] { g.input("a", Scalar::BF16, {4}); }), "graph: input: the name 'a' is taken");
   EXPECT_EQ(errorOf([&] { g.input("c", Scalar::F32, {4}); }),
-            "graph: input: 'c' is f32; the fused kernels take bf16 tensors");
+            "graph: input: 'c' is f32; the fused kernels take bf16 or f16 tensors");
   EXPECT_EQ(errorOf([&] { g.rmsnorm(a, g.weight("w", Scalar::BF16, {32})); }),
             "graph: rmsnorm: the weight is bf16[32]; it must be a vector of x's 64 columns (x is bf16[8, 64])");
   EXPECT_EQ(errorOf([&] { g.rope(a, 3, 8); }), "graph: rope: 3 heads do not divide the 64 columns of bf16[8, 64]");
@@ -109,6 +109,42 @@ TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
         acc += double(f(xs[i * 32 + k])) * f(ws[k * 48 + j]);
       double v = 0.5 * acc * (1 + std::erf(acc / std::sqrt(2.0))) + f(rs[i * 48 + j]);
       ASSERT_NEAR(f(got[i * 48 + j]), v, 2e-2 * (1 + std::abs(v))) << i << "," << j;
+    }
+}
+
+TEST_F(GraphRun, AnF16GraphRewritesTheTemplates) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::F16, {20, 32}), w = g.weight("w", Scalar::F16, {32, 24});
+  Tensor res = g.input("res", Scalar::F16, {20, 24});
+  EXPECT_EQ(errorOf([&] { g.weight("b", Scalar::BF16, {24}); }),
+            "graph: weight: 'b' is bf16 but 'x' is f16: a graph has one element type");
+  g.output(g.add(g.silu(g.matmul(x, w)), res), "out");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), std::vector<std::string>{"matmul_epilogue (silu, residual)"});
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  auto halves = [&](size_t n, float scale) {
+    std::vector<uint16_t> v(n);
+    for (auto &h : v)
+      h = fp::floatToHalf(scale * uniform(rng));
+    return v;
+  };
+  auto xs = halves(20 * 32, 1), ws = halves(32 * 24, 0.3f), rs = halves(20 * 24, 1);
+  for (auto &[name, bits] : std::vector<std::pair<std::string, std::vector<uint16_t>>>{{"x", xs}, {"w", ws}, {"res", rs}}) {
+    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F16, bits));
+    bindings[name] = buffers[name].get();
+  }
+  buffers["out"] = std::make_unique<Buffer>(context, Scalar::F16, 20 * 24);
+  bindings["out"] = buffers["out"].get();
+  exe.run(bindings);
+  std::vector<uint16_t> got = buffers["out"]->toVector<uint16_t>();
+  for (int i = 0; i < 20; ++i)
+    for (int j = 0; j < 24; ++j) {
+      double acc = 0;
+      for (int k = 0; k < 32; ++k)
+        acc += double(fp::halfToFloat(xs[i * 32 + k])) * fp::halfToFloat(ws[k * 24 + j]);
+      double v = acc / (1 + std::exp(-acc)) + fp::halfToFloat(rs[i * 24 + j]);
+      ASSERT_NEAR(fp::halfToFloat(got[i * 24 + j]), v, 4e-3 * (1 + std::abs(v))) << i << "," << j;
     }
 }
 

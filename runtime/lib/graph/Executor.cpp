@@ -4,10 +4,12 @@
 
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/CudaDriver.h"
+#include "tk/Runtime/DiskCache.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 namespace tk::graph {
 
@@ -49,10 +51,24 @@ struct Executable::Impl {
   Kernel scaleRows;
   cuda::CUgraphExec_st *graphExec = nullptr;
 
+  Scalar dtype = Scalar::BF16;
+
+  /// A stdlib template, written for bf16; for an f16 graph its element type is rewritten.
   Kernel stdlibKernel(const std::string &file, const std::string &name) {
     auto it = modules.find(file);
-    if (it == modules.end())
-      it = modules.emplace(file, Module::fromFile(*context, Compiler::defaultStdlibDir() + "/std/" + file)).first;
+    if (it == modules.end()) {
+      std::string path = Compiler::defaultStdlibDir() + "/std/" + file;
+      if (dtype == Scalar::BF16) {
+        it = modules.emplace(file, Module::fromFile(*context, path)).first;
+      } else {
+        std::optional<std::string> text = readFile(path);
+        if (!text)
+          throw Error("graph: cannot read the stdlib template " + path);
+        std::string rewritten = std::regex_replace(*text, std::regex("\\bbf16\\b"), scalarName(dtype));
+        std::string named = path.substr(0, path.size() - 3) + "." + scalarName(dtype) + ".tk";
+        it = modules.emplace(file, Module::fromString(*context, rewritten, named)).first;
+      }
+    }
     return it->second.kernel(name);
   }
 
@@ -147,7 +163,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     kernel.launch(Grid(tokens, first.heads),
                   {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
                    i32(step.outAt.rowStride), float(std::log2(first.value))},
-                  {{"HALF", headDim / 2}, {"num_warps", 1}}, stream);
+                  {{"HALF", headDim / 2}}, stream); // num_warps: tuned
     return;
   }
   case StepKind::Attention: {
@@ -205,7 +221,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.context = &context;
   impl.graph = graph.impl();
   impl.plan = planGraph(impl.graph);
-  impl.dummy = std::make_unique<Buffer>(context, Scalar::BF16, 16);
+  impl.dtype = impl.graph.nodes.front().out.dtype; // one element type per graph (Graph checks)
+  impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
   for (const Step &step : impl.plan.steps) {

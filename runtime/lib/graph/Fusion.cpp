@@ -182,6 +182,7 @@ struct Planner {
   /// The kernel of an elementwise tree: each input loaded once (a vector as a row), each node
   /// one line in f32, the root stored.
   void generateElementwise(Step &step) {
+    const char *type = scalarName(node(step.out).out.dtype);
     std::map<int, std::string> value;
     std::ostringstream body, params;
     int inputs = 0;
@@ -189,7 +190,7 @@ struct Planner {
       if (auto it = value.find(n); it != value.end())
         return it->second;
       std::string name = "v" + std::to_string(inputs);
-      params << "in" << inputs << ": ptr<bf16>, ";
+      params << "in" << inputs << ": ptr<" << type << ">, ";
       Operand where = node(n).out.shape.size() == 1 ? rowOf(n) : place(n);
       step.in.push_back(where);
       body << "    let " << name << " = load(in" << inputs << " + r * s" << inputs << " + c" << inputs
@@ -219,12 +220,12 @@ struct Planner {
     std::ostringstream source;
     step.kernel = "fused_" + std::to_string(step.out);
     source << "import \"std/math.tk\";\n\nkernel " << step.kernel << "(" << params.str()
-           << "out: ptr<bf16>, rows: i32, cols: i32, ";
+           << "out: ptr<" << type << ">, rows: i32, cols: i32, ";
     for (int k = 0; k < inputs; ++k)
       source << "s" << k << ": i32, c" << k << ": i32, ";
     source << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
            << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
-           << body.str() << "    store(out + r * so + co + c, " << value[step.out] << " as bf16, mask = m);\n}\n";
+           << body.str() << "    store(out + r * so + co + c, " << value[step.out] << " as " << type << ", mask = m);\n}\n";
     step.source = source.str();
   }
 
@@ -246,12 +247,14 @@ struct Planner {
   /// A copy of a tensor into a column block of another (concat's parts, an output that is a
   /// view): an elementwise kernel of one input.
   void copyStep(int from, int to, int64_t column, int node) {
+    const char *type = scalarName(plan.info(g, to).dtype);
     Step step{StepKind::Elementwise};
     step.nodes = {node};
     step.out = to;
     std::ostringstream source;
     step.kernel = "copy_" + std::to_string(to) + "_" + std::to_string(column);
-    source << "kernel " << step.kernel << "(in0: ptr<bf16>, out: ptr<bf16>, rows: i32, cols: i32, s0: i32, c0: i32, "
+    source << "kernel " << step.kernel << "(in0: ptr<" << type << ">, out: ptr<" << type
+           << ">, rows: i32, cols: i32, s0: i32, c0: i32, "
            << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
            << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
            << "    store(out + r * so + co + c, load(in0 + r * s0 + c0 + c, mask = m, other = 0.0), mask = m);\n}\n";

@@ -62,8 +62,12 @@ static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dty
   for (int64_t d : shape)
     if (d <= 0)
       fail(what, "'" + name + "' has a dimension of " + std::to_string(d));
-  if (dtype != Scalar::BF16)
-    fail(what, "'" + name + "' is " + scalarName(dtype) + "; the fused kernels take bf16 tensors");
+  if (dtype != Scalar::BF16 && dtype != Scalar::F16)
+    fail(what, "'" + name + "' is " + scalarName(dtype) + "; the fused kernels take bf16 or f16 tensors");
+  for (const Node &n : impl.nodes)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != dtype)
+      fail(what, "'" + name + "' is " + scalarName(dtype) + " but '" + n.name + "' is " + scalarName(n.out.dtype) +
+                     ": a graph has one element type");
   for (const Node &n : impl.nodes)
     if ((n.op == Op::Input || n.op == Op::Weight) && n.name == name)
       fail(what, "the name '" + name + "' is taken");
