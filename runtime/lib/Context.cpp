@@ -127,7 +127,7 @@ void Context::checkSync(int result, const std::string &what) {
     culprit += " (the last of " + std::to_string(launches) +
                " kernels launched since the last synchronize; TK_LAUNCH_BLOCKING=1 pins the fault to its kernel)";
   throw Error(what + ":" + culprit + " failed: " + text +
-              (result == 700 || result == 719 ? "; the CUDA context is unusable after this error (CUDA's rule): "
+              (result == 700 || result == 710 || result == 719 ? "; the CUDA context is unusable after this error (CUDA's rule): "
                                                 "start a new process"
                                               : ""));
 }

@@ -620,7 +620,7 @@ def add_structure_cases():
     case("faults.out_of_bounds_store", memory, "oob_store", "1", {"out": np.zeros(64, np.float32), "n": -1}, None, expect_status=2,
          expect_message="error: out-of-bounds store: element 0 of the tile is at byte offset -4 (index -1) of buffer 'out'")
     case("faults.assert", memory, "failing_assert", "1", {"x": np.arange(8, dtype=np.int32)}, None, expect_status=2,
-         debug=True, gpu_message="running kernel 'failing_assert' failed: device-side assert triggered",
+         debug=True, gpu_message="kernel 'failing_assert' failed: device-side assert triggered",
          expect_message="memory.tk:51:5: error: assertion failed: v must stay below 5 (element 5) (kernel 'failing_assert', program (0, 0, 0))")
     case("faults.division_by_zero", memory, "divide", "1",
          {"a": np.arange(8, dtype=np.int32), "b": np.array([1, 2, 3, 0, 1, 1, 1, 1], np.int32), "out": np.zeros(8, np.int32)},
