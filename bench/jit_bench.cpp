@@ -85,6 +85,7 @@ void BM_LaunchCached(benchmark::State &state) { launchLoop(state, {}); }
 // The floor: the same kernel enqueued by Context::launchFunction (cuLaunchKernel and the
 // launch bookkeeping) with its parameters already packed, as an AOT launcher does.
 void BM_LaunchFloor(benchmark::State &state) {
+  VectorAdd &s = setup(); // first: the function is loaded into its context
   static tk::cuda::CUfunc_st *function = [] {
     tk::CompileOptions options;
     options.kernel = "add";
@@ -96,7 +97,6 @@ void BM_LaunchFloor(benchmark::State &state) {
     static std::string text = ptx.str();
     return tk::loadFunction(text.c_str(), "add", 0);
   }();
-  VectorAdd &s = setup();
   unsigned long long x = s.x.devicePointer(), y = s.y.devicePointer(), out = s.out.devicePointer();
   int n = VectorAdd::n;
   void *params[] = {&x, &y, &out, &n};

@@ -16,8 +16,12 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
   int options[] = {kErrorLog, kErrorLogSize};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
   cuda::CUmodule module = nullptr;
-  if (d.cuModuleLoadDataEx(&module, image, 2, options, values) != 0)
-    throw Error("the CUDA driver rejected the code of kernel '" + kernel + "': " + log);
+  if (cuda::CUresult result = d.cuModuleLoadDataEx(&module, image, 2, options, values); result != 0) {
+    const char *message = nullptr;
+    d.cuGetErrorString(result, &message);
+    throw Error("the CUDA driver rejected the code of kernel '" + kernel + "': " +
+                (log[0] ? std::string(log) : message ? std::string(message) : "CUDA error " + std::to_string(result)));
+  }
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
