@@ -79,6 +79,8 @@ struct Kernel::Impl {
 };
 
 Config configOf(const Consts &consts);
+/// "x: ptr<f32>, n: i32", for messages.
+std::string paramList(const std::vector<ParamInfo> &params);
 
 } // namespace tk
 

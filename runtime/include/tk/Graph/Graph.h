@@ -35,7 +35,8 @@ public:
   Graph &operator=(Graph &&) noexcept;
 
   Tensor input(const std::string &name, Scalar dtype, std::vector<int64_t> shape);
-  /// Constant across runs: the executor may transform it once (a norm's weight folded in).
+  /// Constant across runs: the executor may transform it once per bound buffer (a norm's weight
+  /// folded in), so new contents need another buffer (or a new Executable), not an overwrite.
   Tensor weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape);
   void output(Tensor t, const std::string &name);
 
