@@ -726,13 +726,15 @@ def add_stdlib_cases():
     M, N_, K = 40, 72, 56
     a, bm, bias, res, gate = rnd(M, K), rnd(K, N_, scale=0.3), rnd(N_), rnd(M, N_), rnd(M, N_)
     rstd = RNG.uniform(0.5, 2, M).astype(np.float32)
+    unused = np.zeros(16, np.float32)
     for act, f in ((1, silu), (2, gelu)):
         def ref(out, act=act, f=f):
             acc = (val(a) @ val(bm)) * 0.5 * rstd.astype(np.float64)[:, None] + val(bias)[None, :]
             return {"c": b16(val(res) + val(gate) * f(acc))}
         case("stdlib.bf16.matmul_epilogue.act%d" % act, std("matmul"), "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.uint16), "bias": bias, "residual": res, "mul": gate,
-              "row_scale": rstd, "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
+              "row_scale": rstd, "row_shift": unused, "col_shift": unused, "col_bias": unused,
+              "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
              ref, tol=(2e-2, 2e-2), defines={"BM": "32", "BN": "32", "BK": "32", "HAS_BIAS": "true", "ACT": str(act),
                                              "HAS_MUL": "true", "HAS_RESIDUAL": "true", "HAS_ROW_SCALE": "true",
                                              "SCALE": "0.5"})
@@ -740,9 +742,20 @@ def add_stdlib_cases():
     a3 = rnd(3, K)
     case("stdlib.bf16.matmul_epilogue.skinny", std("matmul"), "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
          {"a": a3, "b": bm, "c": np.zeros(3 * N_, np.uint16), "bias": bias, "residual": res, "mul": gate,
-          "row_scale": rstd, "M": 3, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
+          "row_scale": rstd, "row_shift": unused, "col_shift": unused, "col_bias": unused,
+          "M": 3, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
          lambda out: {"c": b16(val(a3) @ val(bm))}, tol=(2e-2, 2e-2),
          defines={"BM": "16", "BN": "64", "BK": "128", "num_stages": "3"})
+    # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
+    mean = RNG.uniform(-1, 1, M).astype(np.float32)
+    col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
+    case("stdlib.bf16.matmul_epilogue.center", std("matmul"), "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
+         {"a": a, "b": bm, "c": np.zeros(M * N_, np.uint16), "bias": bias, "residual": res, "mul": gate,
+          "row_scale": rstd, "row_shift": mean, "col_shift": col_shift, "col_bias": col_bias,
+          "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
+         lambda out: {"c": b16(rstd.astype(np.float64)[:, None] * (val(a) @ val(bm) - mean.astype(np.float64)[:, None]
+                                                                    * col_shift[None, :]) + col_bias[None, :])},
+         tol=(2e-2, 2e-2), defines={"BM": "32", "BN": "32", "BK": "32", "HAS_ROW_SCALE": "true", "HAS_CENTER": "true"})
     rows, cols = 12, 300
     x, w, bvec = rnd(rows, cols, scale=3), b16(RNG.uniform(0.5, 1.5, cols)), rnd(cols)
     xv = val(x).reshape(rows, cols)
@@ -750,14 +763,24 @@ def add_stdlib_cases():
     case("stdlib.bf16.rmsnorm", std("norm"), "rmsnorm", str(rows),
          {"x": x, "y": np.zeros(rows * cols, np.uint16), "w": w, "n_cols": cols, "stride": cols, "eps": 1e-5},
          lambda out: {"y": b16(xv * rms * val(w))}, tol=(1e-2, 1e-2), defines={"BLOCK": "512"})
-    mean = xv.mean(1, keepdims=True)
-    inv = 1 / np.sqrt(((xv - mean) ** 2).mean(1, keepdims=True) + 1e-5)
+    mean_ = xv.mean(1, keepdims=True)
+    inv = 1 / np.sqrt(((xv - mean_) ** 2).mean(1, keepdims=True) + 1e-5)
     case("stdlib.bf16.layernorm", std("norm"), "layernorm", str(rows),
          {"x": x, "y": np.zeros(rows * cols, np.uint16), "w": w, "b": bvec, "n_cols": cols, "stride": cols, "eps": 1e-5},
-         lambda out: {"y": b16((xv - mean) * inv * val(w) + val(bvec))}, tol=(1e-2, 1e-2), defines={"BLOCK": "512"})
+         lambda out: {"y": b16((xv - mean_) * inv * val(w) + val(bvec))}, tol=(1e-2, 1e-2), defines={"BLOCK": "512"})
     case("stdlib.bf16.row_rstd", std("norm"), "row_rstd", str(rows),
          {"x": x, "rstd": np.zeros(rows, np.float32), "n_cols": cols, "stride": cols, "eps": 1e-5},
          lambda out: {"rstd": rms.ravel().astype(np.float32)}, tol=(1e-5, 1e-6), defines={"BLOCK": "512"})
+    case("stdlib.bf16.row_moments", std("norm"), "row_moments", str(rows),
+         {"x": x, "mean": np.zeros(rows, np.float32), "rstd": np.zeros(rows, np.float32), "n_cols": cols,
+          "stride": cols, "eps": 1e-5},
+         lambda out: {"mean": mean_.ravel().astype(np.float32), "rstd": inv.ravel().astype(np.float32)},
+         tol=(1e-5, 1e-6), defines={"BLOCK": "512"})
+    wsum = rnd(rows)
+    case("stdlib.bf16.weighted_col_sums", std("norm"), "weighted_col_sums", "cdiv(cols, BC)",
+         {"src": x, "weights": wsum, "out": np.zeros(cols, np.float32), "rows": rows, "cols": cols},
+         lambda out: {"out": (val(wsum)[:, None] * xv).sum(0).astype(np.float32)}, tol=(1e-5, 1e-5),
+         defines={"BR": "8", "BC": "128"})
     case("stdlib.bf16.scale_rows", std("norm"), "scale_rows", "%d, 1" % rows,
          {"src": x, "dst": np.zeros(rows * cols, np.uint16), "w": w[:rows].copy(), "n_cols": cols},
          lambda out: {"dst": b16(xv * val(w[:rows])[:, None])}, tol=(8e-3, 1e-3), defines={"BLOCK": "512"})

@@ -112,6 +112,56 @@ TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
     }
 }
 
+TEST_F(GraphRun, ALayerNormFoldsIntoItsMatmuls) {
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {12, 48});
+  Tensor w = g.weight("ln_w", Scalar::BF16, {48}), b = g.weight("ln_b", Scalar::BF16, {48});
+  Tensor w1 = g.weight("w1", Scalar::BF16, {48, 40}), w2 = g.weight("w2", Scalar::BF16, {48, 24});
+  Tensor normed = g.layernorm(x, w, b);
+  g.output(g.matmul(normed, w1), "y1");
+  g.output(g.gelu(g.matmul(normed, w2)), "y2");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"row_moments (of a layernorm folded into its matmuls)",
+                                                     "matmul_epilogue (layernorm folded in)",
+                                                     "matmul_epilogue (layernorm folded in, gelu)"}));
+  // Rows with a large mean: the centering happens in f32 after the product.
+  auto xs = randomBf16(12 * 48, 11, 2.0f);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = fp::floatToBf16(f(xs[i]) + 3.0f);
+  auto ws = randomBf16(48, 12), bs = randomBf16(48, 13), w1s = randomBf16(48 * 40, 14, 0.3f), w2s = randomBf16(48 * 24, 15, 0.3f);
+  bind("x", xs);
+  bind("ln_w", ws);
+  bind("ln_b", bs);
+  bind("w1", w1s);
+  bind("w2", w2s);
+  Buffer &y1 = output("y1", 12 * 40), &y2 = output("y2", 12 * 24);
+  exe.run(bindings);
+  std::vector<uint16_t> g1 = y1.toVector<uint16_t>(), g2 = y2.toVector<uint16_t>();
+  for (int r = 0; r < 12; ++r) {
+    double mean = 0, var = 0;
+    for (int c = 0; c < 48; ++c)
+      mean += f(xs[r * 48 + c]) / 48.0;
+    for (int c = 0; c < 48; ++c)
+      var += (f(xs[r * 48 + c]) - mean) * (f(xs[r * 48 + c]) - mean) / 48.0;
+    std::vector<double> n(48);
+    for (int c = 0; c < 48; ++c)
+      n[c] = (f(xs[r * 48 + c]) - mean) / std::sqrt(var + 1e-5) * f(ws[c]) + f(bs[c]);
+    for (int j = 0; j < 40; ++j) {
+      double v = 0;
+      for (int k = 0; k < 48; ++k)
+        v += n[k] * f(w1s[k * 40 + j]);
+      ASSERT_NEAR(f(g1[r * 40 + j]), v, 2e-2 * (1 + std::abs(v))) << r << "," << j;
+    }
+    for (int j = 0; j < 24; ++j) {
+      double v = 0;
+      for (int k = 0; k < 48; ++k)
+        v += n[k] * f(w2s[k * 24 + j]);
+      v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      ASSERT_NEAR(f(g2[r * 24 + j]), v, 2e-2 * (1 + std::abs(v))) << r << "," << j;
+    }
+  }
+}
+
 TEST_F(GraphRun, AnF16GraphRewritesTheTemplates) {
   Graph g;
   Tensor x = g.input("x", Scalar::F16, {20, 32}), w = g.weight("w", Scalar::F16, {32, 24});

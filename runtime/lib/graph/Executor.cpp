@@ -43,12 +43,14 @@ struct Executable::Impl {
   std::vector<Kernel> kernels;           // one per step
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32; // what unused pointer parameters get
+  /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
+  /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
   struct Prepared {
-    const Buffer *weight = nullptr, *norm = nullptr;
-    std::unique_ptr<Buffer> buffer;
+    const Buffer *weight = nullptr, *norm = nullptr, *normBias = nullptr;
+    std::unique_ptr<Buffer> buffer, colShift, colBias;
   };
-  std::vector<Prepared> prepared; // per step: diag(norm weight) * weight
-  Kernel scaleRows;
+  std::vector<Prepared> prepared; // per step
+  Kernel scaleRows, colSums;
   cuda::CUgraphExec_st *graphExec = nullptr;
 
   Scalar dtype = Scalar::BF16;
@@ -93,20 +95,28 @@ struct Executable::Impl {
     }
   }
 
-  const Buffer &preparedWeight(size_t s, const Bindings &bindings, const Stream &stream) {
+  const Prepared &preparedWeight(size_t s, const Bindings &bindings, const Stream &stream) {
     const Step &step = plan.steps[s];
     const Buffer &weight = storage(bindings, step.in[1].tensor);
     const Buffer &norm = storage(bindings, step.foldedNormWeight);
+    const Buffer *normBias = step.center ? &storage(bindings, step.foldedNormBias) : nullptr;
     Prepared &p = prepared[s];
-    if (p.buffer && p.weight == &weight && p.norm == &norm)
-      return *p.buffer;
+    if (p.buffer && p.weight == &weight && p.norm == &norm && p.normBias == normBias)
+      return p;
     const TensorInfo &info = plan.info(graph, step.in[1].tensor);
+    int64_t rows = info.shape[0], cols = info.shape[1];
     p.buffer = std::make_unique<Buffer>(*context, info.dtype, size_t(elements(info)));
     p.weight = &weight;
     p.norm = &norm;
-    int64_t rows = info.shape[0], cols = info.shape[1];
+    p.normBias = normBias;
     scaleRows.launch(Grid(rows, cdiv(cols, 1024)), {weight, *p.buffer, norm, int32_t(cols)}, {}, stream);
-    return *p.buffer;
+    if (step.center) {
+      p.colShift = std::make_unique<Buffer>(*context, Scalar::F32, size_t(cols));
+      p.colBias = std::make_unique<Buffer>(*context, Scalar::F32, size_t(cols));
+      for (auto [weights, out] : {std::pair{&norm, p.colShift.get()}, std::pair{normBias, p.colBias.get()}})
+        colSums.launch(Grid(cdiv(cols, 256)), {weight, *weights, *out, int32_t(rows), int32_t(cols)}, {}, stream);
+    }
+    return p;
   }
 
   void runStep(size_t s, const Bindings &bindings, const Stream &stream);
@@ -123,16 +133,21 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
   switch (step.kind) {
   case StepKind::MatMul: {
     int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[0];
-    const Buffer &b = step.foldedNormWeight >= 0 ? preparedWeight(s, bindings, stream) : in(1);
+    const Prepared *folded = step.foldedNormWeight >= 0 ? &preparedWeight(s, bindings, stream) : nullptr;
+    const Buffer &b = folded ? *folded->buffer : in(1);
     const Buffer &bias = step.bias ? in(2) : *dummy, &residual = step.residual ? in(3) : *dummy,
-                 &gate = step.gate ? in(4) : *dummy, &rowScale = step.rowScale ? in(5) : *dummyF32;
+                 &gate = step.gate ? in(4) : *dummy, &rowScale = step.rowScale ? in(5) : *dummyF32,
+                 &rowShift = step.center ? in(6) : *dummyF32, &colShift = step.center ? *folded->colShift : *dummyF32,
+                 &colBias = step.center ? *folded->colBias : *dummyF32;
     Consts consts{{"HAS_BIAS", flag(step.bias)}, {"ACT", step.act}, {"HAS_MUL", flag(step.gate)},
-                  {"HAS_RESIDUAL", flag(step.residual)}, {"HAS_ROW_SCALE", flag(step.rowScale)}};
+                  {"HAS_RESIDUAL", flag(step.residual)}, {"HAS_ROW_SCALE", flag(step.rowScale)},
+                  {"HAS_CENTER", flag(step.center)}};
     if (step.factor != 1)
       consts.emplace("SCALE", Const(step.factor));
     GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"])); });
     kernel.launch(grid,
-                  {in(0), b, out, bias, residual, gate, rowScale, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
+                  {in(0), b, out, bias, residual, gate, rowScale, rowShift, colShift, colBias, i32(M), i32(N), i32(K),
+                   i32(step.in[0].rowStride),
                    i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
                   consts, stream);
     return;
@@ -142,6 +157,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     int64_t block = nextPowerOfTwo(x.shape[1]);
     kernel.launch(Grid(x.shape[0]), {in(0), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
                   {{"BLOCK", block}}, stream); // num_warps: tuned
+    return;
+  }
+  case StepKind::RowMoments: {
+    const TensorInfo &x = plan.info(graph, first.inputs[0]);
+    int64_t block = nextPowerOfTwo(x.shape[1]);
+    kernel.launch(Grid(x.shape[0]),
+                  {in(0), storage(bindings, step.out2), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
+                  {{"BLOCK", block}}, stream);
     return;
   }
   case StepKind::RmsNorm:
@@ -225,10 +248,12 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
+  impl.colSums = impl.stdlibKernel("norm.tk", "weighted_col_sums");
   for (const Step &step : impl.plan.steps) {
     switch (step.kind) {
     case StepKind::MatMul: impl.kernels.push_back(impl.stdlibKernel("matmul.tk", "matmul_epilogue")); break;
     case StepKind::RowRstd: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_rstd")); break;
+    case StepKind::RowMoments: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_moments")); break;
     case StepKind::RmsNorm: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "rmsnorm")); break;
     case StepKind::LayerNorm: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "layernorm")); break;
     case StepKind::Softmax: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "softmax")); break;

@@ -1,7 +1,8 @@
 // Fusion: which graph nodes become which kernel, and the memory plan.
-//  1. An RMSNorm read only by matmuls with constant weights is folded into them: a row_rstd
-//     kernel computes each row's rstd, the matmuls read the norm's input, apply the rstd in
-//     their epilogue, and multiply by diag(w) * W, made once from the weights.
+//  1. A norm read only by matmuls with constant weights is folded into them: a row kernel
+//     computes each row's rstd (and, for a LayerNorm, its mean), the matmuls read the norm's
+//     input, multiply by diag(w) * W, made once from the weights, and apply the rstd in their
+//     epilogue (a LayerNorm's centering too: rstd * (acc - mean * colsum(diag(w) W)) + b @ W).
 //  2. A matmul absorbs what follows it through single uses, in the epilogue's order: a scale,
 //     a bias, an activation, a gate (a product with another tensor), a residual.
 //  3. Elementwise ops fuse into trees: a node read once, by an elementwise op of its shape, is
@@ -76,10 +77,19 @@ struct Planner {
   /// A vector read as a row of a matrix: stride 0.
   Operand rowOf(int n) const { return Operand{place(n).tensor, 0, place(n).column}; }
 
-  void foldNorms(std::map<int, std::pair<int, int>> &folded /* matmul -> (rstd tensor, norm node) */) {
+  struct Folded {
+    int rstd = -1, mean = -1, norm = -1;
+  };
+
+  int newExtra(TensorInfo info) {
+    plan.extra.push_back(std::move(info));
+    return int(g.nodes.size() + plan.extra.size() - 1);
+  }
+
+  void foldNorms(std::map<int, Folded> &folded /* by consumer matmul */) {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       const Node &norm = node(int(n));
-      if (norm.op != Op::RmsNorm || outputs.count(int(n)) || users[n].empty())
+      if ((norm.op != Op::RmsNorm && norm.op != Op::LayerNorm) || outputs.count(int(n)) || users[n].empty())
         continue;
       bool foldable = true;
       for (int u : users[n])
@@ -87,21 +97,23 @@ struct Planner {
                     node(node(u).inputs[1]).op == Op::Weight && !isView(node(u).inputs[1]);
       if (!foldable)
         continue;
-      int rstd = int(g.nodes.size() + plan.extra.size());
-      plan.extra.push_back(TensorInfo{Scalar::F32, {norm.out.shape[0]}});
-      Step step{StepKind::RowRstd};
+      bool layer = norm.op == Op::LayerNorm;
+      int rstd = newExtra(TensorInfo{Scalar::F32, {norm.out.shape[0]}});
+      int mean = layer ? newExtra(TensorInfo{Scalar::F32, {norm.out.shape[0]}}) : -1;
+      Step step{layer ? StepKind::RowMoments : StepKind::RowRstd};
       step.nodes = {int(n)};
       step.out = rstd;
+      step.out2 = mean;
       step.outAt = Operand{rstd, 0, 0};
       step.in = {contiguous(norm.inputs[0])};
       step.eps = norm.value;
       newStep(std::move(step));
       for (int u : users[n])
-        folded[u] = {rstd, int(n)};
+        folded[u] = Folded{rstd, mean, int(n)};
     }
   }
 
-  void matmulGroups(const std::map<int, std::pair<int, int>> &folded) {
+  void matmulGroups(const std::map<int, Folded> &folded) {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       if (node(int(n)).op != Op::MatMul)
         continue;
@@ -110,13 +122,18 @@ struct Planner {
       step.nodes = {int(n)};
       Operand a = contiguous(mm.inputs[0]), b = contiguous(mm.inputs[1]);
       auto fold = folded.find(int(n));
-      Operand rowScale;
+      Operand rowScale, rowShift;
       if (fold != folded.end()) {
-        const Node &norm = node(fold->second.second);
+        const Node &norm = node(fold->second.norm);
         a = contiguous(norm.inputs[0]);
         step.rowScale = true;
         step.foldedNormWeight = norm.inputs[1];
-        rowScale = Operand{fold->second.first, 0, 0};
+        rowScale = Operand{fold->second.rstd, 0, 0};
+        if (norm.op == Op::LayerNorm) {
+          step.center = true;
+          step.foldedNormBias = norm.inputs[2];
+          rowShift = Operand{fold->second.mean, 0, 0};
+        }
       }
       Operand bias, residual, gate;
       int cur = int(n);
@@ -151,7 +168,7 @@ struct Planner {
         cur = u;
       }
       step.out = cur;
-      step.in = {a, b, bias, residual, gate, rowScale};
+      step.in = {a, b, bias, residual, gate, rowScale, rowShift};
       newStep(std::move(step));
     }
   }
@@ -343,6 +360,8 @@ struct Planner {
           more |= !done[t] && steps[t].out == steps[s].out;
         if (!more)
           written.insert(steps[s].out);
+        if (steps[s].out2 >= 0)
+          written.insert(steps[s].out2);
       }
       if (!progressed) {
         std::string waiting;
@@ -368,8 +387,9 @@ struct Planner {
           lastUse[o.tensor] = s;
     std::vector<bool> busy;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
-      int out = plan.steps[s].out;
-      if (!plan.bindingOf.count(out) && !plan.slotOf.count(out)) {
+      for (int out : {plan.steps[s].out, plan.steps[s].out2}) {
+        if (out < 0 || plan.bindingOf.count(out) || plan.slotOf.count(out))
+          continue;
         const TensorInfo &info = plan.info(g, out);
         int64_t count = 1;
         for (int64_t d : info.shape)
@@ -387,8 +407,9 @@ struct Planner {
         busy[chosen] = true;
         plan.slotOf[out] = chosen;
       }
+      int out = plan.steps[s].out, out2 = plan.steps[s].out2;
       for (const auto &[tensor, last] : lastUse)
-        if (last == s && plan.slotOf.count(tensor) && !(tensor == out))
+        if (last == s && plan.slotOf.count(tensor) && tensor != out && tensor != out2)
           busy[plan.slotOf[tensor]] = false;
     }
   }
@@ -401,7 +422,7 @@ Plan planGraph(const Graph::Impl &graph) {
     throw Error("graph: nothing to compute: no output() was named");
   Planner planner(graph);
   planner.resolvePlaces();
-  std::map<int, std::pair<int, int>> folded;
+  std::map<int, Planner::Folded> folded;
   planner.foldNorms(folded);
   planner.matmulGroups(folded);
   planner.elementwiseGroups();
@@ -417,7 +438,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::MatMul: {
     text = "matmul_epilogue";
     std::vector<std::string> parts;
-    if (rowScale) parts.push_back("rmsnorm folded in");
+    if (rowScale) parts.push_back(center ? "layernorm folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
     if (bias) parts.push_back("bias");
     if (act) parts.push_back(act == 1 ? "silu" : "gelu");
@@ -428,6 +449,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
     return text;
   }
   case StepKind::RowRstd: return "row_rstd (of an rmsnorm folded into its matmuls)";
+  case StepKind::RowMoments: return "row_moments (of a layernorm folded into its matmuls)";
   case StepKind::Elementwise: {
     text = kernel + " (";
     for (size_t k = 0; k < nodes.size(); ++k)

@@ -39,19 +39,21 @@ struct Operand {
   int64_t rowStride = 0, column = 0;
 };
 
-enum class StepKind { MatMul, RowRstd, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose };
+enum class StepKind { MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose };
 
 /// One kernel launch of the plan.
 struct Step {
   StepKind kind;
   std::vector<int> nodes;  // the graph nodes it computes (fused), in order
   int out = -1;            // the tensor it writes (a node, or one of Plan::extra)
+  int out2 = -1;           // RowMoments: the means (out holds the rstds)
   Operand outAt;           // where: concat's parts write into column blocks of one tensor
-  std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale
+  std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift
   // MatMul
   int act = 0; // 0 none, 1 silu, 2 gelu
-  bool bias = false, residual = false, gate = false, rowScale = false;
+  bool bias = false, residual = false, gate = false, rowScale = false, center = false;
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
+  int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0;
   // Elementwise: the generated kernel's source and name
   std::string source, kernel;
