@@ -206,13 +206,23 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
       variant = it->second.get();
   }
   if (!variant && tuning) {
+    std::lock_guard<std::mutex> building(buildMutex); // one tuning at a time, and once per key
     variant = tuned(grid, args, count, packed, configOf(consts), key, stream, nullptr, nullptr).get();
   } else if (!variant) {
-    bool fromDisk = false;
-    std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
-    std::lock_guard<std::mutex> lock(mutex);
-    ++(fromDisk ? stats.diskHits : stats.compiles);
-    variant = variants.emplace(key, built).first->second.get(); // variants are never removed
+    // One thread compiles; the others that missed at the same time wait for it.
+    std::lock_guard<std::mutex> building(buildMutex);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (auto it = variants.find(key); it != variants.end())
+        variant = it->second.get();
+    }
+    if (!variant) {
+      bool fromDisk = false;
+      std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
+      std::lock_guard<std::mutex> lock(mutex);
+      ++(fromDisk ? stats.diskHits : stats.compiles);
+      variant = variants.emplace(key, built).first->second.get(); // variants are never removed
+    }
   }
   run(*variant, grid(variant->config), packed, args, count, stream);
 }
@@ -248,6 +258,7 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
   std::string key;
   k.appendLaunchKey(key, consts, packed.spec, args.data(), true);
   TuneReport report;
+  std::lock_guard<std::mutex> building(k.buildMutex);
   k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);
   return report;
 }

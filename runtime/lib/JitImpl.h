@@ -49,7 +49,8 @@ struct Kernel::Impl {
   std::vector<Config> configs;     // the tuning space
   std::vector<std::string> key;    // parameters whose values select a tuning entry
   std::vector<size_t> keyIndex;    // their positions among params
-  std::mutex mutex;
+  std::mutex mutex;      // the tables below
+  std::mutex buildMutex; // held while a launch compiles a variant or tunes
   std::unordered_map<std::string, std::shared_ptr<Variant>> variants; // appendLaunchKey, untuned
   std::unordered_map<std::string, std::shared_ptr<Variant>> winners;  // appendLaunchKey, tuned
   Kernel::Stats stats;

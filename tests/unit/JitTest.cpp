@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 namespace tk {
 namespace {
@@ -156,6 +157,36 @@ TEST_F(JitInterpreterTest, KernelsOfOneModuleShareTheirCompiledVariants) {
   std::vector<int32_t> got = out.toVector<int32_t>();
   for (int i = 0; i < 256; ++i)
     ASSERT_EQ(got[i], i % 2 == 0 ? 4 : 0) << i;
+}
+
+TEST_F(JitInterpreterTest, ThreadsLaunchOneKernelConcurrently) {
+  Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
+  const int n = 500;
+  auto x = ramp(n, 0.5f), y = ramp(n, 1.0f);
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
+        for (int round = 0; round < 10; ++round) {
+          float a = float(t * 10 + round);
+          axpy.launch(Grid((n + 127) / 128), {bx, by, out, a, n}, {{"BLOCK", 128}});
+          std::vector<float> got = out.toVector<float>();
+          for (int i = 0; i < n; ++i)
+            if (got[i] != std::fma(a, x[i], y[i]))
+              throw Error("thread " + std::to_string(t) + " round " + std::to_string(round) + ": element " +
+                          std::to_string(i) + " is wrong");
+        }
+      } catch (const std::exception &e) {
+        failures[t] = e.what();
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string &f : failures)
+    EXPECT_EQ(f, "");
+  EXPECT_EQ(axpy.stats().compiles, 1); // one variant, shared
 }
 
 TEST_F(JitInterpreterTest, BufferCopiesCheckTheirSizes) {
