@@ -335,6 +335,25 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
         }
         spec.key.push_back(n->name);
       }
+    } else if (name == "reset_to_zero") {
+      // Outputs a kernel accumulates into (atomics): zeroed before each timed run, as Triton does.
+      std::set<std::string> pointerNames;
+      for (const KernelParam &p : kernel.params)
+        if (p.mode != KernelParam::Mode::Const && p.type && p.type->name == "ptr")
+          pointerNames.insert(p.name);
+      if (value.kind != DecoratorValue::Kind::List) {
+        diags_.error(value.range, "@autotune: reset_to_zero must be a list of pointer parameter names");
+        continue;
+      }
+      for (const DecoratorValue &item : value.items) {
+        auto *n = item.kind == DecoratorValue::Kind::Expr ? dyn<NameExpr>(item.expr.get()) : nullptr;
+        if (!n || !pointerNames.count(n->name)) {
+          diags_.error(item.range, "@autotune: reset_to_zero entries must name pointer parameters of '" +
+                                       kernel.name + "'");
+          continue;
+        }
+        spec.resetToZero.push_back(n->name);
+      }
     } else if (name == "configs") {
       if (value.kind != DecoratorValue::Kind::List) {
         diags_.error(value.range, "@autotune: configs must be a list of { NAME: value } entries");
@@ -395,7 +414,7 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
       for (TuneConfig &config : configs)
         spec.configs.push_back(config);
     } else {
-      diags_.error(range, "@autotune has no argument '" + name + "' (key, configs, space)");
+      diags_.error(range, "@autotune has no argument '" + name + "' (key, configs, space, reset_to_zero)");
     }
   }
   if (spec.configs.empty())

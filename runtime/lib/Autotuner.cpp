@@ -91,6 +91,10 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
                 << (entry ? "it is for another kernel, GPU or space" : error) << "; tuning again\n";
     }
 
+  for (size_t index : resetIndex)
+    if (args[index].kind() != Arg::Kind::Buffer)
+      throw Error("kernel '" + decl.name + "': reset_to_zero needs a tk::Buffer for '" + params[index].name +
+                  "' (the tuner must know its size)");
   std::vector<TuneResult> results(candidates.size());
   std::vector<std::shared_ptr<Variant>> built(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -175,6 +179,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         Grid g = grid(v.config);
         g.check(decl.name);
         auto once = [&] {
+          for (size_t index : resetIndex)
+            context().zero(*args[index].buffer(), stream);
           context().launchFunction(v.function, decl.name, g, v.threads, v.sharedBytes, packed.pointers.data(), stream);
         };
         double estimate = context().timeMedian(once, 1, 3, stream);

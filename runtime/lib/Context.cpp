@@ -138,6 +138,17 @@ void Context::synchronize() {
   checkSync(driver().cuCtxSynchronize(), "synchronize");
 }
 
+void Context::zero(const Buffer &buffer, const Stream &stream) {
+  if (backend_ == Backend::Interpreter) {
+    auto &bytes = const_cast<Buffer &>(buffer).hostBytes();
+    std::fill(bytes.begin(), bytes.end(), 0);
+    return;
+  }
+  if (buffer.bytes())
+    driver().check(driver().cuMemsetD8Async(buffer.devicePointer(), 0, buffer.bytes(), stream.handle()),
+                   "zeroing a buffer");
+}
+
 void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
   lastKernel_ = kernel;
   ++launchesSinceSync_;

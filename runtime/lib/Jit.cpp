@@ -227,24 +227,39 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
   run(*variant, grid(variant->config), packed, args, count, stream);
 }
 
-void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key) {
-  Impl &k = *impl_;
-  std::vector<size_t> keyIndex;
-  for (const std::string &name : key) {
+namespace {
+/// The positions of `names` among the parameters, each of the kind `wanted` accepts.
+std::vector<size_t> positionsOf(const Kernel::Impl &k, const std::vector<std::string> &names, const char *what,
+                                bool (*wanted)(const Type &)) {
+  std::vector<size_t> positions;
+  for (const std::string &name : names) {
     size_t index = 0;
     while (index < k.params.size() && k.params[index].name != name)
       ++index;
-    if (index == k.params.size() || !k.params[index].type.isIntValue())
-      throw Error("kernel '" + k.decl.name + "': tuning key '" + name + "' is not an integer parameter (" +
+    if (index == k.params.size() || !wanted(k.params[index].type))
+      throw Error("kernel '" + k.decl.name + "': " + what + " '" + name + "' is not " +
+                  (wanted(Type::value(ElemType{Scalar::F32, true})) ? "a pointer" : "an integer") + " parameter (" +
                   paramList(k.params) + ")");
-    keyIndex.push_back(index);
+    positions.push_back(index);
   }
+  return positions;
+}
+bool isIntegerType(const Type &t) { return t.isIntValue(); }
+bool isPointerType(const Type &t) { return t.isPtr(); }
+} // namespace
+
+void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
+                          std::vector<std::string> resetToZero) {
+  Impl &k = *impl_;
+  std::vector<size_t> keyIndex = positionsOf(k, key, "tuning key", isIntegerType);
+  std::vector<size_t> resetIndex = positionsOf(k, resetToZero, "reset_to_zero entry", isPointerType);
   std::lock_guard<std::mutex> lock(k.mutex);
   k.configs.clear();
   for (const Consts &consts : configs)
     k.configs.push_back(configOf(consts));
   k.key = std::move(key);
   k.keyIndex = std::move(keyIndex);
+  k.resetIndex = std::move(resetIndex);
   k.winners.clear();
 }
 
@@ -341,10 +356,8 @@ Kernel Module::kernel(const std::string &name) const {
   for (const auto &values : decl->configs)
     impl->configs.push_back(Config{values});
   impl->key = decl->tuneKey;
-  for (const std::string &k : impl->key)
-    for (size_t index = 0; index < impl->params.size(); ++index)
-      if (impl->params[index].name == k)
-        impl->keyIndex.push_back(index);
+  impl->keyIndex = positionsOf(*impl, decl->tuneKey, "tuning key", isIntegerType);
+  impl->resetIndex = positionsOf(*impl, decl->resetToZero, "reset_to_zero entry", isPointerType);
   impl_->kernels[name] = impl;
   kernel.impl_ = impl;
   return kernel;

@@ -49,6 +49,7 @@ struct Kernel::Impl {
   std::vector<Config> configs;     // the tuning space
   std::vector<std::string> key;    // parameters whose values select a tuning entry
   std::vector<size_t> keyIndex;    // their positions among params
+  std::vector<size_t> resetIndex;  // pointer parameters zeroed before each timed run
   std::mutex mutex;      // the tables below
   std::mutex buildMutex; // held while a launch compiles a variant or tunes
   std::unordered_map<std::string, std::shared_ptr<Variant>> variants; // appendLaunchKey, untuned

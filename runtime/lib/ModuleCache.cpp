@@ -18,7 +18,7 @@ std::vector<std::string> fields(const std::string &line) {
 } // namespace
 
 std::string moduleKey(const std::string &path, const std::string &text, const std::vector<std::string> &stdlibDirs) {
-  std::vector<std::string> parts{"module-decls-1", compilerBuildId(), path, text};
+  std::vector<std::string> parts{"module-decls-2", compilerBuildId(), path, text};
   parts.insert(parts.end(), stdlibDirs.begin(), stdlibDirs.end());
   return cacheKey(parts);
 }
@@ -34,11 +34,11 @@ std::string sourcesHash(const std::vector<std::pair<std::string, std::string>> &
 
 // One record a line, fields separated by tabs (no name or value of the language holds one):
 //   source HASH | import PATH HASH | kernel NAME | param NAME CONST NOSPEC DEFAULT PTR SCALAR
-//   key NAME | config NAME=VALUE...
+//   key NAME | reset NAME | config NAME=VALUE...
 void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntry &entry,
                       const std::vector<std::pair<std::string, std::string>> &sources) {
   std::ostringstream out;
-  out << "tk-module-decls 1\nsource\t" << entry.sourceHash << "\n";
+  out << "tk-module-decls 2\nsource\t" << entry.sourceHash << "\n";
   for (size_t k = 1; k < sources.size(); ++k) // the first is the main file, which is in the key
     out << "import\t" << sources[k].first << "\t" << cacheKey({sources[k].second}) << "\n";
   for (const KernelDecl &decl : entry.decls) {
@@ -48,6 +48,8 @@ void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntr
           << p.type.elem.isPtr << "\t" << scalarName(p.type.elem.scalar) << "\n";
     for (const std::string &k : decl.tuneKey)
       out << "key\t" << k << "\n";
+    for (const std::string &r : decl.resetToZero)
+      out << "reset\t" << r << "\n";
     for (const auto &config : decl.configs) {
       out << "config";
       for (const auto &[name, value] : config)
@@ -61,7 +63,7 @@ void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntr
 
 std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &key) {
   std::optional<std::string> text = cache.get(key);
-  if (!text || text->rfind("tk-module-decls 1\n", 0) != 0)
+  if (!text || text->rfind("tk-module-decls 2\n", 0) != 0)
     return std::nullopt;
   ModuleEntry entry;
   std::istringstream in(*text);
@@ -87,6 +89,8 @@ std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &
       entry.decls.back().params.push_back(p);
     } else if (f[0] == "key" && f.size() == 2 && !entry.decls.empty()) {
       entry.decls.back().tuneKey.push_back(f[1]);
+    } else if (f[0] == "reset" && f.size() == 2 && !entry.decls.empty()) {
+      entry.decls.back().resetToZero.push_back(f[1]);
     } else if (f[0] == "config" && !entry.decls.empty()) {
       std::map<std::string, std::string> config;
       for (size_t k = 1; k < f.size(); ++k) {

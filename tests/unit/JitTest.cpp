@@ -189,6 +189,16 @@ TEST_F(JitInterpreterTest, ThreadsLaunchOneKernelConcurrently) {
   EXPECT_EQ(axpy.stats().compiles, 1); // one variant, shared
 }
 
+TEST_F(JitInterpreterTest, TuningSpacesNameTheirParameters) {
+  Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
+  EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"m"}); }),
+            "kernel 'axpy': tuning key 'm' is not an integer parameter (x: ptr<f32>, y: ptr<f32>, out: ptr<f32>, "
+            "a: f32, n: i32)");
+  EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {"a"}); }),
+            "kernel 'axpy': reset_to_zero entry 'a' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
+            "out: ptr<f32>, a: f32, n: i32)");
+}
+
 TEST_F(JitInterpreterTest, BufferCopiesCheckTheirSizes) {
   Buffer b(context, Scalar::F32, 4);
   std::vector<float> three(3);
@@ -243,7 +253,8 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
     ASSERT_TRUE(writeAtomically(path, text, error)) << error;
   };
   write(helper, "fn twice(x) { return x + x; }\n");
-  std::string source = "import \"helper.tk\";\n@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] })\n"
+  std::string source = "import \"helper.tk\";\n"
+                       "@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] }, reset_to_zero = [p])\n"
                        "kernel k(p: ptr<f32>, n: i32, nospec s: i64, const B: i32) {\n"
                        "  store(p + arange(0, B), twice(full([B], 1.0, f32)));\n}\n";
   write(main, source);
@@ -267,6 +278,7 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   EXPECT_EQ(k.params[2].type.str(), "i64");
   EXPECT_TRUE(k.params[3].isConst);
   EXPECT_EQ(k.tuneKey, std::vector<std::string>{"n"});
+  EXPECT_EQ(k.resetToZero, std::vector<std::string>{"p"});
   EXPECT_EQ(k.configs, decls[0].configs);
   EXPECT_EQ(k.configs.size(), 4u);
   write(helper, "fn twice(x) { return 2.0 * x; }\n"); // an import changed: parse again
@@ -342,6 +354,25 @@ TEST_F(JitGpuTest, TheTuningDatabaseSurvivesTheModule) {
   expectAxpy(out.toVector<float>(), x, y, 0.5f);
   EXPECT_EQ(axpy.stats().tunings, 0);
   EXPECT_EQ(axpy.stats().databaseHits, 1);
+}
+
+TEST_F(JitGpuTest, ResetToZeroKeepsTimedRunsFromAccumulating) {
+  const char *source = R"(
+@autotune(key = [n], configs = [{ BLOCK: 128 }, { BLOCK: 256 }], reset_to_zero = [total])
+kernel count(x: ptr<f32>, total: ptr<f32>, n: i32, const BLOCK: i32) {
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    atomic_add(total + arange(0, BLOCK) * 0, load(x + i, mask = i < n), mask = i < n);
+}
+)";
+  const int n = 4096;
+  Buffer x = Buffer::of(*context, std::vector<float>(n, 1.0f)), total(*context, Scalar::F32, 1);
+  Kernel count = Module::fromString(*context, source, "count.tk", options()).kernel("count");
+  GridSpec grid([&](const Config &c) { return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]); });
+  TuneReport report = count.tune(grid, {x, total, n});
+  for (const TuneResult &r : report.results)
+    EXPECT_TRUE(r.status.empty()) << r.config.str() << ": " << r.status;
+  // The last timed run started from zero: one run's sum, not the sum of every run.
+  EXPECT_EQ(total.toVector<float>(), std::vector<float>{float(n)});
 }
 
 TEST_F(JitGpuTest, AnAllocationBeyondTheDeviceIsAnError) {

@@ -41,6 +41,7 @@ struct KernelDecl {
   std::string name;
   std::vector<Param> params;
   std::vector<std::string> tuneKey;                         // @autotune(key = [...])
+  std::vector<std::string> resetToZero;                     // @autotune(reset_to_zero = [...])
   std::vector<std::map<std::string, std::string>> configs; // constants and num_warps/num_stages, as text
 };
 

@@ -54,6 +54,7 @@ struct TuneConfig {
 
 struct AutotuneSpec {
   std::vector<std::string> key;
+  std::vector<std::string> resetToZero; // pointer parameters zeroed before each timed run
   std::vector<TuneConfig> configs;
 };
 

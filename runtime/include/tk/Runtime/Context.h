@@ -91,6 +91,8 @@ public:
   double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
                     bool flushL2 = true);
 
+  /// Zeroes a buffer, in order on `stream`.
+  void zero(const class Buffer &buffer, const Stream &stream);
   /// Launch bookkeeping for error messages: the kernel enqueued last. With TK_LAUNCH_BLOCKING=1
   /// every launch synchronizes, so a fault names exactly the kernel that caused it.
   void noteLaunch(const std::string &kernel, const Stream &stream);

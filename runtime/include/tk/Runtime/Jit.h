@@ -135,11 +135,13 @@ public:
   void launch(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
               const Stream &stream = Stream());
 
-  /// Replaces the @autotune space: these configs, tuned per value of the `key` parameters.
-  void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key);
+  /// Replaces the @autotune space: these configs, tuned per value of the `key` parameters; the
+  /// `resetToZero` buffers (outputs the kernel accumulates into) are zeroed before each timed run.
+  void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
+                    std::vector<std::string> resetToZero = {});
   /// Tunes for these arguments now (the first launch would), or takes the winner from memory
   /// or the tuning database; the report lists every config. Runs the kernel on the arguments
-  /// several times per config, so outputs it accumulates into are clobbered.
+  /// several times per config: outputs it accumulates into must be named in reset_to_zero.
   TuneReport tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
                   const Stream &stream = Stream(), const TuneProgress &progress = nullptr);
 
