@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 
 namespace tk::graph {
@@ -274,15 +273,13 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {
     std::string error;
-    std::string dot = planDot(impl.graph, impl.plan);
-    {
-      std::ofstream file(options.dumpGraph);
-      if (!(file << dot))
-        throw Error("graph: cannot write " + options.dumpGraph);
-    }
+    if (!writeAtomically(options.dumpGraph, planDot(impl.graph, impl.plan), error))
+      throw Error("graph: writing the DOT dump: " + error);
     if (std::system("command -v dot > /dev/null 2>&1") == 0) {
       std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg";
-      std::string command = "dot -Tsvg '" + options.dumpGraph + "' -o '" + svg + "'";
+      // Through a temporary file and a rename, as every output.
+      std::string command = "dot -Tsvg '" + options.dumpGraph + "' -o '" + svg + ".tmp' && mv '" + svg + ".tmp' '" +
+                            svg + "'";
       if (std::system(command.c_str()) != 0)
         throw Error("graph: `" + command + "` failed");
     }
