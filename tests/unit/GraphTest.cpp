@@ -94,6 +94,11 @@ TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
   g.output(g.add(g.gelu(g.add(g.matmul(x, w), bias)), res), "out");
   Executable exe = Executable::compile(context, g);
   ASSERT_EQ(exe.kernels(), std::vector<std::string>{"matmul_epilogue (bias, gelu, residual)"});
+  std::string dot = exe.dot(); // one box per kernel around the nodes it computes
+  EXPECT_NE(dot.find("subgraph cluster_0 {\n    label=\"kernel 1: matmul_epilogue (bias, gelu, residual)\";"),
+            std::string::npos) << dot;
+  EXPECT_NE(dot.find("n4 [shape=box, label=\"matmul\\nbf16[24, 48]\"];"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("out_out [shape=doubleoctagon"), std::string::npos) << dot;
   auto xs = randomBf16(24 * 32, 4), ws = randomBf16(32 * 48, 5, 0.2f), bs = randomBf16(48, 6), rs = randomBf16(24 * 48, 7);
   bind("x", xs);
   bind("w", ws);
