@@ -17,6 +17,7 @@ install(FILES
   runtime/include/tk/Runtime/Error.h
   runtime/include/tk/Runtime/Jit.h
   DESTINATION include/tk/Runtime)
+install(FILES runtime/include/tk/Graph/Graph.h DESTINATION include/tk/Graph)
 install(FILES
   frontend/include/tk/Frontend/Compiler.h
   frontend/include/tk/Frontend/Diagnostics.h
