@@ -233,6 +233,23 @@ TEST_F(GraphRun, SplitsAreViewsAndConcatTransposeCopy) {
   }
 }
 
+TEST_F(GraphRun, RopesOfAdjacentBlocksAreOneLaunch) {
+  Graph g;
+  Tensor qkv = g.input("qkv", Scalar::BF16, {8, 96});
+  auto parts = g.split(qkv, {32, 32, 32});
+  Tensor q = g.rope(parts[0], 2, 4), k = g.rope(parts[1], 2, 4);
+  g.output(g.attention(q, k, parts[2], 2, 4), "o");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"rope (of 2 column blocks at once)", "attention (causal)"}));
+  // The same two ropes on blocks that are not adjacent stay two launches.
+  Graph apart;
+  Tensor x = apart.input("x", Scalar::BF16, {8, 96});
+  auto blocks = apart.split(x, {32, 32, 32});
+  apart.output(apart.rope(blocks[0], 2, 4), "a");
+  apart.output(apart.rope(blocks[2], 2, 4), "b");
+  EXPECT_EQ(Executable::compile(context, apart).kernels(), (std::vector<std::string>{"rope", "rope"}));
+}
+
 TEST_F(GraphRun, TheMemoryPlanReusesDeadBuffers) {
   Graph g;
   Tensor h = g.input("x", Scalar::BF16, {16, 32});

@@ -181,8 +181,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     return;
   }
   case StepKind::Rope: {
-    int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
-    kernel.launch(Grid(tokens, first.heads),
+    int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / step.heads;
+    kernel.launch(Grid(tokens, step.heads),
                   {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
                    i32(step.outAt.rowStride), float(std::log2(first.value))},
                   {{"HALF", headDim / 2}}, stream); // num_warps: tuned

@@ -7,7 +7,8 @@
 //     a bias, an activation, a gate (a product with another tensor), a residual.
 //  3. Elementwise ops fuse into trees: a node read once, by an elementwise op of its shape, is
 //     computed inside that op's kernel (generated .tk source, f32 inside).
-//  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows.
+//  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows; ropes of
+//     adjacent column blocks of one tensor (a fused QKV's q and k) are one launch.
 //  Buffers: every tensor that is no binding gets a planned slot, reused once it is dead.
 #include "GraphImpl.h"
 
@@ -76,6 +77,32 @@ struct Planner {
   Operand place(int n) const { return plan.at.at(n); }
   /// A vector read as a row of a matrix: stride 0.
   Operand rowOf(int n) const { return Operand{place(n).tensor, 0, place(n).column}; }
+
+  /// Ropes of adjacent column blocks of one tensor with the same sequence length, head size and
+  /// base become one launch over both blocks; each rope is then a column block of its output.
+  void mergeRopes() {
+    for (size_t a = 0; a < g.nodes.size(); ++a)
+      for (size_t b = a + 1; b < g.nodes.size(); ++b) {
+        const Node &ra = node(int(a)), &rb = node(int(b));
+        if (ra.op != Op::Rope || rb.op != Op::Rope || groupOf[a] >= 0 || groupOf[b] >= 0 || outputs.count(int(a)) ||
+            outputs.count(int(b)))
+          continue;
+        Operand pa = place(ra.inputs[0]), pb = place(rb.inputs[0]);
+        int64_t wa = columns(ra.inputs[0]), wb = columns(rb.inputs[0]);
+        if (pa.tensor != pb.tensor || pa.rowStride != pb.rowStride || pb.column != pa.column + wa ||
+            ra.seqLen != rb.seqLen || ra.value != rb.value || wa / ra.heads != wb / rb.heads)
+          continue;
+        int merged = newExtra(TensorInfo{ra.out.dtype, {ra.out.shape[0], wa + wb}});
+        Step step{StepKind::Rope};
+        step.nodes = {int(a), int(b)};
+        step.out = merged;
+        step.in = {pa};
+        step.heads = ra.heads + rb.heads;
+        newStep(std::move(step));
+        plan.at[int(a)] = Operand{merged, wa + wb, 0};
+        plan.at[int(b)] = Operand{merged, wa + wb, wa};
+      }
+  }
 
   struct Folded {
     int rstd = -1, mean = -1, norm = -1;
@@ -308,7 +335,11 @@ struct Planner {
         step.eps = nd.value;
         break;
       case Op::Softmax: step.kind = StepKind::Softmax; step.in = {contiguous(nd.inputs[0])}; break;
-      case Op::Rope: step.kind = StepKind::Rope; step.in = {place(nd.inputs[0])}; break;
+      case Op::Rope:
+        step.kind = StepKind::Rope;
+        step.in = {place(nd.inputs[0])};
+        step.heads = nd.heads;
+        break;
       case Op::Attention:
         step.kind = StepKind::Attention;
         step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2])};
@@ -422,6 +453,7 @@ Plan planGraph(const Graph::Impl &graph) {
     throw Error("graph: nothing to compute: no output() was named");
   Planner planner(graph);
   planner.resolvePlaces();
+  planner.mergeRopes();
   std::map<int, Planner::Folded> folded;
   planner.foldNorms(folded);
   planner.matmulGroups(folded);
@@ -459,7 +491,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::RmsNorm: return "rmsnorm";
   case StepKind::LayerNorm: return "layernorm";
   case StepKind::Softmax: return "softmax";
-  case StepKind::Rope: return "rope";
+  case StepKind::Rope: return nodes.size() > 1 ? "rope (of " + std::to_string(nodes.size()) + " column blocks at once)" : "rope";
   case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
   case StepKind::Transpose: return "transpose";
   }

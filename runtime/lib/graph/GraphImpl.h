@@ -55,6 +55,7 @@ struct Step {
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0;
+  int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
   // Elementwise: the generated kernel's source and name
   std::string source, kernel;
   std::string describe(const Graph::Impl &graph) const;
