@@ -115,14 +115,20 @@ Stream Context::createStream() {
 }
 
 void Context::checkSync(int result, const std::string &what) {
-  int launches = launchesSinceSync_;
-  launchesSinceSync_ = 0;
+  int launches;
+  std::string last;
+  {
+    std::lock_guard<std::mutex> lock(launches_);
+    launches = launchesSinceSync_;
+    launchesSinceSync_ = 0;
+    last = lastKernel_;
+  }
   if (result == 0)
     return;
   const char *message = nullptr;
   driver().cuGetErrorString(result, &message);
   std::string text = message ? message : "CUDA error " + std::to_string(result);
-  std::string culprit = lastKernel_.empty() ? "" : " kernel '" + lastKernel_ + "'";
+  std::string culprit = last.empty() ? "" : " kernel '" + last + "'";
   if (launches > 1)
     culprit += " (the last of " + std::to_string(launches) +
                " kernels launched since the last synchronize; TK_LAUNCH_BLOCKING=1 pins the fault to its kernel)";
@@ -150,8 +156,11 @@ void Context::zero(const Buffer &buffer, const Stream &stream) {
 }
 
 void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
-  lastKernel_ = kernel;
-  ++launchesSinceSync_;
+  {
+    std::lock_guard<std::mutex> lock(launches_);
+    lastKernel_ = kernel;
+    ++launchesSinceSync_;
+  }
   if (blocking_)
     checkSync(driver().cuStreamSynchronize(stream.handle()), "TK_LAUNCH_BLOCKING");
 }
@@ -174,8 +183,11 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
   if (backend_ != Backend::Cuda)
     throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
   size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
-  if (!flush_)
-    driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
+  {
+    std::lock_guard<std::mutex> lock(launches_);
+    if (!flush_)
+      driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
+  }
   for (int r = 0; r < warmup; ++r)
     launch();
   cuda::CUevent start = nullptr, stop = nullptr;

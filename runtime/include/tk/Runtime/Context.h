@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,7 @@ private:
   Backend backend_;
   DeviceInfo info_;
   cuda::CUctx_st *context_ = nullptr;
+  std::mutex launches_; // launches and timing from several threads
   std::string lastKernel_;
   int launchesSinceSync_ = 0;
   bool blocking_ = false;
