@@ -31,12 +31,30 @@ CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::str
   return options;
 }
 
+void Kernel::Impl::checkConstants(const Config &config) const {
+  std::string known, missing;
+  for (const KernelDecl::Param &p : decl.params)
+    if (p.isConst) {
+      known += (known.empty() ? "" : ", ") + p.name;
+      if (!p.hasDefault && !config.values.count(p.name))
+        missing += (missing.empty() ? "" : ", ") + p.name;
+    }
+  for (const auto &[name, value] : config.values)
+    if (name != "num_warps" && name != "num_stages" && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
+      throw Error("kernel '" + decl.name + "' has no constant '" + name + "' (" +
+                  (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: num_warps, num_stages)");
+  if (!missing.empty())
+    throw Error("kernel '" + decl.name + "': constant " + missing + " has no value: give it in the launch's constants " +
+                "({{\"" + missing.substr(0, missing.find(',')) + "\", ...}}), a default, or an @autotune space");
+}
+
 std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::string &spec, bool &fromDisk) const {
   auto variant = std::make_shared<Variant>();
   variant->config = config;
   CompileOptions options = compileOptions(config, spec);
   const std::string *text = module->text ? &*module->text : nullptr;
   std::string what = "kernel '" + decl.name + "'" + (config.values.empty() ? "" : " {" + config.str() + "}");
+  checkConstants(config);
   fromDisk = false;
   if (context().backend() == Backend::Interpreter) {
     variant->interpreted = std::make_unique<Compiler>(options);

@@ -59,6 +59,8 @@ struct Kernel::Impl {
   Context &context() const { return *module->context; }
   /// Checks count and types against the signature (naming the parameter) and packs.
   void pack(const Arg *args, size_t count, PackedArgs &packed) const;
+  /// Throws tk::Error naming a constant the kernel does not have, or one left without a value.
+  void checkConstants(const Config &config) const;
   /// The compile options of a config under a specialization.
   CompileOptions compileOptions(const Config &config, const std::string &spec) const;
   /// Compiles (or takes from the disk cache) and loads one variant. Throws tk::Error with the
