@@ -271,6 +271,9 @@ TEST_F(GraphRun, MissingOrWrongBindingsAreNamed) {
   bind("x", std::vector<uint16_t>(60));
   EXPECT_EQ(errorOf([&] { exe.run(bindings); }),
             "graph: the buffer bound to 'x' holds 60 bf16 elements; it must be bf16[4, 16]");
+  Stream stream = context.createStream();
+  EXPECT_EQ(errorOf([&] { exe.capture(bindings, stream); }), "graph: capture needs the CUDA backend");
+  EXPECT_EQ(errorOf([&] { exe.replay(stream); }), "graph: replay() before capture()");
 }
 
 } // namespace
