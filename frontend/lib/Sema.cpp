@@ -322,38 +322,31 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   for (size_t a = 0; a < deco->args.size(); ++a) {
     const auto &[name, value] = deco->args[a];
     SrcRange range = deco->argRanges[a];
-    if (name == "key") {
+    // `key = [M, N]`, `reset_to_zero = [out]`: names of parameters of one kind.
+    auto names = [&](const std::set<std::string> &allowed, const std::string &kind, std::vector<std::string> &out) {
       if (value.kind != DecoratorValue::Kind::List) {
-        diags_.error(value.range, "@autotune: key must be a list of parameter names");
-        continue;
+        diags_.error(value.range, "@autotune: " + name + " must be a list of " + kind + " parameter names");
+        return;
       }
       for (const DecoratorValue &item : value.items) {
         auto *n = item.kind == DecoratorValue::Kind::Expr ? dyn<NameExpr>(item.expr.get()) : nullptr;
-        if (!n || !runtimeNames.count(n->name)) {
-          diags_.error(item.range, "@autotune: key entries must name runtime parameters of '" + kernel.name + "'");
+        if (!n || !allowed.count(n->name)) {
+          diags_.error(item.range, "@autotune: " + name + " entries must name " + kind + " parameters of '" +
+                                       kernel.name + "'");
           continue;
         }
-        spec.key.push_back(n->name);
+        out.push_back(n->name);
       }
+    };
+    if (name == "key") {
+      names(runtimeNames, "runtime", spec.key);
     } else if (name == "reset_to_zero") {
       // Outputs a kernel accumulates into (atomics): zeroed before each timed run, as Triton does.
       std::set<std::string> pointerNames;
       for (const KernelParam &p : kernel.params)
         if (p.mode != KernelParam::Mode::Const && p.type && p.type->name == "ptr")
           pointerNames.insert(p.name);
-      if (value.kind != DecoratorValue::Kind::List) {
-        diags_.error(value.range, "@autotune: reset_to_zero must be a list of pointer parameter names");
-        continue;
-      }
-      for (const DecoratorValue &item : value.items) {
-        auto *n = item.kind == DecoratorValue::Kind::Expr ? dyn<NameExpr>(item.expr.get()) : nullptr;
-        if (!n || !pointerNames.count(n->name)) {
-          diags_.error(item.range, "@autotune: reset_to_zero entries must name pointer parameters of '" +
-                                       kernel.name + "'");
-          continue;
-        }
-        spec.resetToZero.push_back(n->name);
-      }
+      names(pointerNames, "pointer", spec.resetToZero);
     } else if (name == "configs") {
       if (value.kind != DecoratorValue::Kind::List) {
         diags_.error(value.range, "@autotune: configs must be a list of { NAME: value } entries");
