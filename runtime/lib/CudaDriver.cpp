@@ -94,22 +94,4 @@ bool available() {
   }
 }
 
-Device &Device::current() {
-  static Device device = [] {
-    Driver &d = Driver::get();
-    Device dev;
-    d.check(d.cuDeviceGet(&dev.device, 0), "cuDeviceGet");
-    d.check(d.cuDevicePrimaryCtxRetain(&dev.context, dev.device), "cuDevicePrimaryCtxRetain");
-    char name[256] = {0};
-    d.check(d.cuDeviceGetName(name, sizeof(name), dev.device), "cuDeviceGetName");
-    dev.name = name;
-    d.check(d.cuDeviceGetAttribute(&dev.major, 75, dev.device), "cuDeviceGetAttribute");       // major
-    d.check(d.cuDeviceGetAttribute(&dev.minor, 76, dev.device), "cuDeviceGetAttribute");       // minor
-    d.check(d.cuDeviceGetAttribute(&dev.multiprocessors, 16, dev.device), "cuDeviceGetAttribute");
-    return dev;
-  }();
-  Driver::get().check(Driver::get().cuCtxSetCurrent(device.context), "cuCtxSetCurrent");
-  return device;
-}
-
 } // namespace tk::cuda

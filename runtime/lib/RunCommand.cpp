@@ -46,7 +46,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     options.backend = cuda::available() ? "cuda" : "interp";
   } else if (options.backend == "cuda") {
     try {
-      cuda::Device::current();
+      cuda::Driver::get(); // says what is missing, in tkc's words
     } catch (const Error &e) {
       err << "tkc run: error: " << e.what() << "\n";
       return 1;

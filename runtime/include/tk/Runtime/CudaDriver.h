@@ -81,15 +81,6 @@ struct Driver {
 /// True when a driver and at least one GPU are present (never throws).
 bool available();
 
-/// The current device's primary context made current; its name and compute capability.
-struct Device {
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  std::string name;
-  int major = 0, minor = 0, multiprocessors = 0;
-  static Device &current();
-};
-
 } // namespace tk::cuda
 
 #endif
