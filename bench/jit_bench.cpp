@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -107,22 +106,6 @@ void BM_LaunchCachedWithConstant(benchmark::State &state) { launchLoop(state, {{
 BENCHMARK(BM_LaunchCached);
 BENCHMARK(BM_LaunchCachedWithConstant);
 
-uint16_t toHalf(float f) { // inputs in [-1, 1): normal or zero halves, truncated is fine here
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t sign = (bits >> 16) & 0x8000;
-  int e = int((bits >> 23) & 0xff) - 127 + 15;
-  if (e <= 0)
-    return uint16_t(sign);
-  return uint16_t(sign | (uint32_t(e) << 10) | ((bits & 0x7fffff) >> 13));
-}
-
-float fromHalf(uint16_t h) {
-  int e = (h >> 10) & 0x1f;
-  float v = e == 0 ? std::ldexp(float(h & 0x3ff), -24) : std::ldexp(float((h & 0x3ff) | 0x400), e - 25);
-  return h & 0x8000 ? -v : v;
-}
-
 struct Matmul {
   int size;
   std::vector<uint16_t> a, b;
@@ -132,8 +115,8 @@ struct Matmul {
         db(context, tk::Scalar::F16, b.size()), dc(context, tk::Scalar::F16, a.size()) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1, 1);
-    for (auto &v : a) v = toHalf(uniform(rng));
-    for (auto &v : b) v = toHalf(uniform(rng));
+    for (auto &v : a) v = tk::fp::floatToHalf(uniform(rng));
+    for (auto &v : b) v = tk::fp::floatToHalf(uniform(rng));
     da.upload(a.data(), a.size() * 2);
     db.upload(b.data(), b.size() * 2);
   }
@@ -150,8 +133,8 @@ struct Matmul {
       int i = int(rng() % size), j = int(rng() % size);
       double want = 0;
       for (int k = 0; k < size; ++k)
-        want += double(fromHalf(a[size_t(i) * size + k])) * fromHalf(b[size_t(k) * size + j]);
-      double got = fromHalf(c[size_t(i) * size + j]);
+        want += double(tk::fp::halfToFloat(a[size_t(i) * size + k])) * tk::fp::halfToFloat(b[size_t(k) * size + j]);
+      double got = tk::fp::halfToFloat(c[size_t(i) * size + j]);
       if (std::abs(got - want) > 2e-2 * (1 + std::abs(want)))
         throw tk::Error("matmul element (" + std::to_string(i) + ", " + std::to_string(j) + ") is " +
                         std::to_string(got) + ", expected " + std::to_string(want));

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <string>
@@ -18,40 +17,6 @@ namespace {
 std::string examplesDir() {
   const char *dir = std::getenv("TK_EXAMPLES_DIR");
   return dir && *dir ? dir : TK_EXAMPLES_DIR;
-}
-
-// f16 bits from a float (round to nearest even) and back: numpy's conversions, for the example.
-uint16_t toHalf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  uint32_t sign = (bits >> 16) & 0x8000, exponent = (bits >> 23) & 0xff, mantissa = bits & 0x7fffff;
-  int e = int(exponent) - 127 + 15;
-  if (exponent == 0xff)
-    return uint16_t(sign | 0x7c00 | (mantissa ? 0x200 : 0));
-  if (e >= 31)
-    return uint16_t(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10)
-      return uint16_t(sign);
-    mantissa |= 0x800000;
-    int shift = 14 - e;
-    uint32_t half = mantissa >> shift, rest = mantissa & ((1u << shift) - 1), tie = 1u << (shift - 1);
-    if (rest > tie || (rest == tie && (half & 1)))
-      ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = (uint32_t(e) << 10) | (mantissa >> 13), rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half;
-  return uint16_t(sign | half);
-}
-
-float fromHalf(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float value = exponent == 0 ? std::ldexp(float(mantissa), -24)
-                : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                 : std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
-  return sign ? -value : value;
 }
 
 } // namespace
@@ -82,8 +47,8 @@ int main(int argc, char **argv) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<uint16_t> a(size_t(M) * K), b(size_t(K) * N);
-    for (auto &v : a) v = toHalf(uniform(rng));
-    for (auto &v : b) v = toHalf(uniform(rng));
+    for (auto &v : a) v = tk::fp::floatToHalf(uniform(rng));
+    for (auto &v : b) v = tk::fp::floatToHalf(uniform(rng));
     tk::Buffer da = tk::Buffer::ofBits(context, tk::Scalar::F16, a);
     tk::Buffer db = tk::Buffer::ofBits(context, tk::Scalar::F16, b);
     tk::Buffer dc(context, tk::Scalar::F16, size_t(M) * N);
@@ -104,8 +69,8 @@ int main(int argc, char **argv) {
     // dot product of the same f16 inputs.
     std::vector<uint16_t> c = dc.toVector<uint16_t>();
     std::vector<float> fa(a.size()), fb(b.size());
-    for (size_t i = 0; i < a.size(); ++i) fa[i] = fromHalf(a[i]);
-    for (size_t i = 0; i < b.size(); ++i) fb[i] = fromHalf(b[i]);
+    for (size_t i = 0; i < a.size(); ++i) fa[i] = tk::fp::halfToFloat(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) fb[i] = tk::fp::halfToFloat(b[i]);
     bool all = double(M) * N * K <= 1e8;
     size_t samples = all ? size_t(M) * N : 4096;
     double worst = 0;
@@ -114,7 +79,7 @@ int main(int argc, char **argv) {
       double reference = 0;
       for (int k = 0; k < K; ++k)
         reference += double(fa[i * K + k]) * fb[size_t(k) * N + j];
-      double error = std::abs(fromHalf(c[i * N + j]) - reference) / (1.0 + std::abs(reference));
+      double error = std::abs(tk::fp::halfToFloat(c[i * N + j]) - reference) / (1.0 + std::abs(reference));
       worst = std::max(worst, error);
     }
     bool ok = worst < 2e-2;

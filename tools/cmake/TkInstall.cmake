@@ -15,6 +15,7 @@ install(FILES
   runtime/include/tk/Runtime/Aot.h
   runtime/include/tk/Runtime/Context.h
   runtime/include/tk/Runtime/Error.h
+  runtime/include/tk/Runtime/FloatFormats.h
   runtime/include/tk/Runtime/Jit.h
   DESTINATION include/tk/Runtime)
 install(FILES runtime/include/tk/Graph/Graph.h DESTINATION include/tk/Graph)

@@ -1,11 +1,13 @@
 // tk's C++ API in one header: contexts, streams and buffers (Context.h), the JIT with its cache
-// and autotuner (Jit.h; link tk::compiler), and the loader AOT headers use (Aot.h; tk::runtime).
+// and autotuner (Jit.h; link tk::compiler), the loader AOT headers use (Aot.h; tk::runtime) and
+// the f16/bf16/f8 conversions (FloatFormats.h).
 #ifndef TK_TK_H
 #define TK_TK_H
 
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/Error.h"
+#include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Jit.h"
 
 #endif
