@@ -175,6 +175,43 @@ ArgValue scalarArg(const std::string &name, const std::string &text, const Type 
   return v;
 }
 
+std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector<std::pair<std::string, Type>> &params,
+                                    const RunOptions &options, std::vector<HostBuffer> &buffers,
+                                    std::map<std::string, int64_t> &integers) {
+  std::map<std::string, std::string> given;
+  for (auto &[name, value] : options.args) {
+    bool known = false;
+    for (auto &[param, type] : params)
+      known |= param == name;
+    if (!known) {
+      std::string names;
+      for (auto &[param, type] : params)
+        names += (names.empty() ? "" : ", ") + param;
+      throw UsageError("unknown argument '" + name + "' (kernel '" + kernel + "' takes " + names + ")");
+    }
+    if (!given.emplace(name, value).second)
+      throw UsageError("argument '" + name + "' given twice");
+  }
+  std::vector<ArgValue> args;
+  for (auto &[param, type] : params) {
+    auto it = given.find(param);
+    if (it == given.end())
+      throw UsageError("missing argument '" + param + "' of type " + type.str());
+    if (type.isPtr()) {
+      buffers.push_back(makeBuffer(param, it->second, type.elem.scalar, options.seed));
+      ArgValue v;
+      v.buffer = int(buffers.size() - 1);
+      args.push_back(v);
+    } else {
+      ArgValue v = scalarArg(param, it->second, type);
+      args.push_back(v);
+      if (type.isIntValue())
+        integers[param] = v.i;
+    }
+  }
+  return args;
+}
+
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid) {
   std::vector<std::string> parts(1);

@@ -32,6 +32,12 @@ RunOptions parseOptions(const std::vector<std::string> &args);
 HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar pointee, uint64_t seed);
 /// A scalar argument of `type` from its text. Throws UsageError.
 ArgValue scalarArg(const std::string &name, const std::string &text, const Type &type);
+/// The kernel's runtime arguments from the NAME=VALUE pairs (each parameter exactly once, no
+/// unknown name): buffers are appended to `buffers` (ArgValue::buffer indexes them), integer
+/// values also go to `integers` (for the grid's expressions). Throws UsageError.
+std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector<std::pair<std::string, Type>> &params,
+                                    const RunOptions &options, std::vector<HostBuffer> &buffers,
+                                    std::map<std::string, int64_t> &integers);
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid);
 

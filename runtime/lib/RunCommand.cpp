@@ -72,36 +72,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   launch.printStream = &out;
   std::map<std::string, int64_t> gridNames;
   try {
-    std::map<std::string, std::string> given;
-    for (auto &[name, value] : options.args) {
-      bool known = false;
-      for (auto &[param, type] : sig.args)
-        known |= param == name;
-      if (!known) {
-        std::string names;
-        for (auto &[param, type] : sig.args)
-          names += (names.empty() ? "" : ", ") + param;
-        throw UsageError("unknown argument '" + name + "' (kernel '" + sig.name + "' takes " + names + ")");
-      }
-      if (!given.emplace(name, value).second)
-        throw UsageError("argument '" + name + "' given twice");
-    }
-    for (auto &[param, type] : sig.args) {
-      auto it = given.find(param);
-      if (it == given.end())
-        throw UsageError("missing argument '" + param + "' of type " + type.str());
-      if (type.isPtr()) {
-        buffers.push_back(makeBuffer(param, it->second, type.elem.scalar, options.seed));
-        ArgValue v;
-        v.buffer = int(buffers.size() - 1);
-        launch.args.push_back(v);
-      } else {
-        ArgValue v = scalarArg(param, it->second, type);
-        launch.args.push_back(v);
-        if (type.isIntValue())
-          gridNames[param] = v.i;
-      }
-    }
+    launch.args = bindArguments(sig.name, sig.args, options, buffers, gridNames);
     for (auto &[name, value] : sig.constants)
       if (value.find('.') == std::string::npos && value.find('e') == std::string::npos)
         gridNames[name] = std::stoll(value);

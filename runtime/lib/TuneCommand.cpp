@@ -62,37 +62,30 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     Context context(Backend::Cuda);
     Module module = Module::fromFile(context, options.file);
     Kernel kernel = module.kernel(options.kernel);
-    std::vector<Buffer> buffers;
-    std::vector<Arg> args;
-    std::map<std::string, int64_t> names; // for the grid's expressions
-    std::map<std::string, std::string> given(options.args.begin(), options.args.end());
-    buffers.reserve(kernel.params().size());
-    for (const ParamInfo &param : kernel.params()) {
-      auto it = given.find(param.name);
-      if (it == given.end())
-        throw UsageError("missing argument '" + param.name + "' of type " + param.type.str());
-      if (param.type.isPtr()) {
-        HostBuffer host = makeBuffer(param.name, it->second, param.type.elem.scalar, options.seed);
-        buffers.emplace_back(context, host.elem, host.elementCount());
-        buffers.back().upload(host.bytes.data(), host.bytes.size());
-        args.emplace_back(buffers.back());
-        continue;
-      }
-      ArgValue value = scalarArg(param.name, it->second, param.type);
-      if (param.type.isFloatValue()) {
-        args.emplace_back(value.f);
-      } else if (param.type.isBool()) {
-        args.emplace_back(value.i != 0);
-      } else {
-        args.emplace_back(value.i);
-        names[param.name] = value.i;
-      }
-      given.erase(it);
-    }
+    std::vector<std::pair<std::string, Type>> params;
     for (const ParamInfo &param : kernel.params())
-      given.erase(param.name);
-    if (!given.empty())
-      throw UsageError("unknown argument '" + given.begin()->first + "'");
+      params.emplace_back(param.name, param.type);
+    std::vector<HostBuffer> hosts;
+    std::map<std::string, int64_t> names; // for the grid's expressions
+    std::vector<ArgValue> values = bindArguments(kernel.name(), params, options, hosts, names);
+    std::vector<Buffer> buffers;
+    buffers.reserve(hosts.size());
+    for (const HostBuffer &host : hosts) {
+      buffers.emplace_back(context, host.elem, host.elementCount());
+      buffers.back().upload(host.bytes.data(), host.bytes.size());
+    }
+    std::vector<Arg> args;
+    for (size_t k = 0; k < params.size(); ++k) {
+      const Type &type = params[k].second;
+      if (type.isPtr())
+        args.emplace_back(buffers[values[k].buffer]);
+      else if (type.isFloatValue())
+        args.emplace_back(values[k].f);
+      else if (type.isBool())
+        args.emplace_back(values[k].i != 0);
+      else
+        args.emplace_back(values[k].i);
+    }
     Consts consts;
     for (const auto &[name, value] : options.defines)
       consts.emplace(name, Const::fromText(value));
