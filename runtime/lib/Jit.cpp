@@ -155,11 +155,18 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
 bool Kernel::Impl::tunes(const Consts &consts) const {
   if (configs.empty())
     return false;
+  for (const auto &[name, value] : consts)
+    if (tunedNames.count(name))
+      return false;
+  return true;
+}
+
+void Kernel::Impl::setConfigs(std::vector<Config> space) {
+  configs = std::move(space);
+  tunedNames.clear();
   for (const Config &config : configs)
     for (const auto &[name, value] : config.values)
-      if (consts.count(name))
-        return false;
-  return true;
+      tunedNames.insert(name);
 }
 
 std::string Kernel::Impl::keyValues(const Arg *args) const {
@@ -272,9 +279,10 @@ void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> 
   std::vector<size_t> keyIndex = positionsOf(k, key, "tuning key", isIntegerType);
   std::vector<size_t> resetIndex = positionsOf(k, resetToZero, "reset_to_zero entry", isPointerType);
   std::lock_guard<std::mutex> lock(k.mutex);
-  k.configs.clear();
+  std::vector<Config> space;
   for (const Consts &consts : configs)
-    k.configs.push_back(configOf(consts));
+    space.push_back(configOf(consts));
+  k.setConfigs(std::move(space));
   k.key = std::move(key);
   k.keyIndex = std::move(keyIndex);
   k.resetIndex = std::move(resetIndex);
@@ -371,8 +379,10 @@ Kernel Module::kernel(const std::string &name) const {
   for (const KernelDecl::Param &p : decl->params)
     if (!p.isConst)
       impl->params.push_back({p.name, p.type, p.nospec});
+  std::vector<Config> space;
   for (const auto &values : decl->configs)
-    impl->configs.push_back(Config{values});
+    space.push_back(Config{values});
+  impl->setConfigs(std::move(space));
   impl->key = decl->tuneKey;
   impl->keyIndex = positionsOf(*impl, decl->tuneKey, "tuning key", isIntegerType);
   impl->resetIndex = positionsOf(*impl, decl->resetToZero, "reset_to_zero entry", isPointerType);

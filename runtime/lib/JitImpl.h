@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace tk {
@@ -47,6 +48,7 @@ struct Kernel::Impl {
   KernelDecl decl;
   std::vector<ParamInfo> params;   // runtime parameters
   std::vector<Config> configs;     // the tuning space
+  std::set<std::string> tunedNames; // every name a config sets (a launch setting one is not tuned)
   std::vector<std::string> key;    // parameters whose values select a tuning entry
   std::vector<size_t> keyIndex;    // their positions among params
   std::vector<size_t> resetIndex;  // pointer parameters zeroed before each timed run
@@ -79,6 +81,7 @@ struct Kernel::Impl {
   void appendLaunchKey(std::string &key, const Consts &consts, const std::string &spec, const Arg *args,
                        bool tuned) const;
   bool tunes(const Consts &consts) const;
+  void setConfigs(std::vector<Config> space);
   std::string keyValues(const Arg *args) const;
 };
 
