@@ -208,8 +208,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     return;
   }
   case StepKind::Elementwise: {
-    bool copy = step.kernel.rfind("copy_", 0) == 0;
-    int64_t rows = outInfo.shape[0], cols = copy ? int64_t(step.factor) : outInfo.shape[1];
+    int64_t rows = outInfo.shape[0], cols = step.columns ? step.columns : outInfo.shape[1];
     int64_t block = std::min<int64_t>(1024, nextPowerOfTwo(cols));
     std::vector<Arg> args;
     for (size_t k = 0; k < step.in.size(); ++k)

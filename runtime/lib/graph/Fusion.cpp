@@ -223,18 +223,34 @@ struct Planner {
     }
   }
 
+  /// An elementwise kernel over the rows of a matrix: program (row, block of columns), each input
+  /// k read at row stride s<k> from column c<k>, `body` computing `result`, stored at (so, co).
+  static std::string rowKernel(const std::string &name, const char *type, int inputs, const std::string &body,
+                               const std::string &result) {
+    std::ostringstream source;
+    source << "import \"std/math.tk\";\n\nkernel " << name << "(";
+    for (int k = 0; k < inputs; ++k)
+      source << "in" << k << ": ptr<" << type << ">, ";
+    source << "out: ptr<" << type << ">, rows: i32, cols: i32, ";
+    for (int k = 0; k < inputs; ++k)
+      source << "s" << k << ": i32, c" << k << ": i32, ";
+    source << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
+           << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
+           << body << "    store(out + r * so + co + c, " << result << " as " << type << ", mask = m);\n}\n";
+    return source.str();
+  }
+
   /// The kernel of an elementwise tree: each input loaded once (a vector as a row), each node
   /// one line in f32, the root stored.
   void generateElementwise(Step &step) {
     const char *type = scalarName(node(step.out).out.dtype);
     std::map<int, std::string> value;
-    std::ostringstream body, params;
+    std::ostringstream body;
     int inputs = 0;
     auto operand = [&](int n) -> std::string {
       if (auto it = value.find(n); it != value.end())
         return it->second;
       std::string name = "v" + std::to_string(inputs);
-      params << "in" << inputs << ": ptr<" << type << ">, ";
       Operand where = node(n).out.shape.size() == 1 ? rowOf(n) : place(n);
       step.in.push_back(where);
       body << "    let " << name << " = load(in" << inputs << " + r * s" << inputs << " + c" << inputs
@@ -261,16 +277,8 @@ struct Planner {
       body << "    let " << name << " = " << expr << ";\n";
       value[n] = name;
     }
-    std::ostringstream source;
     step.kernel = "fused_" + std::to_string(step.out);
-    source << "import \"std/math.tk\";\n\nkernel " << step.kernel << "(" << params.str()
-           << "out: ptr<" << type << ">, rows: i32, cols: i32, ";
-    for (int k = 0; k < inputs; ++k)
-      source << "s" << k << ": i32, c" << k << ": i32, ";
-    source << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
-           << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
-           << body.str() << "    store(out + r * so + co + c, " << value[step.out] << " as " << type << ", mask = m);\n}\n";
-    step.source = source.str();
+    step.source = rowKernel(step.kernel, type, inputs, body.str(), value[step.out]);
   }
 
   /// Where kernels that take no first column read `n`: its place, or a copy (made once) when
@@ -280,8 +288,7 @@ struct Planner {
     if (place(n).column == 0)
       return place(n);
     if (!copies.count(n)) {
-      int copy = int(g.nodes.size() + plan.extra.size());
-      plan.extra.push_back(node(n).out);
+      int copy = newExtra(node(n).out);
       copyStep(n, copy, 0, n);
       copies[n] = copy;
     }
@@ -295,17 +302,11 @@ struct Planner {
     Step step{StepKind::Elementwise};
     step.nodes = {node};
     step.out = to;
-    std::ostringstream source;
     step.kernel = "copy_" + std::to_string(to) + "_" + std::to_string(column);
-    source << "kernel " << step.kernel << "(in0: ptr<" << type << ">, out: ptr<" << type
-           << ">, rows: i32, cols: i32, s0: i32, c0: i32, "
-           << "so: i32, co: i32, const BLOCK: i32 = 1024) {\n    let r = program_id(0);\n"
-           << "    let c = program_id(1) * BLOCK + arange(0, BLOCK);\n    let m = c < cols;\n"
-           << "    store(out + r * so + co + c, load(in0 + r * s0 + c0 + c, mask = m, other = 0.0), mask = m);\n}\n";
-    step.source = source.str();
+    step.source = rowKernel(step.kernel, type, 1, "    let v0 = load(in0 + r * s0 + c0 + c, mask = m, other = 0.0);\n", "v0");
     step.in = {place(from)};
     step.outAt = Operand{to, plan.info(g, to).shape.back(), column};
-    step.factor = double(columns(from)); // the columns copied
+    step.columns = columns(from);
     newStep(std::move(step));
   }
 

@@ -56,8 +56,10 @@ struct Step {
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0;
   int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
-  // Elementwise: the generated kernel's source and name
+  // Elementwise: the generated kernel's source and name, and the columns it covers (a copy into
+  // a column block of a wider tensor; 0: all of the output's)
   std::string source, kernel;
+  int64_t columns = 0;
   std::string describe(const Graph::Impl &graph) const;
 };
 
