@@ -4,6 +4,7 @@
 #include "JitImpl.h"
 
 #include "tk/Runtime/FloatFormats.h"
+#include "tk/Runtime/KernelCompile.h"
 
 #include <cstring>
 
@@ -21,14 +22,6 @@ const char *kindName(Arg::Kind kind) {
   case Arg::Kind::Bool: return "a bool";
   }
   return "a value";
-}
-
-/// log2 of the largest power of two up to 16 dividing `value` (0 divides by everything).
-int alignmentLog2(uint64_t value) {
-  int bits = 0;
-  while (bits < 4 && value % (uint64_t(2) << bits) == 0)
-    ++bits;
-  return bits;
 }
 
 bool fitsIn(int64_t value, bool isUnsignedArg, Scalar scalar) {
@@ -132,7 +125,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
         throw mismatch(std::string("a buffer of ") + scalarName(elem));
       packed.slots[k] = address;
       if (cuda && !param.nospec)
-        packed.spec[k] = char('a' + alignmentLog2(address));
+        packed.spec[k] = char('a' + divisibilityLog2(address));
       continue;
     }
     if (type.isBool()) {
@@ -151,7 +144,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
       int width = bitWidth(type.elem.scalar);
       packed.slots[k] = width == 64 ? uint64_t(value) : uint64_t(value) & ((uint64_t(1) << width) - 1);
       if (cuda && !param.nospec)
-        packed.spec[k] = value == 1 ? '1' : char('a' + alignmentLog2(uint64_t(value)));
+        packed.spec[k] = value == 1 ? '1' : char('a' + divisibilityLog2(uint64_t(value)));
       continue;
     }
     if (arg.kind() != Arg::Kind::Float && arg.kind() != Arg::Kind::Int && arg.kind() != Arg::Kind::Unsigned)

@@ -25,6 +25,13 @@ std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options)
 
 } // namespace
 
+int divisibilityLog2(uint64_t value) {
+  int bits = 0;
+  while (bits < 4 && value % (uint64_t(2) << bits) == 0)
+    ++bits;
+  return bits;
+}
+
 std::string compiledEntry(const CompiledKernel &kernel) {
   return std::to_string(kernel.sharedBytes) + " " + std::to_string(kernel.threads) + "\n" + kernel.ptx;
 }

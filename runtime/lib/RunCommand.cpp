@@ -150,11 +150,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   for (size_t k = 0; k < sig.args.size(); ++k) {
     if (!sig.args[k].second.isIntValue())
       continue;
-    // The largest power of two up to 16 that divides the value: a row stride of 1000 f16
-    // elements (divisible by 8) still starts every row on a 16-byte boundary.
-    int64_t value = launch.args[k].i, divisibility = 1;
-    while (divisibility < 16 && value % (divisibility * 2) == 0)
-      divisibility *= 2;
+    int64_t divisibility = int64_t(1) << divisibilityLog2(uint64_t(launch.args[k].i));
     if (divisibility > 1)
       compileOptions.divisibility[sig.args[k].first] = divisibility;
   }

@@ -19,6 +19,11 @@ struct CompiledKernel {
   std::string key; // the disk cache's key of this PTX
 };
 
+/// log2 of the largest power of two up to 16 that divides `value` (0: divisible by all): what
+/// `tkc run` and the JIT specialize integers and pointers on. A row stride of 1000 f16 elements
+/// (divisible by 8) still starts every row on a 16-byte boundary.
+int divisibilityLog2(uint64_t value);
+
 /// A compiled kernel as a cache entry ("<shared bytes> <threads>\n<code>"), and back (none
 /// when the text is not one).
 std::string compiledEntry(const CompiledKernel &kernel);
