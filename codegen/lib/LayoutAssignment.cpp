@@ -74,17 +74,68 @@ public:
           }
           return;
         }
+        // A branch's result takes the layout both of its yields arrive in (a mask applied
+        // only to the blocks that need it).
+        if (auto branch = dyn_cast<scf::IfOp>(op)) {
+          if (branch.getElseRegion().empty())
+            return;
+          for (auto [k, result] : llvm::enumerate(branch.getResults())) {
+            if (!isTile(result) || special_.count(result))
+              continue;
+            const LayoutBits *bits = nullptr;
+            bool agree = true;
+            for (Value yielded : {branch.thenYield().getOperand(k), branch.elseYield().getOperand(k)}) {
+              if (isUniform(yielded))
+                continue;
+              auto it = special_.find(yielded);
+              agree &= it != special_.end() && (!bits || sameBits(*bits, it->second));
+              if (it != special_.end())
+                bits = &it->second;
+            }
+            if (agree && bits) {
+              LayoutBits copy = *bits;
+              changed |= mark(result, copy);
+            }
+          }
+          return;
+        }
+        // A reduction of a special tile leaves its result where the shuffles put it: the
+        // slice of that layout without the reduced axis (an attention row's max and sum stay
+        // in the threads that hold the row, ready to scale it).
+        if (auto reduce = dyn_cast<ReduceOp>(op)) {
+          auto it = special_.find(reduce.getSrcs()[0]);
+          if (it == special_.end() || !isTile(reduce.getResult(0)) || special_.count(reduce.getResult(0)))
+            return;
+          auto shape = cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape();
+          LayoutBits slice = sliceBits(it->second, dropAxis(shape, reduce.getAxis()));
+          for (Value result : reduce.getResults())
+            changed |= mark(result, slice);
+          return;
+        }
+        // Shape changes that keep the row-major order keep the bits.
+        if (isa<ExpandDimsOp, ReshapeOp>(op)) {
+          auto it = special_.find(op->getOperand(0));
+          if (it != special_.end() && !special_.count(op->getResult(0))) {
+            LayoutBits bits = it->second;
+            changed |= mark(op->getResult(0), bits);
+          }
+          return;
+        }
         if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 && isTile(op->getResult(0)) &&
             !special_.count(op->getResult(0))) {
-          // Operands: uniform, in one special layout, or adoptable (below), which then produce
-          // that layout themselves.
+          // Operands: uniform, in one special layout, adoptable (below), which then produce
+          // that layout themselves, or loop-carried into this op's result, which then carry it.
           const LayoutBits *layout = nullptr;
-          SmallVector<Value> adopted;
+          SmallVector<Value> adopted, carried;
           for (Value operand : op->getOperands()) {
             if (!isTile(operand) || isUniform(operand))
               continue;
             auto it = special_.find(operand);
             if (it == special_.end()) {
+              if (carriedInto(operand, op->getResult(0))) {
+                carried.push_back(operand);
+                continue;
+              }
               if (!adoptable(operand, adopted, 6))
                 return;
               continue;
@@ -98,6 +149,11 @@ public:
           LayoutBits bits = *layout;
           for (Value value : adopted)
             changed |= mark(value, bits);
+          for (Value arg : carried) {
+            auto loop = cast<scf::ForOp>(cast<BlockArgument>(arg).getOwner()->getParentOp());
+            changed |= mark(arg, bits);
+            changed |= mark(loop.getTiedLoopResult(cast<BlockArgument>(arg)), bits);
+          }
           changed |= mark(op->getResult(0), bits);
         }
       });
@@ -127,9 +183,10 @@ public:
       };
       if (auto dot = dyn_cast<DotOp>(op))
         needs(dot.getAccMutable(), dot.getResult());
-      else if (auto yield = dyn_cast<scf::YieldOp>(op); yield && isa<scf::ForOp>(op->getParentOp()))
-        for (OpOperand &operand : yield->getOpOperands())
-          needs(operand, cast<scf::ForOp>(op->getParentOp()).getRegionIterArgs()[operand.getOperandNumber()]);
+      else if (isa<scf::YieldOp>(op))
+        for (OpOperand &operand : op->getOpOperands())
+          if (Value partner = partnerOf(operand))
+            needs(operand, partner);
     });
     for (auto &[use, bits] : into) {
       OpBuilder b(use->getOwner());
@@ -139,9 +196,99 @@ public:
     }
   }
 
+  /// The 1:N conversion sizes a tile by its type: a special layout that holds a different
+  /// number of elements per thread than the default goes into the type's encoding, and the
+  /// uniform tiles it meets (loop inits, elementwise operands) get copies of that type.
+  void encodeLayouts(const ThreadTypeConverter &converter) {
+    for (auto &[value, bits] : special_) {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (int64_t(1) << bits.slot.size() != converter.layoutOf(type).perThread())
+        value.setType(encoded(type, bits));
+    }
+    kernel_.walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value partner = partnerOf(operand);
+        auto type = partner ? dyn_cast<RankedTensorType>(partner.getType()) : RankedTensorType();
+        if (!type || !type.getEncoding() || !isTile(operand.get()) || !isUniform(operand.get()))
+          continue;
+        auto own = cast<RankedTensorType>(operand.get().getType());
+        operand.set(uniformCopy(operand.get(), RankedTensorType::get(own.getShape(), own.getElementType(), type.getEncoding())));
+      }
+    });
+  }
+
   const llvm::DenseMap<Value, LayoutBits> &special() const { return special_; }
 
 private:
+  RankedTensorType encoded(RankedTensorType type, const LayoutBits &bits) const {
+    SmallVector<int32_t> slots(bits.slot.begin(), bits.slot.end()), threads(bits.thread.begin(), bits.thread.end());
+    return RankedTensorType::get(type.getShape(), type.getElementType(), LayoutAttr::get(type.getContext(), slots, threads));
+  }
+
+  /// The value whose layout an operand must arrive in: an elementwise op's result, a dot's
+  /// for its accumulator, a loop's iteration argument for its init and its yield.
+  static Value partnerOf(OpOperand &operand) {
+    Operation *user = operand.getOwner();
+    if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
+      return user->getResult(0);
+    if (auto dot = dyn_cast<DotOp>(user))
+      return &operand == &dot.getAccMutable() ? dot.getResult() : Value();
+    if (auto loop = dyn_cast<scf::ForOp>(user))
+      return operand.getOperandNumber() >= loop.getNumControlOperands() ? loop.getTiedLoopRegionIterArg(&operand) : Value();
+    if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::ForOp>(user->getParentOp()))
+      return cast<scf::ForOp>(user->getParentOp()).getRegionIterArgs()[operand.getOperandNumber()];
+    if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::IfOp>(user->getParentOp()))
+      return user->getParentOp()->getResult(operand.getOperandNumber());
+    return Value();
+  }
+
+  /// A uniform tile (splat or splat constant) made again with type `type`.
+  static Value uniformCopy(Value uniform, RankedTensorType type) {
+    Operation *def = uniform.getDefiningOp();
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
+    Operation *copy = b.clone(*def);
+    copy->getResult(0).setType(type);
+    if (auto constant = dyn_cast<arith::ConstantOp>(copy))
+      constant.setValueAttr(DenseElementsAttr::get(type, cast<SplatElementsAttr>(constant.getValue()).getSplatValue<Attribute>()));
+    return copy->getResult(0);
+  }
+
+  /// The bits of a tile reduced along the index bits `map` drops: slots along the axis are
+  /// folded away, threads along it hold replicas.
+  static LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
+    LayoutBits slice;
+    for (int bit : source.slot)
+      if (bit >= 0 && map[bit] >= 0)
+        slice.slot.push_back(map[bit]);
+    for (int bit : source.thread)
+      slice.thread.push_back(bit >= 0 ? map[bit] : -1);
+    return slice;
+  }
+
+  /// Whether `value` is a loop's iteration argument, started from a uniform tile, whose next
+  /// value is computed from `result` by elementwise ops (`m = maximum(m, row_max)`): it can
+  /// take result's layout, and its yield is converted to it if it arrives in another.
+  bool carriedInto(Value value, Value result) const {
+    auto arg = dyn_cast<BlockArgument>(value);
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+    if (!loop || arg.getArgNumber() == 0 || !isUniform(loop.getTiedLoopInit(arg)->get()))
+      return false;
+    return reaches(result, *loop.getTiedLoopYieldedValue(arg), 4);
+  }
+
+  static bool reaches(Value value, OpOperand &target, int depth) {
+    for (OpOperand &use : value.getUses()) {
+      if (&use == &target)
+        return true;
+      Operation *user = use.getOwner();
+      if (depth > 0 && user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1 &&
+          reaches(user->getResult(0), target, depth - 1))
+        return true;
+    }
+    return false;
+  }
+
   /// A tile used once that can be produced in any layout where it is needed: a broadcast
   /// (each thread reads, or recomputes, the rows or columns it holds), or an elementwise op of
   /// such tiles (a causal mask `rows >= cols`). Collects what would change layout.
@@ -177,9 +324,9 @@ private:
       }
       return use.getOperandNumber() == 2 && sameAs(dot.getResult());
     }
-    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-      auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
-      return loop && sameAs(loop.getRegionIterArgs()[use.getOperandNumber()]);
+    if (isa<scf::YieldOp>(user)) {
+      Value partner = partnerOf(use);
+      return partner && sameAs(partner);
     }
     if (auto loop = dyn_cast<scf::ForOp>(user)) {
       if (use.getOperandNumber() < loop.getNumControlOperands())
@@ -188,6 +335,9 @@ private:
     }
     if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
       return sameAs(user->getResult(0));
+    // Shape changes move elements from any distribution (ShapeToThreads).
+    if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(user))
+      return true;
     // Reductions fold any distribution (row maxima and sums of an attention score tile).
     if (auto reduce = dyn_cast<ReduceOp>(user))
       return llvm::all_of(reduce.getSrcs(), sameAs);
@@ -222,6 +372,7 @@ void assignLayouts(func::FuncOp kernel, ThreadTypeConverter &converter) {
   Assignment assignment(kernel, converter.threads());
   assignment.propagate();
   assignment.insertConversions();
+  assignment.encodeLayouts(converter);
   for (auto &[value, bits] : assignment.special())
     converter.setSpecialLayout(value, bits);
 }

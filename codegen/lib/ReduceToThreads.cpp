@@ -14,7 +14,8 @@ namespace {
 
 struct ReducePlan {
   Distribution source; // the default layout, or the mma accumulator's
-  Layout1D result;
+  Distribution result; // the default layout, or a slice of the source's
+  int64_t resultSize = 1;
   int64_t threads = 0;
   BitMap toResult; // source element index -> result element index
   int64_t axisSlots = 0;   // slot bits along the axis
@@ -30,7 +31,9 @@ ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
   ReducePlan plan;
   plan.source = distributionOf(converter, op.getSrcs()[0]);
   plan.threads = converter.threads();
-  plan.result = converter.layoutOf(op.getResult(0).getType());
+  plan.result = distributionOf(converter, op.getResult(0));
+  if (auto tile = dyn_cast<RankedTensorType>(op.getResult(0).getType()))
+    plan.resultSize = tile.getNumElements();
   plan.toResult = dropAxis(tile.getShape(), op.getAxis());
   auto inAxis = [&](int bit) { return bit >= 0 && plan.toResult[bit] < 0; };
   // The partial results after the shuffles, as a distribution of the reduced tile.
@@ -47,7 +50,7 @@ ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
     partials.thread.push_back(inAxis(threadBits[b]) || threadBits[b] < 0 ? -1 : plan.toResult[threadBits[b]]);
   }
   if (plan.warps.empty()) {
-    plan.direct = slotsInThread(bitsOf(plan.result), partials, identityMap(log2Of(plan.result.size)));
+    plan.direct = slotsInThread(plan.result.bits, partials, identityMap(log2Of(plan.resultSize)));
   }
   return plan;
 }
@@ -104,7 +107,7 @@ struct ReducePattern : public OpConversionPattern<ReduceOp> {
       int64_t offset = 0;
       for (size_t k = 0; k < count; ++k) {
         offsets.push_back(offset);
-        offset += roundUp16(plan.result.size * w * elementBytes(op.getSrcs()[k].getType()));
+        offset += roundUp16(plan.resultSize * w * elementBytes(op.getSrcs()[k].getType()));
       }
       BitMap warpIndex(log2Of(plan.threads), -1);
       for (size_t i = 0; i < plan.warps.size(); ++i)
@@ -161,7 +164,7 @@ int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter) {
     return 0;
   int64_t bytes = 0;
   for (Value src : op.getSrcs())
-    bytes += roundUp16(plan.result.size * plan.warpCount() * elementBytes(src.getType()));
+    bytes += roundUp16(plan.resultSize * plan.warpCount() * elementBytes(src.getType()));
   return bytes;
 }
 

@@ -99,9 +99,9 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
 
   LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // A broadcast may produce the accumulator layout directly (a row statistic scaling an mma
-    // accumulator); the source is always in the default layout.
-    Distribution source = Distribution::of(converter.layoutOf(op->getOperand(0).getType()));
+    // Either side may be in a special layout: a row statistic kept in a slice of the mma
+    // accumulator's layout broadcasts into that layout without moving.
+    Distribution source = distributionOf(converter, op->getOperand(0));
     Distribution result = distributionOf(converter, op->getResult(0));
     BitMap map = resultToSource(op);
     if (isa<BroadcastOp>(op) && !slotsInThread(result.bits, source.bits, map) && rematerializable(op->getOperand(0))) {
@@ -163,11 +163,11 @@ int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &
 }
 
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
-  Type sourceType = op->getOperand(0).getType();
-  Distribution source = Distribution::of(converter.layoutOf(sourceType)), result = distributionOf(converter, op->getResult(0));
+  auto sourceType = cast<RankedTensorType>(op->getOperand(0).getType());
+  Distribution source = distributionOf(converter, op->getOperand(0)), result = distributionOf(converter, op->getResult(0));
   if (slotsInThread(result.bits, source.bits, resultToSource(op)) || (isa<BroadcastOp>(op) && rematerializable(op->getOperand(0))))
     return 0;
-  return converter.layoutOf(sourceType).size * elementBytes(sourceType);
+  return sourceType.getNumElements() * elementBytes(sourceType);
 }
 
 void populateShapeToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {

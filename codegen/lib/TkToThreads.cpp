@@ -28,7 +28,12 @@ ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, 
     Type element = convertType(type.getElementType());
     if (!element)
       return failure();
-    results.append(layoutOf(type).perThread(), element);
+    // A tile in a layout of its own (a slice of the mma accumulator) says in its type how
+    // many scalars each thread keeps (assignLayouts puts it there).
+    int64_t perThread = layoutOf(type).perThread();
+    if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding()))
+      perThread = int64_t(1) << layout.getSlots().size();
+    results.append(perThread, element);
     return success();
   });
 }

@@ -14,6 +14,9 @@ using namespace mlir;
 #define GET_TYPEDEF_CLASSES
 #include "tk/Dialect/Tk/IR/TkTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "tk/Dialect/Tk/IR/TkAttrs.cpp.inc"
+
 namespace {
 /// Every tk op may be inlined: device functions are always inlined into kernels.
 struct TkInlinerInterface : public DialectInlinerInterface {
@@ -28,6 +31,10 @@ void tk::TkDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "tk/Dialect/Tk/IR/TkTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tk/Dialect/Tk/IR/TkAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

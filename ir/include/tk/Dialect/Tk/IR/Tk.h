@@ -19,6 +19,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "tk/Dialect/Tk/IR/TkTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "tk/Dialect/Tk/IR/TkAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "tk/Dialect/Tk/IR/TkOps.h.inc"
 
