@@ -10,6 +10,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -32,6 +33,11 @@ void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // Shared-memory pointers in 32 bits, as Triton sets it: every ldmatrix, cp.async and
+    // exchange address takes one register instead of two, and its arithmetic is 32-bit.
+    auto &options = llvm::cl::getRegisteredOptions();
+    if (auto it = options.find("nvptx-short-ptr"); it != options.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
 }
 

@@ -24,6 +24,44 @@ Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Va
                                arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
 }
 
+namespace {
+
+/// Swizzled indices of (row + R, column + C) for a lane's row and column and constants R and C,
+/// written so that LLVM sees the constants: moving R rows by whole phase periods keeps the
+/// row's phase, and the chunks of C above the phase bits pass the XOR unchanged when the low
+/// ones do not carry into them. Each distinct low chunk of C gets one base index; the rest is
+/// an offset that folds into the ldmatrix address (otherwise every (R, C) would keep its own
+/// address register live across the loop).
+class SwizzledOffsets {
+public:
+  SwizzledOffsets(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column, int64_t laneChunks)
+      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column), laneChunks_(laneChunks) {}
+
+  Value at(int64_t rows, int64_t columns) {
+    auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
+    int64_t chunks = columns / swizzle_.chunk, low = chunks % swizzle_.maxPhase;
+    bool constant = rows % (swizzle_.perPhase * swizzle_.maxPhase) == 0 && columns % swizzle_.chunk == 0 &&
+                    low + laneChunks_ <= swizzle_.maxPhase;
+    if (!constant)
+      return swizzledIndex(b_, loc_, swizzle_, arith::AddIOp::create(b_, loc_, row_, c(rows)),
+                           arith::AddIOp::create(b_, loc_, column_, c(columns)));
+    Value &base = bases_[low];
+    if (!base)
+      base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(low * swizzle_.chunk)));
+    return arith::AddIOp::create(b_, loc_, base, c(rows * swizzle_.rowLength + (chunks - low) * swizzle_.chunk));
+  }
+
+private:
+  OpBuilder &b_;
+  Location loc_;
+  SwizzleParams swizzle_;
+  Value row_, column_;
+  int64_t laneChunks_; // the lane's column is below laneChunks_ chunks
+  std::map<int64_t, Value> bases_;
+};
+
+} // namespace
+
 /// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
 /// stored as rows of N); null when the dot stages the operand in its own region.
 LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
@@ -144,6 +182,16 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   auto types = std::array<NVVM::MMATypes, 2>{operandType, operandType};
   auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
   Value groupRow = arith::ShRUIOp::create(rewriter, loc, lane, c(2)), inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
+  // The lanes' ldmatrix rows and columns: a lane's column is in the first two chunks of a
+  // phase period, unless B's warp columns start inside one (then nothing folds). B's single
+  // n-tile (an odd last one) reads its two matrices from the warp's first column.
+  bool warpColumnsAligned = plan.warpsN == 1 || (colsPerWarp / chunk) % bSwizzle.maxPhase == 0;
+  int64_t noFolding = bSwizzle.maxPhase + 1;
+  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, colInMatrix, 2);
+  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, secondEight, 2)
+                                    : SwizzledOffsets(rewriter, loc, bSwizzle, rowInMatrix, bColBase,
+                                                      warpColumnsAligned ? 2 : noFolding);
+  SwizzledOffsets bSingle(rewriter, loc, bSwizzle, rowInMatrix, mul(warpN, colsPerWarp), warpColumnsAligned ? 1 : noFolding);
   for (int64_t kk = 0; kk < k / kStep; ++kk) {
     SmallVector<SmallVector<Value>> aFragments;
     for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {
@@ -158,10 +206,8 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
       aFragments.push_back({pairAt(2 * kk, 0), pairAt(2 * kk, 1), pairAt(2 * kk + 1, 0), pairAt(2 * kk + 1, 1)});
     }
     for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
-      aFragments.push_back(ldmatrix(aBase, swizzledIndex(rewriter, loc, aSwizzle, add(aRowBase, c(mi * 16)), add(colInMatrix, c(kk * kStep))),
-                                    4, false));
+      aFragments.push_back(ldmatrix(aBase, aIndex.at(mi * 16, kk * kStep), 4, false));
     SmallVector<SmallVector<Value>> bFragments;
-    Value kRow = add(rowInMatrix, c(kk * 16)), kColumn = add(secondEight, c(kk * 16));
     // tf32: b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g] for lane = 4g + t.
     for (int64_t ni = 0; ni < plan.nTiles && tf32; ++ni) {
       Value column = add(add(mul(warpN, colsPerWarp), c(ni * 8)), groupRow);
@@ -174,8 +220,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     }
     for (int64_t ni = 0; ni < plan.nTiles && !tf32; ni += 2) {
       bool both = ni + 1 < plan.nTiles;
-      Value col = both || bRowsOfN ? add(bColBase, c(ni * 8)) : add(mul(warpN, colsPerWarp), c(ni * 8));
-      Value index = bRowsOfN ? swizzledIndex(rewriter, loc, bSwizzle, col, kColumn) : swizzledIndex(rewriter, loc, bSwizzle, kRow, col);
+      Value index = bRowsOfN ? bIndex.at(ni * 8, kk * 16) : both ? bIndex.at(kk * 16, ni * 8) : bSingle.at(kk * 16, ni * 8);
       SmallVector<Value> regs = ldmatrix(bBase, index, both ? 4 : 2, !bRowsOfN);
       bFragments.push_back({regs[0], regs[1]});
       if (both)

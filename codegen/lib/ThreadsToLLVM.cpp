@@ -175,6 +175,10 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
         continue;
       fn->setAttr("nvvm.kernel", UnitAttr::get(context));
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));
+      // The thread id's range lets LLVM see that a thread's part of an element index and the
+      // slot's constant part share no bits, so that per-slot addresses fold into offsets.
+      auto range = LLVM::ConstantRangeAttr::get(context, 32, 0, it->second);
+      fn.walk([&](NVVM::ThreadIdXOp tid) { tid.setRangeAttr(range); });
     }
   }
 };

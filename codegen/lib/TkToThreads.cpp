@@ -46,13 +46,15 @@ Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b,
 
 Value elementIndex(OpBuilder &b, Location loc, const Layout1D &l, int64_t slot, Value tid) {
   int64_t rep = slot / l.sizePerThread, within = slot % l.sizePerThread;
-  // ((rep * threads + tid) * sizePerThread + within), wrapped when the tile is replicated.
-  Value index = arith::AddIOp::create(b, loc, tid, i32Constant(b, loc, rep * l.threads));
-  index = arith::MulIOp::create(b, loc, index, i32Constant(b, loc, l.sizePerThread));
-  index = arith::AddIOp::create(b, loc, index, i32Constant(b, loc, within));
+  // (rep * threads + tid) * sizePerThread + within, wrapped when the tile is replicated; as
+  // the thread's bits or'ed with the slot's, which LLVM then carries through the index
+  // arithmetic of addresses as constant offsets.
+  Value index = arith::MulIOp::create(b, loc, tid, i32Constant(b, loc, l.sizePerThread));
   if (l.size < l.threads * l.sizePerThread)
-    index = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, l.size - 1));
-  return index;
+    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, index, i32Constant(b, loc, rep * l.threads * l.sizePerThread + within)),
+                                 i32Constant(b, loc, l.size - 1));
+  int64_t slotBits = rep * l.threads * l.sizePerThread + within;
+  return slotBits ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, slotBits)) : index;
 }
 
 SmallVector<Value> combineRegion(OpBuilder &b, Region &region, ValueRange acc, ValueRange next) {
