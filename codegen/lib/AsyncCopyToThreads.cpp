@@ -67,16 +67,32 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     OpBuilder b = owner.getThenBodyBuilder();
     Type chunk = b.getIntegerType(bytes * 8);
     SwizzleParams swizzle(rowLength);
+    auto coefficients = indexBitCoefficients(op.getPtr());
+    // Slots of a tile that covers the threads whole are the thread's element plus constant
+    // rows and columns: their destinations are a few bases plus folded offsets.
+    bool wholeRows = l.size >= l.threads * l.sizePerThread && (l.threads * l.sizePerThread) % rowLength == 0 &&
+                     l.sizePerThread <= rowLength;
+    auto [laneRow, laneColumn] = rowAndColumn(b, loc, elementIndex(b, loc, l, 0, tid), rowLength);
+    // The thread's column may sit anywhere in a phase period: only offsets of whole periods fold.
+    SwizzledOffsets destinations(b, loc, swizzle, laneRow, laneColumn, swizzle.maxPhase);
     for (size_t slot = 0; slot < ptrs.size(); slot += width) {
-      auto [row, column] = rowAndColumn(b, loc, elementIndex(b, loc, l, slot, tid), rowLength);
-      Value dst = LLVM::GEPOp::create(b, loc, base.getType(), chunk, base, ValueRange{swizzledIndex(b, loc, swizzle, row, column)});
+      Value index;
+      if (wholeRows) {
+        int64_t rows = int64_t(slot / l.sizePerThread) * l.threads * l.sizePerThread / rowLength;
+        index = destinations.at(rows, int64_t(slot % l.sizePerThread));
+      } else {
+        auto [row, column] = rowAndColumn(b, loc, elementIndex(b, loc, l, slot, tid), rowLength);
+        index = swizzledIndex(b, loc, swizzle, row, column);
+      }
+      Value dst = LLVM::GEPOp::create(b, loc, base.getType(), chunk, base, ValueRange{index});
+      Value src = slotPointer(b, loc, op.getPtr(), ptrs, l, slot, coefficients);
       Value mask = masks.empty() ? Value() : slotOf(masks, slot);
       int64_t size = width * bytes;
       if (size >= 4) {
         // The source size: every byte, or none (the destination is zero-filled).
         Value sourceBytes = mask ? (Value)arith::SelectOp::create(b, loc, mask, i32Constant(b, loc, size), i32Constant(b, loc, 0))
                                  : Value();
-        NVVM::CpAsyncOp::create(b, loc, dst, ptrs[slot], b.getI32IntegerAttr(size),
+        NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(size),
                                 NVVM::LoadCacheModifierKindAttr::get(b.getContext(), size == 16 ? NVVM::LoadCacheModifierKind::CG
                                                                                                  : NVVM::LoadCacheModifierKind::CA),
                                 sourceBytes);
@@ -86,12 +102,12 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
       if (mask) {
         auto ifOp = scf::IfOp::create(b, loc, TypeRange{chunk}, mask, true);
         OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
-        scf::YieldOp::create(thenBuilder, loc, ValueRange{LLVM::LoadOp::create(thenBuilder, loc, chunk, ptrs[slot])});
+        scf::YieldOp::create(thenBuilder, loc, ValueRange{LLVM::LoadOp::create(thenBuilder, loc, chunk, src)});
         OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
         scf::YieldOp::create(elseBuilder, loc, ValueRange{arith::ConstantOp::create(elseBuilder, loc, b.getIntegerAttr(chunk, 0))});
         value = ifOp.getResult(0);
       } else {
-        value = LLVM::LoadOp::create(b, loc, chunk, ptrs[slot]);
+        value = LLVM::LoadOp::create(b, loc, chunk, src);
       }
       LLVM::StoreOp::create(b, loc, value, dst);
     }

@@ -186,16 +186,19 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
     std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict());
+    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value pred = masks.empty() ? Value() : slotOf(masks, start);
+      Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);
       Type accessType = width == 1 ? stored : (Type)VectorType::get({width}, stored);
       Value loaded = guarded(
           rewriter, loc, pred, accessType,
           [&](OpBuilder &b) -> Value {
             if (!qualifiers.empty())
-              return hintedLoad(b, loc, accessType, ptrs[start], width * bytesOf(element), qualifiers);
-            return LLVM::LoadOp::create(b, loc, accessType, ptrs[start], width * bytesOf(element));
+              return hintedLoad(b, loc, accessType, ptr, width * bytesOf(element), qualifiers);
+            return LLVM::LoadOp::create(b, loc, accessType, ptr, width * bytesOf(element));
           },
           [&](OpBuilder &b) -> Value {
             // Masked-off lanes take `other` (or zero).
@@ -229,7 +232,10 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
     std::string qualifiers = cacheQualifiers(CacheModifier::none, op.getEvict());
+    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
+      Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);
       Value data;
       if (width == 1) {
         data = toMemory(rewriter, loc, slotOf(values, start));
@@ -242,9 +248,9 @@ struct StorePattern : public AccessPattern<StoreOp> {
       }
       auto emit = [&](OpBuilder &b) {
         if (!qualifiers.empty())
-          hintedStore(b, loc, data, ptrs[start], width * bytesOf(element), qualifiers);
+          hintedStore(b, loc, data, ptr, width * bytesOf(element), qualifiers);
         else
-          LLVM::StoreOp::create(b, loc, data, ptrs[start], width * bytesOf(element));
+          LLVM::StoreOp::create(b, loc, data, ptr, width * bytesOf(element));
       };
       if (masks.empty()) {
         emit(rewriter);

@@ -24,43 +24,20 @@ Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Va
                                arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
 }
 
-namespace {
 
-/// Swizzled indices of (row + R, column + C) for a lane's row and column and constants R and C,
-/// written so that LLVM sees the constants: moving R rows by whole phase periods keeps the
-/// row's phase, and the chunks of C above the phase bits pass the XOR unchanged when the low
-/// ones do not carry into them. Each distinct low chunk of C gets one base index; the rest is
-/// an offset that folds into the ldmatrix address (otherwise every (R, C) would keep its own
-/// address register live across the loop).
-class SwizzledOffsets {
-public:
-  SwizzledOffsets(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column, int64_t laneChunks)
-      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column), laneChunks_(laneChunks) {}
-
-  Value at(int64_t rows, int64_t columns) {
-    auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
-    int64_t chunks = columns / swizzle_.chunk, low = chunks % swizzle_.maxPhase;
-    bool constant = rows % (swizzle_.perPhase * swizzle_.maxPhase) == 0 && columns % swizzle_.chunk == 0 &&
-                    low + laneChunks_ <= swizzle_.maxPhase;
-    if (!constant)
-      return swizzledIndex(b_, loc_, swizzle_, arith::AddIOp::create(b_, loc_, row_, c(rows)),
-                           arith::AddIOp::create(b_, loc_, column_, c(columns)));
-    Value &base = bases_[low];
-    if (!base)
-      base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(low * swizzle_.chunk)));
-    return arith::AddIOp::create(b_, loc_, base, c(rows * swizzle_.rowLength + (chunks - low) * swizzle_.chunk));
-  }
-
-private:
-  OpBuilder &b_;
-  Location loc_;
-  SwizzleParams swizzle_;
-  Value row_, column_;
-  int64_t laneChunks_; // the lane's column is below laneChunks_ chunks
-  std::map<int64_t, Value> bases_;
-};
-
-} // namespace
+Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
+  auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
+  int64_t chunks = columns / swizzle_.chunk, low = chunks % swizzle_.maxPhase;
+  bool constant = rows % (swizzle_.perPhase * swizzle_.maxPhase) == 0 && columns % swizzle_.chunk == 0 &&
+                  low + laneChunks_ <= swizzle_.maxPhase;
+  if (!constant)
+    return swizzledIndex(b_, loc_, swizzle_, arith::AddIOp::create(b_, loc_, row_, c(rows)),
+                         arith::AddIOp::create(b_, loc_, column_, c(columns)));
+  Value &base = bases_[low];
+  if (!base)
+    base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(low * swizzle_.chunk)));
+  return arith::AddIOp::create(b_, loc_, base, c(rows * swizzle_.rowLength + (chunks - low) * swizzle_.chunk));
+}
 
 /// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
 /// stored as rows of N); null when the dot stages the operand in its own region.

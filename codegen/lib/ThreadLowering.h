@@ -5,6 +5,8 @@
 
 #include "ThreadLayout.h"
 
+#include <map>
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -178,6 +180,27 @@ std::pair<mlir::Value, mlir::Value> rowAndColumn(mlir::OpBuilder &b, mlir::Locat
 /// Element index of (row, column) in a swizzled 2-D array (SwizzleParams as arithmetic).
 mlir::Value swizzledIndex(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
                           mlir::Value column);
+/// Swizzled indices of (row + R, column + C) for a thread's row and column and constants R and
+/// C, written so that LLVM sees the constants: moving R rows by whole phase periods keeps the
+/// row's phase, and the chunks of C above the phase bits pass the XOR unchanged when the low
+/// ones do not carry into them (the thread's column is below `laneChunks` chunks of its phase
+/// period). Each distinct low chunk of C gets one base index; the rest is an offset that folds
+/// into the instruction's address (otherwise every (R, C) keeps its own register live).
+class SwizzledOffsets {
+public:
+  SwizzledOffsets(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
+                  mlir::Value column, int64_t laneChunks)
+      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column), laneChunks_(laneChunks) {}
+  mlir::Value at(int64_t rows, int64_t columns);
+
+private:
+  mlir::OpBuilder &b_;
+  mlir::Location loc_;
+  SwizzleParams swizzle_;
+  mlir::Value row_, column_;
+  int64_t laneChunks_;
+  std::map<int64_t, mlir::Value> bases_;
+};
 /// Start of stage `stage` of a shared buffer (an `!llvm.ptr<3>` to its first byte).
 mlir::Value stageBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::Value stage,
                       SharedBufferType type);
@@ -189,6 +212,19 @@ int64_t localAllocBytes(LocalAllocOp op);
 /// constants, shape changes, elementwise arithmetic), which a broadcast recomputes in each
 /// thread instead of moving it through shared memory.
 bool rematerializable(mlir::Value tile);
+
+/// The bit map from a shape op's result element index to its source's.
+BitMap resultToSource(mlir::Operation *op);
+/// For an integer or pointer tile that is an affine function of its element index (ranges,
+/// splats, shape changes, adds, subtracts and multiplies by constants, addptr): what each
+/// index bit adds to an element (in elements, for pointers). None for anything else.
+std::optional<std::vector<int64_t>> indexBitCoefficients(mlir::Value tile);
+/// The pointer of slot `slot` of a pointer tile under the default layout: slot 0's plus a
+/// constant when the tile is affine in its index (the slots' index bits are constants or'ed to
+/// the thread's), so that one address register serves every slot; otherwise the slot's own.
+/// i32 offsets that would overflow inside the tile are not wrapped then.
+mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrTile, mlir::ValueRange ptrs,
+                        const Layout1D &l, size_t slot, const std::optional<std::vector<int64_t>> &coefficients);
 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
