@@ -40,10 +40,14 @@ def main():
     parser.add_argument("--heads", type=int, default=32)
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--dims", default="64,128")
+    parser.add_argument("--source", default=os.path.join(ROOT, "examples", "flash_attention.tk"),
+                        help="the kernel file (a variant of examples/flash_attention.tk)")
+    parser.add_argument("--configs", help="BM:BN:warps:stages,... instead of the built-in list")
     parser.add_argument("--json")
     args = parser.parse_args()
     torch.manual_seed(0)
     b, h, s = args.batch, args.heads, args.seq
+    configs = CONFIGS if not args.configs else [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for d in [int(x) for x in args.dims.split(",")]:
@@ -61,9 +65,9 @@ def main():
                 label = "D=%d %s" % (d, "causal" if causal else "full")
                 print("fa2    %-14s %8.3f ms %7.1f TFLOP/s  rel err %.2e" % (label, fa2_ms, flops / fa2_ms / 1e9, fa2_err))
                 best = None
-                for bm, bn, warps, stages in CONFIGS:
+                for bm, bn, warps, stages in configs:
                     out = os.path.join(tmp, "o.npy")
-                    cmd = [args.tkc, "run", os.path.join(ROOT, "examples", "flash_attention.tk"), "--kernel", "flash_attention",
+                    cmd = [args.tkc, "run", args.source, "--kernel", "flash_attention",
                            "--grid", "cdiv(seq_len, BLOCK_M), %d" % (b * h), "--backend=cuda", "--time", "10",
                            "-D", "BLOCK_M=%d" % bm, "-D", "BLOCK_N=%d" % bn, "-D", "num_warps=%d" % warps,
                            "-D", "num_stages=%d" % stages, "-D", "HEAD_DIM=%d" % d, "-D", "CAUSAL=%s" % str(causal).lower(),
