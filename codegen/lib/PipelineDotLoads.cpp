@@ -74,30 +74,13 @@ void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stag
     rewriter.eraseOp(load);
 }
 
-/// Whether every use of a load is a tensor-core dot's A (or B through `trans`), one of them
-/// in `loop` (attention's Q, also used by the scores of a block computed before the loop).
-bool feedsDotsOnly(LoadOp load, scf::ForOp loop, int64_t threads) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || load->use_empty() ||
-      (load.getOther() && !isZero(load.getOther())))
-    return false;
-  bool inLoop = false;
-  for (Operation *user : load->getUsers()) {
-    auto dot = dyn_cast<DotOp>(user);
-    if (!dot || dot.getA() != load.getResult() || dot.getB() == load.getResult() || !planMma(dot, threads))
-      return false;
-    inLoop |= dot->getBlock() == loop.getBody();
-  }
-  return inLoop;
-}
-
-/// Loads before the loop that only feed tensor-core dots, one inside it (attention's Q), are
-/// copied once into a one-stage buffer, so the dot does not stage them again every iteration.
+/// Loads before the loop that only feed a tensor-core dot inside it (attention's Q) are copied
+/// once into a one-stage buffer, so the dot does not stage them again every iteration.
 /// Returns whether any was.
 bool copyInvariantOperands(scf::ForOp loop, int64_t threads) {
   SmallVector<LoadOp> loads;
   for (auto load : loop->getBlock()->getOps<LoadOp>())
-    if (load->isBeforeInBlock(loop) && (dotFedBy(load, loop.getBody(), threads) || feedsDotsOnly(load, loop, threads)))
+    if (load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads))
       loads.push_back(load);
   IRRewriter rewriter(loop.getContext());
   for (LoadOp load : loads) {
@@ -110,15 +93,7 @@ bool copyInvariantOperands(scf::ForOp loop, int64_t threads) {
     Value stage = i32Constant(rewriter, loc, 0);
     AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask());
     AsyncCommitOp::create(rewriter, loc);
-    if (load->hasOneUse()) {
-      readFromStage(rewriter, load, buffer, stage);
-      continue;
-    }
-    for (OpOperand &use : llvm::make_early_inc_range(load->getUses())) {
-      rewriter.setInsertionPoint(use.getOwner());
-      use.set(LocalLoadOp::create(rewriter, loc, type, buffer, stage, /*trans=*/false));
-    }
-    rewriter.eraseOp(load);
+    readFromStage(rewriter, load, buffer, stage);
   }
   return !loads.empty();
 }

@@ -231,13 +231,7 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
   int64_t warps = threads / 32;
   // Dots chained in one loop body (attention's S = QK^T, then O += PV): warps split rows
   // only, so row statistics of S stay within a warp, as in Triton.
-  // The same for a dot computed before the loop whose scores it starts (software-pipelined
-  // attention): its layout must be the loop's.
-  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; }) ||
-                 llvm::any_of(op->getUsers(), [](Operation *user) {
-                   auto loop = dyn_cast<scf::ForOp>(user);
-                   return loop && !loop.getBody()->getOps<DotOp>().empty();
-                 });
+  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
   while (chained && plan.warpsM < warps && m / (plan.warpsM * 2) >= 16)
     plan.warpsM *= 2;
   while (plan.warpsM * plan.warpsN < warps) {
