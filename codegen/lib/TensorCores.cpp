@@ -1,9 +1,10 @@
-// Tensor-core `dot`s: mma.sync m16n8k16 for f16/bf16 and m16n8k8 for tf32 into f32. Operands
-// come from a stage ring (`tk.local_load`), from registers (a chained dot's A in the
-// accumulator layout of the first), or are staged by the dot into its shared region with
-// 16-byte stores into rows whose 16-byte chunks are XOR-swizzled; ldmatrix reads them
-// (`.trans` for B as loaded, K rows of N; without it for B from `trans`, stored as N rows of
-// K). `planMma` splits the result over the warps.
+// Tensor-core `dot`s: mma.sync m16n8k16 for f16/bf16 into f32 (and f16 into f16), m16n8k8 for
+// tf32 into f32, m16n8k32 for i8 into i32. Operands come from a stage ring (`tk.local_load`),
+// from registers (a chained dot's A in the accumulator layout of the first), or are staged by
+// the dot into its shared region with 16-byte stores into rows whose 16-byte chunks are
+// XOR-swizzled; ldmatrix reads them (`.trans` for B as loaded, K rows of N; without it for B
+// from `trans`, stored as N rows of K; B as loaded in 4- or 1-byte elements, which ldmatrix
+// cannot transpose, element by element). `planMma` splits the result over the warps.
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -85,11 +86,13 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
   MmaPlan plan = *planMma(op, converter.threads());
-  Type element = aType.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
-  bool bf16 = element.isBF16(), tf32 = element.isF32();
+  Type element = aType.getElementType(), i32 = rewriter.getI32Type();
+  Type accElement = cast<RankedTensorType>(op.getType()).getElementType();
+  bool bf16 = element.isBF16(), tf32 = element.isF32(), int8 = element.isInteger(8), f16Acc = accElement.isF16();
   auto pair = VectorType::get({2}, element);
-  // 16-byte chunks hold 8 elements of 2 bytes or 4 of tf32; a k-step is 16 or 8.
-  int64_t chunk = tf32 ? 4 : 8, kStep = 2 * chunk;
+  // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two chunks
+  // (m16n8k16, m16n8k8, m16n8k32).
+  int64_t chunk = 16 / elementBytes(element), kStep = 2 * chunk;
   LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
   // A in the accumulator layout of an earlier dot over the same rows: its registers are the
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
@@ -129,15 +132,16 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   Value warpM = arith::ShRUIOp::create(rewriter, loc, warp, c(log2Of(plan.warpsN)));
   int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
 
-  // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i; A's four matrices are
-  // (rows +0/+8) x (k +0/+8), B's (k +0/+8) x (columns +0/+8), transposed on the way in;
-  // B stored as rows of N: (columns +0/+8) x (k +0/+8), read as they are.
+  // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i of 16-byte rows; A's
+  // four matrices are (rows +0/+8) x (k +0/+chunk), B's (k +0/+8) x (columns +0/+8),
+  // transposed on the way in; B stored as rows of N: (columns +0/+8) x (k +0/+chunk), read as
+  // they are.
   Value laneRow = arith::AndIOp::create(rewriter, loc, lane, c(7));
-  Value secondEight = mul(arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1)), 8);
-  Value rowInMatrix = add(laneRow, secondEight);
-  Value colInMatrix = mul(arith::ShRUIOp::create(rewriter, loc, lane, c(4)), chunk);
-  Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix);
-  Value bColBase = add(mul(warpN, colsPerWarp), bRowsOfN ? add(laneRow, colInMatrix) : colInMatrix);
+  Value laneMid = arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1));
+  Value laneHigh = arith::ShRUIOp::create(rewriter, loc, lane, c(4));
+  Value rowInMatrix = add(laneRow, mul(laneMid, 8));
+  Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix), aColumn = mul(laneHigh, chunk);
+  Value bColBase = add(mul(warpN, colsPerWarp), bRowsOfN ? add(laneRow, mul(laneHigh, 8)) : mul(laneHigh, 8));
   auto ldmatrix = [&](Value base, Value elementIndex, int count, bool transpose) {
     Type result = count == 1 ? (Type)i32 : (Type)LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(count, i32));
     Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, elementPointer(base, elementIndex),
@@ -146,7 +150,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     SmallVector<Value> registers;
     for (int i = 0; i < count; ++i) {
       Value r = count == 1 ? matrices : (Value)LLVM::ExtractValueOp::create(rewriter, loc, matrices, ArrayRef<int64_t>{i});
-      registers.push_back(bf16 || tf32 ? r : (Value)LLVM::BitcastOp::create(rewriter, loc, pair, r));
+      registers.push_back(bf16 || tf32 || int8 ? r : (Value)LLVM::BitcastOp::create(rewriter, loc, pair, r));
     }
     return registers;
   };
@@ -154,8 +158,18 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   SmallVector<Value> acc(accValues.begin(), accValues.end());
   if (acc.size() == 1)
     acc.assign(plan.mTiles * plan.nTiles * 4, acc[0]);
-  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(4, f32));
-  NVVM::MMATypes operandType = tf32 ? NVVM::MMATypes::tf32 : bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  // Four accumulators per m16n8 tile: f32 or s32 registers, or two f16x2 pairs (the same
+  // elements in the same order).
+  auto accPair = VectorType::get({2}, accElement);
+  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                     f16Acc ? SmallVector<Type>(2, accPair) : SmallVector<Type>(4, accElement));
+  NVVM::MMATypes operandType = tf32   ? NVVM::MMATypes::tf32
+                               : bf16 ? NVVM::MMATypes::bf16
+                               : int8 ? NVVM::MMATypes::s8
+                                      : NVVM::MMATypes::f16;
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (int8)
+    overflow = NVVM::MMAIntOverflow::wrapped; // i32 arithmetic wraps, as the interpreter's
   auto types = std::array<NVVM::MMATypes, 2>{operandType, operandType};
   auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
   Value groupRow = arith::ShRUIOp::create(rewriter, loc, lane, c(2)), inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
@@ -164,8 +178,8 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   // n-tile (an odd last one) reads its two matrices from the warp's first column.
   bool warpColumnsAligned = plan.warpsN == 1 || (colsPerWarp / chunk) % bSwizzle.maxPhase == 0;
   int64_t noFolding = bSwizzle.maxPhase + 1;
-  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, colInMatrix, 2);
-  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, secondEight, 2)
+  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, aColumn, 2);
+  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, mul(laneMid, chunk), 2)
                                     : SwizzledOffsets(rewriter, loc, bSwizzle, rowInMatrix, bColBase,
                                                       warpColumnsAligned ? 2 : noFolding);
   SwizzledOffsets bSingle(rewriter, loc, bSwizzle, rowInMatrix, mul(warpN, colsPerWarp), warpColumnsAligned ? 1 : noFolding);
@@ -185,19 +199,33 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
       aFragments.push_back(ldmatrix(aBase, aIndex.at(mi * 16, kk * kStep), 4, false));
     SmallVector<SmallVector<Value>> bFragments;
-    // tf32: b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g] for lane = 4g + t.
-    for (int64_t ni = 0; ni < plan.nTiles && tf32; ++ni) {
+    // B as loaded (K rows of N) in elements ldmatrix cannot transpose, element by element, for
+    // lane = 4g + t: tf32's b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g]; i8's b0 holds
+    // B[k + 4t + j][n + g] in byte j, b1 the same 16 rows further.
+    bool elementwiseB = (tf32 || int8) && !bRowsOfN;
+    for (int64_t ni = 0; ni < plan.nTiles && elementwiseB; ++ni) {
       Value column = add(add(mul(warpN, colsPerWarp), c(ni * 8)), groupRow);
       SmallVector<Value> regs;
       for (int64_t half = 0; half < 2; ++half) {
-        Value index = swizzledIndex(rewriter, loc, bSwizzle, add(inGroup, c(kk * kStep + half * 4)), column);
-        regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, elementPointer(bBase, index)));
+        if (tf32) {
+          Value index = swizzledIndex(rewriter, loc, bSwizzle, add(inGroup, c(kk * kStep + half * 4)), column);
+          regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, elementPointer(bBase, index)));
+          continue;
+        }
+        Value word = c(0);
+        for (int64_t j = 0; j < 4; ++j) {
+          Value row = add(mul(inGroup, 4), c(kk * kStep + half * 16 + j));
+          Value byte = LLVM::LoadOp::create(rewriter, loc, element, elementPointer(bBase, swizzledIndex(rewriter, loc, bSwizzle, row, column)));
+          Value wide = arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, byte), c(8 * j));
+          word = arith::OrIOp::create(rewriter, loc, word, wide);
+        }
+        regs.push_back(word);
       }
       bFragments.push_back(regs);
     }
-    for (int64_t ni = 0; ni < plan.nTiles && !tf32; ni += 2) {
+    for (int64_t ni = 0; ni < plan.nTiles && !elementwiseB; ni += 2) {
       bool both = ni + 1 < plan.nTiles;
-      Value index = bRowsOfN ? bIndex.at(ni * 8, kk * 16) : both ? bIndex.at(kk * 16, ni * 8) : bSingle.at(kk * 16, ni * 8);
+      Value index = bRowsOfN ? bIndex.at(ni * 8, kk * kStep) : both ? bIndex.at(kk * kStep, ni * 8) : bSingle.at(kk * kStep, ni * 8);
       SmallVector<Value> regs = ldmatrix(bBase, index, both ? 4 : 2, !bRowsOfN);
       bFragments.push_back({regs[0], regs[1]});
       if (both)
@@ -206,11 +234,27 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     for (int64_t ni = 0; ni < plan.nTiles; ++ni) {
       for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
         int64_t first = (mi * plan.nTiles + ni) * 4;
-        ValueRange accIn(ArrayRef<Value>(acc).slice(first, 4));
+        SmallVector<Value> accIn(ArrayRef<Value>(acc).slice(first, 4));
+        if (f16Acc) {
+          SmallVector<Value> pairs;
+          for (int64_t h = 0; h < 2; ++h) {
+            Value packed = LLVM::PoisonOp::create(rewriter, loc, accPair);
+            for (int64_t e = 0; e < 2; ++e)
+              packed = LLVM::InsertElementOp::create(rewriter, loc, packed, accIn[2 * h + e], c(e));
+            pairs.push_back(packed);
+          }
+          accIn = pairs;
+        }
         auto mma = NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragments[ni], accIn,
-                                       ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, std::nullopt, types, layouts);
-        for (int64_t e = 0; e < 4; ++e)
-          acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});
+                                       ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, overflow, types, layouts);
+        for (int64_t e = 0; e < 4; ++e) {
+          if (!f16Acc) {
+            acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});
+            continue;
+          }
+          Value packed = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e / 2});
+          acc[first + e] = LLVM::ExtractElementOp::create(rewriter, loc, packed, c(e % 2));
+        }
       }
     }
   }
@@ -222,10 +266,14 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
   Type element = aType.getElementType();
   auto result = cast<RankedTensorType>(op.getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
-  // f16/bf16 (m16n8k16), or f32 at tf32 precision (m16n8k8; "ieee" keeps the exact FMA path).
+  // f16/bf16 into f32 or f16 into f16 (m16n8k16), f32 at tf32 precision (m16n8k8; "ieee"
+  // keeps the exact FMA path), i8 into i32 (m16n8k32).
   bool tf32 = element.isF32() && op.getPrecision() == DotPrecision::tf32;
-  if (!(element.isF16() || element.isBF16() || tf32) || bType.getElementType() != element ||
-      !result.getElementType().isF32() || m % 16 || n % 8 || k % (tf32 ? 8 : 16))
+  Type acc = result.getElementType();
+  bool supported = ((element.isF16() || element.isBF16() || tf32) && acc.isF32()) || (element.isF16() && acc.isF16()) ||
+                   (element.isInteger(8) && acc.isInteger(32));
+  int64_t kStep = 2 * 16 / std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  if (!supported || bType.getElementType() != element || m % 16 || n % 8 || k % kStep)
     return std::nullopt;
   MmaPlan plan;
   int64_t warps = threads / 32;

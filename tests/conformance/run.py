@@ -509,12 +509,14 @@ def add_structure_cases():
     b16 = (RNG.standard_normal((64, 16))).astype(np.float16)
     acc = RNG.standard_normal((32, 16)).astype(np.float32)
 
-    def dot16_ref(out):
-        exact = a16.astype(np.float64) @ b16.astype(np.float64)
-        return {"out": (exact + acc).astype(np.float32), "out16": exact.astype(np.float16)}
     case("builtins.dot.f16", tiles, "dot_f16", "1",
-         {"a": a16, "b": b16, "acc": acc, "out": np.zeros(512, np.float32), "out16": np.zeros(512, np.float16)},
-         dot16_ref, tol=(1e-5, 1e-4))
+         {"a": a16, "b": b16, "acc": acc, "out": np.zeros(512, np.float32)},
+         lambda out: {"out": (a16.astype(np.float64) @ b16.astype(np.float64) + acc).astype(np.float32)}, tol=(1e-5, 1e-4))
+    # The GPU's f16 accumulator rounds after every k-step of 16 (four times here).
+    case("builtins.dot.f16_accumulator", tiles, "dot_f16_into_f16", "1",
+         {"a": a16, "b": b16, "out16": np.zeros(512, np.float16)},
+         lambda out: {"out16": (a16.astype(np.float64) @ b16.astype(np.float64)).astype(np.float16)}, tol=(1e-5, 1e-4),
+         gpu_tol=(4e-3, 2e-2))
     abf = bf16_bits(RNG.standard_normal(16 * 32).astype(np.float32))
     bbf = bf16_bits(RNG.standard_normal(32 * 8).astype(np.float32))
     case("builtins.dot.bf16", tiles, "dot_bf16", "1", {"a": abf, "b": bbf, "out": np.zeros(128, np.float32)},
@@ -557,6 +559,18 @@ def add_structure_cases():
          {"a": wa, "b": wb, "out": np.zeros(16 * 256, np.float16)},
          lambda out: {"out": (wa.astype(f64) @ wb.astype(f64)).astype(np.float32).astype(np.float16).ravel()},
          defines={"num_warps": 8}, tol=(2e-3, 2e-3))
+    ia8, ib8 = (RNG.integers(-128, 128, (64, 64)).astype(np.int8) for _ in range(2))
+    i8_product = (ia8.astype(np.int64) @ ib8.astype(np.int64)).astype(np.int32).ravel()
+    case("tensor_cores.i8_into_i32_both_b_orders", tc, "mma_i8", "1",
+         {"a": ia8, "b": ib8, "bt": np.ascontiguousarray(ib8.T), "out": np.zeros(64 * 64, np.int32),
+          "out_t": np.zeros(64 * 64, np.int32)},
+         lambda out: {"out": i8_product, "out_t": i8_product})
+    fa16 = (RNG.standard_normal((64, 128)) * 0.25).astype(np.float16)
+    fb16 = (RNG.standard_normal((128, 64)) * 0.25).astype(np.float16)
+    case("tensor_cores.f16_accumulator_in_a_loop", tc, "mma_f16_accumulate", "1",
+         {"a": fa16, "b": fb16, "out": np.zeros(64 * 64, np.float16), "K": 128},
+         lambda out: {"out": (fa16.astype(f64) @ fb16.astype(f64)).astype(np.float16).ravel()}, tol=(2e-3, 2e-3),
+         gpu_tol=(8e-3, 1e-2))
     aq, ak, av = [(RNG.standard_normal((64, 32)) * 0.3).astype(np.float16) for _ in range(3)]
 
     def attention_like_ref(out):
