@@ -73,8 +73,7 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     bool wholeRows = l.size >= l.threads * l.sizePerThread && (l.threads * l.sizePerThread) % rowLength == 0 &&
                      l.sizePerThread <= rowLength;
     auto [laneRow, laneColumn] = rowAndColumn(b, loc, elementIndex(b, loc, l, 0, tid), rowLength);
-    // The thread's column may sit anywhere in a phase period: only offsets of whole periods fold.
-    SwizzledOffsets destinations(b, loc, swizzle, laneRow, laneColumn, swizzle.maxPhase);
+    SwizzledOffsets destinations(b, loc, swizzle, laneRow, laneColumn);
     for (size_t slot = 0; slot < ptrs.size(); slot += width) {
       Value index;
       if (wholeRows) {

@@ -132,6 +132,20 @@ struct SwizzleParams {
   int64_t index(int64_t row, int64_t column) const {
     return row * rowLength + (((column / chunk) ^ phase(row)) * chunk) + column % chunk;
   }
+
+  /// index(row + rows, column + columns) = index(row, column + lowChunk * chunk) + offset for
+  /// every (row, column), when `rows` is whole phase periods (the row's phase stays) and
+  /// `columns` whole chunks: the chunks of `columns` above the phase bits pass the XOR
+  /// unchanged (the phase is below maxPhase), so only its low chunk needs its own base.
+  struct Fold {
+    int64_t lowChunk, offset;
+  };
+  std::optional<Fold> fold(int64_t rows, int64_t columns) const {
+    if (rows % (perPhase * maxPhase) || columns % chunk)
+      return std::nullopt;
+    int64_t chunks = columns / chunk, low = chunks % maxPhase;
+    return Fold{low, rows * rowLength + (chunks - low) * chunk};
+  }
 };
 
 } // namespace tk::codegen

@@ -28,16 +28,14 @@ Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Va
 
 Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
   auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
-  int64_t chunks = columns / swizzle_.chunk, low = chunks % swizzle_.maxPhase;
-  bool constant = rows % (swizzle_.perPhase * swizzle_.maxPhase) == 0 && columns % swizzle_.chunk == 0 &&
-                  low + laneChunks_ <= swizzle_.maxPhase;
-  if (!constant)
+  std::optional<SwizzleParams::Fold> fold = swizzle_.fold(rows, columns);
+  if (!fold)
     return swizzledIndex(b_, loc_, swizzle_, arith::AddIOp::create(b_, loc_, row_, c(rows)),
                          arith::AddIOp::create(b_, loc_, column_, c(columns)));
-  Value &base = bases_[low];
+  Value &base = bases_[fold->lowChunk];
   if (!base)
-    base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(low * swizzle_.chunk)));
-  return arith::AddIOp::create(b_, loc_, base, c(rows * swizzle_.rowLength + (chunks - low) * swizzle_.chunk));
+    base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(fold->lowChunk * swizzle_.chunk)));
+  return arith::AddIOp::create(b_, loc_, base, c(fold->offset));
 }
 
 /// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
@@ -173,16 +171,12 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   auto types = std::array<NVVM::MMATypes, 2>{operandType, operandType};
   auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
   Value groupRow = arith::ShRUIOp::create(rewriter, loc, lane, c(2)), inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
-  // The lanes' ldmatrix rows and columns: a lane's column is in the first two chunks of a
-  // phase period, unless B's warp columns start inside one (then nothing folds). B's single
-  // n-tile (an odd last one) reads its two matrices from the warp's first column.
-  bool warpColumnsAligned = plan.warpsN == 1 || (colsPerWarp / chunk) % bSwizzle.maxPhase == 0;
-  int64_t noFolding = bSwizzle.maxPhase + 1;
-  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, aColumn, 2);
-  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, mul(laneMid, chunk), 2)
-                                    : SwizzledOffsets(rewriter, loc, bSwizzle, rowInMatrix, bColBase,
-                                                      warpColumnsAligned ? 2 : noFolding);
-  SwizzledOffsets bSingle(rewriter, loc, bSwizzle, rowInMatrix, mul(warpN, colsPerWarp), warpColumnsAligned ? 1 : noFolding);
+  // The lanes' ldmatrix rows and columns; B's single n-tile (an odd last one) reads its two
+  // matrices from the warp's first column.
+  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, aColumn);
+  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, mul(laneMid, chunk))
+                                    : SwizzledOffsets(rewriter, loc, bSwizzle, rowInMatrix, bColBase);
+  SwizzledOffsets bSingle(rewriter, loc, bSwizzle, rowInMatrix, mul(warpN, colsPerWarp));
   for (int64_t kk = 0; kk < k / kStep; ++kk) {
     SmallVector<SmallVector<Value>> aFragments;
     for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {

@@ -181,16 +181,14 @@ std::pair<mlir::Value, mlir::Value> rowAndColumn(mlir::OpBuilder &b, mlir::Locat
 mlir::Value swizzledIndex(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
                           mlir::Value column);
 /// Swizzled indices of (row + R, column + C) for a thread's row and column and constants R and
-/// C, written so that LLVM sees the constants: moving R rows by whole phase periods keeps the
-/// row's phase, and the chunks of C above the phase bits pass the XOR unchanged when the low
-/// ones do not carry into them (the thread's column is below `laneChunks` chunks of its phase
-/// period). Each distinct low chunk of C gets one base index; the rest is an offset that folds
-/// into the instruction's address (otherwise every (R, C) keeps its own register live).
+/// C, written so that LLVM sees the constants (SwizzleParams::fold): each distinct low chunk of
+/// C gets one base index, the rest is an offset that folds into the instruction's address
+/// (otherwise every (R, C) keeps its own address register live across a loop).
 class SwizzledOffsets {
 public:
   SwizzledOffsets(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
-                  mlir::Value column, int64_t laneChunks)
-      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column), laneChunks_(laneChunks) {}
+                  mlir::Value column)
+      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column) {}
   mlir::Value at(int64_t rows, int64_t columns);
 
 private:
@@ -198,7 +196,6 @@ private:
   mlir::Location loc_;
   SwizzleParams swizzle_;
   mlir::Value row_, column_;
-  int64_t laneChunks_;
   std::map<int64_t, mlir::Value> bases_;
 };
 /// Start of stage `stage` of a shared buffer (an `!llvm.ptr<3>` to its first byte).

@@ -135,5 +135,33 @@ TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
   }
 }
 
+TEST(ThreadLayout, SwizzledOffsetsFoldWhereTheXorAgrees) {
+  // Every fold equals the swizzled index computed whole, for every thread position: the
+  // lowering takes them for ldmatrix k-steps and n-tiles and for cp.async rows.
+  int folds = 0;
+  for (int64_t chunkElements : {4, 8, 16})
+    for (int64_t rowLength : {16, 32, 64, 128, 256}) {
+      if (rowLength < chunkElements)
+        continue;
+      SwizzleParams swizzle(rowLength, chunkElements);
+      for (int64_t rows = 0; rows <= 32; rows += 4)
+        for (int64_t columns = 0; columns < rowLength; columns += chunkElements / 2) {
+          auto fold = swizzle.fold(rows, columns);
+          EXPECT_EQ(bool(fold), rows % (swizzle.perPhase * swizzle.maxPhase) == 0 && columns % chunkElements == 0);
+          if (!fold)
+            continue;
+          ++folds;
+          EXPECT_LT(fold->lowChunk, swizzle.maxPhase);
+          for (int64_t row = 0; row < 24; ++row)
+            for (int64_t column = 0; column + columns < rowLength; ++column)
+              ASSERT_EQ(swizzle.index(row + rows, column + columns),
+                        swizzle.index(row, column + fold->lowChunk * chunkElements) + fold->offset)
+                  << "row length " << rowLength << ", chunk " << chunkElements << ", + (" << rows << ", " << columns
+                  << ") from (" << row << ", " << column << ")";
+        }
+    }
+  EXPECT_GT(folds, 100);
+}
+
 } // namespace
 } // namespace tk::codegen
