@@ -107,7 +107,13 @@ public:
           if (it == special_.end() || !isTile(reduce.getResult(0)) || special_.count(reduce.getResult(0)))
             return;
           auto shape = cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape();
-          LayoutBits slice = sliceBits(it->second, dropAxis(shape, reduce.getAxis()));
+          BitMap toResult = dropAxis(shape, reduce.getAxis());
+          // Only where the reduction stays within warps: across them its partials go through
+          // shared memory anyway, and can land in the default layout on the way.
+          for (size_t bit = 5; bit < it->second.thread.size(); ++bit)
+            if (it->second.thread[bit] >= 0 && toResult[it->second.thread[bit]] < 0)
+              return;
+          LayoutBits slice = sliceBits(it->second, toResult);
           for (Value result : reduce.getResults())
             changed |= mark(result, slice);
           return;

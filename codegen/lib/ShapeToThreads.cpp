@@ -133,8 +133,10 @@ Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, co
   for (size_t bit = 0; bit < coefficients->size(); ++bit)
     if (constantBits >> bit & 1)
       offset += (*coefficients)[bit];
+  if (offset != int64_t(int32_t(offset)))
+    return ptrs[slot]; // beyond a GEP's constant index
   Type element = memoryType(cast<PtrType>(tk::elementTypeOf(ptrTile.getType())).getPointee());
-  return LLVM::GEPOp::create(b, loc, ptrs[0].getType(), element, ptrs[0], ArrayRef<LLVM::GEPArg>{offset});
+  return LLVM::GEPOp::create(b, loc, ptrs[0].getType(), element, ptrs[0], ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
 
 namespace {
