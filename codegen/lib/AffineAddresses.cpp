@@ -1,0 +1,103 @@
+// Affine pointer tiles: when a pointer (or integer) tile is an affine function of its element
+// index, the slots a thread holds differ from its first slot by constants, so one address
+// register serves them all (the constants fold into the instructions' offsets).
+#include "ThreadLowering.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+namespace {
+
+/// The integer a splat constant tile (or a splat of a scalar constant) holds.
+std::optional<int64_t> splatConstant(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto splat = dyn_cast_or_null<SplatOp>(def))
+    def = splat.getSrc().getDefiningOp();
+  auto constant = dyn_cast_or_null<arith::ConstantOp>(def);
+  if (!constant)
+    return std::nullopt;
+  if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+    return integer.getInt();
+  if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue()); dense && dense.getElementType().isInteger())
+    return dense.getSplatValue<APInt>().getSExtValue();
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> coefficientsWithin(Value value, int depth) {
+  auto tile = dyn_cast<RankedTensorType>(value.getType());
+  Operation *def = value.getDefiningOp();
+  if (!tile)
+    return std::vector<int64_t>(); // a scalar: uniform
+  std::vector<int64_t> zero(log2Of(tile.getNumElements()), 0);
+  if (!def || depth == 0)
+    return std::nullopt;
+  if (isa<SplatOp>(def) || splatConstant(value))
+    return zero;
+  auto operand = [&](unsigned k) -> std::optional<std::vector<int64_t>> {
+    auto c = coefficientsWithin(def->getOperand(k), depth - 1);
+    if (c && c->empty())
+      return zero;
+    return c;
+  };
+  if (isa<MakeRangeOp>(def)) {
+    for (size_t bit = 0; bit < zero.size(); ++bit)
+      zero[bit] = int64_t(1) << bit;
+    return zero;
+  }
+  if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def)) {
+    auto source = operand(0);
+    if (!source)
+      return std::nullopt;
+    BitMap map = resultToSource(def);
+    for (size_t bit = 0; bit < zero.size(); ++bit)
+      zero[bit] = map[bit] < 0 ? 0 : (*source)[map[bit]];
+    return zero;
+  }
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
+    return operand(0);
+  if (isa<arith::AddIOp, arith::SubIOp, AddPtrOp>(def)) {
+    auto a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    for (size_t bit = 0; bit < zero.size(); ++bit)
+      zero[bit] = (*a)[bit] + (isa<arith::SubIOp>(def) ? -(*b)[bit] : (*b)[bit]);
+    return zero;
+  }
+  if (isa<arith::MulIOp, arith::ShLIOp>(def)) {
+    for (unsigned k = 0; k < 2; ++k) {
+      std::optional<int64_t> factor = splatConstant(def->getOperand(1 - k));
+      if (!factor || (isa<arith::ShLIOp>(def) && k == 1))
+        continue;
+      auto other = operand(k);
+      if (!other)
+        return std::nullopt;
+      int64_t scale = isa<arith::ShLIOp>(def) ? int64_t(1) << *factor : *factor;
+      for (size_t bit = 0; bit < zero.size(); ++bit)
+        zero[bit] = (*other)[bit] * scale;
+      return zero;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::vector<int64_t>> indexBitCoefficients(Value tile) { return coefficientsWithin(tile, 24); }
+
+Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, const Layout1D &l, size_t slot,
+                  const std::optional<std::vector<int64_t>> &coefficients) {
+  if (!coefficients || slot == 0 || ptrs.size() != size_t(l.perThread()) || l.size < l.threads * l.sizePerThread)
+    return ptrs[slot];
+  int64_t constantBits = int64_t(slot / l.sizePerThread) * l.threads * l.sizePerThread + int64_t(slot % l.sizePerThread);
+  int64_t offset = 0;
+  for (size_t bit = 0; bit < coefficients->size(); ++bit)
+    if (constantBits >> bit & 1)
+      offset += (*coefficients)[bit];
+  if (offset != int64_t(int32_t(offset)))
+    return ptrs[slot]; // beyond a GEP's constant index
+  Type element = memoryType(cast<PtrType>(tk::elementTypeOf(ptrTile.getType())).getPointee());
+  return LLVM::GEPOp::create(b, loc, ptrs[0].getType(), element, ptrs[0], ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+}
+
+} // namespace tk::codegen
