@@ -3,6 +3,8 @@
 // register serves them all (the constants fold into the instructions' offsets).
 #include "ThreadLowering.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 
 namespace tk::codegen {
@@ -11,17 +13,12 @@ namespace {
 
 /// The integer a splat constant tile (or a splat of a scalar constant) holds.
 std::optional<int64_t> splatConstant(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (auto splat = dyn_cast_or_null<SplatOp>(def))
-    def = splat.getSrc().getDefiningOp();
-  auto constant = dyn_cast_or_null<arith::ConstantOp>(def);
-  if (!constant)
+  if (auto splat = value.getDefiningOp<SplatOp>())
+    value = splat.getSrc();
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
     return std::nullopt;
-  if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
-    return integer.getInt();
-  if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue()); dense && dense.getElementType().isInteger())
-    return dense.getSplatValue<APInt>().getSExtValue();
-  return std::nullopt;
+  return constant.getSExtValue();
 }
 
 std::optional<std::vector<int64_t>> coefficientsWithin(Value value, int depth) {
@@ -89,10 +86,9 @@ Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, co
                   const std::optional<std::vector<int64_t>> &coefficients) {
   if (!coefficients || slot == 0 || ptrs.size() != size_t(l.perThread()) || l.size < l.threads * l.sizePerThread)
     return ptrs[slot];
-  int64_t constantBits = int64_t(slot / l.sizePerThread) * l.threads * l.sizePerThread + int64_t(slot % l.sizePerThread);
-  int64_t offset = 0;
+  int64_t slotBits = l.slotOffset(slot), offset = 0;
   for (size_t bit = 0; bit < coefficients->size(); ++bit)
-    if (constantBits >> bit & 1)
+    if (slotBits >> bit & 1)
       offset += (*coefficients)[bit];
   if (offset != int64_t(int32_t(offset)))
     return ptrs[slot]; // beyond a GEP's constant index

@@ -77,8 +77,8 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     for (size_t slot = 0; slot < ptrs.size(); slot += width) {
       Value index;
       if (wholeRows) {
-        int64_t rows = int64_t(slot / l.sizePerThread) * l.threads * l.sizePerThread / rowLength;
-        index = destinations.at(rows, int64_t(slot % l.sizePerThread));
+        int64_t offset = l.slotOffset(slot);
+        index = destinations.at(offset / rowLength, offset % rowLength);
       } else {
         auto [row, column] = rowAndColumn(b, loc, elementIndex(b, loc, l, slot, tid), rowLength);
         index = swizzledIndex(b, loc, swizzle, row, column);

@@ -56,6 +56,9 @@ struct Layout1D {
       bits.push_back(masked(log2Of(sizePerThread) + b));
     return bits;
   }
+  /// The element-index bits slot `slot` adds to thread t's `t * sizePerThread` (disjoint from
+  /// them when the tile covers the threads whole: the index is the two or'ed).
+  int64_t slotOffset(int64_t slot) const { return (slot / sizePerThread) * threads * sizePerThread + slot % sizePerThread; }
   /// The element slot `slot` of thread `t` holds.
   int64_t element(int64_t slot, int64_t t) const {
     int64_t e = ((slot / sizePerThread) * threads + t) * sizePerThread + slot % sizePerThread;

@@ -3,8 +3,8 @@
 // from registers (a chained dot's A in the accumulator layout of the first), or are staged by
 // the dot into its shared region with 16-byte stores into rows whose 16-byte chunks are
 // XOR-swizzled; ldmatrix reads them (`.trans` for B as loaded, K rows of N; without it for B
-// from `trans`, stored as N rows of K; B as loaded in 4- or 1-byte elements, which ldmatrix
-// cannot transpose, element by element). `planMma` splits the result over the warps.
+// from a stage's `trans`, stored as N rows of K; tf32's and i8's B, which ldmatrix cannot
+// transpose, element by element). `planMma` splits the result over the warps.
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -88,9 +88,8 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   Type accElement = cast<RankedTensorType>(op.getType()).getElementType();
   bool bf16 = element.isBF16(), tf32 = element.isF32(), int8 = element.isInteger(8), f16Acc = accElement.isF16();
   auto pair = VectorType::get({2}, element);
-  // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two chunks
-  // (m16n8k16, m16n8k8, m16n8k32).
-  int64_t chunk = 16 / elementBytes(element), kStep = 2 * chunk;
+  // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two.
+  int64_t kStep = mmaKStep(element), chunk = kStep / 2;
   LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
   // A in the accumulator layout of an earlier dot over the same rows: its registers are the
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
@@ -193,10 +192,11 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
       aFragments.push_back(ldmatrix(aBase, aIndex.at(mi * 16, kk * kStep), 4, false));
     SmallVector<SmallVector<Value>> bFragments;
-    // B as loaded (K rows of N) in elements ldmatrix cannot transpose, element by element, for
-    // lane = 4g + t: tf32's b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g]; i8's b0 holds
-    // B[k + 4t + j][n + g] in byte j, b1 the same 16 rows further.
-    bool elementwiseB = (tf32 || int8) && !bRowsOfN;
+    // B in elements ldmatrix cannot transpose, element by element (always as K rows of N: the
+    // pipeliner stages 2-byte operands only), for lane = 4g + t: tf32's b0 = B[k + t][n + g],
+    // b1 = B[k + t + 4][n + g]; i8's b0 holds B[k + 4t + j][n + g] in byte j, b1 the same 16
+    // rows further.
+    bool elementwiseB = tf32 || int8;
     for (int64_t ni = 0; ni < plan.nTiles && elementwiseB; ++ni) {
       Value column = add(add(mul(warpN, colsPerWarp), c(ni * 8)), groupRow);
       SmallVector<Value> regs;
@@ -266,8 +266,7 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
   Type acc = result.getElementType();
   bool supported = ((element.isF16() || element.isBF16() || tf32) && acc.isF32()) || (element.isF16() && acc.isF16()) ||
                    (element.isInteger(8) && acc.isInteger(32));
-  int64_t kStep = 2 * 16 / std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  if (!supported || bType.getElementType() != element || m % 16 || n % 8 || k % kStep)
+  if (!supported || bType.getElementType() != element || m % 16 || n % 8 || k % mmaKStep(element))
     return std::nullopt;
   MmaPlan plan;
   int64_t warps = threads / 32;

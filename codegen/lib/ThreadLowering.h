@@ -120,6 +120,9 @@ struct MmaPlan {
   LayoutBits accumulator;
 };
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads);
+/// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
+/// elements, 8 for tf32, 32 for i8).
+inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
 /// Lowers a dot whose result assignLayouts put in the accumulator layout (TensorCores.cpp).
 void lowerToTensorCores(DotOp op, mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange acc,
                         mlir::ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter);

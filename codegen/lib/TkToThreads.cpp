@@ -45,16 +45,14 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
 
 Value elementIndex(OpBuilder &b, Location loc, const Layout1D &l, int64_t slot, Value tid) {
-  int64_t rep = slot / l.sizePerThread, within = slot % l.sizePerThread;
-  // (rep * threads + tid) * sizePerThread + within, wrapped when the tile is replicated; as
-  // the thread's bits or'ed with the slot's, which LLVM then carries through the index
-  // arithmetic of addresses as constant offsets.
+  // The thread's bits or'ed with the slot's (LLVM then carries the slot's through the index
+  // arithmetic of addresses as constant offsets), wrapped when the tile is replicated.
   Value index = arith::MulIOp::create(b, loc, tid, i32Constant(b, loc, l.sizePerThread));
+  int64_t offset = l.slotOffset(slot);
   if (l.size < l.threads * l.sizePerThread)
-    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, index, i32Constant(b, loc, rep * l.threads * l.sizePerThread + within)),
+    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, index, i32Constant(b, loc, offset)),
                                  i32Constant(b, loc, l.size - 1));
-  int64_t slotBits = rep * l.threads * l.sizePerThread + within;
-  return slotBits ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, slotBits)) : index;
+  return offset ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, offset)) : index;
 }
 
 SmallVector<Value> combineRegion(OpBuilder &b, Region &region, ValueRange acc, ValueRange next) {
