@@ -4,7 +4,8 @@
 // single 2-byte elements load and store synchronously), with the mask as the source size so
 // that masked-off bytes become zero; `async_wait` is cp.async.wait_group plus a barrier;
 // `local_load` reads the stage unless only tensor-core dots use it (they read it themselves).
-// Stages are row-major with each row's 16-byte chunks XOR-swizzled (SwizzleParams).
+// Stages are column blocks of at most 128 bytes, rows of 16-byte chunks XOR-swizzled in each
+// (SwizzleParams: the layout ldmatrix reads without bank conflicts and wgmma's descriptors name).
 #include "ThreadLowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -66,7 +67,7 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     auto owner = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
     OpBuilder b = owner.getThenBodyBuilder();
     Type chunk = b.getIntegerType(bytes * 8);
-    SwizzleParams swizzle(rowLength);
+    SwizzleParams swizzle(type.tileShape().front(), rowLength);
     auto coefficients = indexBitCoefficients(op.getPtr());
     // Slots of a tile that covers the threads whole are the thread's element plus constant
     // rows and columns: their destinations are a few bases plus folded offsets.
@@ -150,7 +151,7 @@ struct LocalLoadPattern : public OpConversionPattern<LocalLoadOp> {
     }
     SharedBufferType type = op.getBuffer().getType();
     int64_t rowLength = type.tileShape().back();
-    SwizzleParams swizzle(rowLength);
+    SwizzleParams swizzle(type.tileShape().front(), rowLength);
     Value base = stageBase(rewriter, loc, adaptor.getBuffer()[0], adaptor.getStage()[0], type);
     Value tid = threadId(rewriter, loc);
     SmallVector<Value> values;

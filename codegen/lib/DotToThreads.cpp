@@ -47,6 +47,10 @@ struct DotPattern : public OpConversionPattern<DotOp> {
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (converter.specialLayout(op.getResult())) {
+      if (planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup) {
+        lowerToWarpgroupMma(op, adaptor.getAcc(), rewriter, converter);
+        return success();
+      }
       lowerToTensorCores(op, adaptor.getA(), adaptor.getB(), adaptor.getAcc(), rewriter, converter);
       return success();
     }
@@ -109,6 +113,31 @@ struct DotPattern : public OpConversionPattern<DotOp> {
   ThreadTypeConverter &converter;
 };
 
+/// wgmma.wait_group 0 over the accumulators a pipelined loop left in flight; elsewhere the
+/// identity.
+struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
+  DotWaitPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(DotWaitOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> flat;
+    for (ValueRange values : adaptor.getValues())
+      flat.append(values.begin(), values.end());
+    if (converter.warpgroupMma() && llvm::all_of(flat, [](Value v) { return v.getType().isF32(); }))
+      flat = waitForWarpgroupMma(rewriter, op.getLoc(), flat, 0);
+    SmallVector<SmallVector<Value>> results;
+    size_t next = 0;
+    for (ValueRange values : adaptor.getValues()) {
+      results.emplace_back(flat.begin() + next, flat.begin() + next + values.size());
+      next += values.size();
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
 } // namespace
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
@@ -122,7 +151,7 @@ int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
 }
 
 void populateDotToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotPattern>(converter, patterns.getContext());
+  patterns.add<DotPattern, DotWaitPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

@@ -26,7 +26,8 @@ bool sameBits(const LayoutBits &a, const LayoutBits &b) { return a.slot == b.slo
 
 class Assignment {
 public:
-  Assignment(func::FuncOp kernel, int64_t threads) : kernel_(kernel), threads_(threads) {}
+  Assignment(func::FuncOp kernel, int64_t threads, bool warpgroupMma)
+      : kernel_(kernel), threads_(threads), warpgroupMma_(warpgroupMma) {}
 
   void propagate() {
     for (bool changed = true; changed;) {
@@ -35,7 +36,7 @@ public:
         if (auto dot = dyn_cast<DotOp>(op)) {
           if (special_.count(dot.getResult()))
             return;
-          auto plan = planMma(dot, threads_);
+          auto plan = planMma(dot, threads_, warpgroupMma_);
           if (!plan)
             return;
           if (isUniform(dot.getAcc()) ||
@@ -118,7 +119,16 @@ public:
             changed |= mark(result, slice);
           return;
         }
-        // Shape changes that keep the row-major order keep the bits.
+        // Shape changes that keep the row-major order keep the bits, as does the wait for
+        // in-flight MMAs.
+        if (auto wait = dyn_cast<DotWaitOp>(op)) {
+          for (auto [value, result] : llvm::zip(wait.getValues(), wait.getResults()))
+            if (auto it = special_.find(value); it != special_.end() && !special_.count(result)) {
+              LayoutBits bits = it->second;
+              changed |= mark(result, bits);
+            }
+          return;
+        }
         if (isa<ExpandDimsOp, ReshapeOp>(op)) {
           auto it = special_.find(op->getOperand(0));
           if (it != special_.end() && !special_.count(op->getResult(0))) {
@@ -341,6 +351,8 @@ private:
     }
     if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
       return sameAs(user->getResult(0));
+    if (auto wait = dyn_cast<DotWaitOp>(user))
+      return sameAs(wait.getResult(use.getOperandNumber()));
     // Shape changes move elements from any distribution (ShapeToThreads).
     if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(user))
       return true;
@@ -352,6 +364,7 @@ private:
 
   func::FuncOp kernel_;
   int64_t threads_;
+  bool warpgroupMma_;
   llvm::DenseMap<Value, LayoutBits> special_;
 };
 
@@ -375,7 +388,7 @@ void assignLayouts(func::FuncOp kernel, ThreadTypeConverter &converter) {
       use.set(b.clone(*broadcast)->getResult(0));
     }
   });
-  Assignment assignment(kernel, converter.threads());
+  Assignment assignment(kernel, converter.threads(), converter.warpgroupMma());
   assignment.propagate();
   assignment.insertConversions();
   assignment.encodeLayouts(converter);

@@ -7,6 +7,14 @@
 //                that iteration k - 1 read; the dot reads stage k % S
 //   after        wait for every group (the predicated-off tail copies still write zeros)
 //
+// On Hopper's wgmma (the `wgmma` option) a loop whose one dot accumulates into a loop-carried
+// value leaves each iteration's MMAs in flight until the next iteration's have been issued
+// (`tkg.mma_in_flight`: wgmma.wait_group 1), so the tensor cores never wait for the barrier and
+// the copies. Iteration k - 1's MMAs may then still read its stage while iteration k starts
+// its copies, so the copies run S - 2 iterations ahead, into the stage iteration k - 2 read
+// (every warpgroup's wait in iteration k - 1 finished those MMAs before iteration k's
+// barrier); `tk.dot_wait` after the loop makes the accumulator valid.
+//
 // The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
 // with the induction variable advanced and the loop-carried values that only feed addresses
 // (pointers bumped each iteration: "address arguments") carried S - 1 updates ahead.
@@ -158,9 +166,34 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop, int64_t threads) {
   return plan;
 }
 
+/// The loop's dot that can leave its wgmma in flight across iterations: the loop's only dot,
+/// both operands from the plan's loads (B directly or through `trans`), shapes wgmma takes,
+/// and an accumulator that the loop carries and nothing else reads.
+DotOp inFlightDot(scf::ForOp loop, const LoopPlan &plan, int64_t threads) {
+  auto dots = llvm::to_vector(loop.getBody()->getOps<DotOp>());
+  if (dots.size() != 1)
+    return {};
+  DotOp dot = dots[0];
+  auto planned = [&](Value v) {
+    auto load = v.getDefiningOp<LoadOp>();
+    return load && llvm::is_contained(plan.loads, load);
+  };
+  auto trans = dot.getB().getDefiningOp<TransOp>();
+  Value b = trans ? trans.getSrc() : dot.getB();
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!planned(dot.getA()) || !planned(b) || !planWarpgroupShapes(dot, threads, bool(trans)) || !acc ||
+      acc.getOwner() != loop.getBody() || acc == loop.getInductionVar() || !dot->hasOneUse())
+    return {};
+  OpOperand &use = *dot->getUses().begin();
+  bool carried = isa<scf::YieldOp>(use.getOwner()) && use.getOperandNumber() == acc.getArgNumber() - 1;
+  return carried ? dot : DotOp();
+}
+
 class Pipeliner {
 public:
-  Pipeliner(scf::ForOp loop, LoopPlan plan, int64_t stages) : loop_(loop), plan_(std::move(plan)), stages_(stages) {}
+  Pipeliner(scf::ForOp loop, LoopPlan plan, int64_t stages, DotOp inFlight)
+      : loop_(loop), plan_(std::move(plan)), stages_(stages), distance_(inFlight ? stages - 2 : stages - 1),
+        inFlight_(inFlight) {}
 
   void run() {
     IRRewriter rewriter(loop_.getContext());
@@ -173,11 +206,11 @@ public:
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(),
                                               SharedBufferType::get(loop_.getContext(), shape, type.getElementType())));
     }
-    // Prologue: iterations 0 .. S-2, advancing the address arguments as the loop would.
+    // Prologue: iterations 0 .. distance - 1, advancing the address arguments as the loop would.
     SmallVector<Value> args;
     for (unsigned arg : plan_.addressArgs)
       args.push_back(loop_.getInitArgs()[arg]);
-    for (int64_t i = 0; i + 1 < stages_; ++i) {
+    for (int64_t i = 0; i < distance_; ++i) {
       Value iv = advance(rewriter, loc, loop_.getLowerBound(), i);
       IRMapping mapping = cloneAddresses(rewriter, loop_.getInductionVar(), iv, loop_.getRegionIterArgs(), args);
       issueCopies(rewriter, loc, mapping, iv, i32Constant(rewriter, loc, i));
@@ -187,7 +220,7 @@ public:
       loop_.getInitArgsMutable()[arg].assign(args[k]);
 
     // Stage counters: the one this iteration reads and the one it fills.
-    Value zero = i32Constant(rewriter, loc, 0), last = i32Constant(rewriter, loc, stages_ - 1);
+    Value zero = i32Constant(rewriter, loc, 0), last = i32Constant(rewriter, loc, distance_);
     auto next = [&](OpBuilder &b, Value stage) -> Value {
       Value plusOne = arith::AddIOp::create(b, loc, stage, i32Constant(b, loc, 1));
       Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, plusOne, i32Constant(b, loc, stages_));
@@ -201,10 +234,10 @@ public:
     auto iterArgs = loop_.getRegionIterArgs();
     Value readStage = iterArgs[iterArgs.size() - 2], fillStage = iterArgs.back();
 
-    // Steady state: wait for this iteration's stage, then start the copies S - 1 ahead.
+    // Steady state: wait for this iteration's stage, then start the copies `distance` ahead.
     rewriter.setInsertionPointToStart(loop_.getBody());
-    AsyncWaitOp::create(rewriter, loc, stages_ - 2);
-    Value ahead = advance(rewriter, loc, loop_.getInductionVar(), stages_ - 1);
+    AsyncWaitOp::create(rewriter, loc, distance_ - 1);
+    Value ahead = advance(rewriter, loc, loop_.getInductionVar(), distance_);
     SmallVector<Value> current;
     for (unsigned arg : plan_.addressArgs)
       current.push_back(iterArgs[arg]);
@@ -217,6 +250,14 @@ public:
     for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
       readFromStage(rewriter, load, buffer, readStage);
     rewriter.setInsertionPointAfter(loop_);
+    // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
+    // reads a stage whose bytes the epilogue's exchanges reuse.
+    if (inFlight_) {
+      inFlight_->setAttr("tkg.mma_in_flight", rewriter.getUnitAttr());
+      Value result = loop_.getResult(cast<BlockArgument>(inFlight_.getAcc()).getArgNumber() - 1);
+      auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
+      rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    }
     AsyncWaitOp::create(rewriter, loc, 0);
     // The body's own address ops now only fed the loads and updates that were replaced.
     for (Operation *op : llvm::reverse(plan_.addressOps))
@@ -269,11 +310,14 @@ private:
 
   scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
   LoopPlan plan_;
-  int64_t stages_;
+  int64_t stages_, distance_; // copies run `distance` iterations ahead
+  DotOp inFlight_;
   SmallVector<Value> buffers_;
 };
 
 struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoads> {
+  using TkPipelineDotLoadsBase::TkPipelineDotLoadsBase;
+
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
       auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
@@ -287,7 +331,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         bool invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
-          Pipeliner(loop, std::move(*plan), stages.getInt()).run();
+          DotOp inFlight = wgmma && stages.getInt() >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
+          Pipeliner(loop, std::move(*plan), stages.getInt(), inFlight).run();
         } else if (invariants) {
           // Before: the copies are done; after: every thread is done reading the buffer
           // before an enclosing loop copies into it again.

@@ -169,6 +169,8 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   LocalAllocOp firstRing;
   kernel.walk([&](LocalAllocOp alloc) {
     firstRing = firstRing ? firstRing : alloc;
+    // wgmma's swizzle modes repeat every 1024 bytes (or 512, 256) from a multiple of it.
+    pinned = (pinned + 1023) / 1024 * 1024;
     alloc->setAttr("tkg.smem_offset", offsetAttr(pinned));
     pinned += roundUp16(localAllocBytes(alloc));
   });

@@ -15,16 +15,21 @@ namespace tk::codegen {
 
 Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column) {
   auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
-  int chunkBits = log2Of(swizzle.chunk);
+  int chunkBits = log2Of(swizzle.chunk), blockBits = log2Of(swizzle.blockLength);
   Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(swizzle.perPhase))),
                                       c(swizzle.maxPhase - 1));
-  Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, column, c(chunkBits)), phase);
+  Value inBlock = swizzle.blockLength < swizzle.rowLength ? (Value)arith::AndIOp::create(b, loc, column, c(swizzle.blockLength - 1))
+                                                          : column;
+  Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, inBlock, c(chunkBits)), phase);
   Value within = arith::AndIOp::create(b, loc, column, c(swizzle.chunk - 1));
-  Value rowStart = arith::ShLIOp::create(b, loc, row, c(log2Of(swizzle.rowLength)));
+  Value rowStart = arith::ShLIOp::create(b, loc, row, c(blockBits));
+  if (swizzle.blockLength < swizzle.rowLength) {
+    Value block = arith::ShRUIOp::create(b, loc, column, c(blockBits));
+    rowStart = arith::AddIOp::create(b, loc, rowStart, arith::MulIOp::create(b, loc, block, c(swizzle.blockStride())));
+  }
   return arith::AddIOp::create(b, loc, rowStart,
                                arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
 }
-
 
 Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
   auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
@@ -83,7 +88,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   Location loc = op.getLoc();
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
-  MmaPlan plan = *planMma(op, converter.threads());
+  MmaPlan plan = *planMma(op, converter.threads(), converter.warpgroupMma());
   Type element = aType.getElementType(), i32 = rewriter.getI32Type();
   Type accElement = cast<RankedTensorType>(op.getType()).getElementType();
   bool bf16 = element.isBF16(), tf32 = element.isF32(), int8 = element.isInteger(8), f16Acc = accElement.isF16();
@@ -95,7 +100,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
   bool aInRegisters = converter.specialLayout(op.getA()) != nullptr;
   bool bRowsOfN = bStage && bStage.getTrans();
-  SwizzleParams aSwizzle(k, chunk), bSwizzle(bRowsOfN ? k : n, chunk);
+  SwizzleParams aSwizzle(aType.getDimSize(0), k, chunk), bSwizzle(bRowsOfN ? n : k, bRowsOfN ? k : n, chunk);
 
   // Operands not already in a stage go to the op's region: A first, then B.
   SharedRegion shared(rewriter, loc, op);
@@ -255,7 +260,59 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   rewriter.replaceOpWithMultiple(op, {acc});
 }
 
-std::optional<MmaPlan> planMma(DotOp op, int64_t threads) {
+std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRowsOfN) {
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  Type element = aType.getElementType();
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
+  // Rows of at least 32 bytes: a swizzle mode.
+  int64_t bRow = bRowsOfN ? k : n;
+  if (chained || !(element.isF16() || element.isBF16()) || bType.getElementType() != element ||
+      !cast<RankedTensorType>(op.getType()).getElementType().isF32() || threads % 128 || k % 16 || m % 64 || bRow < 16)
+    return std::nullopt;
+  int64_t groups = threads / 128;
+  MmaPlan plan;
+  plan.warpgroup = true;
+  while (plan.warpsM < groups && m / (plan.warpsM * 2) >= 64)
+    plan.warpsM *= 2;
+  plan.warpsN = groups / plan.warpsM;
+  int64_t instructionN = n / plan.warpsN;
+  SwizzleParams bSwizzle(bRowsOfN ? n : k, bRow);
+  // N rows of K: each group starts at a row; K rows of N: at a column block.
+  if (instructionN < 8 || instructionN % 8 || instructionN > 256 ||
+      (!bRowsOfN && plan.warpsN > 1 && instructionN % bSwizzle.blockLength))
+    return std::nullopt;
+  plan.mTiles = m / plan.warpsM / 64;
+  plan.nTiles = instructionN / 8;
+  plan.accumulator = warpgroupAccumulatorBits(m, n, plan.warpsM, plan.warpsN);
+  return plan;
+}
+
+LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN) {
+  int64_t mTiles = m / groupsM / 64, nTiles = n / groupsN / 8;
+  // Element index bits: column c is bit c, row r is bit log2(n) + r. The slots in wgmma's
+  // register order: (column pair, row + 8, n-tile), then the 64-row tiles.
+  int rowBit = log2Of(n), nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
+  LayoutBits bits;
+  bits.slot = {0, rowBit + 3};
+  for (int b = 0; b < nTileBits; ++b)
+    bits.slot.push_back(3 + b);
+  for (int b = 0; b < mTileBits; ++b)
+    bits.slot.push_back(rowBit + 6 + b);
+  // Lane: (row group, column pair); warp of the group: 16 rows each; then the groups.
+  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2, rowBit + 4, rowBit + 5};
+  for (int b = 0; b < log2Of(groupsN); ++b)
+    bits.thread.push_back(3 + nTileBits + b);
+  for (int b = 0; b < log2Of(groupsM); ++b)
+    bits.thread.push_back(rowBit + 6 + mTileBits + b);
+  return bits;
+}
+
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
+  auto aStage = op.getA().getDefiningOp<LocalLoadOp>(), bStage = op.getB().getDefiningOp<LocalLoadOp>();
+  if (warpgroupMma && aStage && !aStage.getTrans() && bStage)
+    if (std::optional<MmaPlan> plan = planWarpgroupShapes(op, threads, bStage.getTrans()))
+      return plan;
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   Type element = aType.getElementType();
   auto result = cast<RankedTensorType>(op.getType());

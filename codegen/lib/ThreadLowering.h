@@ -24,6 +24,9 @@ public:
   /// The layout of a tile type (any rank: by row-major element index) or of a scalar (size 1).
   Layout1D layoutOf(mlir::Type type) const;
   int64_t threads() const { return threads_; }
+  /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
+  bool warpgroupMma() const { return warpgroupMma_; }
+  void setWarpgroupMma(bool on) { warpgroupMma_ = on; }
   /// Tiles held in a layout other than the default (the tensor-core accumulator's), decided
   /// by assignLayouts before the conversion; keyed by the original values.
   void setSpecialLayout(mlir::Value value, const LayoutBits &bits) { special_[value] = bits; }
@@ -34,6 +37,7 @@ public:
 
 private:
   int64_t threads_, vectorWidth_;
+  bool warpgroupMma_ = false;
   llvm::DenseMap<mlir::Value, LayoutBits> special_;
 };
 
@@ -113,25 +117,43 @@ private:
 /// The distribution of a value: its special layout, or the default one of its type.
 Distribution distributionOf(const ThreadTypeConverter &converter, mlir::Value value);
 
-/// A tensor-core `dot` (mma.sync m16n8k16, f16/bf16 -> f32): how the warps split the result,
-/// and the accumulator's layout. None when the shapes or types do not fit.
+/// A tensor-core `dot`: how the warps split the result, and the accumulator's layout. None
+/// when the shapes or types do not fit. On mma.sync, warps split it warpsM x warpsN, each
+/// computing mTiles x nTiles m16n8 tiles. On wgmma (`warpgroup`), warpgroups of 4 warps split
+/// it warpsM x warpsN, each issuing m64nNk16 with N = nTiles * 8 for each of mTiles 64-row
+/// tiles (warp w of a group holds rows 16w .. 16w + 15 of each: the mma.sync m16n8 layout).
 struct MmaPlan {
   int64_t warpsM = 1, warpsN = 1, mTiles = 1, nTiles = 1;
+  bool warpgroup = false;
   LayoutBits accumulator;
 };
-std::optional<MmaPlan> planMma(DotOp op, int64_t threads);
+/// `warpgroupMma`: the dot may run on wgmma (sm_90a), which it does when both operands are
+/// stages of 2-byte elements (A as rows of K) and the warpgroups can split it.
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// The wgmma plan of a dot whose operands are stages (A as rows of K, B as rows of N when
+/// `bRowsOfN`), when wgmma takes its shapes and types; planMma checks the stages.
+std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRowsOfN);
 /// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
 /// elements, 8 for tf32, 32 for i8).
 inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
 /// Lowers a dot whose result assignLayouts put in the accumulator layout (TensorCores.cpp).
 void lowerToTensorCores(DotOp op, mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange acc,
                         mlir::ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter);
+/// Lowers a dot whose plan is on wgmma (WarpgroupMma.cpp).
+void lowerToWarpgroupMma(DotOp op, mlir::ValueRange acc, mlir::ConversionPatternRewriter &rewriter,
+                         const ThreadTypeConverter &converter);
+/// `wgmma.wait_group pending`, after which `accumulators` (f32, returned) are valid: inline PTX
+/// that takes and returns them, so that no use moves above it.
+llvm::SmallVector<mlir::Value> waitForWarpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange accumulators,
+                                                   int pending);
 /// The stage ring a tensor-core operand is read from (`tk.local_load`), or null.
 LocalLoadOp tensorCoreStage(mlir::Value operand, const ThreadTypeConverter &converter);
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// The mma accumulator layout of an m x n tile whose warps split it warpsM x warpsN.
 LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+/// The wgmma accumulator layout of an m x n tile whose warpgroups split it groupsM x groupsN.
+LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads);

@@ -185,11 +185,14 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
 } // namespace
 
-void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm) {
+void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool archSpecific) {
   TkToThreadsOptions options;
   options.debug = debug;
   options.sm = sm;
-  pm.addPass(createTkPipelineDotLoads());
+  options.wgmma = sm == 90 && archSpecific;
+  TkPipelineDotLoadsOptions pipelineOptions;
+  pipelineOptions.wgmma = options.wgmma;
+  pm.addPass(createTkPipelineDotLoads(pipelineOptions));
   pm.addPass(createTkToThreads(options));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is
   // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.

@@ -235,6 +235,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
       auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
       converters.push_back(std::make_unique<ThreadTypeConverter>(&getContext(), (warps ? warps.getInt() : 4) * 32,
                                                                  vectorWidthOf(kernel)));
+      converters.back()->setWarpgroupMma(wgmma);
       if (failed(checkSupported(kernel)))
         return signalPassFailure();
       assignLayouts(kernel, *converters.back());
@@ -249,7 +250,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
       OpBuilder b(module.getBodyRegion());
       auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::External, "tk_smem",
-                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                             Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
       module->setAttr("tk.shared_bytes", b.getI32IntegerAttr(int32_t(sharedBytes)));
     }
     for (size_t k = 0; k < kernels.size(); ++k)

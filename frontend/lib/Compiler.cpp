@@ -262,7 +262,7 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
       pm.addPass(mlir::createCanonicalizerPass());
       pm.addPass(mlir::createCSEPass());
     }
-    buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm);
+    buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm, impl_->options.archSpecific);
     if (mlir::failed(pm.run(*gpu))) {
       impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
       return false;
@@ -278,6 +278,7 @@ bool Compiler::emit(EmitKind kind, std::ostream &out) {
   }
   GpuTarget target;
   target.sm = impl_->options.sm;
+  target.archSpecific = impl_->options.archSpecific;
   std::string error;
   std::string text = kind == EmitKind::LLVM ? emitLLVMIR(*gpu, target, error) : emitPTX(*gpu, target, error);
   if (text.empty()) {

@@ -114,6 +114,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
                   ", num_stages=" + std::to_string(v.sig.numStages);
       GpuTarget target;
       target.sm = base.sm;
+      target.archSpecific = base.archSpecific;
       std::string error;
       v.cubin = assembleCubin(v.ptx, target, error);
       if (v.cubin.empty() && !warnedPtxas) {

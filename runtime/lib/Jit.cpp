@@ -21,7 +21,7 @@ CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::str
   options.defines = config.values;
   options.stdlibDirs = module->options.stdlibDirs;
   options.debug = module->options.debug;
-  options.sm = context().device().sm >= 90 ? 90 : 80; // newer GPUs JIT the sm_90 PTX
+  targetDevice(options, context().device().sm);
   for (size_t k = 0; k < spec.size(); ++k) {
     if (spec[k] == '1')
       options.equalToOne.push_back(params[k].name);

@@ -8,7 +8,8 @@ namespace tk {
 namespace {
 
 std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options) {
-  std::vector<std::string> parts{"ptx2", compilerBuildId(), "sm_" + std::to_string(options.sm), options.kernel,
+  std::string arch = "sm_" + std::to_string(options.sm) + (options.archSpecific ? "a" : "");
+  std::vector<std::string> parts{"ptx2", compilerBuildId(), arch, options.kernel,
                                  options.debug ? "debug" : "", options.optimize ? "O3" : "O0"};
   for (const auto &[name, value] : options.defines)
     parts.push_back("-D" + name + "=" + value);
@@ -30,6 +31,11 @@ int divisibilityLog2(uint64_t value) {
   while (bits < 4 && value % (uint64_t(2) << bits) == 0)
     ++bits;
   return bits;
+}
+
+void targetDevice(CompileOptions &options, int sm) {
+  options.sm = sm >= 90 ? 90 : 80;
+  options.archSpecific = sm == 90;
 }
 
 std::string compiledEntry(const CompiledKernel &kernel) {

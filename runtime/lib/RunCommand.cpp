@@ -5,6 +5,7 @@
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/CudaBackend.h"
 #include "tk/Runtime/KernelCompile.h"
+#include "tk/Runtime/Context.h"
 #include "tk/Runtime/CudaDriver.h"
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Interpreter.h"
@@ -147,6 +148,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
   compileOptions.debug = options.debug;
+  targetDevice(compileOptions, Context(Backend::Cuda).device().sm);
   for (size_t k = 0; k < sig.args.size(); ++k) {
     if (!sig.args[k].second.isIntValue())
       continue;

@@ -553,6 +553,13 @@ def add_structure_cases():
          {"a": la, "b": lb, "out": np.zeros(32 * 64, np.float32), "K": 64},
          lambda out: {"out": (bf16_from_bits(la).reshape(32, 64).astype(f64) @ bf16_from_bits(lb).reshape(64, 64)).astype(np.float32).ravel()},
          tol=(1e-5, 1e-4))
+    ba = bf16_bits(RNG.standard_normal(64 * 192).astype(np.float32))
+    bb = bf16_bits(RNG.standard_normal(128 * 192).astype(np.float32))
+    case("tensor_cores.loop_b_transposed_bf16", tc, "mma_loop_bt", "1",
+         {"a": ba, "b": bb, "out": np.zeros(64 * 128, np.float32), "K": 192},
+         lambda out: {"out": (bf16_from_bits(ba).reshape(64, 192).astype(f64) @
+                              bf16_from_bits(bb).reshape(128, 192).astype(f64).T).astype(np.float32).ravel()},
+         defines={"num_warps": 8}, tol=(1e-5, 1e-4))
     wa = (RNG.standard_normal((16, 32)) * 0.5).astype(np.float16)
     wb = (RNG.standard_normal((32, 256)) * 0.5).astype(np.float16)
     case("tensor_cores.eight_warps_split_columns", tc, "mma_wide", "1",
@@ -687,6 +694,21 @@ def add_example_cases():
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
              tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32"}, example=True)
+    # The benchmark's tiles (on Hopper: wgmma with two 64-row tiles per warpgroup, two
+    # warpgroups over rows, two over columns), ragged on every edge.
+    # (8 warps, 3 stages: the epilogue's exchange reuses the stage ring, so both warpgroups'
+    # last MMAs must be done before it.)
+    for (bm_, bn_, bk_, warps, stages) in [(128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (128, 128, 64, 8, 3),
+                                           (64, 256, 32, 8, 4)]:
+        M, N_, K = 200, 264, 264
+        a = RNG.standard_normal((M, K)).astype(np.float16)
+        bm = RNG.standard_normal((K, N_)).astype(np.float16)
+        case("example.matmul.tiles_%dx%dx%d_w%d_s%d" % (bm_, bn_, bk_, warps, stages), ex("matmul"), "matmul",
+             "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), example=True, defines={"BM": str(bm_), "BN": str(bn_), "BK": str(bk_),
+                                                      "num_warps": str(warps), "num_stages": str(stages)})
     # Fewer k-steps than the pipeline prefetches (copies past the end are masked off), a single
     # partial k-step, and none at all (the accumulator's zeros).
     for (M, N_, K, stages) in [(64, 64, 40, 4), (96, 64, 8, 3), (64, 64, 0, 2)]:
@@ -1004,7 +1026,10 @@ def check_ptxas(args):
             if key in seen or args.filter not in c.name:
                 continue
             seen.add(key)
-            for arch in ("sm_80", "sm_90"):
+            with open(c.file) as f:
+                dots = "dot(" in f.read()
+            # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages.
+            for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()):
                 ptx = os.path.join(tmp, "k.ptx")
                 cmd = [args.tkc, c.file, "--kernel", c.kernel, "--emit=ptx", "--arch=" + arch, "-o", ptx]
                 for k, v in c.defines.items():
@@ -1024,7 +1049,7 @@ def check_ptxas(args):
                     print("FAIL %s %s: ptxas\n  %s" % (c.name, arch, result.stderr.strip()))
                 else:
                     assembled += 1
-    print("ptxas accepted %d kernel builds (sm_80 and sm_90); %d kernels are not on the GPU backend yet: %s"
+    print("ptxas accepted %d kernel builds (sm_80 and sm_90; sm_90a for dots); %d kernels are not on the GPU backend yet: %s"
           % (assembled, len(unsupported), ", ".join(sorted(set(unsupported)))))
     return 1 if failures or assembled == 0 else 0
 
@@ -1038,7 +1063,8 @@ def main():
     parser.add_argument("--compare-interp", action="store_true", help="also check each output against the interpreter's")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--ptxas", action="store_true",
-                        help="instead of running: compile every case's kernel to PTX for sm_80 and sm_90 and assemble it with ptxas")
+                        help="instead of running: compile every case's kernel to PTX for sm_80 and sm_90 (and sm_90a where "
+                             "it has a dot) and assemble it with ptxas")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
     parser.add_argument("--sanitize", action="store_true",
                         help="run every GPU case under compute-sanitizer's memcheck (a report fails the case)")

@@ -110,18 +110,18 @@ TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
     int64_t chunkElements = 16 / bytes;
     for (int64_t rowBytes : {32, 64, 128, 256, 512}) {
       int64_t rowLength = rowBytes / bytes;
-      SwizzleParams swizzle(rowLength, chunkElements);
-      // A permutation of each row's elements, 16-byte chunks kept whole.
-      for (int64_t row = 0; row < 64; ++row) {
-        std::set<int64_t> seen;
+      SwizzleParams swizzle(64, rowLength, chunkElements);
+      // A permutation of the tile's elements, 16-byte chunks kept whole, each row within the
+      // 128 bytes of its column block.
+      std::set<int64_t> seen;
+      for (int64_t row = 0; row < 64; ++row)
         for (int64_t column = 0; column < rowLength; ++column) {
           int64_t at = swizzle.index(row, column);
-          ASSERT_EQ(at / rowLength, row);
           ASSERT_EQ(at % chunkElements, column % chunkElements);
+          ASSERT_EQ(at / swizzle.blockLength, column / swizzle.blockLength * 64 + row);
           seen.insert(at);
         }
-        ASSERT_EQ((int64_t)seen.size(), rowLength);
-      }
+      ASSERT_EQ((int64_t)seen.size(), 64 * rowLength);
       // ldmatrix: 8 consecutive rows at one logical chunk hit 8 different 16-byte bank groups.
       for (int64_t first = 0; first < 64; first += 8)
         for (int64_t chunk = 0; chunk < rowLength / chunkElements; ++chunk) {
@@ -135,6 +135,29 @@ TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
   }
 }
 
+TEST(ThreadLayout, SwizzledTilesAreWgmmaSwizzleModes) {
+  // What wgmma's descriptors read (PTX ISA, shared memory matrix layouts): the row-major
+  // address of each column block, its bits [4, 4 + b) XORed with bits [7, 7 + b), for the
+  // 128-, 64- and 32-byte modes (b = 3, 2, 1; CuTe's Swizzle<b, 4, 3>).
+  for (int64_t bytes : {1, 2, 4}) {
+    int64_t chunkElements = 16 / bytes;
+    for (int64_t rowBytes : {32, 64, 128, 256, 512}) {
+      int64_t rowLength = rowBytes / bytes, rows = 64;
+      SwizzleParams swizzle(rows, rowLength, chunkElements);
+      int64_t blockBytes = swizzle.blockLength * bytes;
+      int modeBits = blockBytes == 128 ? 3 : blockBytes == 64 ? 2 : 1;
+      for (int64_t row = 0; row < rows; ++row)
+        for (int64_t column = 0; column < rowLength; ++column) {
+          int64_t plain = column / swizzle.blockLength * rows * blockBytes + row * blockBytes +
+                          column % swizzle.blockLength * bytes;
+          int64_t swizzled = plain ^ (((plain >> 7) & ((1 << modeBits) - 1)) << 4);
+          ASSERT_EQ(swizzle.index(row, column) * bytes, swizzled)
+              << bytes << "-byte elements, row " << row << " of " << rowBytes << " bytes, column " << column;
+        }
+    }
+  }
+}
+
 TEST(ThreadLayout, SwizzledOffsetsFoldWhereTheXorAgrees) {
   // Every fold equals the swizzled index computed whole, for every thread position: the
   // lowering takes them for ldmatrix k-steps and n-tiles and for cp.async rows.
@@ -143,7 +166,7 @@ TEST(ThreadLayout, SwizzledOffsetsFoldWhereTheXorAgrees) {
     for (int64_t rowLength : {16, 32, 64, 128, 256}) {
       if (rowLength < chunkElements)
         continue;
-      SwizzleParams swizzle(rowLength, chunkElements);
+      SwizzleParams swizzle(64, rowLength, chunkElements);
       for (int64_t rows = 0; rows <= 32; rows += 4)
         for (int64_t columns = 0; columns < rowLength; columns += chunkElements / 2) {
           auto fold = swizzle.fold(rows, columns);

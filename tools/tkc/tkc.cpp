@@ -89,6 +89,7 @@ int main(int argc, char **argv) {
       if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
         return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
       options.sm = *v == "sm_80" ? 80 : 90;
+      options.archSpecific = *v == "sm_90a";
     } else if (auto v = value("--divisibility")) {
       size_t eq = v->find('=');
       if (eq == std::string::npos)

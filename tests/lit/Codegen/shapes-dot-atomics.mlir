@@ -20,7 +20,7 @@ func.func @expand_is_free(%x: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps 
 // A column broadcast to [16, 32]: the 16 owners (threads 0-15) write the column to shared
 // memory; each thread's 4 slots lie in one row, so it reads that row's value once.
 // CHECK: module attributes {tk.shared_bytes = 64 : i32}
-// CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: func.func @broadcast_through_shared
 // CHECK: %[[OWNER:.*]] = arith.cmpi ult, %{{.*}}, %c16_i32 : i32
 // CHECK-NEXT: scf.if %[[OWNER]] {

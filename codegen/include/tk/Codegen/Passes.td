@@ -17,8 +17,17 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
     loads' addresses are cloned with the induction variable advanced; loop-carried values that
     only feed addresses are carried S - 1 updates ahead. Loops whose addresses depend on
     anything else are left as they are.
+
+    With `wgmma` (sm_90a), a loop whose only dot takes both operands from its loads, in shapes
+    wgmma takes, and accumulates into a value only the loop carries leaves each iteration's
+    MMAs in flight (`tkg.mma_in_flight` on the dot): its copies run S - 2 iterations ahead
+    (S >= 3), and a `tk.dot_wait` after the loop makes the accumulator valid.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Leave wgmma dots in flight across iterations (sm_90a)">
+  ];
 }
 
 def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
@@ -40,7 +49,9 @@ def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
     Option<"debug", "debug", "bool", /*default=*/"false",
            "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">,
     Option<"sm", "sm", "int", /*default=*/"90",
-           "Compute capability of the target (its shared memory limit)">
+           "Compute capability of the target (its shared memory limit)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">
   ];
 }
 

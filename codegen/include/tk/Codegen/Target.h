@@ -9,9 +9,10 @@
 namespace tk {
 
 struct GpuTarget {
-  int sm = 90;         // compute capability as a number: 80, 90
+  int sm = 90;               // compute capability as a number: 80, 90
+  bool archSpecific = false; // sm_90a: instructions of this chip only (wgmma)
   std::string features = "+ptx80";
-  std::string chip() const { return "sm_" + std::to_string(sm); }
+  std::string chip() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
 };
 
 /// Translates the module to LLVM IR for nvptx64 and optimizes it (-O3). Returns the IR text,

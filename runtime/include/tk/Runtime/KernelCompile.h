@@ -24,6 +24,11 @@ struct CompiledKernel {
 /// (divisible by 8) still starts every row on a 16-byte boundary.
 int divisibilityLog2(uint64_t value);
 
+/// Targets a GPU of compute capability `sm` (90 for sm_90): sm_80 code for Ampere, sm_90 for
+/// newer GPUs (which JIT it); the cubin is for this GPU only, so on Hopper itself its own
+/// instructions (sm_90a: wgmma).
+void targetDevice(CompileOptions &options, int sm);
+
 /// A compiled kernel as a cache entry ("<shared bytes> <threads>\n<code>"), and back (none
 /// when the text is not one).
 std::string compiledEntry(const CompiledKernel &kernel);

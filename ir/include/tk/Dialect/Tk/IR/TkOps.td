@@ -211,6 +211,19 @@ def Tk_AsyncWaitOp : Tk_Op<"async_wait"> {
   let assemblyFormat = "$pending attr-dict";
 }
 
+def Tk_DotWaitOp : Tk_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
+  let summary = "results of tensor-core dots whose MMAs a pipelined loop left in flight";
+  let description = [{
+    On Hopper's wgmma a pipelined loop leaves each iteration's MMAs running while the next
+    iteration waits for its stage (`tkg.mma_in_flight` on the dot); the accumulators it yields
+    are only valid after `wgmma.wait_group 0`, which this op is. The results are the values.
+    Elsewhere it is the identity.
+  }];
+  let arguments = (ins Variadic<Tk_Tile>:$values);
+  let results = (outs Variadic<Tk_Tile>:$results);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
 def Tk_LocalLoadOp : Tk_Op<"local_load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "the tile held in one stage of a shared buffer (or its transpose)";
   let description = [{

@@ -1,0 +1,145 @@
+// Tensor-core `dot`s on Hopper's warpgroup MMA (sm_90a): both operands stay in their stages,
+// which are already in the layout of wgmma's swizzle modes (SwizzleParams), and each
+// warpgroup issues `wgmma.mma_async m64nNk16` per 64-row tile and k-step, reading them
+// through matrix descriptors. A is K-major (rows of K); B is N-major as loaded (K rows of N,
+// `imm-trans-b`) or K-major from a `trans` stage (rows of N). The accumulators stay in
+// registers in the m16n8 layout of each warp (warpgroupAccumulatorBits).
+//
+//   fence.proxy.async        the stage was written by cp.async, which the tensor cores'
+//                            (async) proxy only sees after a proxy fence
+//   wgmma.fence              orders the accumulators' register writes before the MMAs
+//   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
+//   wgmma.wait_group 0       before anything reads the accumulators or reuses the stage;
+//                            1 in a loop that leaves them in flight (`tkg.mma_in_flight`,
+//                            PipelineDotLoads), whose `tk.dot_wait` waits for them after it
+//
+// The wait is inline PTX that takes and returns every accumulator, so that no use of them
+// moves above it.
+#include "ThreadLowering.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// The 64-bit matrix descriptor of a stage laid out by `swizzle` (PTX ISA, "Matrix Descriptor
+/// Format"), for its first byte at `base`: start address >> 4 in bits 0-13, the leading and
+/// stride byte offsets >> 4 in bits 16-29 and 32-45, the swizzle mode in bits 62-63. K-major:
+/// the stride offset is 8 rows of a column block (the leading one is unused with a swizzle);
+/// MN-major: the leading offset is one column block (the next 64 elements along M or N), the
+/// stride offset 8 rows of K.
+Value descriptor(OpBuilder &b, Location loc, Value base, const SwizzleParams &swizzle, bool mnMajor) {
+  int64_t blockBytes = swizzle.blockLength * 2;
+  int64_t mode = blockBytes == 128 ? 1 : blockBytes == 64 ? 2 : 3;
+  int64_t leading = mnMajor ? swizzle.blockStride() * 2 : 16, stride = 8 * blockBytes;
+  uint64_t fields = uint64_t(leading >> 4) << 16 | uint64_t(stride >> 4) << 32 | uint64_t(mode) << 62;
+  Type i64 = b.getI64Type();
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
+  Value encoded = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, address, i32Constant(b, loc, 4)),
+                                        i32Constant(b, loc, 0x3FFF));
+  return arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, encoded),
+                              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(fields))));
+}
+
+/// `descriptor` moved `bytes` further into the stage (a multiple of 16).
+Value advance(OpBuilder &b, Location loc, Value descriptor, Value bytes) {
+  Value units = arith::ExtUIOp::create(b, loc, b.getI64Type(), arith::ShRUIOp::create(b, loc, bytes, i32Constant(b, loc, 4)));
+  return arith::AddIOp::create(b, loc, descriptor, units);
+}
+
+std::string registerList(int64_t first, int64_t count) {
+  std::string list;
+  for (int64_t i = 0; i < count; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return "{" + list + "}";
+}
+
+/// Inline PTX over `values` (f32, tied in and out) and `extra` inputs with `extraConstraints`.
+SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, ValueRange values, ValueRange extra,
+                           StringRef extraConstraints) {
+  std::string constraints;
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += extraConstraints.str();
+  if (constraints.back() == ',')
+    constraints.pop_back();
+  SmallVector<Value> operands(values.begin(), values.end());
+  operands.append(extra.begin(), extra.end());
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
+                                         /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  SmallVector<Value> out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), ArrayRef<int64_t>{int64_t(i)}));
+  return out;
+}
+
+} // namespace
+
+void lowerToWarpgroupMma(DotOp op, ValueRange accValues, ConversionPatternRewriter &rewriter,
+                         const ThreadTypeConverter &converter) {
+  Location loc = op.getLoc();
+  MmaPlan plan = *planMma(op, converter.threads(), /*warpgroupMma=*/true);
+  auto aStage = op.getA().getDefiningOp<LocalLoadOp>(), bStage = op.getB().getDefiningOp<LocalLoadOp>();
+  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  bool bRowsOfN = bStage.getTrans();
+  SwizzleParams aSwizzle(m, k), bSwizzle = bRowsOfN ? SwizzleParams(n, k) : SwizzleParams(k, n);
+  auto baseOf = [&](LocalLoadOp stage) {
+    return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
+                     stage.getBuffer().getType());
+  };
+  auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
+  Value aDescriptor = descriptor(rewriter, loc, baseOf(aStage), aSwizzle, /*mnMajor=*/false);
+  Value bDescriptor = descriptor(rewriter, loc, baseOf(bStage), bSwizzle, /*mnMajor=*/!bRowsOfN);
+
+  // This warpgroup's rows of A and columns of B: whole 8-row groups of A (and of B as rows of
+  // N), or whole column blocks of B as K rows of N (planMma checked), so the offsets are linear.
+  int64_t instructionN = plan.nTiles * 8;
+  Value group = arith::ShRUIOp::create(rewriter, loc, threadId(rewriter, loc), c(7));
+  Value groupN = arith::AndIOp::create(rewriter, loc, group, c(plan.warpsN - 1));
+  Value groupM = arith::ShRUIOp::create(rewriter, loc, group, c(log2Of(plan.warpsN)));
+  int64_t aGroupBytes = m / plan.warpsM * aSwizzle.blockLength * 2;
+  int64_t bGroupBytes = bRowsOfN ? instructionN * bSwizzle.blockLength * 2
+                                 : instructionN / bSwizzle.blockLength * bSwizzle.blockStride() * 2;
+  aDescriptor = advance(rewriter, loc, aDescriptor, arith::MulIOp::create(rewriter, loc, groupM, c(aGroupBytes)));
+  bDescriptor = advance(rewriter, loc, bDescriptor, arith::MulIOp::create(rewriter, loc, groupN, c(bGroupBytes)));
+
+  SmallVector<Value> acc(accValues.begin(), accValues.end());
+  int64_t perTile = instructionN / 2;
+  if (acc.size() == 1)
+    acc.assign(plan.mTiles * perTile, acc[0]);
+  Type element = aType.getElementType();
+  std::string types = element.isBF16() ? ".f32.bf16.bf16" : ".f32.f16.f16";
+  // Operands: the accumulators out ($0 ..) and tied in, then the descriptors and scale-d.
+  auto operand = [&](int64_t extra) { return "$" + std::to_string(2 * perTile + extra); };
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) + ", 0;\n" + "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(instructionN) + "k16" + types + " " + registerList(0, perTile) + ", " + operand(0) +
+                     ", " + operand(1) + ", p, 1, 1, 0, " + (bRowsOfN ? "0" : "1") + ";\n}\n";
+  Value scaleD = c(1);
+
+  NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
+                             NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  for (int64_t kk = 0; kk < k / 16; ++kk) {
+    int64_t bBytes = (bRowsOfN ? bSwizzle.index(0, kk * 16) : bSwizzle.index(kk * 16, 0)) * 2;
+    Value b = advance(rewriter, loc, bDescriptor, c(bBytes));
+    for (int64_t mt = 0; mt < plan.mTiles; ++mt) {
+      Value a = advance(rewriter, loc, aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2));
+      MutableArrayRef<Value> tile = MutableArrayRef<Value>(acc).slice(mt * perTile, perTile);
+      SmallVector<Value> out = tiedAsm(rewriter, loc, text, tile, ValueRange{a, b, scaleD}, "l,l,r");
+      llvm::copy(out, tile.begin());
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  rewriter.replaceOpWithMultiple(op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr("tkg.mma_in_flight") ? 1 : 0)});
+}
+
+SmallVector<Value> waitForWarpgroupMma(OpBuilder &b, Location loc, ValueRange accumulators, int pending) {
+  return tiedAsm(b, loc, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", accumulators, ValueRange{}, "");
+}
+
+} // namespace tk::codegen
