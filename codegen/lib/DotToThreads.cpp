@@ -48,7 +48,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (converter.specialLayout(op.getResult())) {
       if (planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup) {
-        lowerToWarpgroupMma(op, adaptor.getAcc(), rewriter, converter);
+        lowerToWarpgroupMma(op, adaptor.getA(), adaptor.getAcc(), rewriter, converter);
         return success();
       }
       lowerToTensorCores(op, adaptor.getA(), adaptor.getB(), adaptor.getAcc(), rewriter, converter);
@@ -141,6 +141,8 @@ struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
 } // namespace
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
+  if (converter.specialLayout(op.getResult()) && planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup)
+    return warpgroupMmaSharedBytes(op, converter);
   int64_t bytes = 0;
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());

@@ -335,7 +335,7 @@ private:
     auto sameAs = [&](Value other) { return special_.count(other) && sameBits(special_.at(other), bits); };
     if (auto dot = dyn_cast<DotOp>(user)) {
       if (use.getOperandNumber() == 0) {
-        std::optional<LayoutBits> operand = registerOperandBits(dot, threads_);
+        std::optional<LayoutBits> operand = registerOperandBits(dot, threads_, warpgroupMma_);
         return operand && sameBits(*operand, bits);
       }
       return use.getOperandNumber() == 2 && sameAs(dot.getResult());

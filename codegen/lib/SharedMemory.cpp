@@ -197,8 +197,11 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
                       << kSharedLimit << "; use smaller tiles";
       return WalkResult::interrupt();
     }
+    // A dot stages swizzled tiles, whose pattern (wgmma's too) repeats from 1024-byte boundaries.
+    auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? (offset + 1023) / 1024 * 1024 : offset; };
+    next = aligned(next);
     if (next + bytes > pinned + kSharedLimit) {
-      next = pinned;
+      next = aligned(pinned);
       wrapped = true;
     }
     // In a loop, the previous iteration may still read these bytes, unless a barrier starts

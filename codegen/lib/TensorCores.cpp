@@ -50,13 +50,8 @@ LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter)
   return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
 }
 
-namespace {
-
-/// Stages `values` (a tile under layout `l`, rows of `swizzle.rowLength`) into the op's
-/// shared region at `offset`, swizzled, one 16-byte store per chunk of slots (f32 rounded
-/// to tf32 first when `tf32`).
-void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
-                  Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32 = false) {
+void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
+                   Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32) {
   auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
   OpBuilder b = ifOp.getThenBodyBuilder();
   Type element = values[0].getType();
@@ -77,8 +72,6 @@ void stage(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueR
     LLVM::StoreOp::create(b, loc, vector, shared.address(b, loc, element, at, offset), /*alignment=*/16);
   }
 }
-
-} // namespace
 
 /// mma.sync m16n8k16 (row.col; m16n8k8 for tf32) over fragments read from shared memory
 /// with ldmatrix (B transposed on the way, as the col operand wants it; tf32's B, whose
@@ -118,9 +111,9 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   if ((!aStage && !aInRegisters) || !bStage) {
     shared.beginWrites(rewriter, loc);
     if (!aStage && !aInRegisters)
-      stage(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle, tf32);
+      stageSwizzled(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle, tf32);
     if (!bStage)
-      stage(rewriter, loc, shared, bValues, converter.layoutOf(bType), tid, bOffset, bSwizzle, tf32);
+      stageSwizzled(rewriter, loc, shared, bValues, converter.layoutOf(bType), tid, bOffset, bSwizzle, tf32);
     shared.endWrites(rewriter, loc);
   }
   Value aBase = baseOf(aStage, 0), bBase = baseOf(bStage, bOffset);
@@ -264,10 +257,11 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   Type element = aType.getElementType();
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  // Dots chained in one loop body (attention) split rows only, as on mma.sync.
   bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
   // Rows of at least 32 bytes: a swizzle mode.
   int64_t bRow = bRowsOfN ? k : n;
-  if (chained || !(element.isF16() || element.isBF16()) || bType.getElementType() != element ||
+  if (!(element.isF16() || element.isBF16()) || bType.getElementType() != element ||
       !cast<RankedTensorType>(op.getType()).getElementType().isF32() || threads % 128 || k % 16 || m % 64 || bRow < 16)
     return std::nullopt;
   int64_t groups = threads / 128;
@@ -276,6 +270,8 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
   while (plan.warpsM < groups && m / (plan.warpsM * 2) >= 64)
     plan.warpsM *= 2;
   plan.warpsN = groups / plan.warpsM;
+  if (chained && plan.warpsN > 1)
+    return std::nullopt;
   int64_t instructionN = n / plan.warpsN;
   SwizzleParams bSwizzle(bRowsOfN ? n : k, bRow);
   // N rows of K: each group starts at a row; K rows of N: at a column block.
@@ -309,8 +305,15 @@ LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64
 }
 
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
+  // wgmma reads B from shared memory: a stage; A from a stage as rows of K, or from registers
+  // (an earlier dot's accumulator), or staged by the dot.
   auto aStage = op.getA().getDefiningOp<LocalLoadOp>(), bStage = op.getB().getDefiningOp<LocalLoadOp>();
-  if (warpgroupMma && aStage && !aStage.getTrans() && bStage)
+  auto onlyOperand = [](LocalLoadOp stage, unsigned operand) {
+    return stage && llvm::all_of(stage->getUses(), [&](OpOperand &use) {
+             return isa<DotOp>(use.getOwner()) && use.getOperandNumber() == operand;
+           });
+  };
+  if (warpgroupMma && (!aStage || !aStage.getTrans()) && onlyOperand(bStage, 1))
     if (std::optional<MmaPlan> plan = planWarpgroupShapes(op, threads, bStage.getTrans()))
       return plan;
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
@@ -366,12 +369,14 @@ LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN)
   return bits;
 }
 
-std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads) {
-  std::optional<MmaPlan> plan = planMma(op, threads);
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma) {
+  std::optional<MmaPlan> plan = planMma(op, threads, warpgroupMma);
   auto a = cast<RankedTensorType>(op.getA().getType());
   // Two 2-byte accumulator columns per register make an A fragment; tf32's do not line up.
   if (!plan || plan->warpsN != 1 || a.getElementTypeBitWidth() != 16)
     return std::nullopt;
+  if (plan->warpgroup)
+    return warpgroupAccumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
   return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
 }
 

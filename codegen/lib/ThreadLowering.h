@@ -140,8 +140,10 @@ inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(eleme
 void lowerToTensorCores(DotOp op, mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange acc,
                         mlir::ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter);
 /// Lowers a dot whose plan is on wgmma (WarpgroupMma.cpp).
-void lowerToWarpgroupMma(DotOp op, mlir::ValueRange acc, mlir::ConversionPatternRewriter &rewriter,
+void lowerToWarpgroupMma(DotOp op, mlir::ValueRange a, mlir::ValueRange acc, mlir::ConversionPatternRewriter &rewriter,
                          const ThreadTypeConverter &converter);
+/// The shared bytes a wgmma dot stages A in (none when A is a stage or in registers).
+int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter);
 /// `wgmma.wait_group pending`, after which `accumulators` (f32, returned) are valid: inline PTX
 /// that takes and returns them, so that no use moves above it.
 llvm::SmallVector<mlir::Value> waitForWarpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange accumulators,
@@ -156,7 +158,12 @@ LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN)
 LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
-std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads);
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// Stages `values` (a tile under layout `l`, rows of `swizzle.rowLength`) into `shared` at
+/// `offset`, swizzled, one 16-byte store per chunk of slots (f32 rounded to tf32 first when
+/// `tf32`), by the threads that own them.
+void stageSwizzled(mlir::OpBuilder &b, mlir::Location loc, const SharedRegion &shared, mlir::ValueRange values,
+                   const Layout1D &l, mlir::Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32 = false);
 /// Gives `dot` results the accumulator layout where mma.sync can compute them, carries it
 /// through elementwise ops and loop-carried values, and inserts `tk.convert_layout` where such
 /// a tile meets any other op.

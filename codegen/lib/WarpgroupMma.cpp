@@ -54,20 +54,21 @@ std::string registerList(int64_t first, int64_t count) {
   return "{" + list + "}";
 }
 
-/// Inline PTX over `values` (f32, tied in and out) and `extra` inputs with `extraConstraints`.
+/// Inline PTX over `values` (f32 or i32, tied in and out) and `extra` inputs with
+/// `extraConstraints`.
 SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, ValueRange values, ValueRange extra,
                            StringRef extraConstraints) {
   std::string constraints;
-  for (size_t i = 0; i < values.size(); ++i)
-    constraints += "=f,";
+  for (Value v : values)
+    constraints += v.getType().isF32() ? "=f," : "=r,";
   for (size_t i = 0; i < values.size(); ++i)
     constraints += std::to_string(i) + ",";
   constraints += extraConstraints.str();
-  if (constraints.back() == ',')
+  if (!constraints.empty() && constraints.back() == ',')
     constraints.pop_back();
   SmallVector<Value> operands(values.begin(), values.end());
   operands.append(extra.begin(), extra.end());
-  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), llvm::to_vector(values.getTypes()));
   auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
                                          /*is_align_stack=*/false, LLVM::TailCallKind::None,
                                          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
@@ -77,15 +78,32 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
   return out;
 }
 
+/// Whether the dot takes A from registers: in the accumulator layout of an earlier wgmma dot
+/// over the same rows (attention's P).
+bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
+  const LayoutBits *special = converter.specialLayout(op.getA());
+  std::optional<LayoutBits> wanted = registerOperandBits(op, converter.threads(), /*warpgroupMma=*/true);
+  return special && wanted && special->slot == wanted->slot && special->thread == wanted->thread;
+}
+
 } // namespace
 
-void lowerToWarpgroupMma(DotOp op, ValueRange accValues, ConversionPatternRewriter &rewriter,
+int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
+  if (tensorCoreStage(op.getA(), converter) || aInRegisters(op, converter))
+    return 0;
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  return roundUp16(a.getNumElements() * elementBytes(a));
+}
+
+void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, ConversionPatternRewriter &rewriter,
                          const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();
   MmaPlan plan = *planMma(op, converter.threads(), /*warpgroupMma=*/true);
-  auto aStage = op.getA().getDefiningOp<LocalLoadOp>(), bStage = op.getB().getDefiningOp<LocalLoadOp>();
+  LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
+  bool registersA = !aStage && aInRegisters(op, converter);
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  Type element = aType.getElementType();
   bool bRowsOfN = bStage.getTrans();
   SwizzleParams aSwizzle(m, k), bSwizzle = bRowsOfN ? SwizzleParams(n, k) : SwizzleParams(k, n);
   auto baseOf = [&](LocalLoadOp stage) {
@@ -93,44 +111,86 @@ void lowerToWarpgroupMma(DotOp op, ValueRange accValues, ConversionPatternRewrit
                      stage.getBuffer().getType());
   };
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
-  Value aDescriptor = descriptor(rewriter, loc, baseOf(aStage), aSwizzle, /*mnMajor=*/false);
+  Value tid = threadId(rewriter, loc);
+  Value aBase;
+  if (aStage) {
+    aBase = baseOf(aStage);
+  } else if (!registersA) {
+    // A in the default layout: into the op's region (assignShared starts a dot's on 1024 bytes).
+    SharedRegion shared(rewriter, loc, op);
+    shared.beginWrites(rewriter, loc);
+    stageSwizzled(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle);
+    shared.endWrites(rewriter, loc);
+    aBase = shared.base();
+  }
   Value bDescriptor = descriptor(rewriter, loc, baseOf(bStage), bSwizzle, /*mnMajor=*/!bRowsOfN);
+  Value aDescriptor = registersA ? Value() : descriptor(rewriter, loc, aBase, aSwizzle, /*mnMajor=*/false);
 
   // This warpgroup's rows of A and columns of B: whole 8-row groups of A (and of B as rows of
   // N), or whole column blocks of B as K rows of N (planMma checked), so the offsets are linear.
   int64_t instructionN = plan.nTiles * 8;
-  Value group = arith::ShRUIOp::create(rewriter, loc, threadId(rewriter, loc), c(7));
+  Value group = arith::ShRUIOp::create(rewriter, loc, tid, c(7));
   Value groupN = arith::AndIOp::create(rewriter, loc, group, c(plan.warpsN - 1));
   Value groupM = arith::ShRUIOp::create(rewriter, loc, group, c(log2Of(plan.warpsN)));
   int64_t aGroupBytes = m / plan.warpsM * aSwizzle.blockLength * 2;
   int64_t bGroupBytes = bRowsOfN ? instructionN * bSwizzle.blockLength * 2
                                  : instructionN / bSwizzle.blockLength * bSwizzle.blockStride() * 2;
-  aDescriptor = advance(rewriter, loc, aDescriptor, arith::MulIOp::create(rewriter, loc, groupM, c(aGroupBytes)));
+  if (aDescriptor)
+    aDescriptor = advance(rewriter, loc, aDescriptor, arith::MulIOp::create(rewriter, loc, groupM, c(aGroupBytes)));
   bDescriptor = advance(rewriter, loc, bDescriptor, arith::MulIOp::create(rewriter, loc, groupN, c(bGroupBytes)));
 
   SmallVector<Value> acc(accValues.begin(), accValues.end());
   int64_t perTile = instructionN / 2;
   if (acc.size() == 1)
     acc.assign(plan.mTiles * perTile, acc[0]);
-  Type element = aType.getElementType();
+  // A from registers: per 64-row tile and k-step, the four f16x2 registers of each warp's
+  // 16 rows, as on mma.sync: slots (n-tile + k/8 * tile) * 4 + (column pair, row + 8) of the
+  // earlier accumulator, for its n-tiles 2 kk and 2 kk + 1.
+  SmallVector<Value> aRegisters;
+  auto pair = VectorType::get({2}, element);
+  for (int64_t mt = 0; mt < plan.mTiles && registersA; ++mt)
+    for (int64_t kk = 0; kk < k / 16; ++kk)
+      for (auto [tile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}}) {
+        int64_t first = (tile + k / 8 * mt) * 4 + 2 * rowHalf;
+        Value packed = LLVM::PoisonOp::create(rewriter, loc, pair);
+        for (int64_t e = 0; e < 2; ++e)
+          packed = LLVM::InsertElementOp::create(rewriter, loc, packed, aValues[first + e], c(e));
+        aRegisters.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), packed));
+      }
+
   std::string types = element.isBF16() ? ".f32.bf16.bf16" : ".f32.f16.f16";
-  // Operands: the accumulators out ($0 ..) and tied in, then the descriptors and scale-d.
+  // Operands: the accumulators out ($0 ..) and tied in, then A (a descriptor, or 4 registers),
+  // B's descriptor and scale-d.
   auto operand = [&](int64_t extra) { return "$" + std::to_string(2 * perTile + extra); };
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(2) + ", 0;\n" + "wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(instructionN) + "k16" + types + " " + registerList(0, perTile) + ", " + operand(0) +
-                     ", " + operand(1) + ", p, 1, 1, 0, " + (bRowsOfN ? "0" : "1") + ";\n}\n";
+  int64_t aOperands = registersA ? 4 : 1;
+  std::string aText = registersA ? registerList(2 * perTile, 4) : operand(0);
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(aOperands + 1) + ", 0;\n" +
+                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instructionN) + "k16" + types + " " +
+                     registerList(0, perTile) + ", " + aText + ", " + operand(aOperands) + ", p, 1, 1, " +
+                     (registersA ? "" : "0, ") + (bRowsOfN ? "0" : "1") + ";\n}\n";
+  std::string extraConstraints = registersA ? "r,r,r,r,l,r" : "l,l,r";
   Value scaleD = c(1);
 
   NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
                              NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
-  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  // wgmma.fence after every write of the registers the MMAs read: it takes and returns them.
+  SmallVector<Value> fenced(acc);
+  fenced.append(aRegisters);
+  fenced = tiedAsm(rewriter, loc, "wgmma.fence.sync.aligned;", fenced, ValueRange{}, "");
+  std::copy(fenced.begin(), fenced.begin() + acc.size(), acc.begin());
+  std::copy(fenced.begin() + acc.size(), fenced.end(), aRegisters.begin());
   for (int64_t kk = 0; kk < k / 16; ++kk) {
     int64_t bBytes = (bRowsOfN ? bSwizzle.index(0, kk * 16) : bSwizzle.index(kk * 16, 0)) * 2;
     Value b = advance(rewriter, loc, bDescriptor, c(bBytes));
     for (int64_t mt = 0; mt < plan.mTiles; ++mt) {
-      Value a = advance(rewriter, loc, aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2));
+      SmallVector<Value> extra;
+      if (registersA)
+        extra.append(aRegisters.begin() + (mt * (k / 16) + kk) * 4, aRegisters.begin() + (mt * (k / 16) + kk + 1) * 4);
+      else
+        extra.push_back(advance(rewriter, loc, aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2)));
+      extra.append({b, scaleD});
       MutableArrayRef<Value> tile = MutableArrayRef<Value>(acc).slice(mt * perTile, perTile);
-      SmallVector<Value> out = tiedAsm(rewriter, loc, text, tile, ValueRange{a, b, scaleD}, "l,l,r");
+      SmallVector<Value> out = tiedAsm(rewriter, loc, text, tile, extra, extraConstraints);
       llvm::copy(out, tile.begin());
     }
   }
