@@ -284,24 +284,36 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
   return plan;
 }
 
-LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN) {
-  int64_t mTiles = m / groupsM / 64, nTiles = n / groupsN / 8;
-  // Element index bits: column c is bit c, row r is bit log2(n) + r. The slots in wgmma's
-  // register order: (column pair, row + 8, n-tile), then the 64-row tiles.
-  int rowBit = log2Of(n), nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
+namespace {
+
+/// The layout of m16n8 fragments: slots (column pair, row + 8, n-tiles of 8 columns, m-tiles),
+/// lanes (column pairs, row groups), then `innerWarpBits` bits of warps that each hold 16 rows
+/// of every m-tile (wgmma's 4 warps of a group), then the warps along N and along M. Element
+/// index bits: column c is bit c, row r is bit log2(n) + r.
+LayoutBits fragmentBits(int64_t n, int64_t mTiles, int64_t nTiles, int innerWarpBits, int64_t warpsM, int64_t warpsN) {
+  int rowBit = log2Of(n), tileRowBit = rowBit + 4 + innerWarpBits;
+  int nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
   LayoutBits bits;
   bits.slot = {0, rowBit + 3};
   for (int b = 0; b < nTileBits; ++b)
     bits.slot.push_back(3 + b);
   for (int b = 0; b < mTileBits; ++b)
-    bits.slot.push_back(rowBit + 6 + b);
-  // Lane: (row group, column pair); warp of the group: 16 rows each; then the groups.
-  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2, rowBit + 4, rowBit + 5};
-  for (int b = 0; b < log2Of(groupsN); ++b)
+    bits.slot.push_back(tileRowBit + b);
+  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2};
+  for (int b = 0; b < innerWarpBits; ++b)
+    bits.thread.push_back(rowBit + 4 + b);
+  for (int b = 0; b < log2Of(warpsN); ++b)
     bits.thread.push_back(3 + nTileBits + b);
-  for (int b = 0; b < log2Of(groupsM); ++b)
-    bits.thread.push_back(rowBit + 6 + mTileBits + b);
+  for (int b = 0; b < log2Of(warpsM); ++b)
+    bits.thread.push_back(tileRowBit + mTileBits + b);
   return bits;
+}
+
+} // namespace
+
+LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN) {
+  // wgmma's register order is the slots' (column pair, row + 8, n-tile); tiles of 64 rows.
+  return fragmentBits(n, m / groupsM / 64, n / groupsN / 8, 2, groupsM, groupsN);
 }
 
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
@@ -351,22 +363,7 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
 }
 
 LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
-  int64_t mTiles = m / warpsM / 16, nTiles = n / warpsN / 8;
-  // Element index bits: column c is bit c, row r is bit log2(n) + r.
-  int rowBit = log2Of(n);
-  int nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
-  LayoutBits bits;
-  bits.slot = {0, rowBit + 3};                          // c0/c1: column pair; c2/c3: row + 8
-  for (int b = 0; b < nTileBits; ++b)
-    bits.slot.push_back(3 + b);                         // n-tiles of 8 columns
-  for (int b = 0; b < mTileBits; ++b)
-    bits.slot.push_back(rowBit + 4 + b);                // m-tiles of 16 rows
-  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2}; // lane: (row group, column pair)
-  for (int b = 0; b < log2Of(warpsN); ++b)
-    bits.thread.push_back(3 + nTileBits + b);
-  for (int b = 0; b < log2Of(warpsM); ++b)
-    bits.thread.push_back(rowBit + 4 + mTileBits + b);
-  return bits;
+  return fragmentBits(n, m / warpsM / 16, n / warpsN / 8, 0, warpsM, warpsN);
 }
 
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma) {
