@@ -48,6 +48,9 @@ struct DotPattern : public OpConversionPattern<DotOp> {
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (converter.specialLayout(op.getResult())) {
       if (planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup) {
+        // planMma saw B's stage feed only dots; one of them off the tensor cores breaks that.
+        if (!tensorCoreStage(op.getB(), converter))
+          return op.emitError("B's stage also feeds a dot that is not on the tensor cores; use separate loads");
         lowerToWarpgroupMma(op, adaptor.getA(), adaptor.getAcc(), rewriter, converter);
         return success();
       }

@@ -1,20 +1,23 @@
-// Tensor-core `dot`s on Hopper's warpgroup MMA (sm_90a): both operands stay in their stages,
-// which are already in the layout of wgmma's swizzle modes (SwizzleParams), and each
-// warpgroup issues `wgmma.mma_async m64nNk16` per 64-row tile and k-step, reading them
-// through matrix descriptors. A is K-major (rows of K); B is N-major as loaded (K rows of N,
-// `imm-trans-b`) or K-major from a `trans` stage (rows of N). The accumulators stay in
-// registers in the m16n8 layout of each warp (warpgroupAccumulatorBits).
+// Tensor-core `dot`s on Hopper's warpgroup MMA (sm_90a): operands in stages are read in
+// place (the stages already are wgmma's swizzle layouts, SwizzleParams) through matrix
+// descriptors, and each warpgroup issues `wgmma.mma_async m64nNk16` per 64-row tile and
+// k-step. B is a stage: N-major as loaded (K rows of N, `imm-trans-b`) or K-major from a
+// `trans` stage (rows of N). A is a stage (K-major, rows of K), or registers in the
+// accumulator layout of an earlier wgmma dot (attention's P: four f16x2 per k-step, as
+// mma.sync's A fragment), or staged here. The accumulators stay in registers in each warp's
+// m16n8 layout (warpgroupAccumulatorBits).
 //
 //   fence.proxy.async        the stage was written by cp.async, which the tensor cores'
 //                            (async) proxy only sees after a proxy fence
-//   wgmma.fence              orders the accumulators' register writes before the MMAs
+//   wgmma.fence              orders the register writes of the accumulators and of A before
+//                            the MMAs
 //   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
 //   wgmma.wait_group 0       before anything reads the accumulators or reuses the stage;
 //                            1 in a loop that leaves them in flight (`tkg.mma_in_flight`,
 //                            PipelineDotLoads), whose `tk.dot_wait` waits for them after it
 //
-// The wait is inline PTX that takes and returns every accumulator, so that no use of them
-// moves above it.
+// The fence and the wait are inline PTX that take and return the registers they order, so
+// that LLVM moves no write of them below the fence and no read above the wait.
 #include "ThreadLowering.h"
 
 using namespace mlir;

@@ -560,6 +560,11 @@ def add_structure_cases():
          lambda out: {"out": (bf16_from_bits(ba).reshape(64, 192).astype(f64) @
                               bf16_from_bits(bb).reshape(128, 192).astype(f64).T).astype(np.float32).ravel()},
          defines={"num_warps": 8}, tol=(1e-5, 1e-4))
+    ca = (RNG.standard_normal((64, 96)) * 0.5).astype(np.float16)
+    cb = (RNG.standard_normal((96, 64)) * 0.5).astype(np.float16)
+    case("tensor_cores.loop_computed_a", tc, "mma_loop_computed_a", "1",
+         {"a": ca, "b": cb, "out": np.zeros(64 * 64, np.float32), "K": 96},
+         lambda out: {"out": (2 * ca.astype(f64) @ cb.astype(f64)).astype(np.float32).ravel()}, tol=(1e-5, 1e-4))
     wa = (RNG.standard_normal((16, 32)) * 0.5).astype(np.float16)
     wb = (RNG.standard_normal((32, 256)) * 0.5).astype(np.float16)
     case("tensor_cores.eight_warps_split_columns", tc, "mma_wide", "1",
