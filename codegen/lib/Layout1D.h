@@ -81,6 +81,12 @@ struct LayoutBits {
 
 inline LayoutBits bitsOf(const Layout1D &l) { return {l.slotBits(), l.threadBits()}; }
 
+/// The mma.sync accumulator layout of an m x n tile whose warps split it warpsM x warpsN
+/// (TensorCores.cpp).
+LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+/// The wgmma accumulator layout of an m x n tile whose warpgroups split it groupsM x groupsN.
+LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN);
+
 /// When every thread already holds, under `source`, the element `map` sends each of its
 /// `result` elements to: for each result slot, the source slot that holds it.
 inline std::optional<std::vector<int64_t>> slotsInThread(const LayoutBits &result, const LayoutBits &source,

@@ -152,10 +152,6 @@ llvm::SmallVector<mlir::Value> waitForWarpgroupMma(mlir::OpBuilder &b, mlir::Loc
 LocalLoadOp tensorCoreStage(mlir::Value operand, const ThreadTypeConverter &converter);
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// The mma accumulator layout of an m x n tile whose warps split it warpsM x warpsN.
-LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
-/// The wgmma accumulator layout of an m x n tile whose warpgroups split it groupsM x groupsN.
-LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -102,6 +103,49 @@ TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
   EXPECT_EQ(repeated->size(), 16u);
   for (int64_t s = 0; s < 16; ++s)
     EXPECT_EQ((*repeated)[s], s % 4) << s;
+}
+
+/// (row, column) of slot `slot` of thread `thread` under `bits`, for a tile of `n` columns.
+std::pair<int64_t, int64_t> elementOf(const LayoutBits &bits, int64_t thread, int64_t slot, int64_t n) {
+  int64_t index = 0;
+  for (size_t b = 0; b < bits.slot.size(); ++b)
+    if (slot >> b & 1)
+      index |= int64_t(1) << bits.slot[b];
+  for (size_t b = 0; b < bits.thread.size(); ++b)
+    if (thread >> b & 1)
+      index |= int64_t(1) << bits.thread[b];
+  return {index / n, index % n};
+}
+
+TEST(ThreadLayout, AccumulatorLayoutsAreThePtxFragments) {
+  // mma.sync m16n8 C fragments (PTX ISA): lane 4g + t holds c0, c1 at (g, 2t + 0/1) and c2, c3
+  // at (g + 8, ...) of each 16x8 tile; a warp's tiles go n-tile first, warps along N fastest.
+  for (auto [m, n, warpsM, warpsN] : {std::array<int64_t, 4>{64, 64, 2, 2}, {128, 128, 2, 2}, {64, 256, 1, 8}, {128, 64, 4, 1}}) {
+    LayoutBits bits = accumulatorBits(m, n, warpsM, warpsN);
+    int64_t mTiles = m / warpsM / 16, nTiles = n / warpsN / 8;
+    for (int64_t thread = 0; thread < 32 * warpsM * warpsN; ++thread)
+      for (int64_t slot = 0; slot < 4 * mTiles * nTiles; ++slot) {
+        int64_t lane = thread % 32, warp = thread / 32, c = slot % 4, tile = slot / 4;
+        int64_t row = warp / warpsN * (m / warpsM) + tile / nTiles * 16 + lane / 4 + 8 * (c / 2);
+        int64_t column = warp % warpsN * (n / warpsN) + tile % nTiles * 8 + 2 * (lane % 4) + c % 2;
+        ASSERT_EQ(elementOf(bits, thread, slot, n), std::make_pair(row, column)) << "mma.sync " << m << "x" << n;
+      }
+  }
+  // wgmma m64nNk16 accumulators (PTX ISA): warp w of a warpgroup holds rows 16w .. 16w + 15,
+  // register i at row lane / 4 + 8 * (i / 2 % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+  // one instruction's N / 2 registers per 64-row tile; warpgroups along N fastest.
+  for (auto [m, n, groupsM, groupsN] : {std::array<int64_t, 4>{128, 256, 2, 1}, {128, 128, 1, 1}, {64, 256, 1, 2}, {256, 64, 2, 1}}) {
+    LayoutBits bits = warpgroupAccumulatorBits(m, n, groupsM, groupsN);
+    int64_t instructionN = n / groupsN, mTiles = m / groupsM / 64;
+    for (int64_t thread = 0; thread < 128 * groupsM * groupsN; ++thread)
+      for (int64_t slot = 0; slot < instructionN / 2 * mTiles; ++slot) {
+        int64_t lane = thread % 32, warp = thread / 32 % 4, group = thread / 128;
+        int64_t i = slot % (instructionN / 2), tile = slot / (instructionN / 2);
+        int64_t row = group / groupsN * (m / groupsM) + tile * 64 + 16 * warp + lane / 4 + 8 * (i / 2 % 2);
+        int64_t column = group % groupsN * instructionN + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        ASSERT_EQ(elementOf(bits, thread, slot, n), std::make_pair(row, column)) << "wgmma " << m << "x" << n;
+      }
+  }
 }
 
 TEST(ThreadLayout, SwizzledRowsKeepLdmatrixFreeOfBankConflicts) {
