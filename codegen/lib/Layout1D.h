@@ -77,6 +77,8 @@ using BitMap = std::vector<int>;
 /// Which element-index bit each slot bit and thread-id bit of a distribution sets (-1: none).
 struct LayoutBits {
   std::vector<int> slot, thread;
+  bool operator==(const LayoutBits &other) const { return slot == other.slot && thread == other.thread; }
+  bool operator!=(const LayoutBits &other) const { return !(*this == other); }
 };
 
 inline LayoutBits bitsOf(const Layout1D &l) { return {l.slotBits(), l.threadBits()}; }

@@ -22,7 +22,6 @@ bool isUniform(Value value) {
 
 bool isTile(Value value) { return isa<RankedTensorType>(value.getType()); }
 
-bool sameBits(const LayoutBits &a, const LayoutBits &b) { return a.slot == b.slot && a.thread == b.thread; }
 
 class Assignment {
 public:
@@ -40,7 +39,7 @@ public:
           if (!plan)
             return;
           if (isUniform(dot.getAcc()) ||
-              (special_.count(dot.getAcc()) && sameBits(special_.at(dot.getAcc()), plan->accumulator))) {
+              (special_.count(dot.getAcc()) && special_.at(dot.getAcc()) == plan->accumulator)) {
             changed |= mark(dot.getResult(), plan->accumulator);
             return;
           }
@@ -67,7 +66,7 @@ public:
             Value init = loop.getInitArgs()[k];
             if (it == special_.end() || special_.count(arg))
               continue;
-            if (isUniform(init) || (special_.count(init) && sameBits(special_.at(init), it->second))) {
+            if (isUniform(init) || (special_.count(init) && special_.at(init) == it->second)) {
               LayoutBits bits = it->second;
               changed |= mark(arg, bits);
               changed |= mark(loop.getResult(k), bits);
@@ -89,7 +88,7 @@ public:
               if (isUniform(yielded))
                 continue;
               auto it = special_.find(yielded);
-              agree &= it != special_.end() && (!bits || sameBits(*bits, it->second));
+              agree &= it != special_.end() && (!bits || *bits == it->second);
               if (it != special_.end())
                 bits = &it->second;
             }
@@ -120,21 +119,13 @@ public:
           return;
         }
         // Shape changes that keep the row-major order keep the bits, as does the wait for
-        // in-flight MMAs.
-        if (auto wait = dyn_cast<DotWaitOp>(op)) {
-          for (auto [value, result] : llvm::zip(wait.getValues(), wait.getResults()))
+        // in-flight MMAs (result k is operand k).
+        if (isa<ExpandDimsOp, ReshapeOp, DotWaitOp>(op)) {
+          for (auto [value, result] : llvm::zip(op->getOperands(), op->getResults()))
             if (auto it = special_.find(value); it != special_.end() && !special_.count(result)) {
               LayoutBits bits = it->second;
               changed |= mark(result, bits);
             }
-          return;
-        }
-        if (isa<ExpandDimsOp, ReshapeOp>(op)) {
-          auto it = special_.find(op->getOperand(0));
-          if (it != special_.end() && !special_.count(op->getResult(0))) {
-            LayoutBits bits = it->second;
-            changed |= mark(op->getResult(0), bits);
-          }
           return;
         }
         if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 && isTile(op->getResult(0)) &&
@@ -156,7 +147,7 @@ public:
                 return;
               continue;
             }
-            if (layout && !sameBits(*layout, it->second))
+            if (layout && *layout != it->second)
               return;
             layout = &it->second;
           }
@@ -332,11 +323,11 @@ private:
   bool acceptsSpecial(OpOperand &use) const {
     Operation *user = use.getOwner();
     const LayoutBits &bits = special_.at(use.get());
-    auto sameAs = [&](Value other) { return special_.count(other) && sameBits(special_.at(other), bits); };
+    auto sameAs = [&](Value other) { return special_.count(other) && special_.at(other) == bits; };
     if (auto dot = dyn_cast<DotOp>(user)) {
       if (use.getOperandNumber() == 0) {
         std::optional<LayoutBits> operand = registerOperandBits(dot, threads_, warpgroupMma_);
-        return operand && sameBits(*operand, bits);
+        return operand && *operand == bits;
       }
       return use.getOperandNumber() == 2 && sameAs(dot.getResult());
     }

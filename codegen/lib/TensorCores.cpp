@@ -73,6 +73,21 @@ void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared
   }
 }
 
+SmallVector<Value> registerFragment(OpBuilder &b, Location loc, ValueRange a, int64_t k, int64_t tile, int64_t kk) {
+  // Slots of the 8-column n-tile t of m-tile `tile`: (t + k/8 * tile) * 4 + (column pair,
+  // row + 8); k-step kk is n-tiles 2 kk and 2 kk + 1.
+  auto pair = VectorType::get({2}, a[0].getType());
+  SmallVector<Value> registers;
+  for (auto [nTile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}}) {
+    int64_t first = (nTile + k / 8 * tile) * 4 + 2 * rowHalf;
+    Value packed = LLVM::PoisonOp::create(b, loc, pair);
+    for (int64_t e = 0; e < 2; ++e)
+      packed = LLVM::InsertElementOp::create(b, loc, packed, a[first + e], i32Constant(b, loc, e));
+    registers.push_back(packed);
+  }
+  return registers;
+}
+
 /// mma.sync m16n8k16 (row.col; m16n8k8 for tf32) over fragments read from shared memory
 /// with ldmatrix (B transposed on the way, as the col operand wants it; tf32's B, whose
 /// 4-byte elements ldmatrix cannot transpose, element by element).
@@ -177,15 +192,11 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   for (int64_t kk = 0; kk < k / kStep; ++kk) {
     SmallVector<SmallVector<Value>> aFragments;
     for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {
-      // Slots of the k x 8 n-tile t of m-tile mi: (t + k/8 * mi) * 4 + (column pair, row + 8).
-      auto pairAt = [&](int64_t tile, int64_t rowHalf) -> Value {
-        int64_t first = (tile + k / 8 * mi) * 4 + 2 * rowHalf;
-        Value packed = LLVM::PoisonOp::create(rewriter, loc, pair);
-        for (int64_t e = 0; e < 2; ++e)
-          packed = LLVM::InsertElementOp::create(rewriter, loc, packed, aValues[first + e], c(e));
-        return bf16 ? (Value)LLVM::BitcastOp::create(rewriter, loc, i32, packed) : packed;
-      };
-      aFragments.push_back({pairAt(2 * kk, 0), pairAt(2 * kk, 1), pairAt(2 * kk + 1, 0), pairAt(2 * kk + 1, 1)});
+      SmallVector<Value> pairs = registerFragment(rewriter, loc, aValues, k, mi, kk);
+      if (bf16)
+        for (Value &p : pairs)
+          p = LLVM::BitcastOp::create(rewriter, loc, i32, p);
+      aFragments.push_back(pairs);
     }
     for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
       aFragments.push_back(ldmatrix(aBase, aIndex.at(mi * 16, kk * kStep), 4, false));

@@ -155,6 +155,12 @@ mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// The A fragment of 16-row tile `tile` and k-step `kk` (16 columns) of an m x k tile `a` held
+/// in an accumulator layout: four pairs of 2-byte elements, (row, k) = (g, 2t), (g + 8, 2t),
+/// (g, 2t + 8), (g + 8, 2t + 8) — mma.sync's A and wgmma's A from registers alike (a wgmma
+/// 64-row tile is 16 rows per warp).
+llvm::SmallVector<mlir::Value> registerFragment(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a, int64_t k,
+                                                int64_t tile, int64_t kk);
 /// Stages `values` (a tile under layout `l`, rows of `swizzle.rowLength`) into `shared` at
 /// `offset`, swizzled, one 16-byte store per chunk of slots (f32 rounded to tf32 first when
 /// `tf32`), by the threads that own them.

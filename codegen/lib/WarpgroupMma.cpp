@@ -86,7 +86,7 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
 bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
   const LayoutBits *special = converter.specialLayout(op.getA());
   std::optional<LayoutBits> wanted = registerOperandBits(op, converter.threads(), /*warpgroupMma=*/true);
-  return special && wanted && special->slot == wanted->slot && special->thread == wanted->thread;
+  return special && wanted && *special == *wanted;
 }
 
 } // namespace
@@ -146,20 +146,13 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   int64_t perTile = instructionN / 2;
   if (acc.size() == 1)
     acc.assign(plan.mTiles * perTile, acc[0]);
-  // A from registers: per 64-row tile and k-step, the four f16x2 registers of each warp's
-  // 16 rows, as on mma.sync: slots (n-tile + k/8 * tile) * 4 + (column pair, row + 8) of the
-  // earlier accumulator, for its n-tiles 2 kk and 2 kk + 1.
+  // A from registers: per 64-row tile and k-step, the four pairs of each warp's 16 rows, as
+  // 32-bit registers for the inline PTX.
   SmallVector<Value> aRegisters;
-  auto pair = VectorType::get({2}, element);
   for (int64_t mt = 0; mt < plan.mTiles && registersA; ++mt)
     for (int64_t kk = 0; kk < k / 16; ++kk)
-      for (auto [tile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}}) {
-        int64_t first = (tile + k / 8 * mt) * 4 + 2 * rowHalf;
-        Value packed = LLVM::PoisonOp::create(rewriter, loc, pair);
-        for (int64_t e = 0; e < 2; ++e)
-          packed = LLVM::InsertElementOp::create(rewriter, loc, packed, aValues[first + e], c(e));
-        aRegisters.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), packed));
-      }
+      for (Value pair : registerFragment(rewriter, loc, aValues, k, mt, kk))
+        aRegisters.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair));
 
   std::string types = element.isBF16() ? ".f32.bf16.bf16" : ".f32.f16.f16";
   // Operands: the accumulators out ($0 ..) and tied in, then A (a descriptor, or 4 registers),
