@@ -2,10 +2,11 @@
 //   h   = x + attention(rope(q), rope(k), v) @ Wo,   q, k, v = split(rmsnorm(x) @ Wqkv)
 //   out = h + (silu(rmsnorm(h) @ Wgate) * (rmsnorm(h) @ Wup)) @ Wdown
 //   llama_layer [--backend interp|cuda] [--dims d,heads,ffn,seq,batch] [--weights DIR]
-//               [--save OUT.npy] [--time N] [--replay] [--dump-graph FILE.dot] [--plan-only]
+//               [--save OUT.npy] [--time N] [--dump-graph FILE.dot] [--plan-only]
 // Without --weights, random bf16 weights and input, and the output is checked against a plain
 // C++ reference on the CPU (exit 0 only within tolerance). With --weights DIR (x.npy, ... as
-// raw bf16 bits: bench/llama_bench.py writes them), the output is saved for torch to check.
+// raw bf16 bits: bench/run_all.py writes them), the output is saved for torch to check. --time N times
+// plain launches and the CUDA-graph replay by both methods of tk::Timing.
 #include "tk/Graph/Graph.h"
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
@@ -189,7 +190,7 @@ int main(int argc, char **argv) {
   tk::Backend backend = tk::Context::defaultBackend();
   std::string weightsDir, savePath, dumpGraph;
   int timed = 0;
-  bool replay = false, planOnly = false;
+  bool planOnly = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -215,8 +216,6 @@ int main(int argc, char **argv) {
         timed = std::stoi(value());
       } else if (a == "--plan-only") {
         planOnly = true;
-      } else if (a == "--replay") {
-        replay = true;
       } else if (a == "--dump-graph") {
         dumpGraph = value();
       } else {
@@ -254,11 +253,12 @@ int main(int argc, char **argv) {
     layer.run(bindings, stream);
     stream.synchronize();
     if (timed > 0) {
-      if (replay)
-        layer.capture(bindings, stream);
-      auto once = [&] { replay ? layer.replay(stream) : layer.run(bindings, stream); };
-      double ms = context.timeMedian(once, 3, timed, stream, /*flushL2=*/false);
-      std::printf("layer time: %.4f ms (median of %d%s)\n", ms, timed, replay ? ", CUDA graph replay" : "");
+      // No L2 flush: the weights (400 MB at 7B) do not fit in it anyway, and torch is timed so.
+      tk::Timing plain = context.time([&] { layer.run(bindings, stream); }, 3, timed, stream, /*flushL2=*/false);
+      std::printf("layer time, plain launches: %s\n", plain.str().c_str());
+      layer.capture(bindings, stream);
+      tk::Timing replayed = context.time([&] { layer.replay(stream); }, 3, timed, stream, /*flushL2=*/false);
+      std::printf("layer time, CUDA graph replay: %s\n", replayed.str().c_str());
     }
     std::vector<uint16_t> out = buffers.at("out").toVector<uint16_t>();
     if (!savePath.empty()) {
@@ -271,7 +271,7 @@ int main(int argc, char **argv) {
       tk::writeNpy(savePath, host);
     }
     if (!weightsDir.empty())
-      return 0; // torch checks it (bench/llama_bench.py)
+      return 0; // torch checks it (bench/run_all.py)
     Matrix ref = reference(dims, w);
     double diff = 0, norm = 0, worst = 0;
     for (size_t i = 0; i < ref.size(); ++i) {

@@ -3,6 +3,7 @@
 #include "tk/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -217,6 +218,57 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
     return 0;
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+double Context::timeBackToBack(const std::function<void()> &launch, int warmup, int repetitions,
+                               const Stream &stream) {
+  if (backend_ != Backend::Cuda)
+    throw Error("tk::Context::timeBackToBack: timing needs the CUDA backend");
+  if (repetitions <= 0)
+    return 0;
+  for (int r = 0; r < warmup; ++r)
+    launch();
+  cuda::CUevent start = nullptr, stop = nullptr;
+  driver().check(driver().cuEventCreate(&start, 0), "cuEventCreate");
+  driver().check(driver().cuEventCreate(&stop, 0), "cuEventCreate");
+  std::vector<float> means;
+  try {
+    for (int batch = 0; batch < 3; ++batch) {
+      driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
+      for (int r = 0; r < repetitions; ++r)
+        launch();
+      driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");
+      checkSync(driver().cuEventSynchronize(stop), "timing");
+      float ms = 0;
+      driver().check(driver().cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+      means.push_back(ms / float(repetitions));
+    }
+  } catch (...) {
+    driver().cuEventDestroy(start);
+    driver().cuEventDestroy(stop);
+    throw;
+  }
+  driver().cuEventDestroy(start);
+  driver().cuEventDestroy(stop);
+  std::sort(means.begin(), means.end());
+  return means[1];
+}
+
+Timing Context::time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
+                     bool flushL2) {
+  Timing timing;
+  timing.repetitions = repetitions;
+  timing.flushedL2 = flushL2;
+  timing.perCallMs = timeMedian(launch, warmup, repetitions, stream, flushL2);
+  timing.backToBackMs = timeBackToBack(launch, 0, repetitions, stream);
+  return timing;
+}
+
+std::string Timing::str() const {
+  char line[160];
+  std::snprintf(line, sizeof line, "%.4f ms per call (median of %d%s), %.4f ms back to back (mean of %d)", perCallMs,
+                repetitions, flushedL2 ? ", L2 flushed" : "", backToBackMs, repetitions);
+  return line;
 }
 
 Buffer::Buffer(Context &context, Scalar elem, size_t count) : context_(&context), elem_(elem), count_(count) {

@@ -10,7 +10,7 @@ namespace tk {
 
 // `tkc run` on the GPU: the C++ API's pieces (a Context, RAII buffers, loadFunction, timing)
 // with the buffers copied in from and back to the host.
-double runOnCuda(const CudaLaunch &launch) {
+Timing runOnCuda(const CudaLaunch &launch) {
   Context context(Backend::Cuda);
   cuda::CUfunc_st *function = loadFunction(launch.ptx.c_str(), launch.kernel, launch.sharedBytes);
   std::vector<Buffer> device;
@@ -58,8 +58,8 @@ double runOnCuda(const CudaLaunch &launch) {
     HostBuffer &host = (*launch.buffers)[b];
     device[b].download(host.bytes.data(), host.bytes.size());
   }
-  // Each timed run starts with a cold L2, as Triton's do_bench does.
-  return launch.timedRuns > 0 ? context.timeMedian(launchOnce, 0, launch.timedRuns) : 0;
+  // Each run timed per call starts with a cold L2, as Triton's do_bench does.
+  return launch.timedRuns > 0 ? context.time(launchOnce, 1, launch.timedRuns) : Timing();
 }
 
 } // namespace tk

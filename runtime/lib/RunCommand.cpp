@@ -180,9 +180,9 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   cudaLaunch.buffers = &buffers;
   cudaLaunch.timedRuns = options.timedRuns;
   try {
-    double ms = runOnCuda(cudaLaunch);
+    Timing timing = runOnCuda(cudaLaunch);
     if (options.timedRuns > 0)
-      err << "kernel '" << sig.name << "': " << ms << " ms (median of " << options.timedRuns << " runs)\n";
+      err << "kernel '" << sig.name << "': " << timing.str() << "\n";
   } catch (const Error &e) {
     err << "tkc run: error: " << e.what() << "\n";
     return 2;

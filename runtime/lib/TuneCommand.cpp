@@ -1,10 +1,13 @@
 // `tkc tune`: the arguments of `tkc run`, every config of the kernel's @autotune space timed
-// on the GPU through the JIT's tuner, a progress bar, and the table of configs and times.
+// on the GPU through the JIT's tuner, a progress bar, and the table of configs and times; then,
+// with --save or --time, the winner run as `tkc run` runs a kernel.
 #include "tk/Runtime/RunCommand.h"
 
 #include "RunArgs.h"
 #include "tk/Runtime/Jit.h"
+#include "tk/Runtime/Npy.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -43,6 +46,31 @@ void printTable(std::ostream &out, const TuneReport &report) {
     std::string status = r.status.empty() ? (i == report.best ? "best" : "") : r.status;
     out << std::left << std::setw(int(width) + 2) << r.config.str() << std::right << std::setw(12) << ms.str() << "  "
         << status << "\n";
+  }
+}
+
+/// As `tkc run` after tuning: the winner runs once on the original inputs (tuning ran every
+/// config on them, and a kernel need not be idempotent), `--save` writes its outputs, and
+/// `--time N` times it by both methods (tk::Timing).
+void runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const std::vector<Arg> &args,
+               const Consts &consts, std::vector<Buffer> &buffers, std::vector<HostBuffer> &hosts,
+               const RunOptions &options, std::ostream &err) {
+  for (size_t b = 0; b < buffers.size(); ++b)
+    buffers[b].upload(hosts[b].bytes.data(), hosts[b].bytes.size());
+  Stream stream;
+  kernel.launch(grid, args, consts, stream);
+  context.synchronize();
+  for (size_t b = 0; b < buffers.size(); ++b)
+    buffers[b].download(hosts[b].bytes.data(), hosts[b].bytes.size());
+  for (const auto &[name, path] : options.saves) {
+    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const HostBuffer &h) { return h.name == name; });
+    if (it == hosts.end())
+      throw UsageError("--save " + name + ": no buffer argument of that name");
+    writeNpy(path, *it);
+  }
+  if (options.timedRuns > 0) {
+    Timing timing = context.time([&] { kernel.launch(grid, args, consts, stream); }, 1, options.timedRuns, stream);
+    err << "kernel '" << kernel.name() << "': " << timing.str() << "\n";
   }
 }
 
@@ -116,6 +144,8 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
       out << line.str();
     }
     printTable(out, report);
+    if (options.timedRuns > 0 || !options.saves.empty())
+      runWinner(context, kernel, grid, args, consts, buffers, hosts, options, err);
     return 0;
   } catch (const UsageError &e) {
     err << "tkc tune: error: " << e.what() << "\n";

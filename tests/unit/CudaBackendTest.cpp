@@ -12,6 +12,19 @@
 namespace tk {
 namespace {
 
+// bench/report.py parses this line for tk's side of every benchmark (bench/test_report.py parses
+// the same text): a change here must change both.
+TEST(CudaBackend, TimingLineIsTheOneBenchParses) {
+  Timing timing;
+  timing.perCallMs = 0.123456;
+  timing.backToBackMs = 0.12;
+  timing.repetitions = 100;
+  timing.flushedL2 = true;
+  EXPECT_EQ(timing.str(), "0.1235 ms per call (median of 100, L2 flushed), 0.1200 ms back to back (mean of 100)");
+  timing.flushedL2 = false;
+  EXPECT_EQ(timing.str(), "0.1235 ms per call (median of 100), 0.1200 ms back to back (mean of 100)");
+}
+
 TEST(CudaBackend, MissingDriverOrGpuIsAClearError) {
   if (cuda::available())
     GTEST_SKIP() << "a GPU is present: this test checks machines without one";

@@ -64,6 +64,17 @@ private:
   cuda::CUstream_st *handle_ = nullptr;
 };
 
+/// A kernel's (or a sequence's) time by the benchmarks' two methods, in milliseconds.
+struct Timing {
+  double perCallMs = 0;     // median of single runs between events, each synchronized
+  double backToBackMs = 0;  // mean of runs enqueued back to back, median over three batches
+  int repetitions = 0;
+  bool flushedL2 = false;   // each per-call run started with a cold L2
+  /// "0.1234 ms per call (median of 100, L2 flushed), 0.1200 ms back to back (mean of 100)":
+  /// the line bench/peers.py parses.
+  std::string str() const;
+};
+
 class Context {
 public:
   /// A context on GPU `device` (the CUDA backend) or on the CPU interpreter. Throws tk::Error
@@ -91,6 +102,18 @@ public:
   /// so every run starts with a cold L2 (as Triton's do_bench does). CUDA backend only.
   double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
                     bool flushL2 = true);
+
+  /// The benchmarks' second method: after `warmup` runs, `repetitions` runs enqueued back to
+  /// back between two CUDA events with one synchronization, no L2 flush between them; the mean
+  /// time of one run in milliseconds, the median over three such batches (`bench/peers.py` times
+  /// the peers the same way). CUDA backend only.
+  double timeBackToBack(const std::function<void()> &launch, int warmup, int repetitions,
+                        const Stream &stream = Stream());
+
+  /// Both methods, as `tkc run --time`, `tkc tune --time` and the benchmarks report them: per
+  /// call (timeMedian after `warmup` runs) and back to back (timeBackToBack).
+  Timing time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
+              bool flushL2 = true);
 
   /// Zeroes a buffer, in order on `stream`.
   void zero(const class Buffer &buffer, const Stream &stream);

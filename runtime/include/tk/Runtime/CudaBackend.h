@@ -4,6 +4,7 @@
 #define TK_RUNTIME_CUDABACKEND_H
 
 #include "tk/Frontend/Compiler.h"
+#include "tk/Runtime/Context.h"
 #include "tk/Runtime/Interpreter.h"
 
 namespace tk {
@@ -17,12 +18,12 @@ struct CudaLaunch {
   std::vector<std::pair<std::string, Type>> params; // the kernel's runtime parameters
   std::vector<ArgValue> args;
   std::vector<HostBuffer> *buffers = nullptr;
-  int timedRuns = 0; // > 0: also time the kernel (median of this many runs, milliseconds)
+  int timedRuns = 0; // > 0: also time the kernel (Context::time over this many runs)
 };
 
 /// Throws tk::Error (no driver, a failed CUDA call, a PTX the driver rejects: with its log).
-/// Returns the median time in milliseconds when timing was asked for, else 0.
-double runOnCuda(const CudaLaunch &launch);
+/// Returns the kernel's times when timing was asked for, else zeros.
+Timing runOnCuda(const CudaLaunch &launch);
 
 } // namespace tk
 
