@@ -26,13 +26,12 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 TRITON_FIRST = r'''
 import os, sys, time, torch, triton
 sys.path.insert(0, sys.argv[1])
-os.environ["DISABLE_MMA_V3"] = "1"
-from matmul_bench import triton_matmul
+from triton_kernels import matmul_kernel
 n = 512
 a = torch.randn(n, n, device="cuda", dtype=torch.float16); b = torch.randn(n, n, device="cuda", dtype=torch.float16)
 c = torch.empty(n, n, device="cuda", dtype=torch.float16); torch.cuda.synchronize()
 start = time.perf_counter()
-triton_matmul[(triton.cdiv(n, 128) * triton.cdiv(n, 128),)](a, b, c, n, n, n, BM=128, BN=128, BK=32, GROUP_M=8, num_warps=4, num_stages=4)
+matmul_kernel[(triton.cdiv(n, 128) * triton.cdiv(n, 128),)](a, b, c, n, n, n, n, 1, n, 1, n, 1, BM=128, BN=128, BK=32, GROUP_M=8, num_warps=4, num_stages=4)
 torch.cuda.synchronize()
 ms = (time.perf_counter() - start) * 1e3
 assert (c.float() - a.float() @ b.float()).abs().max().item() < 0.5
@@ -42,18 +41,17 @@ print(f"{ms:.3f}")
 TRITON_TUNE = r'''
 import os, sys, time, torch, triton
 sys.path.insert(0, sys.argv[1])
-os.environ["DISABLE_MMA_V3"] = "1"
-from matmul_bench import triton_matmul
+from triton_kernels import matmul_kernel
 space = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4), (128, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 128, 32, 4, 4),
          (128, 64, 64, 4, 4), (64, 64, 32, 4, 4), (128, 128, 32, 8, 3), (64, 256, 32, 8, 3), (256, 128, 32, 8, 3)]
 configs = [triton.Config({"BM": m, "BN": n, "BK": k}, num_warps=w, num_stages=s) for m, n, k, w, s in space]
-tuned = triton.autotune(configs=configs, key=["M", "N", "K"])(triton_matmul)
+tuned = triton.autotune(configs=configs, key=["M", "N", "K"])(matmul_kernel)
 n = int(sys.argv[2])
 a = torch.randn(n, n, device="cuda", dtype=torch.float16); b = torch.randn(n, n, device="cuda", dtype=torch.float16)
 c = torch.empty(n, n, device="cuda", dtype=torch.float16); torch.cuda.synchronize()
 grid = lambda meta: (triton.cdiv(n, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
 start = time.perf_counter()
-tuned[grid](a, b, c, n, n, n, GROUP_M=8)
+tuned[grid](a, b, c, n, n, n, n, 1, n, 1, n, 1, GROUP_M=8)
 torch.cuda.synchronize()
 seconds = time.perf_counter() - start
 ref = a.float() @ b.float()

@@ -26,7 +26,7 @@ METRICS = ",".join([
 TRITON = r'''
 import os, sys, torch
 sys.path.insert(0, os.environ["TK_BENCH_DIR"])
-from gpu_bench import triton_layernorm  # the same kernel the bandwidth table times
+from triton_kernels import layernorm_kernel as triton_layernorm  # the same kernel run-all times
 M, N, warps = 65536, 4096, int(sys.argv[1])
 x = torch.randn(M, N, device="cuda", dtype=torch.float16); y = torch.empty_like(x)
 w = torch.randn(N, device="cuda", dtype=torch.float16); b = torch.randn(N, device="cuda", dtype=torch.float16)

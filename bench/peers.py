@@ -1,0 +1,176 @@
+"""The peers every benchmark measures tk against, each at its strongest and written as its users
+write it, and the one timing method used for tk and for them.
+
+Timing (the same definitions as tk::Context::time in C++, which `tkc run --time`, `tkc tune
+--time` and `llama_layer --time` print; `report.parse_tk_timing` reads that line):
+  per call      each of N runs between two CUDA events, synchronized after each, preceded (for
+                kernels) by a write of twice the L2 size so that it starts with a cold L2; the
+                median (Triton's do_bench method)
+  back to back  N runs enqueued between two events with one synchronization and no flush; the
+                mean per run, median of three such batches (a model's steady state: launch gaps
+                hide behind the GPU, and L2 stays as the previous run left it)
+Ratios are always computed within one method: peer time / tk time, against the best peer of
+the row (> 1: tk is faster).
+
+Peers:
+  matmul     cuBLAS and cuBLASLt through torch (`a @ b` with each preferred BLAS library), and
+             Triton's default Hopper path with @triton.autotune over a standard config list
+             (triton_kernels.matmul)
+  attention  torch SDPA on cuDNN and on FlashAttention-2, and Triton's tutorial-style fused
+             attention with its autotuning (triton_kernels.attention)
+  memory     Triton kernels tuned over num_warps, and torch's own ops
+  LLaMA      llama_torch: an nn.Module with registered parameters under eager and each
+             torch.compile mode, and Hugging Face's LlamaDecoderLayer
+"""
+import contextlib
+import statistics
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+class Timer:
+    """Both timing methods on torch's current stream (see the module's docstring)."""
+
+    def __init__(self):
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.flush = torch.empty(max(l2, 1 << 20) * 2, dtype=torch.uint8, device="cuda")
+
+    def per_call(self, fn, reps, flush=True, warmup=1):
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = []
+        for r in range(reps):
+            if flush:
+                self.flush.fill_(r % 256)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+        return sorted(times)[len(times) // 2]
+
+    def back_to_back(self, fn, reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        means = []
+        for _ in range(3):
+            start.record()
+            for _ in range(reps):
+                fn()
+            stop.record()
+            stop.synchronize()
+            means.append(start.elapsed_time(stop) / reps)
+        return sorted(means)[1]
+
+    def time(self, fn, reps, flush=True, warmup=1):
+        return dict(per_call_ms=self.per_call(fn, reps, flush, warmup), back_to_back_ms=self.back_to_back(fn, reps),
+                    reps=reps, flushed=flush)
+
+
+def reps_for(estimate_ms, budget_ms=150, least=10, most=200):
+    """Repetitions so that one method's timing takes about budget_ms."""
+    return int(max(least, min(most, budget_ms / max(estimate_ms, 1e-3))))
+
+
+def estimate_ms(fn, runs=3):
+    fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(runs):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) / runs
+
+
+def rel_error(got, want):
+    got, want = got.float().reshape(want.shape), want.float()
+    err = ((got - want).norm() / want.norm()).item()
+    return err if err == err else float("inf")  # NaN never passes
+
+
+def check(what, got, want, tolerance):
+    err = rel_error(got, want)
+    if not err <= tolerance:
+        raise RuntimeError("%s: output differs from the reference (relative error %.3g > %.3g)" % (what, err, tolerance))
+    return err
+
+
+# ---- hardware ceilings, measured in the run -------------------------------------------------
+
+def copy_bandwidth(timer, gib=1):
+    """TB/s of a device-to-device copy, counting bytes read plus bytes written."""
+    n = (gib << 30) // 4
+    src = torch.randn(n, device="cuda")
+    dst = torch.empty_like(src)
+    ms = timer.per_call(lambda: dst.copy_(src), 20, flush=False)
+    return 2 * n * 4 / ms / 1e9
+
+
+def gemm_peak(timer, dtype, n=8192):
+    """TFLOP/s cuBLAS reaches at n^3 on random data (the dense peak the roofline uses)."""
+    a, b = (torch.randn(n, n, device="cuda", dtype=dtype) for _ in range(2))
+    c = torch.empty(n, n, device="cuda", dtype=dtype)
+    ms = min(timer.per_call(lambda: torch.matmul(a, b, out=c), 20), timer.back_to_back(lambda: torch.matmul(a, b, out=c), 20))
+    return 2 * n ** 3 / ms / 1e9
+
+
+# ---- matmul -----------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def blas_library(name):
+    """torch's matmul through cuBLAS ("cublas") or cuBLASLt ("cublaslt")."""
+    previous = torch.backends.cuda.preferred_blas_library()
+    torch.backends.cuda.preferred_blas_library(name)
+    try:
+        yield
+    finally:
+        torch.backends.cuda.preferred_blas_library(previous)
+
+
+def matmul_peers(a, b):
+    """(name, context, fn, output) for each matmul peer; each fn computes a @ b into its output."""
+    import triton_kernels
+    c_blas, c_lt, c_tri = (torch.empty(a.shape[0], b.shape[1], device="cuda", dtype=a.dtype) for _ in range(3))
+    return [("cuBLAS", lambda: blas_library("cublas"), lambda: torch.matmul(a, b, out=c_blas), c_blas),
+            ("cuBLASLt", lambda: blas_library("cublaslt"), lambda: torch.matmul(a, b, out=c_lt), c_lt),
+            ("Triton", contextlib.nullcontext, lambda: triton_kernels.matmul(a, b, c_tri), c_tri)]
+
+
+# ---- attention ----------------------------------------------------------------------------------
+
+def attention_peers(q, k, v, causal, scale):
+    """(name, context, fn) for each attention peer on [B, H, S, D] tensors."""
+    import triton_kernels
+
+    def sdpa():
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+    o = torch.empty_like(q)
+    return [("cuDNN", lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION), sdpa),
+            ("FA2", lambda: sdpa_kernel(SDPBackend.FLASH_ATTENTION), sdpa),
+            ("Triton", contextlib.nullcontext, lambda: triton_kernels.attention(q, k, v, o, causal, scale))]
+
+
+def sample_heads(q):
+    """Four (batch, head) pairs spread over the tensor: the f32 reference covers these (a full
+    f32 reference of B4 H32 S16384 would take 9 s and 137 GB of scores)."""
+    b, h = q.shape[0], q.shape[1]
+    return sorted({(0, 0), (b - 1, h - 1), (b // 2, h // 3), ((b - 1) // 3, (2 * h) // 3)})
+
+
+def attention_reference(q, k, v, causal, scale, pairs):
+    """The f32 math attention of the sampled heads, stacked as [len(pairs), S, D]."""
+    pick = lambda t: torch.stack([t[b, h] for b, h in pairs]).float()[None]
+    with sdpa_kernel(SDPBackend.MATH):
+        return F.scaled_dot_product_attention(pick(q), pick(k), pick(v), is_causal=causal, scale=scale)[0]
+
+
+def pick_heads(o, pairs):
+    return torch.stack([o[b, h] for b, h in pairs])
+
+
+def median(values):
+    return statistics.median(values)

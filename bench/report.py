@@ -1,0 +1,166 @@
+"""Tables from a bench/run-all summary: the run's summary.md and the README's performance
+section (bench/readme-tables) are both rendered here, so the README says exactly what the run
+measured.
+"""
+import os
+import re
+import subprocess
+
+# The line tk::Timing::str() prints (tests/unit/TimingTest.cpp pins its format).
+TK_TIMING = re.compile(r"([0-9.e+-]+) ms per call \(median of (\d+)(, L2 flushed)?\), "
+                       r"([0-9.e+-]+) ms back to back \(mean of (\d+)\)")
+METHODS = (("per_call_ms", "per call"), ("back_to_back_ms", "back to back"))
+SECTIONS = {  # title, unit, rate(row, ms)
+    "matmul": ("Matmul", "TFLOP/s", lambda row, ms: row["flops"] / ms / 1e9),
+    "attention": ("Attention forward", "TFLOP/s", lambda row, ms: row["flops"] / ms / 1e9),
+    "memory": ("Memory-bound kernels", "TB/s", lambda row, ms: row["bytes"] / ms / 1e9),
+    "llama": ("LLaMA-7B decoder layer (bf16)", "ms", lambda row, ms: ms),
+}
+
+
+def machine():
+    info = {"commit": os.environ.get("TK_COMMIT", "unknown")}
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True).stdout.strip().splitlines()[0]
+        info["gpu"], info["driver"] = [p.strip() for p in gpu.split(",")]
+    except Exception:
+        info["gpu"] = info["driver"] = "unknown"
+    info["date"] = subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True, text=True).stdout.strip()
+    return info
+
+
+def parse_tk_timing(text, what="tk"):
+    """tk's timing (the last tk::Timing line in `text`), as peers.Timer.time returns a peer's."""
+    found = TK_TIMING.findall(text)
+    if not found:
+        raise RuntimeError("%s printed no timing line:\n%s" % (what, text[-2000:]))
+    per_call, reps, flushed, b2b, _ = found[-1]
+    return dict(per_call_ms=float(per_call), back_to_back_ms=float(b2b), reps=int(reps), flushed=bool(flushed))
+
+
+def tuned_config(table):
+    """The winning config from `tkc tune`'s table."""
+    for line in table.splitlines():
+        m = re.match(r"^(.*?)\s+([\d.]+|-)\s+(best|known.*)$", line.strip())
+        if m:
+            return m.group(1).strip()
+    return "?"
+
+
+def timed(t):
+    return bool(t) and "per_call_ms" in t
+
+
+def best_peer(row, method="per_call_ms"):
+    """(name, timing) of the fastest peer of the row by this method, or None."""
+    ok = [(name, t) for name, t in row["peers"].items() if timed(t)]
+    return min(ok, key=lambda nt: nt[1][method]) if ok else None
+
+
+def ratios(row):
+    """Best peer time / tk time, per call and back to back (> 1: tk is faster)."""
+    out = []
+    for method, _ in METHODS:
+        best = best_peer(row, method)
+        tk = row.get("tk") or {}
+        out.append(best[1][method] / tk[method] if best and tk.get(method) else float("nan"))
+    return tuple(out)
+
+
+def fmt(value, unit):
+    if value != value:
+        return "-"
+    if unit == "ms":
+        return "%.3f" % value
+    return "%.3f" % value if unit == "TB/s" else "%.1f" % value
+
+
+def peer_names(rows):
+    names = []
+    for row in rows:
+        for name in row["peers"]:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def section_table(summary, section):
+    """The section's Markdown table and its worst rows, or None when it has no rows."""
+    rows = [r for r in summary["rows"] if r["section"] == section]
+    if not rows:
+        return None
+    title, unit, rate = SECTIONS[section]
+    names = peer_names(rows)
+    head = ["", "tk"] + names + ["best peer", "tk vs best, per call", "tk vs best, back to back", "tk of roofline", "tk config"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    worst = {}
+    for row in rows:
+        tk = row.get("tk") or {}
+        cells = [row["label"], fmt(rate(row, tk["per_call_ms"]), unit) if timed(tk) else "failed"]
+        for name in names:
+            t = row["peers"].get(name)
+            cells.append(fmt(rate(row, t["per_call_ms"]), unit) if timed(t) else ("failed" if t else "-"))
+        best = best_peer(row)
+        per_call, b2b = ratios(row)
+        roof = row.get("roofline_ms", 0) / tk["per_call_ms"] if timed(tk) and row.get("roofline_ms") else float("nan")
+        cells += [best[0] if best else "-", "%.2fx" % per_call if per_call == per_call else "-",
+                  "%.2fx" % b2b if b2b == b2b else "-", "%.0f%%" % (100 * roof) if roof == roof else "-",
+                  str(tk.get("config", "")).replace("|", "/")]
+        lines.append("| " + " | ".join(cells) + " |")
+        for key, value in (("per call", per_call), ("back to back", b2b)):
+            if value == value and (key not in worst or value < worst[key][1]):
+                worst[key] = (row["label"], value)
+    return title, unit, "\n".join(lines), worst
+
+
+def markdown(summary, folder=None):
+    """The whole report: where and how it was measured, then one table per section."""
+    m, c = summary["machine"], summary["ceilings"]
+    out = []
+    where = "`%s`" % folder if folder else "this run"
+    out.append("Measured by `bench/run-all` in one run (%s): %s, driver %s, commit %s, torch %s, Triton %s, %s%s." %
+               (where, m["gpu"], m["driver"], m["commit"], summary["versions"]["torch"], summary["versions"]["triton"],
+                m["date"], ", quick mode (harness check, not numbers)" if summary.get("quick") else ""))
+    if summary.get("command"):
+        out.append("Command: `%s`." % summary["command"])
+    if c:
+        out.append("Ceilings measured in the same run: device-to-device copy %.2f TB/s (read + write); cuBLAS at 8192³ "
+                   "%.0f TFLOP/s f16, %.0f bf16 (the roofline is the larger of FLOPs over that peak and bytes over that "
+                   "bandwidth)." % (c.get("copy_tbs", 0), c.get("gemm_f16_tflops", 0), c.get("gemm_bf16_tflops", 0)))
+    out.append("Ratios are the best peer's time over tk's within one timing method (> 1: tk faster). Per call: the "
+               "median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
+               "400 MB of weights exceed the L2) after an L2 flush; back to back: N runs between two events, the "
+               "mean, median of three batches. Every output was checked against a reference before timing. Rates "
+               "below are per call.")
+    for section in ("matmul", "attention", "memory", "llama"):
+        table = section_table(summary, section)
+        if not table:
+            continue
+        title, unit, text, worst = table
+        out.append("### %s (%s)\n\n%s" % (title, unit, text))
+        if worst:
+            out.append("Worst ratio: " + "; ".join("%s %s (%.2fx)" % (k, v[0], v[1]) for k, v in worst.items()) + ".")
+        failed = [r for r in summary["rows"] if r["section"] == section and r.get("failed")]
+        for r in failed:
+            out.append("- %s failed: %s" % (r["label"], r["failed"].splitlines()[0][:200]))
+        if section == "llama":
+            out.append(llama_notes(summary))
+    if summary.get("jit"):
+        out.append("### JIT host costs\n\n" + "\n".join("- %s: %.3f" % kv for kv in summary["jit"].items()))
+    for note in summary.get("notes", []):
+        out.append("Note: " + note.splitlines()[-1][:300])
+    return "\n\n".join(out) + "\n"
+
+
+def llama_notes(summary):
+    lines = []
+    for row in summary["rows"]:
+        if row["section"] != "llama" or not timed(row.get("tk")):
+            continue
+        plain = row.get("tk_plain", {})
+        kernels = ", ".join("%s %d" % kv for kv in row.get("kernels", {}).items())
+        lines.append("- %s: tk plain launches %.3f ms per call, %.3f back to back (the table's tk is the CUDA-graph "
+                     "replay); kernels per layer: %s." % (row["label"], plain.get("per_call_ms", float("nan")),
+                                                         plain.get("back_to_back_ms", float("nan")), kernels))
+    return "\n".join(lines)

@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""Every benchmark in one run on the GPU machine (`bench/run-all` calls this): tk against its
+strongest peers (bench/peers.py), row by row in the same run, every output checked against a
+reference before anything is timed, both timing methods, a roofline for every row.
+
+    run_all.py --bin DIR --out DIR [--quick] [SECTION...]
+    sections: memory matmul attention llama jit (default: all); the ceilings are always measured
+
+Writes OUT/summary.json (every number), OUT/summary.md (the tables, bench/report.py) and
+OUT/log.txt. A row whose tk or peer fails is kept with the error, never silently dropped.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import llama_torch  # noqa: E402
+import peers  # noqa: E402
+import report  # noqa: E402
+
+SECTIONS = ["memory", "matmul", "attention", "llama", "jit"]
+LLAMA_GEMMS = [(12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008)]  # N x K of QKV, O, gate/up, down
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def log(*parts):
+    print(*parts, flush=True)
+
+
+def save_npy(path, t):
+    """A tensor as .npy; bf16 as its bit patterns (<u2), which tk reads as bf16."""
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        np.save(path, t.view(torch.int16).cpu().numpy().view(np.uint16))
+    else:
+        np.save(path, t.cpu().numpy())
+    return path
+
+
+def load_npy(path, dtype):
+    arr = np.load(path)
+    if dtype == torch.bfloat16:
+        return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16).cuda()
+    return torch.from_numpy(arr).cuda()
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.tkc = os.path.join(args.bin, "tkc")
+        self.timer = peers.Timer()
+        self.tmp = tempfile.mkdtemp(prefix="tk-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        self.rows = []
+        self.ceilings = {}
+        self.notes = []
+
+    # -- running tk ----------------------------------------------------------------------------
+    def tk(self, verb, source, kernel, grid, arguments, defines, reps, saves):
+        """`tkc run|tune` with --time; returns (timing, stdout). `tune` autotunes over the
+        kernel's @autotune space first and runs the winner."""
+        cmd = [self.tkc, verb, source, "--kernel", kernel, "--grid", grid, "--backend=cuda", "--time", str(reps)]
+        for name, value in defines.items():
+            cmd += ["-D", "%s=%s" % (name, value)]
+        cmd += ["%s=%s" % kv for kv in arguments.items()]
+        for name, path in saves.items():
+            cmd += ["--save", "%s=%s" % (name, path)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError("tkc %s failed (%d): %s" % (verb, proc.returncode, proc.stderr[-1500:]))
+        timing = report.parse_tk_timing(proc.stderr, "tkc " + verb)
+        return timing, proc.stdout
+
+    def source_for(self, example, dtype_name):
+        """The example, with its f16 types renamed when another dtype is benchmarked."""
+        path = os.path.join(ROOT, "examples", example)
+        if dtype_name == "f16":
+            return path
+        out = os.path.join(self.tmp, example.replace(".tk", "_%s.tk" % dtype_name))
+        with open(path) as f:
+            text = f.read().replace("f16", dtype_name)
+        with open(out, "w") as f:
+            f.write(text)
+        return out
+
+    def row(self, section, label, **fields):
+        row = dict(section=section, label=label, peers={}, errors={}, **fields)
+        self.rows.append(row)
+        return row
+
+    def peer(self, row, name, context, fn, check, reps, flush=True):
+        """Checks the peer's output first (check() returns the error), then times it."""
+        try:
+            with context():
+                fn()
+                torch.cuda.synchronize()
+                row["errors"][name] = check()
+                row["peers"][name] = self.timer.time(fn, reps, flush=flush)
+        except Exception as e:  # a peer that cannot run this row (a backend's limits) says so
+            row["peers"][name] = dict(failed=str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
+            log("  %s failed: %s" % (name, row["peers"][name]["failed"]))
+
+    def finish(self, row):
+        tk = row.get("tk") or {}
+        best = report.best_peer(row)
+        parts = ["%s %-32s" % (row["section"], row["label"])]
+        if tk.get("per_call_ms"):
+            parts.append("tk %.4f/%.4f ms" % (tk["per_call_ms"], tk["back_to_back_ms"]))
+        for name, t in row["peers"].items():
+            if "per_call_ms" in t:
+                parts.append("%s %.4f/%.4f" % (name, t["per_call_ms"], t["back_to_back_ms"]))
+        if best and tk.get("per_call_ms"):
+            parts.append("ratio %.3f / %.3f" % report.ratios(row))
+        log("  ".join(parts))
+
+    # -- sections ------------------------------------------------------------------------------
+    def ceilings_section(self):
+        self.ceilings["copy_tbs"] = peers.copy_bandwidth(self.timer)
+        for name, dtype in DTYPES.items():
+            self.ceilings["gemm_%s_tflops" % name] = peers.gemm_peak(self.timer, dtype)
+        log("ceilings: copy %.3f TB/s, cuBLAS 8192^3 f16 %.1f TFLOP/s, bf16 %.1f TFLOP/s" %
+            (self.ceilings["copy_tbs"], self.ceilings["gemm_f16_tflops"], self.ceilings["gemm_bf16_tflops"]))
+
+    def roofline_ms(self, flops=0.0, bytes_moved=0.0, dtype_name="bf16"):
+        compute = flops / (self.ceilings["gemm_%s_tflops" % dtype_name] * 1e9) if flops else 0.0
+        memory = bytes_moved / (self.ceilings["copy_tbs"] * 1e9) if bytes_moved else 0.0
+        return max(compute, memory)
+
+    def memory_section(self):
+        import triton
+        import triton_kernels as tk_triton
+        quick = self.args.quick
+        warps_space = (4, 8, 16)
+
+        def tune_tk(row, example, kernel, grid, arguments, defines, out_name, out_shape, dtype, check, reps):
+            best = None
+            for w in warps_space:
+                path = os.path.join(self.tmp, "out.npy")
+                timing, _ = self.tk("run", os.path.join(ROOT, "examples", example), kernel, grid, arguments,
+                                    dict(defines, num_warps=w), reps, {out_name: path})
+                err = check(load_npy(path, dtype).reshape(out_shape))
+                row.setdefault("tk_configs", {})["num_warps=%d" % w] = timing
+                if best is None or timing["per_call_ms"] < best["per_call_ms"]:
+                    best = dict(timing, config="num_warps=%d" % w, error=err)
+            row["tk"] = best
+
+        def tune_triton(row, launch, check, reps):
+            best = None
+            for w in warps_space:
+                launch(w)
+                torch.cuda.synchronize()
+                err = check()
+                timing = self.timer.time(lambda: launch(w), reps)
+                if best is None or timing["per_call_ms"] < best["per_call_ms"]:
+                    best = dict(timing, config="num_warps=%d" % w)
+            row["errors"]["Triton"] = err
+            row["peers"]["Triton"] = best
+
+        # vector add, f32
+        n = (1 << 26) if not quick else 1 << 22
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        want = x + y
+        row = self.row("memory", "vector add f32 %d" % n, bytes=3 * n * 4)
+        reps = peers.reps_for(peers.estimate_ms(lambda: torch.add(x, y)))
+        args = dict(x="@" + save_npy(os.path.join(self.tmp, "x.npy"), x), y="@" + save_npy(os.path.join(self.tmp, "y.npy"), y),
+                    out="zeros:f32:%d" % n, n=n)
+        tune_tk(row, "vector_add.tk", "vector_add", "cdiv(n, BLOCK)", args, {}, "out", (n,), torch.float32,
+                lambda got: peers.check("tk vector add", got, want, 0.0), reps)
+        o = torch.empty_like(x)
+        tune_triton(row, lambda w: tk_triton.add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024, num_warps=w),
+                    lambda: peers.check("Triton add", o, want, 0.0), reps)
+        o2 = torch.empty_like(x)
+        self.peer(row, "torch", lambda: peers.contextlib.nullcontext(), lambda: torch.add(x, y, out=o2),
+                  lambda: peers.check("torch add", o2, want, 0.0), reps)
+        row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
+        self.finish(row)
+
+        # softmax f32, 256 MiB per tensor
+        for cols in (1024, 4096, 16384):
+            rows_ = ((256 << 20) // (cols * 4)) if not quick else 256
+            xs = torch.randn(rows_, cols, device="cuda")
+            want = torch.softmax(xs.double(), 1).float()
+            row = self.row("memory", "softmax f32 %dx%d" % (rows_, cols), bytes=2 * rows_ * cols * 4)
+            reps = peers.reps_for(peers.estimate_ms(lambda: torch.softmax(xs, 1)))
+            args = dict(x="@" + save_npy(os.path.join(self.tmp, "x.npy"), xs), y="zeros:f32:%dx%d" % (rows_, cols),
+                        n_cols=cols, stride=cols)
+            tune_tk(row, "softmax.tk", "softmax", str(rows_), args, dict(BLOCK=cols), "y", (rows_, cols), torch.float32,
+                    lambda got: peers.check("tk softmax", got, want, 1e-5), reps)
+            ys = torch.empty_like(xs)
+            tune_triton(row, lambda w: tk_triton.softmax_kernel[(rows_,)](xs, ys, cols, cols, BLOCK=cols, num_warps=w),
+                        lambda: peers.check("Triton softmax", ys, want, 1e-5), reps)
+            self.peer(row, "torch", peers.contextlib.nullcontext, lambda: torch.softmax(xs, 1),
+                      lambda: peers.check("torch softmax", torch.softmax(xs, 1), want, 1e-5), reps)
+            row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
+            self.finish(row)
+
+        # LayerNorm and RMSNorm, f16, 256 MiB in
+        M, N = (32768, 4096) if not quick else (512, 4096)
+        xh = torch.randn(M, N, device="cuda", dtype=torch.float16)
+        w = torch.randn(N, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, device="cuda", dtype=torch.float16)
+        xpath = save_npy(os.path.join(self.tmp, "x.npy"), xh)
+        wpath = save_npy(os.path.join(self.tmp, "w.npy"), w)
+        bpath = save_npy(os.path.join(self.tmp, "b.npy"), b)
+        yh = torch.empty_like(xh)
+        for kind in ("layernorm", "rmsnorm"):
+            if kind == "layernorm":
+                want = torch.nn.functional.layer_norm(xh.float(), (N,), w.float(), b.float(), 1e-5)
+                args = dict(x="@" + xpath, y="zeros:f16:%dx%d" % (M, N), w="@" + wpath, b="@" + bpath, n_cols=N, stride=N, eps=1e-5)
+                triton_launch = lambda wp: tk_triton.layernorm_kernel[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=wp)
+                torch_fn = lambda: torch.nn.functional.layer_norm(xh, (N,), w, b, 1e-5)
+            else:
+                want = xh.float() * torch.rsqrt((xh.float() ** 2).mean(1, keepdim=True) + 1e-6) * w.float()
+                args = dict(x="@" + xpath, y="zeros:f16:%dx%d" % (M, N), w="@" + wpath, n_cols=N, stride=N, eps=1e-6)
+                triton_launch = lambda wp: tk_triton.rmsnorm_kernel[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=wp)
+                torch_fn = lambda: torch.nn.functional.rms_norm(xh, (N,), w, 1e-6)
+            row = self.row("memory", "%s f16 %dx%d" % (kind, M, N), bytes=2 * M * N * 2)
+            reps = peers.reps_for(peers.estimate_ms(torch_fn))
+            tune_tk(row, kind + ".tk", kind, str(M), args, dict(BLOCK=N), "y", (M, N), torch.float16,
+                    lambda got: peers.check("tk " + kind, got, want, 2e-3), reps)
+            tune_triton(row, triton_launch, lambda: peers.check("Triton " + kind, yh, want, 2e-3), reps)
+            self.peer(row, "torch", peers.contextlib.nullcontext, torch_fn,
+                      lambda: peers.check("torch " + kind, torch_fn(), want, 2e-3), reps)
+            row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
+            self.finish(row)
+
+    def matmul_section(self):
+        shapes = []
+        for dtype_name in self.args.matmul_dtypes.split(","):
+            shapes += [(dtype_name, (s, s, s)) for s in (1024, 2048, 4096, 8192)] + [(dtype_name, (4000, 3000, 1000))]
+        for dtype_name in self.args.llama_gemm_dtypes.split(","):
+            shapes += [(dtype_name, (m, n, k)) for m in (1, 32, 2048) for n, k in LLAMA_GEMMS]
+        if self.args.quick:
+            shapes = [s for s in shapes if max(s[1]) <= 4096][:6]
+        sources = {}
+        weights = {}
+        for dtype_name, (m, n, k) in shapes:
+            dtype = DTYPES[dtype_name]
+            label = "%s %dx%dx%d" % (dtype_name, m, n, k)
+            flops = 2 * m * n * k
+            row = self.row("matmul", label, dtype=dtype_name, shape=[m, n, k], flops=flops,
+                           bytes=2 * (m * k + k * n + m * n))
+            row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], dtype_name)
+            try:
+                a = torch.randn(m, k, device="cuda", dtype=dtype)
+                key = (dtype_name, n, k)
+                if key not in weights:  # the LLaMA rows share their weight across M
+                    weights.clear()
+                    b = torch.randn(k, n, device="cuda", dtype=dtype)
+                    weights[key] = (b, save_npy(os.path.join(self.tmp, "b.npy"), b))
+                b, bpath = weights[key]
+                want = a.float() @ b.float()
+                reps = peers.reps_for(peers.estimate_ms(lambda: a @ b))
+                for name, context, fn, out in peers.matmul_peers(a, b):
+                    self.peer(row, name, context, fn, lambda: peers.check(name, out, want, 1e-2), reps)
+                if dtype_name not in sources:
+                    sources[dtype_name] = self.source_for("matmul.tk", dtype_name)
+                cpath = os.path.join(self.tmp, "c.npy")
+                timing, table = self.tk("tune", sources[dtype_name], "matmul", "cdiv(M, BM) * cdiv(N, BN)",
+                                        dict(a="@" + save_npy(os.path.join(self.tmp, "a.npy"), a), b="@" + bpath,
+                                             c="zeros:%s:%dx%d" % (dtype_name, m, n), M=m, N=n, K=k, lda=k, ldb=n, ldc=n),
+                                        {}, reps, dict(c=cpath))
+                err = peers.check("tk matmul " + label, load_npy(cpath, dtype).reshape(m, n), want, 1e-2)
+                row["tk"] = dict(timing, config=report.tuned_config(table), error=err)
+            except Exception as e:
+                row["failed"] = str(e)[:500]
+                log("  %s: %s" % (label, row["failed"]))
+            self.finish(row)
+
+    def attention_section(self):
+        cases = []
+        for dtype_name in ("f16", "bf16"):
+            for d in (64, 128):
+                for causal in (False, True):
+                    cases.append((dtype_name, 4, 4096, d, causal))
+            for batch, seq in ((16, 1024), (1, 16384)):  # the same 16k tokens
+                for causal in (False, True):
+                    cases.append((dtype_name, batch, seq, 128, causal))
+        if self.args.quick:
+            cases = [(dt, b, 1024 if s == 4096 else s, d, c) for dt, b, s, d, c in cases if s == 4096][:4]
+        heads = 32
+        for dtype_name, batch, seq, d, causal in cases:
+            dtype = DTYPES[dtype_name]
+            label = "%s B%d H%d S%d D%d%s" % (dtype_name, batch, heads, seq, d, " causal" if causal else "")
+            flops = 4 * batch * heads * seq * seq * d // (2 if causal else 1)
+            row = self.row("attention", label, dtype=dtype_name, flops=flops, causal=causal)
+            row["roofline_ms"] = self.roofline_ms(flops, 0, dtype_name)
+            try:
+                q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=dtype) for _ in range(3))
+                scale = d ** -0.5
+                pairs = peers.sample_heads(q)
+                want = peers.attention_reference(q, k, v, causal, scale, pairs)
+                outputs = {}
+
+                def checker(name, get):
+                    def check():
+                        out = get()
+                        outputs[name] = out
+                        return peers.check(name + " " + label, peers.pick_heads(out, pairs), want, 1e-2)
+                    return check
+                reps = None
+                for name, context, fn in peers.attention_peers(q, k, v, causal, scale):
+                    if reps is None:  # from the first peer that runs this row
+                        try:
+                            with context():
+                                reps = peers.reps_for(peers.estimate_ms(fn))
+                        except Exception:
+                            pass
+                    self.peer(row, name, context, fn, checker(name, fn), reps or 50)
+                reps = reps or 50
+                source = self.source_for("flash_attention.tk", dtype_name)
+                opath = os.path.join(self.tmp, "o.npy")
+                args = {name: "@" + save_npy(os.path.join(self.tmp, name + ".npy"), t) for name, t in (("q", q), ("k", k), ("v", v))}
+                args.update(o="zeros:%s:%dx%dx%dx%d" % (dtype_name, batch, heads, seq, d), seq_len=seq, scale=repr(scale))
+                timing, table = self.tk("tune", source, "flash_attention", "cdiv(seq_len, BLOCK_M), %d" % (batch * heads),
+                                        args, dict(HEAD_DIM=d, CAUSAL=str(causal).lower()), reps, dict(o=opath))
+                got = load_npy(opath, dtype).reshape(batch, heads, seq, d)
+                err = peers.check("tk attention " + label, peers.pick_heads(got, pairs), want, 1e-2)
+                # Every element, not only the sampled heads: against the best-checked peer's output.
+                if outputs:
+                    name = "cuDNN" if "cuDNN" in outputs else next(iter(outputs))
+                    row["tk_vs_" + name] = peers.check("tk attention vs " + name, got, outputs[name], 1e-2)
+                outputs.clear()
+                row["tk"] = dict(timing, config=report.tuned_config(table), error=err)
+            except Exception as e:
+                row["failed"] = str(e)[:500]
+                log("  %s: %s" % (label, row["failed"]))
+            self.finish(row)
+
+    def llama_section(self):
+        import re
+        torch._dynamo.config.cache_size_limit = 64
+        modes = ["eager", "compile", "reduce-overhead"] + (["max-autotune-no-cudagraphs"] if self.args.max_autotune else [])
+        shapes = [(32, 1), (8, 128), (1, 2048)] if not self.args.quick else [(32, 1), (2, 128)]
+        layer = os.path.join(self.args.bin, "llama_layer")
+        d, heads, ffn = llama_torch.D, llama_torch.HEADS, llama_torch.FFN
+        for batch, seq in shapes:
+            tokens = batch * seq
+            label = "B=%d S=%d" % (batch, seq)
+            weight_bytes = 2 * (4 * d * d + 3 * d * ffn)
+            flops = 2 * tokens * (4 * d * d + 3 * d * ffn) + 2 * batch * heads * seq * seq * (d // heads)
+            row = self.row("llama", label, flops=flops, bytes=weight_bytes + 2 * 2 * tokens * d, kernels={})
+            row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], "bf16")
+            try:
+                w = llama_torch.make_weights(tokens)
+                x = w["x"].view(batch, seq, d)
+                with torch.no_grad():
+                    module = llama_torch.LlamaLayer(w).eval()
+                    want = module(x)
+                    reps = peers.reps_for(peers.estimate_ms(lambda: module(x)), budget_ms=300, most=100)
+                    for mode in modes:
+                        torch._dynamo.reset()
+                        if mode == "eager":
+                            fn = module
+                        elif mode == "compile":
+                            fn = torch.compile(module, dynamic=False)
+                        else:
+                            fn = torch.compile(module, mode=mode, dynamic=False)
+                        call = (lambda f: lambda: f(x))(fn)
+                        name = "torch " + mode
+                        start = time.time()
+                        self.peer(row, name, peers.contextlib.nullcontext, call,
+                                  lambda: peers.check(name, call(), want, 2e-2), reps, flush=False)
+                        row.setdefault("compile_s", {})[name] = time.time() - start
+                        if mode in ("eager", "compile"):
+                            row["kernels"][name] = kernel_count(call)
+                    hf = llama_torch.hf_layer(w)
+                    self.peer(row, "HF LlamaDecoderLayer", peers.contextlib.nullcontext, lambda: hf(x),
+                              lambda: peers.check("HF", hf(x), want, 2e-2), reps, flush=False)
+                    del hf
+                wdir = os.path.join(self.tmp, "llama")
+                os.makedirs(wdir, exist_ok=True)
+                for name in llama_torch.NAMES:
+                    save_npy(os.path.join(wdir, name + ".npy"), w[name])
+                out = os.path.join(self.tmp, "llama-out.npy")
+                cmd = [layer, "--backend", "cuda", "--dims", "%d,%d,%d,%d,%d" % (d, heads, ffn, seq, batch),
+                       "--weights", wdir, "--save", out, "--time", str(reps)]
+                proc = subprocess.run(cmd, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise RuntimeError("llama_layer failed: %s %s" % (proc.stdout[-800:], proc.stderr[-800:]))
+                plain = report.parse_tk_timing(proc.stdout.split("CUDA graph replay")[0], "llama_layer")
+                replay = report.parse_tk_timing(proc.stdout, "llama_layer")
+                err = peers.check("tk llama " + label, load_npy(out, torch.bfloat16).reshape(batch, seq, d), want, 2e-2)
+                row["kernels"]["tk"] = int(re.search(r": (\d+) kernels", proc.stdout).group(1))
+                row["tk_plain"] = plain
+                row["tk"] = dict(replay, config="CUDA graph replay", error=err)
+                shutil.rmtree(wdir, ignore_errors=True)
+            except Exception as e:
+                row["failed"] = str(e)[:500]
+                log("  %s: %s" % (label, traceback.format_exc()[-800:]))
+            self.finish(row)
+            torch.cuda.empty_cache()
+
+    def jit_section(self):
+        out = os.path.join(self.tmp, "jit.json")
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "jit_bench.py"), "--bench",
+                               os.path.join(self.args.bin, "tk-jit-bench"), "--json", out], capture_output=True, text=True)
+        log(proc.stdout[-3000:])
+        if proc.returncode != 0:
+            raise RuntimeError("jit_bench failed: %s" % proc.stderr[-1500:])
+        with open(out) as f:
+            self.jit = json.load(f)
+
+
+def kernel_count(fn):
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True, help="the folder with tkc, llama_layer, tk-jit-bench")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--quick", action="store_true", help="small shapes: checks the harness, not the numbers")
+    parser.add_argument("--matmul-dtypes", default="f16,bf16")
+    parser.add_argument("--llama-gemm-dtypes", default="bf16")
+    parser.add_argument("--max-autotune", action="store_true", help="also torch.compile max-autotune-no-cudagraphs")
+    parser.add_argument("--command", default="", help="the command line to record")
+    parser.add_argument("sections", nargs="*", default=SECTIONS)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(0)
+    bench = Bench(args)
+    started = time.time()
+    timings = {}
+    bench.jit = None
+    try:
+        bench.ceilings_section()
+        for section in args.sections:
+            if section not in SECTIONS:
+                raise SystemExit("unknown section '%s' (%s)" % (section, " ".join(SECTIONS)))
+            start = time.time()
+            log("== %s" % section)
+            try:
+                getattr(bench, section + "_section")()
+            except Exception:
+                bench.notes.append("section %s failed: %s" % (section, traceback.format_exc()[-1500:]))
+                log(bench.notes[-1])
+            timings[section] = time.time() - start
+            log("== %s took %.0f s" % (section, timings[section]))
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
+        import triton
+        summary = dict(machine=report.machine(), command=args.command, sections=args.sections, quick=args.quick,
+                       ceilings=bench.ceilings, rows=bench.rows, jit=bench.jit, notes=bench.notes,
+                       section_seconds=timings, total_seconds=time.time() - started,
+                       versions=dict(torch=torch.__version__, triton=triton.__version__))
+        with open(os.path.join(args.out, "summary.json"), "w") as f:
+            json.dump(summary, f, indent=1)
+        text = report.markdown(summary)
+        with open(os.path.join(args.out, "summary.md"), "w") as f:
+            f.write(text)
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""ctest `bench.report`: the benchmark report's parsing and ratios, without a GPU or torch."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
+
+class ReportTest(unittest.TestCase):
+    def test_parses_the_line_tk_prints(self):
+        # tests/unit/CudaBackendTest.cpp (TimingLineIsTheOneBenchParses) pins the same text.
+        text = ("progress...\nkernel 'matmul': 0.1235 ms per call (median of 100, L2 flushed), "
+                "0.1200 ms back to back (mean of 100)\n")
+        self.assertEqual(report.parse_tk_timing(text),
+                         dict(per_call_ms=0.1235, back_to_back_ms=0.12, reps=100, flushed=True))
+        unflushed = report.parse_tk_timing("layer time, CUDA graph replay: 0.1235 ms per call (median of 50), "
+                                           "0.1200 ms back to back (mean of 50)")
+        self.assertFalse(unflushed["flushed"])
+        with self.assertRaises(RuntimeError):
+            report.parse_tk_timing("kernel 'x': 0.1 ms (median of 100 runs)")
+
+    def test_ratio_is_best_peer_over_tk_per_method(self):
+        row = dict(section="matmul", label="x", flops=2e12, roofline_ms=1.0, errors={},
+                   tk=dict(per_call_ms=2.0, back_to_back_ms=1.0, config="c"),
+                   peers={"a": dict(per_call_ms=3.0, back_to_back_ms=0.5), "b": dict(per_call_ms=1.0, back_to_back_ms=2.0),
+                          "c": dict(failed="cannot run")})
+        self.assertEqual(report.best_peer(row)[0], "b")
+        self.assertEqual(report.ratios(row), (0.5, 0.5))
+        summary = dict(machine=dict(gpu="g", driver="d", commit="c", date="t"), versions=dict(torch="t", triton="t"),
+                       ceilings={}, rows=[row], notes=[])
+        text = report.markdown(summary, "bench/results/x")
+        self.assertIn("| x | 1000.0 | 666.7 | 2000.0 | failed | b | 0.50x | 0.50x | 50% | c |", text)
+        self.assertIn("Worst ratio: per call x (0.50x)", text)
+
+    def test_tuned_config_is_the_best_line(self):
+        table = ("kernel 'matmul' on NVIDIA H200: 2 configs compiled in 0.25 s, timed in 0.10 s\n"
+                 "config                                               time (ms)  status\n"
+                 "BK=64, BM=128, BN=256, num_stages=3, num_warps=8        0.3499\n"
+                 "BK=32, BM=128, BN=128, num_stages=4, num_warps=4        0.3212  best\n")
+        self.assertEqual(report.tuned_config(table), "BK=32, BM=128, BN=128, num_stages=4, num_warps=4")
+
+
+if __name__ == "__main__":
+    unittest.main()
