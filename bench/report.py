@@ -123,7 +123,7 @@ def markdown(summary, folder=None):
                (where, m["gpu"], m["driver"], m["commit"], summary["versions"]["torch"], summary["versions"]["triton"],
                 m["date"], ", quick mode (harness check, not numbers)" if summary.get("quick") else ""))
     if summary.get("command"):
-        out.append("Command: `%s`." % summary["command"])
+        out.append("Command: `%s`." % summary["command"].strip())
     if c:
         out.append("Ceilings measured in the same run: device-to-device copy %.2f TB/s (read + write); cuBLAS at 8192³ "
                    "%.0f TFLOP/s f16, %.0f bf16 (the roofline is the larger of FLOPs over that peak and bytes over that "
