@@ -10,6 +10,7 @@ Writes OUT/summary.json (every number), OUT/summary.md (the tables, bench/report
 OUT/log.txt. A row whose tk or peer fails is kept with the error, never silently dropped.
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -122,6 +123,16 @@ class Bench:
         if best and tk.get("per_call_ms"):
             parts.append("ratio %.3f / %.3f" % report.ratios(row))
         log("  ".join(parts))
+
+    @contextlib.contextmanager
+    def failures_kept(self, row):
+        """A row whose tk or reference fails keeps the error and the peers measured so far."""
+        try:
+            yield
+        except Exception as e:
+            row["failed"] = str(e)[:500]
+            log("  %s: %s" % (row["label"], traceback.format_exc()[-800:]))
+        self.finish(row)
 
     # -- sections ------------------------------------------------------------------------------
     def ceilings_section(self):
@@ -251,7 +262,7 @@ class Bench:
             row = self.row("matmul", label, dtype=dtype_name, shape=[m, n, k], flops=flops,
                            bytes=2 * (m * k + k * n + m * n))
             row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], dtype_name)
-            try:
+            with self.failures_kept(row):
                 a = torch.randn(m, k, device="cuda", dtype=dtype)
                 key = (dtype_name, n, k)
                 if key not in weights:  # the LLaMA rows share their weight across M
@@ -272,10 +283,6 @@ class Bench:
                                         {}, reps, dict(c=cpath))
                 err = peers.check("tk matmul " + label, load_npy(cpath, dtype).reshape(m, n), want, 1e-2)
                 row["tk"] = dict(timing, config=report.tuned_config(table), error=err)
-            except Exception as e:
-                row["failed"] = str(e)[:500]
-                log("  %s: %s" % (label, row["failed"]))
-            self.finish(row)
 
     def attention_section(self):
         cases = []
@@ -295,7 +302,7 @@ class Bench:
             flops = 4 * batch * heads * seq * seq * d // (2 if causal else 1)
             row = self.row("attention", label, dtype=dtype_name, flops=flops, causal=causal)
             row["roofline_ms"] = self.roofline_ms(flops, 0, dtype_name)
-            try:
+            with self.failures_kept(row):
                 q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=dtype) for _ in range(3))
                 scale = d ** -0.5
                 pairs = peers.sample_heads(q)
@@ -332,10 +339,6 @@ class Bench:
                     row["tk_vs_" + name] = peers.check("tk attention vs " + name, got, outputs[name], 1e-2)
                 outputs.clear()
                 row["tk"] = dict(timing, config=report.tuned_config(table), error=err)
-            except Exception as e:
-                row["failed"] = str(e)[:500]
-                log("  %s: %s" % (label, row["failed"]))
-            self.finish(row)
 
     def llama_section(self):
         import re
@@ -351,7 +354,7 @@ class Bench:
             flops = 2 * tokens * (4 * d * d + 3 * d * ffn) + 2 * batch * heads * seq * seq * (d // heads)
             row = self.row("llama", label, flops=flops, bytes=weight_bytes + 2 * 2 * tokens * d, kernels={})
             row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], "bf16")
-            try:
+            with self.failures_kept(row):
                 w = llama_torch.make_weights(tokens)
                 x = w["x"].view(batch, seq, d)
                 with torch.no_grad():
@@ -395,10 +398,6 @@ class Bench:
                 row["tk_plain"] = plain
                 row["tk"] = dict(replay, config="CUDA graph replay", error=err)
                 shutil.rmtree(wdir, ignore_errors=True)
-            except Exception as e:
-                row["failed"] = str(e)[:500]
-                log("  %s: %s" % (label, traceback.format_exc()[-800:]))
-            self.finish(row)
             torch.cuda.empty_cache()
 
     def jit_section(self):

@@ -191,16 +191,44 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
   }
   for (int r = 0; r < warmup; ++r)
     launch();
+  auto flush = [&](int r) {
+    if (flushL2)
+      driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
+  };
+  std::vector<float> times = eventTimes(repetitions, flush, launch, stream);
+  return times.empty() ? 0 : times[times.size() / 2];
+}
+
+double Context::timeBackToBack(const std::function<void()> &launch, int warmup, int repetitions,
+                               const Stream &stream) {
+  if (backend_ != Backend::Cuda)
+    throw Error("tk::Context::timeBackToBack: timing needs the CUDA backend");
+  if (repetitions <= 0)
+    return 0;
+  for (int r = 0; r < warmup; ++r)
+    launch();
+  auto batch = [&] {
+    for (int r = 0; r < repetitions; ++r)
+      launch();
+  };
+  std::vector<float> batches = eventTimes(3, [](int) {}, batch, stream);
+  return batches[1] / float(repetitions);
+}
+
+std::vector<float> Context::eventTimes(int samples, const std::function<void(int)> &before,
+                                       const std::function<void()> &between, const Stream &stream) {
   cuda::CUevent start = nullptr, stop = nullptr;
   driver().check(driver().cuEventCreate(&start, 0), "cuEventCreate");
-  driver().check(driver().cuEventCreate(&stop, 0), "cuEventCreate");
+  if (cuda::CUresult result = driver().cuEventCreate(&stop, 0); result != 0) {
+    driver().cuEventDestroy(start);
+    driver().check(result, "cuEventCreate");
+  }
   std::vector<float> times;
   try {
-    for (int r = 0; r < repetitions; ++r) {
-      if (flushL2)
-        driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
+    for (int i = 0; i < samples; ++i) {
+      before(i);
       driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
-      launch();
+      between();
       driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");
       checkSync(driver().cuEventSynchronize(stop), "timing");
       float ms = 0;
@@ -214,44 +242,8 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
   }
   driver().cuEventDestroy(start);
   driver().cuEventDestroy(stop);
-  if (times.empty())
-    return 0;
   std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-double Context::timeBackToBack(const std::function<void()> &launch, int warmup, int repetitions,
-                               const Stream &stream) {
-  if (backend_ != Backend::Cuda)
-    throw Error("tk::Context::timeBackToBack: timing needs the CUDA backend");
-  if (repetitions <= 0)
-    return 0;
-  for (int r = 0; r < warmup; ++r)
-    launch();
-  cuda::CUevent start = nullptr, stop = nullptr;
-  driver().check(driver().cuEventCreate(&start, 0), "cuEventCreate");
-  driver().check(driver().cuEventCreate(&stop, 0), "cuEventCreate");
-  std::vector<float> means;
-  try {
-    for (int batch = 0; batch < 3; ++batch) {
-      driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
-      for (int r = 0; r < repetitions; ++r)
-        launch();
-      driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");
-      checkSync(driver().cuEventSynchronize(stop), "timing");
-      float ms = 0;
-      driver().check(driver().cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-      means.push_back(ms / float(repetitions));
-    }
-  } catch (...) {
-    driver().cuEventDestroy(start);
-    driver().cuEventDestroy(stop);
-    throw;
-  }
-  driver().cuEventDestroy(start);
-  driver().cuEventDestroy(stop);
-  std::sort(means.begin(), means.end());
-  return means[1];
+  return times;
 }
 
 Timing Context::time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,

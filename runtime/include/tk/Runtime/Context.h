@@ -135,6 +135,10 @@ private:
   bool blocking_ = false;
   unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
   void checkSync(int result, const std::string &what);
+  /// `samples` runs of `between`, each between two CUDA events on `stream` and synchronized,
+  /// `before(i)` first (outside the events): the elapsed milliseconds, sorted.
+  std::vector<float> eventTimes(int samples, const std::function<void(int)> &before,
+                                const std::function<void()> &between, const Stream &stream);
 };
 
 /// Device memory of `count` elements of one type (host memory under the interpreter), freed
