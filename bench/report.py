@@ -39,6 +39,52 @@ def parse_tk_timing(text, what="tk"):
     return dict(per_call_ms=float(per_call), back_to_back_ms=float(b2b), reps=int(reps), flushed=bool(flushed))
 
 
+def gpu_state():
+    """The GPU's clocks, power, temperature and throttle reasons now (recorded around sections)."""
+    fields = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active"
+    try:
+        line = subprocess.run(["nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader"], capture_output=True,
+                              text=True).stdout.strip().splitlines()[0]
+        return dict(zip(fields.split(","), [v.strip() for v in line.split(",")]))
+    except Exception:
+        return {}
+
+
+def graphed(summary):
+    """Whether the peers' back-to-back times replay CUDA graphs (runs after 84039b3)."""
+    return any(t.get("back_to_back") == "graph" for row in summary["rows"] for t in row["peers"].values())
+
+
+def all_timings(row):
+    yield row.get("tk") or {}
+    yield from row["peers"].values()
+
+
+def ceilings_seen(summary):
+    """The roofline's rates: the best the run saw on this GPU — the copy and cuBLAS at 8192³
+    measured first, or any contender of any row, whichever is higher — so no row exceeds 100%."""
+    c = summary.get("ceilings") or {}
+    peak = {dt: c.get("gemm_%s_tflops" % dt, 0.0) for dt in ("f16", "bf16")}
+    bandwidth = c.get("copy_tbs", 0.0)
+    for row in summary["rows"]:
+        for t in all_timings(row):
+            for method, _ in METHODS:
+                if not t.get(method):
+                    continue
+                if row["section"] == "matmul":
+                    dtype = row.get("dtype", "bf16")
+                    peak[dtype] = max(peak[dtype], row["flops"] / t[method] / 1e9)
+                elif row["section"] == "memory":
+                    bandwidth = max(bandwidth, row["bytes"] / t[method] / 1e9)
+    return peak, bandwidth
+
+
+def roofline_ms(row, peak, bandwidth):
+    compute = row.get("flops", 0) / (peak.get(row.get("dtype") or "bf16", 0) * 1e9) if row.get("flops") else 0.0
+    memory = row.get("bytes", 0) / (bandwidth * 1e9) if row.get("bytes") and bandwidth else 0.0
+    return max(compute, memory)
+
+
 def tuned_config(table):
     """The winning config from `tkc tune`'s table."""
     for line in table.splitlines():
@@ -91,6 +137,7 @@ def section_table(summary, section):
     if not rows:
         return None
     title, unit, rate = SECTIONS[section]
+    peak, bandwidth = ceilings_seen(summary)
     names = peer_names(rows)
     head = ["", "tk"] + names + ["best peer", "tk vs best, per call", "tk vs best, back to back", "tk of roofline", "tk config"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
@@ -103,7 +150,8 @@ def section_table(summary, section):
             cells.append(fmt(rate(row, t["per_call_ms"]), unit) if timed(t) else ("failed" if t else "-"))
         best = best_peer(row)
         per_call, b2b = ratios(row)
-        roof = row.get("roofline_ms", 0) / tk["per_call_ms"] if timed(tk) and row.get("roofline_ms") else float("nan")
+        roof_ms = roofline_ms(row, peak, bandwidth)
+        roof = roof_ms / tk["per_call_ms"] if timed(tk) and roof_ms else float("nan")
         cells += [best[0] if best else "-", "%.2fx" % per_call if per_call == per_call else "-",
                   "%.2fx" % b2b if b2b == b2b else "-", "%.0f%%" % (100 * roof) if roof == roof else "-",
                   str(tk.get("config", "")).replace("|", "/")]
@@ -125,14 +173,23 @@ def markdown(summary, folder=None):
     if summary.get("command"):
         out.append("Command: `%s`." % summary["command"].strip())
     if c:
-        out.append("Ceilings measured in the same run: device-to-device copy %.2f TB/s (read + write); cuBLAS at 8192³ "
-                   "%.0f TFLOP/s f16, %.0f bf16 (the roofline is the larger of FLOPs over that peak and bytes over that "
-                   "bandwidth)." % (c.get("copy_tbs", 0), c.get("gemm_f16_tflops", 0), c.get("gemm_bf16_tflops", 0)))
+        peak, bandwidth = ceilings_seen(summary)
+        out.append("Roofline: the larger of FLOPs over the best matrix rate and bytes (each input read once, each "
+                   "output written once) over the best bandwidth this run saw on this GPU: %.2f TB/s (a 1 GiB copy "
+                   "gave %.2f), %.0f TFLOP/s f16 and %.0f bf16 (cuBLAS at 8192³ gave %.0f and %.0f); \"tk of "
+                   "roofline\" is that time over tk's." % (bandwidth, c.get("copy_tbs", 0), peak["f16"], peak["bf16"],
+                                                         c.get("gemm_f16_tflops", 0), c.get("gemm_bf16_tflops", 0)))
     out.append("Ratios are the best peer's time over tk's within one timing method (> 1: tk faster). Per call: the "
                "median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
-               "400 MB of weights exceed the L2) after an L2 flush; back to back: N runs between two events, the "
-               "mean, median of three batches. Every output was checked against a reference before timing. Rates "
-               "below are per call.")
+               "400 MB of weights exceed the L2) after an L2 flush; it includes the host's launch cost where that "
+               "exceeds the ~30 us flush (small kernels from Python, and the LLaMA layer, where torch's Python and "
+               "tk's C++ graph launch differ most). Back to back: N runs between two events, the mean, median of "
+               "three batches; %s. Every output is checked against a reference; an output that fails has no "
+               "number. Rates below are per call." % (
+                   "a peer's kernel rows replay a CUDA graph of the N calls (no Python launch cost; `graph_error` "
+                   "in summary.json names a peer that could not be captured), tk launches from C++ (about 3 us "
+                   "each); the LLaMA rows launch N times as a program would" if graphed(summary) else
+                   "every contender launches N times (the peers from Python, tk from C++)"))
     for section in ("matmul", "attention", "memory", "llama"):
         table = section_table(summary, section)
         if not table:
