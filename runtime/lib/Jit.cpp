@@ -1,6 +1,7 @@
 #include "JitImpl.h"
 #include "ModuleCache.h"
 
+#include "tk/Frontend/Parser.h"
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/KernelCompile.h"
@@ -93,7 +94,7 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::st
     cache.put(variantKey, compiledEntry(*cubin), error);
   }
   for (const std::string &warning : cache.takeWarnings())
-    std::cerr << "tk: warning: " << warning << "\n";
+    std::cerr << warning << "\n";
   variant->function = loadFunction(cubin->ptx.data(), decl.name, cubin->sharedBytes);
   variant->threads = cubin->threads;
   variant->sharedBytes = cubin->sharedBytes;
@@ -317,7 +318,12 @@ void loadModule(Context &context, const std::string &path, const std::string *te
   // A module seen before (same compiler, same text, unchanged imports) needs no parse.
   DiskCache cache(impl->cacheDir);
   std::string key;
-  std::optional<std::string> mainText = text ? std::optional<std::string>(*text) : readFile(path);
+  std::optional<std::string> mainText;
+  if (text) {
+    mainText = *text;
+  } else if (std::string read, error; readRegularFile(path, ParseLimits::kMaxFileBytes, read, error)) {
+    mainText = std::move(read);
+  }
   if (mainText) {
     key = moduleKey(path, *mainText, options.stdlibDirs);
     if (std::optional<ModuleEntry> entry = loadModuleEntry(cache, key)) {
@@ -325,6 +331,8 @@ void loadModule(Context &context, const std::string &path, const std::string *te
       impl->sourceHash = entry->sourceHash;
       return;
     }
+    for (const std::string &warning : cache.takeWarnings()) // a corrupt entry: reported, then rebuilt
+      std::cerr << warning << "\n";
   }
   CompileOptions compileOptions;
   compileOptions.stdlibDirs = options.stdlibDirs;
