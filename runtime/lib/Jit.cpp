@@ -110,7 +110,9 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
     return;
   }
   grid.check(decl.name);
-  // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out.
+  // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out, under the
+  // context's lock, so no other thread's launch, upload or download sees them moved out.
+  auto hostMemory = context().lockHostMemory();
   std::vector<HostBuffer> buffers;
   std::vector<Buffer *> owners;
   InterpreterLaunch launch;
@@ -310,6 +312,7 @@ void loadModule(Context &context, const std::string &path, const std::string *te
                 std::shared_ptr<Module::Impl> &impl) {
   impl = std::make_shared<Module::Impl>();
   impl->context = &context;
+  impl->contextAlive = context.lifetime();
   impl->path = path;
   if (text)
     impl->text = *text;
