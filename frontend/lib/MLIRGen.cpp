@@ -540,13 +540,19 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
                            value.kind == ConstValue::Kind::Float ? (Attribute)builder_.getF64FloatAttr(value.f)
                                                                  : (Attribute)builder_.getI64IntegerAttr(value.i));
   op->setAttr("tk.constants", builder_.getDictionaryAttr(constants));
+  // All argument attributes at once: setArgAttr per argument rebuilds (and uniques, for the
+  // context's lifetime) the whole array each time, quadratic in the parameter count.
+  SmallVector<DictionaryAttr> argAttrs;
   for (size_t i = 0; i < kernel.args.size(); ++i) {
-    op.setArgAttr(i, "tk.name", builder_.getStringAttr(kernel.args[i].name));
+    NamedAttrList attrs;
+    attrs.append("tk.name", builder_.getStringAttr(kernel.args[i].name));
     if (!kernel.args[i].type.isPtr() && isUnsigned(kernel.args[i].type.elem.scalar))
-      op.setArgAttr(i, "tk.unsigned", builder_.getUnitAttr());
+      attrs.append("tk.unsigned", builder_.getUnitAttr());
     if (kernel.args[i].nospec)
-      op.setArgAttr(i, "tk.nospec", builder_.getUnitAttr());
+      attrs.append("tk.nospec", builder_.getUnitAttr());
+    argAttrs.push_back(attrs.getDictionary(builder_.getContext()));
   }
+  op.setAllArgAttrs(argAttrs);
   Block *entry = op.addEntryBlock();
   builder_.setInsertionPointToStart(entry);
   vars_.clear();
