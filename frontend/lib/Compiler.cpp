@@ -232,10 +232,18 @@ bool Compiler::check() {
 }
 
 bool Compiler::emit(EmitKind kind, std::ostream &out) {
+  // The passes, the printer and LLVM walk nested regions recursively: as deep as the source's
+  // statements nest (ParseLimits), which the large stack holds.
+  bool ok = false;
+  runWithLargeStack([&] { ok = emitOnThisStack(kind, out); });
+  return ok;
+}
+
+bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   if (!impl_->loaded)
     return false;
   if (kind == EmitKind::AST) {
-    runWithLargeStack([&] { dumpAST(*impl_->program.mainModule(), out); });
+    dumpAST(*impl_->program.mainModule(), out);
     return true;
   }
   if (!impl_->instantiateAll(true) || !impl_->buildModule())
