@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <unistd.h>
@@ -54,7 +55,16 @@ int tkcMain(int argc, char **argv);
 } // namespace
 
 int main(int argc, char **argv) {
-  int status = tkcMain(argc, argv);
+  int status;
+  try {
+    status = tkcMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::cerr << "tkc: error: out of memory\n";
+    return 1;
+  } catch (const std::exception &e) { // every library error is caught nearer; this is the net
+    std::cerr << "tkc: error: " << e.what() << "\n";
+    return 1;
+  }
   // Whatever a command printed (IR, `print` output, tables) must have reached its destination.
   std::string error;
   if (!flushStdout(error)) {
