@@ -16,6 +16,7 @@
 #include <mutex>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
@@ -165,17 +166,25 @@ TEST_F(HardeningCache, AReSignedEntryIsNotLoaded) {
   DiskCache cache(dir);
   std::string error;
   ASSERT_TRUE(cache.put(key, "good PTX", error)) << error;
-  // What an attacker who can write the directory would do: new payload, recomputed length and
-  // an unkeyed checksum (FNV-1a, or a plain SHA-256) in the header.
+  // What an attacker who can write the directory did to the old cache: a new payload under the
+  // same magic, its length and a recomputed unkeyed checksum (FNV-1a, as the old format had it,
+  // or a plain SHA-256).
   std::string forged = "evil PTX";
-  std::string header = readAll(cache.pathOf(key));
-  header = header.substr(0, header.find(' ', header.find(' ') + 1));
-  writeAll(cache.pathOf(key), header + " " + std::to_string(forged.size()) + " " + cacheKey({forged}) + "\n" + forged);
-  DiskCache victim(dir);
-  EXPECT_EQ(victim.get(key), std::nullopt);
-  std::vector<std::string> warnings = victim.takeWarnings();
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("(checksum mismatch)"), std::string::npos) << warnings[0];
+  std::string magic = readAll(cache.pathOf(key));
+  magic = magic.substr(0, magic.find(' ', magic.find(' ') + 1));
+  uint64_t fnv = 1469598103934665603ull;
+  for (unsigned char c : forged)
+    fnv = (fnv ^ c) * 1099511628211ull;
+  char fnvHex[17];
+  std::snprintf(fnvHex, sizeof(fnvHex), "%016llx", static_cast<unsigned long long>(fnv));
+  for (const std::string &checksum : {std::string(fnvHex), cacheKey({forged})}) {
+    writeAll(cache.pathOf(key), magic + " " + std::to_string(forged.size()) + " " + checksum + "\n" + forged);
+    DiskCache victim(dir);
+    EXPECT_EQ(victim.get(key), std::nullopt) << checksum;
+    std::vector<std::string> warnings = victim.takeWarnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("(checksum mismatch)"), std::string::npos) << warnings[0];
+  }
 }
 
 TEST_F(HardeningCache, EntriesOthersMayWriteSymlinksFifosAndHugeFilesAreRefused) {
