@@ -2,6 +2,7 @@
 #include "MLIRGenImpl.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <set>
 
@@ -478,6 +479,12 @@ void MLIRGenImpl::emitWhile(const WhileStmt &loop) {
   for (VarDecl *v : carried)
     yields.push_back(vars_.at(v));
   scf::YieldOp::create(builder_, l, yields);
+  // A while loop that passes could delete once its results go unused (no side effect in it)
+  // may never end: tk.progress keeps it, at every -O level.
+  if (mlir::wouldOpBeTriviallyDead(op.getOperation())) {
+    builder_.setInsertionPointToStart(body);
+    tk::ProgressOp::create(builder_, l);
+  }
   builder_.setInsertionPointAfter(op);
   vars_ = before;
   for (size_t k = 0; k < carried.size(); ++k)
