@@ -173,11 +173,25 @@ struct AssertPattern : public OpConversionPattern<AssertOp> {
   bool debug;
 };
 
+/// tk.progress: an empty `asm volatile`, which neither MLIR nor LLVM deletes, so a loop with no
+/// other effect is kept (LLVM deletes an effect-free loop only under mustprogress).
+struct ProgressPattern : public OpConversionPattern<ProgressOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ProgressOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    LLVM::InlineAsmOp::create(rewriter, op.getLoc(), TypeRange{}, ValueRange{}, "", "", /*has_side_effects=*/true,
+                              /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                              LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, RewritePatternSet &patterns) {
   patterns.add<PrintPattern>(converter, patterns.getContext());
   patterns.add<AssertPattern>(converter, debug, patterns.getContext());
+  patterns.add<ProgressPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

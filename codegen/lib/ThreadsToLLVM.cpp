@@ -129,11 +129,18 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
         if (attr.getName().strref().starts_with("tk."))
           fn->removeAttr(attr.getName());
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      // Rebuilt at once: removeArgAttr per argument is quadratic in their number.
+      SmallVector<DictionaryAttr> argAttrs;
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+        NamedAttrList kept;
         if (DictionaryAttr attrs = fn.getArgAttrDict(i))
-          for (NamedAttribute attr : llvm::to_vector(attrs.getValue()))
-            if (attr.getName().strref().starts_with("tk."))
-              fn.removeArgAttr(i, attr.getName());
+          for (NamedAttribute attr : attrs.getValue())
+            if (!attr.getName().strref().starts_with("tk."))
+              kept.push_back(attr);
+        argAttrs.push_back(kept.getDictionary(context));
+      }
+      if (fn.getNumArguments())
+        fn.setAllArgAttrs(argAttrs);
     }
 
     {

@@ -5,6 +5,42 @@
 
 namespace tk {
 
+namespace {
+/// The nodes destroyLater was handed while an outermost call frees them (per thread).
+struct Graveyard {
+  std::vector<ExprPtr> exprs;
+  std::vector<StmtPtr> stmts;
+};
+thread_local Graveyard *graveyard = nullptr;
+
+template <typename P> void bury(P &node, std::vector<P> Graveyard::*list) {
+  if (!node)
+    return;
+  if (graveyard) {
+    (graveyard->*list).push_back(std::move(node));
+    return;
+  }
+  Graveyard dead;
+  graveyard = &dead;
+  (dead.*list).push_back(std::move(node));
+  while (!dead.exprs.empty() || !dead.stmts.empty()) {
+    if (!dead.exprs.empty()) {
+      ExprPtr next = std::move(dead.exprs.back());
+      dead.exprs.pop_back();
+      next.reset(); // its children land in `dead`
+    } else {
+      StmtPtr next = std::move(dead.stmts.back());
+      dead.stmts.pop_back();
+      next.reset();
+    }
+  }
+  graveyard = nullptr;
+}
+} // namespace
+
+void destroyLater(ExprPtr &node) { bury(node, &Graveyard::exprs); }
+void destroyLater(StmtPtr &node) { bury(node, &Graveyard::stmts); }
+
 std::string ConstValue::str() const {
   switch (kind) {
   case Kind::Int:

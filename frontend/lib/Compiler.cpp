@@ -64,6 +64,10 @@ struct Compiler::Impl {
   /// Marks what is known of the runtime arguments' divisibility (`tk.divisibility`).
   void markDivisibility(mlir::ModuleOp gpu) {
     for (auto fn : gpu.getOps<mlir::func::FuncOp>()) {
+      // Collected and set at once (setArgAttr per argument is quadratic in their number).
+      llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        argAttrs.push_back(fn.getArgAttrDict(i) ? fn.getArgAttrDict(i) : mlir::DictionaryAttr::get(context.get()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
         auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, "tk.name");
         if (!name || fn.getArgAttr(i, "tk.nospec"))
@@ -79,9 +83,13 @@ struct Compiler::Impl {
         int64_t divisibility = mlir::isa<PtrType>(arg.getType()) ? 16 : 1;
         if (auto it = options.divisibility.find(name.str()); it != options.divisibility.end())
           divisibility = it->second;
-        if (divisibility > 1)
-          fn.setArgAttr(i, "tk.divisibility", mlir::IntegerAttr::get(mlir::IntegerType::get(context.get(), 64), divisibility));
+        if (divisibility > 1) {
+          mlir::NamedAttrList attrs(argAttrs[i]);
+          attrs.set("tk.divisibility", mlir::IntegerAttr::get(mlir::IntegerType::get(context.get(), 64), divisibility));
+          argAttrs[i] = attrs.getDictionary(context.get());
+        }
       }
+      fn.setAllArgAttrs(argAttrs);
     }
   }
   bool instantiateAll(bool requireValues);
@@ -224,10 +232,18 @@ bool Compiler::check() {
 }
 
 bool Compiler::emit(EmitKind kind, std::ostream &out) {
+  // The passes, the printer and LLVM walk nested regions recursively: as deep as the source's
+  // statements nest (ParseLimits), which the large stack holds.
+  bool ok = false;
+  runWithLargeStack([&] { ok = emitOnThisStack(kind, out); });
+  return ok;
+}
+
+bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   if (!impl_->loaded)
     return false;
   if (kind == EmitKind::AST) {
-    runWithLargeStack([&] { dumpAST(*impl_->program.mainModule(), out); });
+    dumpAST(*impl_->program.mainModule(), out);
     return true;
   }
   if (!impl_->instantiateAll(true) || !impl_->buildModule())
@@ -364,30 +380,6 @@ std::vector<KernelSignature> Compiler::signatures() const {
 
 void *Compiler::moduleOperation() const {
   return impl_->module ? impl_->module->getOperation() : nullptr;
-}
-
-bool evaluateIntExpression(const std::string &expression, const std::map<std::string, int64_t> &names,
-                           int64_t &value, std::string &error) {
-  // The expression becomes the default of a const parameter, so the compiler's own constant
-  // folding (cdiv, C integer division, wraparound) evaluates it.
-  std::string source;
-  for (auto &[name, v] : names)
-    source += "const " + name + ": i64 = " + std::to_string(v) + ";\n";
-  source += "kernel __expression(const __value: i64 = " + expression + ") { }\n";
-  SourceManager sources;
-  DiagEngine diags(sources);
-  Program program(sources, diags, {});
-  std::unique_ptr<KernelInstance> instance;
-  if (program.loadMain("<expression>", &source)) {
-    Sema sema(program, diags);
-    instance = sema.instantiate(*program.mainModule()->kernels.back(), {}, nullptr);
-  }
-  if (!instance || instance->constants.empty()) {
-    error = diags.diagnostics().empty() ? "not an integer expression" : diags.diagnostics()[0].message;
-    return false;
-  }
-  value = instance->constants[0].second.i;
-  return true;
 }
 
 std::vector<KernelSummary> Compiler::summaries() {

@@ -2,6 +2,7 @@
 #include "MLIRGenImpl.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <set>
 
@@ -478,6 +479,12 @@ void MLIRGenImpl::emitWhile(const WhileStmt &loop) {
   for (VarDecl *v : carried)
     yields.push_back(vars_.at(v));
   scf::YieldOp::create(builder_, l, yields);
+  // A while loop that passes could delete once its results go unused (no side effect in it)
+  // may never end: tk.progress keeps it, at every -O level.
+  if (mlir::wouldOpBeTriviallyDead(op.getOperation())) {
+    builder_.setInsertionPointToStart(body);
+    tk::ProgressOp::create(builder_, l);
+  }
   builder_.setInsertionPointAfter(op);
   vars_ = before;
   for (size_t k = 0; k < carried.size(); ++k)
@@ -540,13 +547,19 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
                            value.kind == ConstValue::Kind::Float ? (Attribute)builder_.getF64FloatAttr(value.f)
                                                                  : (Attribute)builder_.getI64IntegerAttr(value.i));
   op->setAttr("tk.constants", builder_.getDictionaryAttr(constants));
+  // All argument attributes at once: setArgAttr per argument rebuilds (and uniques, for the
+  // context's lifetime) the whole array each time, quadratic in the parameter count.
+  SmallVector<DictionaryAttr> argAttrs;
   for (size_t i = 0; i < kernel.args.size(); ++i) {
-    op.setArgAttr(i, "tk.name", builder_.getStringAttr(kernel.args[i].name));
+    NamedAttrList attrs;
+    attrs.append("tk.name", builder_.getStringAttr(kernel.args[i].name));
     if (!kernel.args[i].type.isPtr() && isUnsigned(kernel.args[i].type.elem.scalar))
-      op.setArgAttr(i, "tk.unsigned", builder_.getUnitAttr());
+      attrs.append("tk.unsigned", builder_.getUnitAttr());
     if (kernel.args[i].nospec)
-      op.setArgAttr(i, "tk.nospec", builder_.getUnitAttr());
+      attrs.append("tk.nospec", builder_.getUnitAttr());
+    argAttrs.push_back(attrs.getDictionary(builder_.getContext()));
   }
+  op.setAllArgAttrs(argAttrs);
   Block *entry = op.addEntryBlock();
   builder_.setInsertionPointToStart(entry);
   vars_.clear();

@@ -145,7 +145,8 @@ private:
 /// Rejects lexical garbage and nesting deeper than the parser may recurse.
 bool prescanTokens(const std::vector<antlr4::Token *> &tokens, uint32_t fileId, DiagEngine &diags) {
   bool ok = true;
-  int depth = 0, prefixRun = 0;
+  int depth = 0, prefixRun = 0, angleRun = 0; // angleRun: `ptr<ptr<...` (the parser recurses per level)
+  bool afterIdent = false;
   for (antlr4::Token *tok : tokens) {
     SrcRange range{tokenBegin(fileId, tok), tokenEnd(fileId, tok)};
     switch (tok->getType()) {
@@ -170,7 +171,10 @@ bool prescanTokens(const std::vector<antlr4::Token *> &tokens, uint32_t fileId, 
     bool prefix = text == "-" || text == "!" || text == "~" || text == "if";
     depth += opens ? 1 : closes ? -1 : 0;
     prefixRun = prefix ? prefixRun + 1 : (opens ? prefixRun : 0);
-    if (depth > ParseLimits::kMaxNesting || prefixRun > ParseLimits::kMaxNesting) {
+    bool ident = tok->getType() == TkLexer::IDENT;
+    angleRun = text == "<" && afterIdent ? angleRun + 1 : ident ? angleRun : 0;
+    afterIdent = ident;
+    if (depth > ParseLimits::kMaxNesting || prefixRun > ParseLimits::kMaxNesting || angleRun > ParseLimits::kMaxNesting) {
       diags.error(range, "nesting is too deep (more than " +
                              std::to_string(ParseLimits::kMaxNesting) + " levels)");
       return false;
@@ -211,6 +215,30 @@ public:
   }
 
 private:
+  /// One level deeper into the tree while in scope; not `ok` past ParseLimits::kMaxTreeDepth
+  /// (reported once, at the node that went too deep: the caller builds a placeholder instead
+  /// of recursing, and the parse fails).
+  struct Deeper {
+    Deeper(ASTBuilder &builder, antlr4::ParserRuleContext *ctx, bool statement = false)
+        : builder(builder), depth(statement ? builder.stmtDepth_ : builder.exprDepth_) {
+      int limit = statement ? ParseLimits::kMaxStmtDepth : ParseLimits::kMaxExprDepth;
+      ok = ++depth <= limit;
+      if (!ok && !builder.tooDeep_) {
+        builder.tooDeep_ = true;
+        builder.diags_.error(builder.range(ctx), std::string("the program nests too deeply (more than ") +
+                                                     std::to_string(limit) +
+                                                     (statement ? " levels of statements, `else if` included)"
+                                                                : " levels of expressions; split the expression)"));
+      }
+    }
+    ~Deeper() { --depth; }
+    ASTBuilder &builder;
+    int &depth;
+    bool ok;
+  };
+  int exprDepth_ = 0, stmtDepth_ = 0;
+  bool tooDeep_ = false;
+
   SrcRange range(antlr4::Token *tok) { return {tokenBegin(fileId_, tok), tokenEnd(fileId_, tok)}; }
   SrcRange range(antlr4::ParserRuleContext *ctx) {
     return {tokenBegin(fileId_, ctx->getStart()), tokenEnd(fileId_, ctx->getStop() ? ctx->getStop() : ctx->getStart())};
@@ -295,6 +323,9 @@ private:
   DecoratorValue decoratorValue(TkParser::DecoratorValueContext *ctx) {
     DecoratorValue value;
     value.range = range(ctx);
+    Deeper deeper(*this, ctx);
+    if (!deeper.ok)
+      return value;
     if (auto *dict = dynamic_cast<TkParser::DecoratorDictContext *>(ctx)) {
       value.kind = DecoratorValue::Kind::Dict;
       for (auto *entry : dict->decoratorEntry()) {
@@ -313,7 +344,10 @@ private:
   }
 
   std::unique_ptr<TypeExpr> typeExpr(TkParser::TypeExprContext *ctx) {
+    Deeper deeper(*this, ctx);
     auto type = std::make_unique<TypeExpr>();
+    if (!deeper.ok)
+      return type;
     type->name = ctx->IDENT()->getText();
     type->range = range(ctx);
     if (ctx->typeExpr())
@@ -324,7 +358,10 @@ private:
   }
 
   std::unique_ptr<TypeExpr> scalarType(TkParser::ScalarTypeContext *ctx) {
+    Deeper deeper(*this, ctx);
     auto type = std::make_unique<TypeExpr>();
+    if (!deeper.ok)
+      return type;
     type->name = ctx->IDENT()->getText();
     type->range = range(ctx);
     if (ctx->scalarType())
@@ -333,6 +370,9 @@ private:
   }
 
   BlockPtr block(TkParser::BlockContext *ctx) {
+    Deeper deeper(*this, ctx, true);
+    if (!deeper.ok)
+      return std::make_unique<BlockStmt>(range(ctx));
     auto result = std::make_unique<BlockStmt>(range(ctx));
     for (auto *s : ctx->stmt())
       result->stmts.push_back(stmt(s));
@@ -352,6 +392,9 @@ private:
 
   StmtPtr stmt(TkParser::StmtContext *ctx) {
     SrcRange r = range(ctx);
+    Deeper deeper(*this, ctx, true);
+    if (!deeper.ok)
+      return std::make_unique<BlockStmt>(r);
     if (auto *let = dynamic_cast<TkParser::LetStmtContext *>(ctx))
       return letStmt(r, false, let->IDENT()->getSymbol(), let->typeExpr(), let->expr());
     if (auto *var = dynamic_cast<TkParser::VarStmtContext *>(ctx))
@@ -402,6 +445,9 @@ private:
   }
 
   StmtPtr ifStmt(TkParser::IfStmtContext *ctx) {
+    Deeper deeper(*this, ctx, true);
+    if (!deeper.ok)
+      return std::make_unique<BlockStmt>(range(ctx));
     auto s = std::make_unique<IfStmt>(range(ctx));
     s->cond = expr(ctx->expr());
     auto blocks = ctx->block();
@@ -428,6 +474,9 @@ private:
 
   ExprPtr expr(TkParser::ExprContext *ctx) {
     SrcRange r = range(ctx);
+    Deeper deeper(*this, ctx);
+    if (!deeper.ok)
+      return std::make_unique<IntLit>(r, 0);
     if (auto *p = dynamic_cast<TkParser::PrimaryExprContext *>(ctx))
       return primary(p->primary());
     if (auto *ix = dynamic_cast<TkParser::IndexExprContext *>(ctx)) {

@@ -1,5 +1,6 @@
 #include "tk/Frontend/Program.h"
 
+#include "tk/Frontend/FileIO.h"
 #include "tk/Frontend/Parser.h"
 
 #include <filesystem>
@@ -11,18 +12,6 @@ namespace fs = std::filesystem;
 namespace tk {
 
 namespace {
-bool readFile(const std::string &path, std::string &text) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
-}
 
 std::string canonical(const std::string &path) {
   std::error_code ec;
@@ -66,11 +55,25 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   if (auto it = byPath_.find(key); it != byPath_.end())
     return it->second;
 
-  std::string contents;
+  std::string contents, why;
   if (text) {
     contents = *text;
-  } else if (!readFile(path, contents)) {
-    diags_.error(importedAt, "cannot read file '" + path + "'");
+  } else if (std::unique_ptr<RegularFile> file = RegularFile::open(path, why)) {
+    // Regular files only (never a FIFO or a device), and never more than the parser takes.
+    if (file->size() > ParseLimits::kMaxFileBytes) {
+      uint32_t fileId = sources_.addFile(path, "");
+      SrcLoc loc{fileId, 1, 1};
+      diags_.error({loc, loc}, "source file is larger than " + std::to_string(ParseLimits::kMaxFileBytes >> 20) + " MiB");
+      ok_ = false;
+      return nullptr;
+    }
+    if (!file->read(0, file->size(), contents, why)) {
+      diags_.error(importedAt, why);
+      ok_ = false;
+      return nullptr;
+    }
+  } else {
+    diags_.error(importedAt, "cannot read file '" + path + "'" + why.substr(why.find("':") + 1));
     ok_ = false;
     return nullptr;
   }

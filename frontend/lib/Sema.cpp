@@ -468,6 +468,10 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     diags_.error(kernel.nameRange, "num_warps must be a power of two, got " + std::to_string(instance->numWarps));
 
   std::set<std::string> names;
+  if (kernel.params.size() > SemaLimits::kMaxKernelParams)
+    diags_.error(kernel.nameRange, "kernel '" + kernel.name + "' has " + std::to_string(kernel.params.size()) +
+                                       " parameters; at most " + std::to_string(SemaLimits::kMaxKernelParams) +
+                                       " (a launch passes at most 32 KB of arguments)");
   for (const KernelParam &p : kernel.params) {
     if (!names.insert(p.name).second) {
       diags_.error(p.range, "duplicate parameter '" + p.name + "'");

@@ -219,6 +219,8 @@ std::optional<ConstValue> SemaImpl::foldBinary(BinOp op, const ConstValue &a, co
 }
 
 Type SemaImpl::check(Expr &e) {
+  if (!spend(e.range))
+    return e.type = Type::error();
   switch (e.kind) {
   case ExprKind::Int: {
     uint64_t v = static_cast<IntLit &>(e).literal;

@@ -37,6 +37,8 @@ public:
 
   // Helpers
   Type error(SrcRange range, const std::string &message);
+  /// Counts one node against SemaLimits::kMaxCheckedNodes; false (reported once) past it.
+  bool spend(SrcRange range);
   Type resolveType(const TypeExpr &t, bool allowShape);
   std::optional<int64_t> constInt(Expr *e, const std::string &what);
   std::optional<std::vector<int64_t>> constShape(Expr *e, const std::string &what);

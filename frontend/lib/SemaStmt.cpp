@@ -127,7 +127,21 @@ bool mayReturn(const Stmt &stmt) {
 }
 } // namespace
 
+bool SemaImpl::spend(SrcRange range) {
+  size_t &checked = sema_.checkedNodes_;
+  if (checked > SemaLimits::kMaxCheckedNodes)
+    return false;
+  if (++checked > SemaLimits::kMaxCheckedNodes) {
+    error(range, "the program is too large to compile: more than " + std::to_string(SemaLimits::kMaxCheckedNodes) +
+                     " statements and expressions after unrolling static_range loops and inlining functions");
+    return false;
+  }
+  return true;
+}
+
 void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t index) {
+  if (!spend(stmt.range))
+    return;
   switch (stmt.kind) {
   case StmtKind::Block:
     checkBlock(static_cast<BlockStmt &>(stmt));
@@ -290,12 +304,14 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
       std::optional<int64_t> end = constInt(call->bound[1], "static_range end");
       std::optional<int64_t> step = constInt(call->bound[2], "static_range step");
       if (start && end && step) {
-        int64_t trips = *end > *start ? (*end - *start + *step - 1) / *step : 0;
+        __int128 span = __int128(*end) - *start; // no 64-bit overflow for any bounds
+        int64_t trips = span > 0 ? int64_t(std::min<__int128>((span + *step - 1) / *step, INT64_MAX)) : 0;
         if (trips > SemaLimits::kMaxUnroll) {
           error(call->range, "static_range unrolls " + std::to_string(trips) +
                                  " iterations; the limit is " + std::to_string(SemaLimits::kMaxUnroll));
         } else {
-          for (int64_t i = *start; i < *end && !diags_.tooManyErrors(); i += *step) {
+          for (int64_t n = 0; n < trips && !diags_.tooManyErrors() && spend(call->range); ++n) {
+            int64_t i = int64_t(__int128(*start) + __int128(n) * *step);
             BlockPtr copy = loop.body->cloneBlock();
             pushScope();
             declareConst(loop.var, loop.varRange, bounds, ConstValue::ofInt(i));

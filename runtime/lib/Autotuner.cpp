@@ -71,8 +71,9 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   };
 
   // The tuning database: a second process tunes nothing.
+  DiskCache database(module->cacheDir);
   if (context().backend() == Backend::Cuda && !dbPath.empty())
-    if (std::optional<std::string> text = readFile(dbPath)) {
+    if (std::optional<std::string> text = database.readPrivate(dbPath, kMaxTuningEntryBytes)) {
       std::string error;
       std::optional<TuningEntry> entry = parseTuningEntry(*text, error);
       auto known = entry ? std::find_if(candidates.begin(), candidates.end(),
@@ -90,6 +91,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       std::cerr << "tk: warning: ignoring the tuning entry " << dbPath << ": "
                 << (entry ? "it is for another kernel, GPU or space" : error) << "; tuning again\n";
     }
+  for (const std::string &warning : database.takeWarnings())
+    std::cerr << warning << "\n";
 
   for (size_t index : resetIndex)
     if (args[index].kind() != Arg::Kind::Buffer)
@@ -211,7 +214,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   if (!dbPath.empty()) {
     TuningEntry entry{decl.name, module->sourceHash, device.name, packed.spec, keys, candidates[*best], results[*best].ms};
     std::string error; // best-effort, as the disk cache
-    if (!writeAtomically(dbPath, tuningEntryJson(entry), error))
+    if (!database.writePrivate(dbPath, tuningEntryJson(entry), error))
       std::cerr << "tk: warning: the tuning database: " << error << "\n";
   }
   return remember(built[*best], true);

@@ -147,6 +147,7 @@ void Context::synchronize() {
 
 void Context::zero(const Buffer &buffer, const Stream &stream) {
   if (backend_ == Backend::Interpreter) {
+    auto lock = lockHostMemory();
     auto &bytes = const_cast<Buffer &>(buffer).hostBytes();
     std::fill(bytes.begin(), bytes.end(), 0);
     return;
@@ -263,10 +264,26 @@ std::string Timing::str() const {
   return line;
 }
 
-Buffer::Buffer(Context &context, Scalar elem, size_t count) : context_(&context), elem_(elem), count_(count) {
-  size_t size = bytes();
+Context &Buffer::live(const char *what) const {
+  if (alive_.expired())
+    throw Error(std::string(what) + ": the buffer's tk::Context was destroyed; a context must outlive its buffers, "
+                                    "modules and kernels");
+  return *context_;
+}
+
+Buffer::Buffer(Context &context, Scalar elem, size_t count)
+    : context_(&context), alive_(context.lifetime()), elem_(elem), count_(count) {
+  size_t size = 0;
+  if (__builtin_mul_overflow(count, elementBytes(elem), &size) || size > size_t(INT64_MAX))
+    throw Error("tk::Buffer: " + std::to_string(count) + " " + scalarName(elem) +
+                " elements do not fit in the address space");
   if (context.backend() == Backend::Interpreter) {
-    host_.assign(size, 0);
+    try {
+      host_.assign(size, 0);
+    } catch (const std::bad_alloc &) {
+      throw Error("tk::Buffer: cannot allocate " + std::to_string(count) + " " + scalarName(elem) + " elements (" +
+                  gib(double(size)) + ") in host memory for the interpreter");
+    }
     return;
   }
   cuda::CUresult result = driver().cuMemAlloc(&device_, std::max<size_t>(size, 16));
@@ -287,7 +304,7 @@ Buffer::~Buffer() {
 }
 
 Buffer::Buffer(Buffer &&other) noexcept
-    : context_(other.context_), elem_(other.elem_), count_(other.count_), device_(other.device_),
+    : context_(other.context_), alive_(other.alive_), elem_(other.elem_), count_(other.count_), device_(other.device_),
       host_(std::move(other.host_)) {
   other.device_ = 0;
   other.count_ = 0;
@@ -295,6 +312,7 @@ Buffer::Buffer(Buffer &&other) noexcept
 
 Buffer &Buffer::operator=(Buffer &&other) noexcept {
   std::swap(context_, other.context_);
+  std::swap(alive_, other.alive_);
   std::swap(elem_, other.elem_);
   std::swap(count_, other.count_);
   std::swap(device_, other.device_);
@@ -306,12 +324,14 @@ void Buffer::upload(const void *data, size_t size) {
   if (size != bytes())
     throw Error("tk::Buffer::upload: " + std::to_string(size) + " bytes given for a buffer of " +
                 std::to_string(bytes()) + " bytes");
-  if (context_->backend() == Backend::Interpreter) {
+  Context &context = live("tk::Buffer::upload");
+  if (context.backend() == Backend::Interpreter) {
+    auto lock = context.lockHostMemory();
     if (size)
       std::memcpy(host_.data(), data, size);
     return;
   }
-  context_->synchronize(); // a fault of earlier work is reported with its kernel's name
+  context.synchronize(); // a fault of earlier work is reported with its kernel's name
   if (size)
     driver().check(driver().cuMemcpyHtoD(device_, data, size), "tk::Buffer::upload");
 }
@@ -320,12 +340,14 @@ void Buffer::download(void *data, size_t size) const {
   if (size != bytes())
     throw Error("tk::Buffer::download: room for " + std::to_string(size) + " bytes given for a buffer of " +
                 std::to_string(bytes()) + " bytes");
-  if (context_->backend() == Backend::Interpreter) {
+  Context &context = live("tk::Buffer::download");
+  if (context.backend() == Backend::Interpreter) {
+    auto lock = context.lockHostMemory();
     if (size)
       std::memcpy(data, host_.data(), size);
     return;
   }
-  context_->synchronize();
+  context.synchronize();
   if (size)
     driver().check(driver().cuMemcpyDtoH(data, device_, size), "tk::Buffer::download");
 }

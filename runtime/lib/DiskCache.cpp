@@ -1,15 +1,17 @@
 #include "tk/Runtime/DiskCache.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SHA256.h"
 
-#include <atomic>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <fstream>
+#include <sys/random.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,31 +20,57 @@ namespace tk {
 
 namespace {
 
-constexpr const char *kMagic = "tk-cache 1";
+constexpr const char *kMagic = "tk-cache 2";
+constexpr size_t kSecretBytes = 32;
 
-uint64_t fnv1a(const std::string &bytes) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : bytes)
-    hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-std::string hex(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-/// mkdir -p.
-bool makeDirectories(const std::string &dir) {
-  for (size_t at = 1; at <= dir.size(); ++at) {
-    if (at != dir.size() && dir[at] != '/')
-      continue;
-    std::string prefix = dir.substr(0, at);
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
-      return false;
+std::string hex(llvm::ArrayRef<uint8_t> bytes) {
+  std::string digest;
+  for (uint8_t byte : bytes) {
+    char two[3];
+    std::snprintf(two, sizeof(two), "%02x", byte);
+    digest += two;
   }
-  return true;
+  return digest;
+}
+
+/// HMAC-SHA256 (RFC 2104).
+std::array<uint8_t, 32> hmacSha256(const std::string &secret, const std::string &message) {
+  std::array<uint8_t, 64> block{};
+  if (secret.size() > block.size()) {
+    auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(secret));
+    std::copy(digest.begin(), digest.end(), block.begin());
+  } else {
+    std::copy(secret.begin(), secret.end(), block.begin());
+  }
+  std::array<uint8_t, 64> inner, outer;
+  for (size_t k = 0; k < 64; ++k) {
+    inner[k] = block[k] ^ 0x36;
+    outer[k] = block[k] ^ 0x5c;
+  }
+  llvm::SHA256 first;
+  first.update(inner);
+  first.update(llvm::StringRef(message));
+  std::array<uint8_t, 32> innerDigest = first.final();
+  llvm::SHA256 second;
+  second.update(outer);
+  second.update(innerDigest);
+  return second.final();
+}
+
+std::string randomBytes(size_t count, std::string &error) {
+  std::string bytes(count, '\0');
+  size_t done = 0;
+  while (done < count) {
+    ssize_t got = ::getrandom(bytes.data() + done, count - done, 0);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      error = std::string("cannot get random bytes for the cache key: ") + std::strerror(errno);
+      return "";
+    }
+    done += size_t(got);
+  }
+  return bytes;
 }
 
 } // namespace
@@ -54,13 +82,7 @@ std::string cacheKey(const std::vector<std::string> &parts) {
     sha.update(llvm::StringRef(length));
     sha.update(llvm::StringRef(part));
   }
-  std::string digest;
-  for (uint8_t byte : sha.final()) {
-    char two[3];
-    std::snprintf(two, sizeof(two), "%02x", byte);
-    digest += two;
-  }
-  return digest;
+  return hex(sha.final());
 }
 
 std::string compilerBuildId() {
@@ -82,85 +104,116 @@ std::string DiskCache::defaultDir() {
   return "";
 }
 
-std::optional<std::string> DiskCache::get(const std::string &key) {
-  if (dir_.empty())
-    return std::nullopt;
-  std::string path = pathOf(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string contents = buffer.str();
-  // "<magic> <length> <checksum>\n<payload>"
-  std::string why;
-  std::string payload;
-  size_t newline = contents.find('\n');
-  std::istringstream header(newline == std::string::npos ? "" : contents.substr(0, newline));
-  std::string magic1, magic2, length, checksum;
-  header >> magic1 >> magic2 >> length >> checksum;
-  if (newline == std::string::npos || magic1 + " " + magic2 != kMagic) {
-    why = "no header";
-  } else {
-    payload = contents.substr(newline + 1);
-    if (std::to_string(payload.size()) != length)
-      why = "truncated: " + std::to_string(payload.size()) + " of " + length + " bytes";
-    else if (hex(fnv1a(payload)) != checksum)
-      why = "checksum mismatch";
+bool DiskCache::ready(std::string &error) {
+  if (state_ != 0) {
+    error = unusable_;
+    return state_ > 0;
   }
-  if (why.empty())
-    return payload;
-  std::remove(path.c_str());
-  if (reported_.insert(key).second)
-    warnings_.push_back("tk: cache entry " + path + " was corrupt (" + why + "); rebuilding it");
+  auto unusable = [&](const std::string &why) {
+    state_ = -1;
+    unusable_ = error = why;
+    warnings_.push_back("tk: " + why + "; the disk cache is not used");
+    return false;
+  };
+  // The parents as the user's umask allows; the cache directory itself private.
+  size_t slash = dir_.find_last_of('/');
+  if (slash != std::string::npos && slash > 0)
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir_.substr(0, slash))) {
+      unusable_ = error = "cannot create the directory " + dir_ + ": " + ec.message();
+      state_ = -1;
+      return false;
+    }
+  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    unusable_ = error = "cannot create the directory " + dir_ + ": " + std::strerror(errno);
+    state_ = -1;
+    return false;
+  }
+  struct stat st {};
+  if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return unusable("the cache directory " + dir_ + " is not a directory");
+  if (st.st_uid != ::geteuid())
+    return unusable("the cache directory " + dir_ + " belongs to uid " + std::to_string(st.st_uid) +
+                    ", not to this user");
+  // Ours, so we may make it private (caches of earlier versions were created 0755).
+  if ((st.st_mode & 077) && ::chmod(dir_.c_str(), 0700) != 0)
+    return unusable("the cache directory " + dir_ + " is open to others and cannot be made private: " +
+                    std::strerror(errno));
+
+  std::string keyPath = dir_ + "/secret.key", why;
+  for (int attempt = 0; attempt < 2 && secret_.empty(); ++attempt) {
+    bool missing = false;
+    std::string text;
+    if (readRegularFile(keyPath, kSecretBytes, text, why, FileKind::Private, &missing)) {
+      struct stat key {};
+      if (::lstat(keyPath.c_str(), &key) != 0 || (key.st_mode & 077))
+        return unusable("the cache key " + keyPath + " is open to others (it must be 0600)");
+      if (text.size() != kSecretBytes)
+        return unusable("the cache key " + keyPath + " is not " + std::to_string(kSecretBytes) + " bytes long");
+      secret_ = text;
+      break;
+    }
+    if (!missing)
+      return unusable("the cache key is not usable: " + why);
+    // The first process creates it; a racing one keeps the winner's (link, not rename).
+    std::string fresh = randomBytes(kSecretBytes, why);
+    std::unique_ptr<AtomicFile> file = fresh.empty() ? nullptr : AtomicFile::create(keyPath, FileKind::Private, why);
+    if (!file || !file->write(fresh, why) || !file->commit(why, /*replace=*/false))
+      return unusable("cannot create the cache key: " + why);
+  }
+  if (secret_.empty())
+    return unusable("cannot read the cache key " + keyPath);
+  state_ = 1;
+  return true;
+}
+
+std::string DiskCache::mac(const std::string &key, const std::string &payload) const {
+  return hex(hmacSha256(secret_, key + "\n" + payload));
+}
+
+std::optional<std::string> DiskCache::readTrusted(const std::string &path, uint64_t maxBytes, std::string &why) {
+  bool missing = false;
+  std::string text;
+  why.clear();
+  if (readRegularFile(path, maxBytes, text, why, FileKind::Private, &missing))
+    return text;
+  if (missing)
+    why.clear();
+  else if (size_t at = why.find("': "); at != std::string::npos)
+    why = why.substr(at + 3); // the reason alone: the warning names the file
   return std::nullopt;
 }
 
-std::optional<std::string> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+std::optional<std::string> DiskCache::get(const std::string &key) {
+  std::string error;
+  if (dir_.empty() || !ready(error))
     return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error) {
-  // A device or a pipe (/dev/null, /dev/stdout) is written as it is: a rename would replace it.
-  struct stat existing;
-  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    std::ofstream out(path, std::ios::binary);
-    if (!(out << bytes) || !out.flush()) {
-      error = "cannot write " + path;
-      return false;
-    }
-    return true;
-  }
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  if (!makeDirectories(dir)) {
-    error = "cannot create the directory " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  static std::atomic<unsigned> counter{0};
-  std::string temporary = dir + "/." + path.substr(slash + 1) + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(counter++);
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    out.flush();
-    if (!out) {
-      error = "cannot write " + temporary;
-      std::remove(temporary.c_str());
-      return false;
+  std::string path = pathOf(key), why;
+  std::optional<std::string> contents = readTrusted(path, kMaxEntryBytes + 256, why);
+  // "<magic> <length> <hmac>\n<payload>"
+  std::string payload;
+  if (contents) {
+    size_t newline = contents->find('\n');
+    std::istringstream header(newline == std::string::npos ? "" : contents->substr(0, newline));
+    std::string magic1, magic2, length, checksum;
+    header >> magic1 >> magic2 >> length >> checksum;
+    if (newline == std::string::npos || magic1 + " " + magic2 != kMagic) {
+      why = "no header";
+    } else {
+      payload = contents->substr(newline + 1);
+      if (std::to_string(payload.size()) != length)
+        why = "truncated: " + std::to_string(payload.size()) + " of " + length + " bytes";
+      else if (mac(key, payload) != checksum)
+        why = "checksum mismatch";
     }
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + temporary + ": " + std::strerror(errno);
-    std::remove(temporary.c_str());
-    return false;
-  }
-  return true;
+  if (contents && why.empty())
+    return payload;
+  if (why.empty())
+    return std::nullopt; // absent
+  ::unlink(path.c_str()); // in our own directory: whatever it was, it goes
+  if (reported_.insert(key).second)
+    warnings_.push_back("tk: cache entry " + path + " was corrupt (" + why + "); rebuilding it");
+  return std::nullopt;
 }
 
 bool DiskCache::put(const std::string &key, const std::string &payload, std::string &error) {
@@ -168,9 +221,32 @@ bool DiskCache::put(const std::string &key, const std::string &payload, std::str
     error = "no cache directory (TK_CACHE_DIR is empty and there is no HOME)";
     return false;
   }
-  return writeAtomically(pathOf(key), std::string(kMagic) + " " + std::to_string(payload.size()) + " " + hex(fnv1a(payload)) +
-                                          "\n" + payload,
-                         error);
+  if (payload.size() > kMaxEntryBytes) {
+    error = "a cache entry of " + std::to_string(payload.size()) + " bytes is larger than the limit";
+    return false;
+  }
+  if (!ready(error))
+    return false;
+  std::string header = std::string(kMagic) + " " + std::to_string(payload.size()) + " " + mac(key, payload) + "\n";
+  return writeAtomically(pathOf(key), header + payload, error, FileKind::Private);
+}
+
+std::optional<std::string> DiskCache::readPrivate(const std::string &path, uint64_t maxBytes) {
+  std::string error, why;
+  if (dir_.empty() || !ready(error))
+    return std::nullopt;
+  std::optional<std::string> text = readTrusted(path, maxBytes, why);
+  if (!text && !why.empty() && reported_.insert(path).second)
+    warnings_.push_back("tk: ignoring " + path + ": " + why);
+  return text;
+}
+
+bool DiskCache::writePrivate(const std::string &path, const std::string &bytes, std::string &error) {
+  if (dir_.empty()) {
+    error = "no cache directory (TK_CACHE_DIR is empty and there is no HOME)";
+    return false;
+  }
+  return ready(error) && writeAtomically(path, bytes, error, FileKind::Private);
 }
 
 std::vector<std::string> DiskCache::takeWarnings() {

@@ -62,8 +62,23 @@ public:
   /// Throws a RunFault that names the kernel, program, and the op's source location.
   [[noreturn]] void fault(mlir::Operation *op, const std::string &message) const;
 
-  // Memory: buffer i's elements start at virtual address base(i).
+  // Memory: buffer i's elements start at virtual address base(i), in the middle of its slot
+  // [2i << 40, (2i + 2) << 40). Pointer arithmetic that leaves the slot (an offset of 2^40
+  // bytes or more either way: no buffer is that large) gives an escaped pointer, which
+  // remembers the slot and never resolves, so no offset reaches another buffer.
   static int64_t bufferBase(int index) { return (2 * int64_t(index) + 1) << 40; }
+  static constexpr int kSlotBits = 41;
+  static int64_t escaped(int64_t slot) { return INT64_MIN | slot; }
+  /// `address + offset * elementBytes`, exactly, or the escaped pointer of address's slot.
+  static int64_t offsetAddress(int64_t address, int64_t offset, int64_t elementBytes) {
+    if (address < 0)
+      return address; // escaped stays escaped
+    __int128 target = __int128(address) + __int128(offset) * elementBytes;
+    int64_t slot = address >> kSlotBits;
+    if (target < (__int128(slot) << kSlotBits) || target >= (__int128(slot + 1) << kSlotBits))
+      return escaped(slot);
+    return int64_t(target);
+  }
   std::vector<HostBuffer> &buffers() { return *launch_.buffers; }
   /// Checks that `address` names `bytes` bytes inside one buffer; returns a pointer to them.
   uint8_t *resolve(mlir::Operation *op, int64_t address, int bytes, size_t element, const char *access);

@@ -70,7 +70,7 @@ bool execMemory(Interpreter &in, Operation *op) {
         int64_t size = bytesOf(pointeeOf(a.getPtr()));
         Tile r = ptr;
         for (size_t k = 0; k < r.size(); ++k)
-          r.i[k] = int64_t(uint64_t(ptr.i[k]) + uint64_t(offset.i[k]) * uint64_t(size));
+          r.i[k] = Interpreter::offsetAddress(ptr.i[k], offset.i[k], size);
         in.set(a.getResult(), std::move(r));
         return true;
       })

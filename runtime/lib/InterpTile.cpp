@@ -368,6 +368,7 @@ bool execTile(Interpreter &in, Operation *op) {
         in.set(t.getResult(), std::move(r));
         return true;
       })
+      .Case([&](ProgressOp) { return true; })
       .Case([&](HintOp h) { in.setRef(h.getResult(), in.ref(h.getSrc())); return true; })
       .Case([&](ConvertLayoutOp c) { in.setRef(c.getResult(), in.ref(c.getSrc())); return true; })
       .Case([&](DotOp d) { execDot(in, d); return true; })

@@ -110,9 +110,16 @@ void Interpreter::fault(Operation *op, const std::string &message) const {
 }
 
 uint8_t *Interpreter::resolve(Operation *op, int64_t address, int bytes, size_t element, const char *access) {
-  int64_t index = address >> 41;
-  int64_t offset = address - bufferBase(int(index));
   auto &all = buffers();
+  if (address < 0) { // escaped (Interp.h)
+    int64_t slot = address & ~INT64_MIN;
+    if (slot < (int64_t)all.size())
+      fault(op, "out-of-bounds " + std::string(access) + ": element " + std::to_string(element) +
+                    " of the tile is 2^40 bytes or more outside buffer '" + all[slot].name + "', which has " +
+                    std::to_string(all[slot].bytes.size() / bytes) + " elements");
+  }
+  int64_t index = address >> kSlotBits;
+  int64_t offset = address - bufferBase(int(index));
   if (index < 0 || index >= (int64_t)all.size())
     fault(op, std::string(access) + " of element " + std::to_string(element) +
                   " of the tile does not point into any buffer");

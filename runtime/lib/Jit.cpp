@@ -1,6 +1,7 @@
 #include "JitImpl.h"
 #include "ModuleCache.h"
 
+#include "tk/Frontend/Parser.h"
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/KernelCompile.h"
@@ -93,7 +94,7 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::st
     cache.put(variantKey, compiledEntry(*cubin), error);
   }
   for (const std::string &warning : cache.takeWarnings())
-    std::cerr << "tk: warning: " << warning << "\n";
+    std::cerr << warning << "\n";
   variant->function = loadFunction(cubin->ptx.data(), decl.name, cubin->sharedBytes);
   variant->threads = cubin->threads;
   variant->sharedBytes = cubin->sharedBytes;
@@ -109,7 +110,9 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
     return;
   }
   grid.check(decl.name);
-  // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out.
+  // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out, under the
+  // context's lock, so no other thread's launch, upload or download sees them moved out.
+  auto hostMemory = context().lockHostMemory();
   std::vector<HostBuffer> buffers;
   std::vector<Buffer *> owners;
   InterpreterLaunch launch;
@@ -309,6 +312,7 @@ void loadModule(Context &context, const std::string &path, const std::string *te
                 std::shared_ptr<Module::Impl> &impl) {
   impl = std::make_shared<Module::Impl>();
   impl->context = &context;
+  impl->contextAlive = context.lifetime();
   impl->path = path;
   if (text)
     impl->text = *text;
@@ -317,7 +321,12 @@ void loadModule(Context &context, const std::string &path, const std::string *te
   // A module seen before (same compiler, same text, unchanged imports) needs no parse.
   DiskCache cache(impl->cacheDir);
   std::string key;
-  std::optional<std::string> mainText = text ? std::optional<std::string>(*text) : readFile(path);
+  std::optional<std::string> mainText;
+  if (text) {
+    mainText = *text;
+  } else if (std::string read, error; readRegularFile(path, ParseLimits::kMaxFileBytes, read, error)) {
+    mainText = std::move(read);
+  }
   if (mainText) {
     key = moduleKey(path, *mainText, options.stdlibDirs);
     if (std::optional<ModuleEntry> entry = loadModuleEntry(cache, key)) {
@@ -325,6 +334,8 @@ void loadModule(Context &context, const std::string &path, const std::string *te
       impl->sourceHash = entry->sourceHash;
       return;
     }
+    for (const std::string &warning : cache.takeWarnings()) // a corrupt entry: reported, then rebuilt
+      std::cerr << warning << "\n";
   }
   CompileOptions compileOptions;
   compileOptions.stdlibDirs = options.stdlibDirs;

@@ -15,6 +15,7 @@ namespace tk {
 
 struct Module::Impl {
   Context *context = nullptr;
+  std::weak_ptr<const bool> contextAlive; // expired: the context was destroyed
   std::string path;
   std::optional<std::string> text; // fromString's source
   JitOptions options;
@@ -58,7 +59,13 @@ struct Kernel::Impl {
   std::unordered_map<std::string, std::shared_ptr<Variant>> winners;  // appendLaunchKey, tuned
   Kernel::Stats stats;
 
-  Context &context() const { return *module->context; }
+  /// The module's context; tk::Error when it was destroyed before the kernel was used.
+  Context &context() const {
+    if (module->contextAlive.expired())
+      throw Error("kernel '" + decl.name + "': its tk::Context was destroyed; a context must outlive its modules, "
+                  "kernels and buffers");
+    return *module->context;
+  }
   /// Checks count and types against the signature (naming the parameter) and packs.
   void pack(const Arg *args, size_t count, PackedArgs &packed) const;
   /// Throws tk::Error naming a constant the kernel does not have, or one left without a value.

@@ -1,5 +1,7 @@
 #include "ModuleCache.h"
 
+#include "tk/Frontend/Parser.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -76,8 +78,8 @@ std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &
     if (f[0] == "source" && f.size() == 2) {
       entry.sourceHash = f[1];
     } else if (f[0] == "import" && f.size() == 3) {
-      std::optional<std::string> now = readFile(f[1]);
-      if (!now || cacheKey({*now}) != f[2])
+      std::string now, error;
+      if (!readRegularFile(f[1], ParseLimits::kMaxFileBytes, now, error) || cacheKey({now}) != f[2])
         return std::nullopt; // an import changed: parse again
     } else if (f[0] == "kernel" && f.size() == 2) {
       entry.decls.push_back(KernelDecl{f[1], {}, {}, {}});

@@ -1,6 +1,11 @@
 #include "tk/Runtime/Npy.h"
 
-#include "tk/Runtime/DiskCache.h"
+#include "tk/Frontend/FileIO.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <algorithm>
+#include <cerrno>
 
 #include <cstdio>
 #include <cstring>
@@ -65,11 +70,14 @@ std::string headerField(const std::string &header, const std::string &key, const
 } // namespace
 
 NpyArray readNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail(path, "cannot open the file");
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
+  std::string error, data;
+  std::unique_ptr<RegularFile> file = RegularFile::open(path, error);
+  if (!file)
+    throw std::runtime_error(error);
+  // The header first (at most 10 + 4 GiB by the format; refused past kMaxNpyHeaderBytes), then
+  // exactly the data it describes: the file must hold that and nothing more.
+  if (!file->read(0, std::min<uint64_t>(file->size(), 12), data, error) || data.size() < 10 ||
+      data.compare(0, 6, "\x93NUMPY") != 0)
     fail(path, "not a .npy file (bad magic)");
   int major = (unsigned char)data[6];
   size_t headerLength, headerStart;
@@ -86,8 +94,13 @@ NpyArray readNpy(const std::string &path) {
   } else {
     fail(path, ".npy format version " + std::to_string(major) + " is not supported (1.0, 2.0, 3.0)");
   }
-  if (headerStart + headerLength > data.size())
+  if (headerLength > kMaxNpyHeaderBytes)
+    fail(path, "the .npy header is " + std::to_string(headerLength) + " bytes long; at most " +
+                   std::to_string(kMaxNpyHeaderBytes) + " are read");
+  if (headerStart + headerLength > file->size())
     fail(path, "truncated .npy header");
+  if (!file->read(0, headerStart + headerLength, data, error))
+    throw std::runtime_error(error);
   std::string header = data.substr(headerStart, headerLength);
   NpyArray array;
   std::string descr = headerField(header, "descr", path);
@@ -112,30 +125,38 @@ NpyArray readNpy(const std::string &path) {
     fail(path, "bad shape " + shape);
   std::stringstream dims(shape.substr(1, shape.size() - 2));
   std::string dim;
-  size_t count = 1;
+  uint64_t count = 1;
   while (std::getline(dims, dim, ',')) {
     size_t first = dim.find_first_not_of(" ");
     if (first == std::string::npos)
       continue;
     char *end = nullptr;
+    errno = 0;
     long long v = std::strtoll(dim.c_str() + first, &end, 10);
-    if (v < 0 || (end && *end && *end != ' '))
+    if (v < 0 || errno || end == dim.c_str() + first || (end && *end && *end != ' '))
       fail(path, "bad shape " + shape);
     array.shape.push_back(v);
-    count *= size_t(v);
+    std::optional<uint64_t> product = llvm::checkedMulUnsigned<uint64_t>(count, uint64_t(v));
+    if (!product || *product > kMaxBufferElements)
+      fail(path, "the shape " + shape + " has more than " + std::to_string(kMaxBufferElements) +
+                     " elements, the limit of a buffer");
+    count = *product;
   }
   int itemSize = descr.size() >= 3 ? std::atoi(descr.c_str() + 2) : 0;
   if (npyTypeName(descr).rfind("dtype", 0) == 0)
     fail(path, "unsupported dtype '" + descr + "'");
-  size_t expected = count * itemSize, dataStart = headerStart + headerLength;
-  if (data.size() - dataStart < expected)
-    fail(path, "the file is truncated: " + std::to_string(expected) + " bytes of data expected, " +
-                   std::to_string(data.size() - dataStart) + " found");
-  array.bytes.assign(data.begin() + dataStart, data.begin() + dataStart + expected);
+  uint64_t expected = count * uint64_t(itemSize), dataStart = headerStart + headerLength;
+  if (file->size() - dataStart != expected)
+    fail(path, std::string(file->size() - dataStart < expected ? "the file is truncated" : "the file is too long") +
+                   ": " + std::to_string(expected) + " bytes of data expected, " +
+                   std::to_string(file->size() - dataStart) + " found");
+  std::string bytes;
+  if (!file->read(dataStart, expected, bytes, error))
+    throw std::runtime_error(error);
+  array.bytes.assign(bytes.begin(), bytes.end());
   return array;
 }
-
-void writeNpy(const std::string &path, const HostBuffer &buffer) {
+std::string npyBytes(const HostBuffer &buffer) {
   std::string shape = "(";
   for (size_t k = 0; k < buffer.shape.size(); ++k)
     shape += std::to_string(buffer.shape[k]) + (buffer.shape.size() == 1 || k + 1 < buffer.shape.size() ? ", " : "");
@@ -151,10 +172,13 @@ void writeNpy(const std::string &path, const HostBuffer &buffer) {
     out += char((length >> (8 * k)) & 0xFF);
   out += header;
   out.append(reinterpret_cast<const char *>(buffer.bytes.data()), buffer.bytes.size());
+  return out;
+}
 
+void writeNpy(const std::string &path, const HostBuffer &buffer) {
   std::string error;
-  if (!writeAtomically(path, out, error))
-    throw std::runtime_error("cannot write '" + path + "'");
+  if (!writeAtomically(path, npyBytes(buffer), error))
+    throw std::runtime_error(error);
 }
 
 } // namespace tk

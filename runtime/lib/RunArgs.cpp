@@ -3,7 +3,11 @@
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -44,9 +48,11 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     } else if (auto v = value("--save")) {
       o.saves.push_back(splitAssignment(*v, "--save"));
     } else if (auto v = value("--seed")) {
-      o.seed = std::stoull(*v);
+      if (llvm::StringRef(*v).getAsInteger(0, o.seed))
+        throw UsageError("--seed needs an integer in [0, 2^64), got '" + *v + "'");
     } else if (auto v = value("--time")) {
-      o.timedRuns = std::stoi(*v);
+      if (llvm::StringRef(*v).getAsInteger(10, o.timedRuns) || o.timedRuns < 0 || o.timedRuns > 1000000)
+        throw UsageError("--time needs a number of runs in [0, 1000000], got '" + *v + "'");
     } else if (a == "--debug") {
       o.debug = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -74,8 +80,9 @@ std::vector<int64_t> parseShape(const std::string &text, const std::string &arg)
   std::string dim;
   while (std::getline(ss, dim, 'x')) {
     char *end = nullptr;
+    errno = 0;
     long long v = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end || v <= 0)
+    if (dim.empty() || *end || v <= 0 || errno)
       throw UsageError("argument '" + arg + "': bad shape '" + text + "' (use e.g. 64x64)");
     shape.push_back(v);
   }
@@ -141,12 +148,20 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
     throw UsageError("argument '" + name + "': generated type '" + type + "' does not match the kernel's ptr<" +
                      scalarName(pointee) + ">");
   buffer.shape = parseShape(spec.substr(colon2 + 1), name);
-  size_t count = 1;
-  for (int64_t d : buffer.shape)
-    count *= d;
-  if (count > (size_t(1) << 32))
-    throw UsageError("argument '" + name + "': buffer of " + std::to_string(count) + " elements is too large");
-  buffer.bytes.assign(count * bytes, 0);
+  uint64_t count = 1;
+  for (int64_t d : buffer.shape) {
+    std::optional<uint64_t> product = llvm::checkedMulUnsigned<uint64_t>(count, uint64_t(d));
+    if (!product || *product > kMaxBufferElements)
+      throw UsageError("argument '" + name + "': the shape " + spec.substr(colon2 + 1) + " has more than " +
+                       std::to_string(kMaxBufferElements) + " elements, the limit of a buffer");
+    count = *product;
+  }
+  try {
+    buffer.bytes.assign(count * bytes, 0);
+  } catch (const std::bad_alloc &) {
+    throw UsageError("argument '" + name + "': cannot allocate " + std::to_string(count * bytes) +
+                     " bytes of host memory for it");
+  }
   if (kind == "rand")
     fillRandom(buffer, seed);
   return buffer;
@@ -155,23 +170,31 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
 ArgValue scalarArg(const std::string &name, const std::string &text, const Type &type) {
   ArgValue v;
   char *end = nullptr;
+  bool fits = true;
   if (type.isFloatValue()) {
+    errno = 0;
     v.f = std::strtod(text.c_str(), &end);
+    fits = !(errno == ERANGE && std::isinf(v.f)) &&
+           !(type.elem.scalar != Scalar::F64 && std::isfinite(v.f) && std::fabs(v.f) > 3.4028234663852886e38);
   } else if (type.isBool()) {
     if (text == "true" || text == "1") v.i = 1;
     else if (text == "false" || text == "0") v.i = 0;
     else end = const_cast<char *>("x");
   } else {
     errno = 0;
-    if (isUnsigned(type.elem.scalar))
+    int bits = bitWidth(type.elem.scalar);
+    if (isUnsigned(type.elem.scalar)) {
       v.i = int64_t(std::strtoull(text.c_str(), &end, 0));
-    else
+      fits = errno != ERANGE && text.find('-') == std::string::npos && (bits == 64 || uint64_t(v.i) >> bits == 0);
+    } else {
       v.i = std::strtoll(text.c_str(), &end, 0);
-    if (errno)
-      end = const_cast<char *>("x");
+      fits = errno != ERANGE && (bits == 64 || (v.i >= -(int64_t(1) << (bits - 1)) && v.i < (int64_t(1) << (bits - 1))));
+    }
   }
   if (text.empty() || (end && *end))
     throw UsageError("argument '" + name + "': '" + text + "' is not a valid " + type.str());
+  if (!fits)
+    throw UsageError("argument '" + name + "': " + text + " does not fit in " + type.str());
   return v;
 }
 

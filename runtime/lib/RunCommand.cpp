@@ -3,6 +3,7 @@
 #include "RunArgs.h"
 
 #include "tk/Frontend/Compiler.h"
+#include "tk/Frontend/FileIO.h"
 #include "tk/Runtime/CudaBackend.h"
 #include "tk/Runtime/KernelCompile.h"
 #include "tk/Runtime/Context.h"
@@ -13,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cerrno>
 #include <cstring>
@@ -75,8 +77,8 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   try {
     launch.args = bindArguments(sig.name, sig.args, options, buffers, gridNames);
     for (auto &[name, value] : sig.constants)
-      if (value.find('.') == std::string::npos && value.find('e') == std::string::npos)
-        gridNames[name] = std::stoll(value);
+      if (int64_t integer; !llvm::StringRef(value).getAsInteger(10, integer)) // floats are not grid names
+        gridNames[name] = integer;
     for (auto &[name, path] : options.saves) {
       bool isBuffer = false;
       for (auto &b : buffers)
@@ -123,18 +125,25 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
 }
 
 namespace {
+/// Every --save output is written to its temporary file first and renamed only when all were
+/// written, so a failed one leaves none of them behind.
 int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std::ostream &err) {
-  for (auto &[name, path] : options.saves) {
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  std::string error;
+  for (auto &[name, path] : options.saves)
     for (auto &b : buffers)
       if (b.name == name) {
-        try {
-          writeNpy(path, b);
-        } catch (const std::exception &e) {
-          err << "tkc run: error: " << e.what() << "\n";
+        files.push_back(AtomicFile::create(path, FileKind::Output, error));
+        if (!files.back() || !files.back()->write(npyBytes(b), error)) {
+          err << "tkc run: error: " << error << "\n";
           return 1;
         }
       }
-  }
+  for (auto &file : files)
+    if (!file->commit(error)) {
+      err << "tkc run: error: " << error << "\n";
+      return 1;
+    }
   return 0;
 }
 

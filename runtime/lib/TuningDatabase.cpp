@@ -1,5 +1,8 @@
 #include "TuningDatabase.h"
 
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -49,103 +52,43 @@ std::map<std::string, std::string> splitKeyValues(const std::string &text) {
   return values;
 }
 
-/// Just enough JSON for the entries this file writes: objects, strings, numbers.
-class Reader {
-public:
-  explicit Reader(const std::string &text) : text_(text) {}
-  struct Value {
-    bool isObject = false;
-    std::string scalar; // a string's contents or a number's text
-    std::map<std::string, Value> members;
-  };
-  std::optional<Value> document(std::string &error) {
-    std::optional<Value> value = parseValue();
-    skipSpace();
-    if (!value || at_ != text_.size()) {
-      error = "not a tuning entry (bad JSON at byte " + std::to_string(at_) + ")";
-      return std::nullopt;
+/// The byte where objects and arrays nest deeper than kMaxJsonNesting (outside strings), or
+/// npos when they never do.
+size_t tooDeep(const std::string &text) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t at = 0; at < text.size(); ++at) {
+    char c = text[at];
+    if (inString) {
+      if (c == '\\')
+        ++at;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonNesting)
+        return at;
+    } else if (c == '}' || c == ']') {
+      --depth;
     }
-    return value;
   }
+  return std::string::npos;
+}
 
-private:
-  void skipSpace() {
-    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_])))
-      ++at_;
+/// A scalar member's text: a string's contents, a number as written (integers exactly).
+std::optional<std::string> scalarText(const llvm::json::Value &value) {
+  if (std::optional<llvm::StringRef> s = value.getAsString())
+    return s->str();
+  if (std::optional<int64_t> i = value.getAsInteger())
+    return std::to_string(*i);
+  if (std::optional<double> d = value.getAsNumber()) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", *d);
+    return std::string(text);
   }
-  bool take(char c) {
-    skipSpace();
-    if (at_ < text_.size() && text_[at_] == c) {
-      ++at_;
-      return true;
-    }
-    return false;
-  }
-  std::optional<std::string> parseString() {
-    if (!take('"'))
-      return std::nullopt;
-    std::string out;
-    while (at_ < text_.size() && text_[at_] != '"') {
-      char c = text_[at_++];
-      if (c == '\\') {
-        if (at_ >= text_.size())
-          return std::nullopt;
-        char e = text_[at_++];
-        if (e == 'u') {
-          if (at_ + 4 > text_.size())
-            return std::nullopt;
-          out += char(std::strtol(text_.substr(at_, 4).c_str(), nullptr, 16));
-          at_ += 4;
-          continue;
-        }
-        c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
-      }
-      out += c;
-    }
-    if (at_ >= text_.size())
-      return std::nullopt;
-    ++at_;
-    return out;
-  }
-  std::optional<Value> parseValue() {
-    skipSpace();
-    Value value;
-    if (at_ < text_.size() && text_[at_] == '"') {
-      std::optional<std::string> s = parseString();
-      if (!s)
-        return std::nullopt;
-      value.scalar = *s;
-      return value;
-    }
-    if (take('{')) {
-      value.isObject = true;
-      if (take('}'))
-        return value;
-      do {
-        std::optional<std::string> name = parseString();
-        if (!name || !take(':'))
-          return std::nullopt;
-        std::optional<Value> member = parseValue();
-        if (!member)
-          return std::nullopt;
-        value.members[*name] = std::move(*member);
-      } while (take(','));
-      if (!take('}'))
-        return std::nullopt;
-      return value;
-    }
-    size_t start = at_;
-    while (at_ < text_.size() && std::string("+-.0123456789eE").find(text_[at_]) != std::string::npos)
-      ++at_;
-    if (at_ == start)
-      return std::nullopt;
-    value.scalar = text_.substr(start, at_ - start);
-    return value;
-  }
-
-  const std::string &text_;
-  size_t at_ = 0;
-};
+  return std::nullopt;
+}
 
 } // namespace
 
@@ -159,32 +102,64 @@ std::string tuningEntryJson(const TuningEntry &entry) {
 }
 
 std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string &error) {
-  Reader reader(text);
-  std::optional<Reader::Value> doc = reader.document(error);
-  if (!doc)
+  if (size_t at = tooDeep(text); at != std::string::npos) {
+    error = "not a tuning entry (bad JSON at byte " + std::to_string(at) + ": nested more than " +
+            std::to_string(kMaxJsonNesting) + " levels deep)";
     return std::nullopt;
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    std::string message = llvm::toString(parsed.takeError()); // "[line:col, byte=N]: why"
+    size_t at = message.find("byte=");
+    error = "not a tuning entry (bad JSON at byte " +
+            (at == std::string::npos ? std::string("?") : message.substr(at + 5, message.find(']', at) - at - 5)) + ")";
+    return std::nullopt;
+  }
+  const llvm::json::Object *doc = parsed->getAsObject();
+  if (!doc) {
+    error = "not a tuning entry (not a JSON object)";
+    return std::nullopt;
+  }
   std::string missing; // the first field that is not there
-  auto field = [&](const char *name, bool object) -> const Reader::Value * {
-    auto it = doc->members.find(name);
-    if (it == doc->members.end() || it->second.isObject != object) {
-      if (missing.empty())
-        missing = std::string("not a tuning entry (no ") + (object ? "object" : "value") + " '" + name + "')";
-      return nullptr;
-    }
-    return &it->second;
+  auto note = [&](const char *name, bool object) {
+    if (missing.empty())
+      missing = std::string("not a tuning entry (no ") + (object ? "object" : "value") + " '" + name + "')";
   };
-  const Reader::Value *kernel = field("kernel", false), *hash = field("kernel_hash", false), *gpu = field("gpu", false),
-                      *spec = field("specialization", false), *key = field("key", true),
-                      *config = field("config", true), *ms = field("time_ms", false);
+  auto scalar = [&](const char *name) -> std::optional<std::string> {
+    const llvm::json::Value *value = doc->get(name);
+    std::optional<std::string> text = value ? scalarText(*value) : std::nullopt;
+    if (!text)
+      note(name, false);
+    return text;
+  };
+  auto object = [&](const char *name) -> std::optional<std::map<std::string, std::string>> {
+    const llvm::json::Object *members = doc->getObject(name);
+    if (!members) {
+      note(name, true);
+      return std::nullopt;
+    }
+    std::map<std::string, std::string> values;
+    for (const auto &[member, value] : *members) {
+      std::optional<std::string> text = scalarText(value);
+      if (!text) {
+        note(name, true);
+        return std::nullopt;
+      }
+      values[member.str()] = *text;
+    }
+    return values;
+  };
+  std::optional<std::string> kernel = scalar("kernel"), hash = scalar("kernel_hash"), gpu = scalar("gpu"),
+                             spec = scalar("specialization");
+  std::optional<std::map<std::string, std::string>> key = object("key"), config = object("config");
+  std::optional<std::string> ms = scalar("time_ms");
   if (!kernel || !hash || !gpu || !spec || !key || !config || !ms) {
     error = missing;
     return std::nullopt;
   }
-  TuningEntry entry{kernel->scalar, hash->scalar, gpu->scalar, spec->scalar, "", Config{}, std::atof(ms->scalar.c_str())};
-  for (const auto &[name, value] : key->members)
-    entry.keyValues += (entry.keyValues.empty() ? "" : ", ") + name + "=" + value.scalar;
-  for (const auto &[name, value] : config->members)
-    entry.config.values[name] = value.scalar;
+  TuningEntry entry{*kernel, *hash, *gpu, *spec, "", Config{*config}, std::atof(ms->c_str())};
+  for (const auto &[name, value] : *key)
+    entry.keyValues += (entry.keyValues.empty() ? "" : ", ") + name + "=" + value;
   return entry;
 }
 

@@ -18,6 +18,10 @@ struct TuningEntry {
 
 /// The JSON text of an entry.
 std::string tuningEntryJson(const TuningEntry &entry);
+/// The largest entry read, and the deepest nesting of objects and arrays parsed (llvm::json
+/// recurses once a level: deeper text is refused before parsing).
+constexpr uint64_t kMaxTuningEntryBytes = 1u << 20;
+constexpr int kMaxJsonNesting = 64;
 /// Parses an entry; none (with `error`) when the text is not one.
 std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string &error);
 

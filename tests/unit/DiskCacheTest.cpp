@@ -25,8 +25,8 @@ protected:
     std::vector<std::string> names;
     if (DIR *d = ::opendir(dir.c_str())) {
       while (dirent *entry = ::readdir(d))
-        if (std::string name = entry->d_name; name != "." && name != "..")
-          names.push_back(name); // temporary files (".<key>.tmp...") included
+        if (std::string name = entry->d_name; name != "." && name != ".." && name != "secret.key")
+          names.push_back(name); // temporary files (".<key>.tmp...") included; the cache's key not
       ::closedir(d);
     }
     return names;

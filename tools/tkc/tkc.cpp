@@ -1,13 +1,15 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/AotHeader.h"
-#include "tk/Runtime/DiskCache.h"
+#include "tk/Frontend/FileIO.h"
 #include "tk/Runtime/RunCommand.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <unistd.h>
@@ -28,20 +30,52 @@ int usageError(const std::string &message) {
   return 1;
 }
 
+/// Flushes standard output; false with `error` (the OS's reason) when it could not be written
+/// (a full disk, /dev/full, a closed pipe).
+bool flushStdout(std::string &error) {
+  errno = 0;
+  if (std::cout.flush() && std::fflush(stdout) == 0 && !std::ferror(stdout))
+    return true;
+  error = std::string("cannot write standard output: ") + (errno ? std::strerror(errno) : "write error");
+  return false;
+}
+
 /// `-` is standard output; anything else is written through tk::writeAtomically (a temporary
 /// file and a rename), so that no reader ever sees a half-written output.
-bool writeOutput(const std::string &path, const std::string &text) {
+bool writeOutput(const std::string &path, const std::string &text, std::string &error) {
   if (path == "-") {
     std::cout << text;
-    return bool(std::cout);
+    return flushStdout(error);
   }
-  std::string error;
   return tk::writeAtomically(path, text, error);
 }
+
+int tkcMain(int argc, char **argv);
 
 } // namespace
 
 int main(int argc, char **argv) {
+  int status;
+  try {
+    status = tkcMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::cerr << "tkc: error: out of memory\n";
+    return 1;
+  } catch (const std::exception &e) { // every library error is caught nearer; this is the net
+    std::cerr << "tkc: error: " << e.what() << "\n";
+    return 1;
+  }
+  // Whatever a command printed (IR, `print` output, tables) must have reached its destination.
+  std::string error;
+  if (!flushStdout(error)) {
+    std::cerr << "tkc: error: " << error << "\n";
+    return status == 0 ? 1 : status;
+  }
+  return status;
+}
+
+namespace {
+int tkcMain(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty())
     return usageError("no input file");
@@ -140,8 +174,9 @@ int main(int argc, char **argv) {
     std::cerr << diagnostics << warnings;
     if (!made)
       return 1;
-    if (!writeOutput(output, header)) {
-      std::cerr << "tkc: error: cannot write '" << output << "'\n";
+    std::string error;
+    if (!writeOutput(output, header, error)) {
+      std::cerr << "tkc: error: " << error << "\n";
       return 1;
     }
     return 0;
@@ -167,9 +202,11 @@ int main(int argc, char **argv) {
           line.find("Compiling entry") != std::string::npos)
         std::cout << line << "\n";
   }
-  if (command == "compile" && !writeOutput(output, out.str())) {
-    std::cerr << "tkc: error: cannot write '" << output << "'\n";
+  std::string error;
+  if (command == "compile" && !writeOutput(output, out.str(), error)) {
+    std::cerr << "tkc: error: " << error << "\n";
     return 1;
   }
   return 0;
 }
+} // namespace

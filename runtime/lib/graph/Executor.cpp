@@ -4,6 +4,7 @@
 
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/CudaDriver.h"
+#include "tk/Frontend/Parser.h"
 #include "tk/Runtime/DiskCache.h"
 
 #include <cmath>
@@ -62,10 +63,10 @@ struct Executable::Impl {
       if (dtype == Scalar::BF16) {
         it = modules.emplace(file, Module::fromFile(*context, path)).first;
       } else {
-        std::optional<std::string> text = readFile(path);
-        if (!text)
-          throw Error("graph: cannot read the stdlib template " + path);
-        std::string rewritten = std::regex_replace(*text, std::regex("\\bbf16\\b"), scalarName(dtype));
+        std::string text, error;
+        if (!readRegularFile(path, ParseLimits::kMaxFileBytes, text, error))
+          throw Error("graph: cannot read the stdlib template: " + error);
+        std::string rewritten = std::regex_replace(text, std::regex("\\bbf16\\b"), scalarName(dtype));
         std::string named = path.substr(0, path.size() - 3) + "." + scalarName(dtype) + ".tk";
         it = modules.emplace(file, Module::fromString(*context, rewritten, named)).first;
       }

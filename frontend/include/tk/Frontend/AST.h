@@ -42,6 +42,15 @@ const char *binOpSpelling(BinOp op);
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+/// Destroys a subtree without recursing as deep as it is: the destructor of a node with
+/// children of unbounded nesting (operator, cast and index chains, `else if` chains) hands them
+/// here, and the outermost call frees them one after another, so a chain of 200,000 links is
+/// freed on any thread's stack.
+void destroyLater(ExprPtr &node);
+void destroyLater(StmtPtr &node);
 
 struct Expr {
   explicit Expr(ExprKind kind, SrcRange range) : kind(kind), range(range) {}
@@ -103,6 +112,7 @@ struct UnaryExpr : Expr {
   UnaryExpr(SrcRange r, char op, ExprPtr operand)
       : Expr(ExprKind::Unary, r), op(op), operand(std::move(operand)) {}
   TK_EXPR_CLONE(Unary) { return std::make_unique<UnaryExpr>(range, op, operand->clone()); }
+  ~UnaryExpr() override { destroyLater(operand); }
   char op; // '-', '!', '~'
   ExprPtr operand;
 };
@@ -113,6 +123,10 @@ struct BinaryExpr : Expr {
         rhs(std::move(rhs)) {}
   TK_EXPR_CLONE(Binary) {
     return std::make_unique<BinaryExpr>(range, op, opRange, lhs->clone(), rhs->clone());
+  }
+  ~BinaryExpr() override {
+    destroyLater(lhs);
+    destroyLater(rhs);
   }
   BinOp op;
   SrcRange opRange;
@@ -135,6 +149,7 @@ struct CastExpr : Expr {
   TK_EXPR_CLONE(Cast) {
     return std::make_unique<CastExpr>(range, operand->clone(), target->clone());
   }
+  ~CastExpr() override { destroyLater(operand); }
   ExprPtr operand;
   std::unique_ptr<TypeExpr> target;
 };
@@ -170,6 +185,7 @@ struct IndexItem {
 struct IndexExpr : Expr {
   IndexExpr(SrcRange r, ExprPtr base) : Expr(ExprKind::Index, r), base(std::move(base)) {}
   TK_EXPR_CLONE(Index);
+  ~IndexExpr() override { destroyLater(base); }
   ExprPtr base;
   std::vector<IndexItem> items;
 };
@@ -185,9 +201,6 @@ struct ListExpr : Expr {
 //===----------------------------------------------------------------------===//
 
 enum class StmtKind { Let, Assign, Expr, If, For, While, Return, Block };
-
-struct Stmt;
-using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stmt {
   Stmt(StmtKind kind, SrcRange range) : kind(kind), range(range) {}
@@ -245,6 +258,10 @@ struct ExprStmt : Stmt {
 struct IfStmt : Stmt {
   IfStmt(SrcRange r) : Stmt(StmtKind::If, r) {}
   TK_STMT_CLONE(If);
+  ~IfStmt() override {
+    destroyLater(cond);
+    destroyLater(elseStmt);
+  }
   ExprPtr cond;
   BlockPtr thenBlock;
   StmtPtr elseStmt; // a BlockStmt, an IfStmt, or null

@@ -112,6 +112,7 @@ public:
   static std::string defaultStdlibDir();
 
 private:
+  bool emitOnThisStack(EmitKind kind, std::ostream &out);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

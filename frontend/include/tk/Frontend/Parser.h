@@ -11,6 +11,12 @@ namespace tk {
 struct ParseLimits {
   static constexpr int kMaxNesting = 256;      // brackets and braces, and prefix-operator runs
   static constexpr size_t kMaxFileBytes = 16u << 20;
+  /// The depth of expressions (an operator chain `1 + 1 + ...` or `x as f32 as f32 ...` nests
+  /// one level a link) and of statements (an `else if` chain nests one level a link): the
+  /// walks of the tree (Sema, MLIRGen, on runWithLargeStack's stack) recurse at most this
+  /// deep; its destructor does not recurse (AST.h).
+  static constexpr int kMaxExprDepth = 200000;
+  static constexpr int kMaxStmtDepth = 25000;
 };
 
 /// Parses file `fileId` of `sources`. Returns null when there were lexical or syntax errors,

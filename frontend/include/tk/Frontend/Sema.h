@@ -65,6 +65,13 @@ struct SemaLimits {
   static constexpr int kMaxBlockDepth = 64;
   static constexpr int kMaxInstantiationDepth = 64;
   static constexpr size_t kMaxInstances = 4096;
+  /// CUDA passes at most 32 KB of kernel arguments (4,095 pointers); LLVM's optimizer is
+  /// quadratic in a function's parameters (20,000 took 3.3 GB).
+  static constexpr size_t kMaxKernelParams = 4096;
+  /// The total work of one Sema: statements and expressions checked, counting every unrolled
+  /// copy and inlined instance (nested static_ranges multiply: each is under kMaxUnroll, their
+  /// product need not be).
+  static constexpr size_t kMaxCheckedNodes = size_t(1) << 20;
 };
 
 class Sema {
@@ -107,6 +114,7 @@ private:
   std::vector<std::unique_ptr<VarDecl>> vars_;
   std::map<const ConstItem *, std::optional<Symbol>> moduleConsts_;
   std::vector<const ConstItem *> constStack_;
+  size_t checkedNodes_ = 0;
 };
 
 /// Whether every path through `stmt` ends in a return.

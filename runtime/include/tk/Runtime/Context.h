@@ -125,6 +125,14 @@ public:
   void launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
                       int64_t sharedBytes, void **params, const Stream &stream);
 
+  /// Under the interpreter, buffers live in host memory that launches, uploads, downloads and
+  /// zeroing of this context reach only while holding this lock, so threads may share buffers
+  /// (launches of one interpreter context run one at a time).
+  std::unique_lock<std::mutex> lockHostMemory() const { return std::unique_lock<std::mutex>(hostMemory_); }
+  /// Expires when the context is destroyed: buffers, modules and kernels hold it, and say so
+  /// with a tk::Error when used after their context is gone.
+  std::weak_ptr<const bool> lifetime() const { return lifetime_; }
+
 private:
   Backend backend_;
   DeviceInfo info_;
@@ -134,6 +142,8 @@ private:
   int launchesSinceSync_ = 0;
   bool blocking_ = false;
   unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
+  mutable std::mutex hostMemory_;
+  std::shared_ptr<const bool> lifetime_ = std::make_shared<const bool>(true);
   void checkSync(int result, const std::string &what);
   /// `samples` runs of `between`, each between two CUDA events on `stream` and synchronized,
   /// `before(i)` first (outside the events): the elapsed milliseconds, sorted.
@@ -142,7 +152,10 @@ private:
 };
 
 /// Device memory of `count` elements of one type (host memory under the interpreter), freed
-/// with the object; zero-filled when allocated.
+/// with the object; zero-filled when allocated. Its context must outlive it: a buffer used after
+/// its context was destroyed throws tk::Error. Threads may share a buffer (launches reading and
+/// writing it, uploads, downloads); a buffer must not be moved or destroyed while another
+/// thread uses it.
 class Buffer {
 public:
   Buffer(Context &context, Scalar elem, size_t count);
@@ -160,10 +173,12 @@ public:
   Scalar elem() const { return elem_; }
   size_t count() const { return count_; }
   size_t bytes() const { return count_ * elementBytes(elem_); }
-  Context &context() const { return *context_; }
+  /// Throws tk::Error when the context was destroyed.
+  Context &context() const { return live("tk::Buffer::context"); }
   /// The device address (CUDA backend).
   unsigned long long devicePointer() const { return device_; }
-  /// The bytes themselves (interpreter backend).
+  /// The bytes themselves (interpreter backend); hold the context's lockHostMemory() while
+  /// other threads may launch on the buffer.
   std::vector<uint8_t> &hostBytes() { return host_; }
 
   /// Copies to and from the buffer (synchronously, after queued work): sizes must match.
@@ -178,7 +193,10 @@ public:
   static size_t elementBytes(Scalar elem) { return elem == Scalar::I1 ? 1 : size_t(bitWidth(elem) + 7) / 8; }
 
 private:
+  /// The context, or a tk::Error naming `what` when it was destroyed.
+  Context &live(const char *what) const;
   Context *context_;
+  std::weak_ptr<const bool> alive_;
   Scalar elem_;
   size_t count_;
   unsigned long long device_ = 0;

@@ -1,10 +1,18 @@
 // Compiled kernels on disk, shared by processes: one file per key under a directory
 // ($TK_CACHE_DIR, default ~/.cache/tk). Entries are written to a temporary file and renamed, so
-// readers never see a torn entry, and carry their length and checksum, so a truncated or
-// corrupted one is detected, removed and reported once, and the caller rebuilds it.
+// readers never see a torn entry, and carry their length and a keyed hash (HMAC-SHA256 under a
+// per-user secret key, `secret.key` in the directory), so a truncated, corrupted or forged one
+// is detected, removed and reported once, and the caller rebuilds it.
+//
+// What the cache trusts: only a directory owned by this user and writable by no one else
+// (created 0700; any other is not used, with one warning), and in it only regular files owned
+// by this user, writable by no one else and at most kMaxEntryBytes long, whose hash verifies.
 #ifndef TK_RUNTIME_DISKCACHE_H
 #define TK_RUNTIME_DISKCACHE_H
 
+#include "tk/Frontend/FileIO.h"
+
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,20 +24,14 @@ namespace tk {
 /// concatenation): a SHA-256 hex digest.
 std::string cacheKey(const std::vector<std::string> &parts);
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
-/// no reader ever sees it half-written; creates the directory. A path that is not a regular
-/// file (/dev/null, a pipe) is written directly. False with `error` otherwise.
-bool writeAtomically(const std::string &path, const std::string &bytes, std::string &error);
-
-/// The whole of a file, or none when it cannot be read.
-std::optional<std::string> readFile(const std::string &path);
-
 /// Identifies this build of the compiler (the shared library's path, size and modification
 /// time), so entries of another build are never reused.
 std::string compilerBuildId();
 
 class DiskCache {
 public:
+  static constexpr uint64_t kMaxEntryBytes = 256ull << 20;
+
   /// A cache in `dir`; "" is no cache (nothing is found, nothing stored).
   explicit DiskCache(std::string dir) : dir_(std::move(dir)) {}
   /// $TK_CACHE_DIR (set but empty: no cache), else $HOME/.cache/tk, else "".
@@ -45,8 +47,25 @@ public:
   /// Warnings not yet shown (one per corrupt entry), cleared by the call.
   std::vector<std::string> takeWarnings();
 
+  /// A file under the directory that is not an entry (the tuning database): its contents when
+  /// it is a regular file owned by this user, writable by no one else and at most `maxBytes`
+  /// long; none otherwise (an untrusted one is reported once).
+  std::optional<std::string> readPrivate(const std::string &path, uint64_t maxBytes);
+  /// Writes such a file (0600, its directories 0700).
+  bool writePrivate(const std::string &path, const std::string &bytes, std::string &error);
+
 private:
+  /// Creates the directory (0700) and checks that this user owns it and no one else may write
+  /// it; loads or creates the secret key. False (once with a warning) when it is not usable.
+  bool ready(std::string &error);
+  /// Reads `path` when it is an entry this user could have written; `why` says otherwise.
+  std::optional<std::string> readTrusted(const std::string &path, uint64_t maxBytes, std::string &why);
+  std::string mac(const std::string &key, const std::string &payload) const;
+
   std::string dir_;
+  int state_ = 0; // 0 unchecked, 1 ready, -1 unusable
+  std::string unusable_;
+  std::string secret_;
   std::vector<std::string> warnings_;
   std::set<std::string> reported_;
 };

@@ -26,6 +26,9 @@ public:
 };
 
 /// A buffer of the caller's: little-endian elements of one type, named for messages.
+/// The most elements a buffer of `tkc run` (generated, or read from a .npy file) may have.
+constexpr uint64_t kMaxBufferElements = uint64_t(1) << 32;
+
 struct HostBuffer {
   std::string name;
   Scalar elem = Scalar::F32;

@@ -21,8 +21,12 @@ struct NpyArray {
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 };
+/// Only a regular file is read, and only when its size is exactly what its header describes.
 NpyArray readNpy(const std::string &path);
+constexpr uint64_t kMaxNpyHeaderBytes = 1u << 20;
 
+/// The bytes of a .npy file holding `buffer`.
+std::string npyBytes(const HostBuffer &buffer);
 /// Writes through a temporary file and a rename. Throws std::runtime_error.
 void writeNpy(const std::string &path, const HostBuffer &buffer);
 

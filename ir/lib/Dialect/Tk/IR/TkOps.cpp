@@ -370,6 +370,15 @@ void PrintOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffec
 void AssertOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
   addGlobalMemoryEffects(e, true, true);
 }
+namespace {
+/// tk.progress's own resource: its write orders it with nothing but keeps it alive.
+struct ProgressResource : public SideEffects::Resource::Base<ProgressResource> {
+  StringRef getName() final { return "tk.progress"; }
+};
+} // namespace
+void ProgressOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  e.emplace_back(MemoryEffects::Write::get(), ProgressResource::get());
+}
 
 #define GET_OP_CLASSES
 #include "tk/Dialect/Tk/IR/TkOps.cpp.inc"

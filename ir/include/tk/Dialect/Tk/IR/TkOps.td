@@ -315,6 +315,17 @@ def Tk_PrintOp : Tk_Op<"print", [DeclareOpInterfaceMethods<MemoryEffectsOpInterf
   let assemblyFormat = "$prefix attr-dict ($args^ `:` type($args))?";
 }
 
+def Tk_ProgressOp : Tk_Op<"progress", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "keeps a loop that has no other effect (it may never end)";
+  let description = [{
+    tk makes no forward-progress assumption: a `while` loop whose body has no side effect may
+    run forever, and -O3 must keep it as -O0 does. The front end puts this op in such a loop's
+    body; its effect (on a resource of its own) keeps every pass from deleting the loop. It
+    does nothing when run, and becomes an empty `asm volatile` on the GPU.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tk_AssertOp : Tk_Op<"assert", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "stop the program with a message where the condition is false";
   let arguments = (ins Tk_BoolLike:$cond, StrAttr:$message);
