@@ -6,6 +6,7 @@
 #include "TkParser.h"
 #include "antlr4-runtime.h"
 
+#include "llvm/Support/ConvertUTF.h"
 #include <pthread.h>
 
 #include <cmath>
@@ -19,34 +20,29 @@ using tkgrammar::TkParser;
 
 namespace {
 
-/// Reports the first invalid UTF-8 sequence, with its line and column.
+/// Reports the first invalid UTF-8 sequence, with its line and column. LLVM's check is the
+/// strict one (no overlong forms, surrogates or code points past U+10FFFF) that ANTLR's
+/// conversion applies, which throws on what a looser check lets through.
 bool validateUtf8(const std::string &text, uint32_t fileId, DiagEngine &diags) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  const llvm::UTF8 *bad = begin;
+  if (llvm::isLegalUTF8String(&bad, begin + text.size()))
+    return true;
+  size_t at = size_t(bad - begin);
   uint32_t line = 1, col = 1;
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = text[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len != 0 && i + len <= text.size();
-    for (size_t k = 1; ok && k < len; ++k)
-      ok = ((unsigned char)text[i + k] >> 6) == 0x2;
-    if (ok && len == 2)
-      ok = c >= 0xC2; // overlong
-    if (!ok) {
-      SrcLoc loc{fileId, line, col};
-      diags.error({loc, loc}, "invalid UTF-8 byte 0x" +
-                                  std::string(1, "0123456789abcdef"[c >> 4]) +
-                                  std::string(1, "0123456789abcdef"[c & 15]) +
-                                  " in source file");
-      return false;
-    }
-    if (c == '\n') {
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
       ++line;
       col = 1;
-    } else {
+    } else if ((static_cast<unsigned char>(text[i]) >> 6) != 0x2) { // a character, not a continuation
       ++col;
     }
-    i += len;
   }
-  return true;
+  unsigned char c = text[at];
+  SrcLoc loc{fileId, line, col};
+  diags.error({loc, loc}, "invalid UTF-8 byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+                              std::string(1, "0123456789abcdef"[c & 15]) + " in source file");
+  return false;
 }
 
 SrcLoc tokenBegin(uint32_t fileId, const antlr4::Token *tok) {

@@ -205,6 +205,23 @@ TEST(Parser, InvalidUtf8AndBinaryInput) {
   EXPECT_EQ(diags2.diagnostics()[0].message, "unexpected character '\x01'");
 }
 
+// Sequences a lead-byte-only check accepts but ANTLR's strict conversion throws on (a
+// std::range_error out of the library: found by the fuzzer): a lead byte past U+10FFFF, a
+// surrogate, an overlong form. Each must be a located diagnostic, not an exception.
+TEST(Parser, StrictUtf8IsADiagnosticNotAnException) {
+  for (const char *bad : {"// \xF6\x94\x9A\x8D\n", "// \xED\xA0\x80\n", "// \xE0\x80\xAF\n", "// \xF0\x80\x80\x80\n"}) {
+    SourceManager sources;
+    DiagEngine diags(sources);
+    std::unique_ptr<ModuleAST> module;
+    EXPECT_NO_THROW(module = parse(std::string("kernel k() {}\n") + bad, sources, diags)) << bad;
+    EXPECT_FALSE(module);
+    ASSERT_EQ(diags.errorCount(), 1u);
+    EXPECT_EQ(diags.diagnostics()[0].message.rfind("invalid UTF-8 byte 0x", 0), 0u);
+    EXPECT_EQ(diags.diagnostics()[0].range.begin.line, 2u);
+    EXPECT_EQ(diags.diagnostics()[0].range.begin.col, 4u);
+  }
+}
+
 TEST(Parser, EmptyFileIsAnEmptyModule) {
   SourceManager sources;
   DiagEngine diags(sources);
