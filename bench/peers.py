@@ -23,7 +23,6 @@ Peers:
              torch.compile mode, and Hugging Face's LlamaDecoderLayer
 """
 import contextlib
-import statistics
 
 import torch
 import torch.nn.functional as F
@@ -201,6 +200,3 @@ def attention_reference(q, k, v, causal, scale, pairs):
 def pick_heads(o, pairs):
     return torch.stack([o[b, h] for b, h in pairs])
 
-
-def median(values):
-    return statistics.median(values)

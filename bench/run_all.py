@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every benchmark in one run on the GPU machine (`bench/run-all` calls this): tk against its
 strongest peers (bench/peers.py), row by row in the same run, every output checked against a
-reference before anything is timed, both timing methods, a roofline for every row.
+reference (an output that fails has no number), both timing methods, a roofline for every row
+(report.py computes it).
 
     run_all.py --bin DIR --out DIR [--quick] [SECTION...]
     sections: memory matmul attention llama jit (default: all); the ceilings are always measured
@@ -145,11 +146,6 @@ class Bench:
         log("ceilings: copy %.3f TB/s, cuBLAS 8192^3 f16 %.1f TFLOP/s, bf16 %.1f TFLOP/s" %
             (self.ceilings["copy_tbs"], self.ceilings["gemm_f16_tflops"], self.ceilings["gemm_bf16_tflops"]))
 
-    def roofline_ms(self, flops=0.0, bytes_moved=0.0, dtype_name="bf16"):
-        compute = flops / (self.ceilings["gemm_%s_tflops" % dtype_name] * 1e9) if flops else 0.0
-        memory = bytes_moved / (self.ceilings["copy_tbs"] * 1e9) if bytes_moved else 0.0
-        return max(compute, memory)
-
     def memory_section(self):
         import triton
         import triton_kernels as tk_triton
@@ -198,7 +194,6 @@ class Bench:
             o2 = torch.empty_like(x)
             self.peer(row, "torch", peers.contextlib.nullcontext, lambda: torch.add(x, y, out=o2),
                       lambda: peers.check("torch add", o2, want, 0.0), reps)
-            row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
 
         # softmax f32, 256 MiB per tensor
         for cols in (1024, 4096, 16384):
@@ -217,7 +212,6 @@ class Bench:
                             lambda: peers.check("Triton softmax", ys, want, 1e-5), reps)
                 self.peer(row, "torch", peers.contextlib.nullcontext, lambda: torch.softmax(xs, 1),
                           lambda: peers.check("torch softmax", torch.softmax(xs, 1), want, 1e-5), reps, graph=False)
-                row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
 
         # LayerNorm and RMSNorm, f16, 256 MiB in
         M, N = (32768, 4096) if not quick else (512, 4096)
@@ -247,7 +241,6 @@ class Bench:
                 tune_triton(row, triton_launch, yh, lambda: peers.check("Triton " + kind, yh, want, 2e-3), reps)
                 self.peer(row, "torch", peers.contextlib.nullcontext, torch_fn,
                           lambda: peers.check("torch " + kind, torch_fn(), want, 2e-3), reps, graph=False)
-                row["roofline_ms"] = self.roofline_ms(bytes_moved=row["bytes"])
 
     def matmul_section(self):
         shapes = []
@@ -265,7 +258,6 @@ class Bench:
             flops = 2 * m * n * k
             row = self.row("matmul", label, dtype=dtype_name, shape=[m, n, k], flops=flops,
                            bytes=2 * (m * k + k * n + m * n))
-            row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], dtype_name)
             with self.failures_kept(row):
                 a = torch.randn(m, k, device="cuda", dtype=dtype)
                 key = (dtype_name, n, k)
@@ -305,7 +297,6 @@ class Bench:
             label = "%s B%d H%d S%d D%d%s" % (dtype_name, batch, heads, seq, d, " causal" if causal else "")
             flops = 4 * batch * heads * seq * seq * d // (2 if causal else 1)
             row = self.row("attention", label, dtype=dtype_name, flops=flops, causal=causal)
-            row["roofline_ms"] = self.roofline_ms(flops, 0, dtype_name)
             with self.failures_kept(row):
                 q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=dtype) for _ in range(3))
                 scale = d ** -0.5
@@ -358,7 +349,6 @@ class Bench:
             weight_bytes = 2 * (4 * d * d + 3 * d * ffn)
             flops = 2 * tokens * (4 * d * d + 3 * d * ffn) + 2 * batch * heads * seq * seq * (d // heads)
             row = self.row("llama", label, flops=flops, bytes=weight_bytes + 2 * 2 * tokens * d, kernels={})
-            row["roofline_ms"] = self.roofline_ms(flops, row["bytes"], "bf16")
             with self.failures_kept(row):
                 w = llama_torch.make_weights(tokens)
                 x = w["x"].view(batch, seq, d)

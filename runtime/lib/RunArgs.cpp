@@ -1,5 +1,7 @@
 #include "RunArgs.h"
 
+#include "tk/Frontend/FileIO.h"
+
 #include "tk/Runtime/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
@@ -247,5 +249,27 @@ std::vector<std::string> splitGrid(const std::string &grid) {
   }
   return parts;
 }
+
+int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffers, std::ostream &err,
+                const std::string &command) {
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  std::string error;
+  for (auto &[name, path] : options.saves)
+    for (const auto &b : buffers)
+      if (b.name == name) {
+        files.push_back(AtomicFile::create(path, FileKind::Output, error));
+        if (!files.back() || !files.back()->write(npyBytes(b), error)) {
+          err << command << ": error: " << error << "\n";
+          return 1;
+        }
+      }
+  for (auto &file : files)
+    if (!file->commit(error)) {
+      err << command << ": error: " << error << "\n";
+      return 1;
+    }
+  return 0;
+}
+
 
 } // namespace tk::runargs

@@ -7,6 +7,7 @@
 #include "tk/Runtime/Interpreter.h"
 
 #include <map>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,11 @@ ArgValue scalarArg(const std::string &name, const std::string &text, const Type 
 std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector<std::pair<std::string, Type>> &params,
                                     const RunOptions &options, std::vector<HostBuffer> &buffers,
                                     std::map<std::string, int64_t> &integers);
+/// Writes every --save output (NAME=PATH) of `buffers` to its temporary file first and renames
+/// them only when all were written, so a failed one leaves none of them behind. Returns the exit
+/// status (1 with "COMMAND: error: ..." on `err`).
+int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffers, std::ostream &err,
+                const std::string &command);
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid);
 

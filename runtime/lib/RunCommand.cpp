@@ -31,7 +31,6 @@ using namespace runargs;
 
 
 namespace {
-int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std::ostream &err);
 int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
             std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err);
 } // namespace
@@ -110,7 +109,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     if (status >= 0) {
       if (status != 0)
         return status;
-      return saveBuffers(options, buffers, err);
+      return saveBuffers(options, buffers, err, "tkc run");
     }
     // -1: the GPU backend cannot compile this kernel yet and no backend was asked for.
   }
@@ -121,32 +120,10 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     err << fault.what() << "\n";
     return 2;
   }
-  return saveBuffers(options, buffers, err);
+  return saveBuffers(options, buffers, err, "tkc run");
 }
 
 namespace {
-/// Every --save output is written to its temporary file first and renamed only when all were
-/// written, so a failed one leaves none of them behind.
-int saveBuffers(const RunOptions &options, std::vector<HostBuffer> &buffers, std::ostream &err) {
-  std::vector<std::unique_ptr<AtomicFile>> files;
-  std::string error;
-  for (auto &[name, path] : options.saves)
-    for (auto &b : buffers)
-      if (b.name == name) {
-        files.push_back(AtomicFile::create(path, FileKind::Output, error));
-        if (!files.back() || !files.back()->write(npyBytes(b), error)) {
-          err << "tkc run: error: " << error << "\n";
-          return 1;
-        }
-      }
-  for (auto &file : files)
-    if (!file->commit(error)) {
-      err << "tkc run: error: " << error << "\n";
-      return 1;
-    }
-  return 0;
-}
-
 /// Compiles the kernel for the GPU, specialized on the arguments (the power of two up to 16
 /// that divides each integer; Triton specializes on 16 only), or takes it from the disk cache,
 /// and runs it. Returns the exit status, or -1 when the GPU backend cannot compile the kernel

@@ -5,12 +5,9 @@
 
 #include "RunArgs.h"
 #include "tk/Runtime/Jit.h"
-#include "tk/Runtime/Npy.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <iomanip>
-#include <mutex>
 #include <sstream>
 #include <unistd.h>
 
@@ -53,26 +50,26 @@ void printTable(std::ostream &out, const TuneReport &report) {
 /// As `tkc run` after tuning: the winner runs once on the original inputs (tuning ran every
 /// config on them, and a kernel need not be idempotent), `--save` writes its outputs, and
 /// `--time N` times it by both methods (tk::Timing).
-void runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const std::vector<Arg> &args,
+int runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const Config &winner, const std::vector<Arg> &args,
                const Consts &consts, std::vector<Buffer> &buffers, std::vector<HostBuffer> &hosts,
                const RunOptions &options, std::ostream &err) {
   for (size_t b = 0; b < buffers.size(); ++b)
     buffers[b].upload(hosts[b].bytes.data(), hosts[b].bytes.size());
+  // The winner's grid, evaluated once: evaluating the --grid expressions in every timed launch
+  // would put host work that is not the kernel's into its time.
+  GridSpec fixed(grid(winner));
   Stream stream;
-  kernel.launch(grid, args, consts, stream);
+  kernel.launch(fixed, args, consts, stream);
   context.synchronize();
   for (size_t b = 0; b < buffers.size(); ++b)
     buffers[b].download(hosts[b].bytes.data(), hosts[b].bytes.size());
-  for (const auto &[name, path] : options.saves) {
-    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const HostBuffer &h) { return h.name == name; });
-    if (it == hosts.end())
-      throw UsageError("--save " + name + ": no buffer argument of that name");
-    writeNpy(path, *it);
-  }
+  if (int status = saveBuffers(options, hosts, err, "tkc tune"); status != 0)
+    return status;
   if (options.timedRuns > 0) {
-    Timing timing = context.time([&] { kernel.launch(grid, args, consts, stream); }, 1, options.timedRuns, stream);
+    Timing timing = context.time([&] { kernel.launch(fixed, args, consts, stream); }, 1, options.timedRuns, stream);
     err << "kernel '" << kernel.name() << "': " << timing.str() << "\n";
   }
+  return 0;
 }
 
 } // namespace
@@ -119,15 +116,7 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     for (const auto &[name, value] : options.defines)
       consts.emplace(name, Const::fromText(value));
     std::vector<std::string> dims = splitGrid(options.grid);
-    // Evaluated once per config: parsing the expressions costs about 0.3 ms, which every timed
-    // launch of the winner (--time) would otherwise pay on the host.
-    std::map<std::string, Grid> grids;
-    std::mutex gridsMutex;
     GridSpec grid([&](const Config &config) {
-      std::lock_guard<std::mutex> lock(gridsMutex);
-      std::string configKey = config.str();
-      if (auto it = grids.find(configKey); it != grids.end())
-        return it->second;
       std::map<std::string, int64_t> scope = names;
       for (const auto &[name, value] : config.values)
         if (auto number = config.integer(name))
@@ -138,7 +127,7 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
         if (!evaluateIntExpression(dims[d], scope, sizes[d], error))
           throw Error("--grid '" + dims[d] + "': " + error);
       }
-      return grids.emplace(configKey, Grid(sizes[0], sizes[1], sizes[2])).first->second;
+      return Grid(sizes[0], sizes[1], sizes[2]);
     });
     bool terminal = ::isatty(STDERR_FILENO);
     TuneReport report = kernel.tune(grid, args, consts, Stream(), [&](size_t done, size_t total, const std::string &what) {
@@ -154,7 +143,8 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     }
     printTable(out, report);
     if (options.timedRuns > 0 || !options.saves.empty())
-      runWinner(context, kernel, grid, args, consts, buffers, hosts, options, err);
+      return runWinner(context, kernel, grid, report.results.at(report.best).config, args, consts, buffers, hosts,
+                       options, err);
     return 0;
   } catch (const UsageError &e) {
     err << "tkc tune: error: " << e.what() << "\n";
