@@ -126,7 +126,12 @@ std::unique_ptr<AtomicFile> AtomicFile::create(const std::string &path, FileKind
     return nullptr;
   }
   file->temporary_ = std::string(temporary);
-  llvm::sys::RemoveFileOnSignal(file->temporary_);
+  // Outputs (tkc's -o, --save) are removed on SIGINT/SIGTERM through LLVM's handlers. Private
+  // files (the JIT's cache) are not: installing process-wide signal handlers from a library
+  // would take SIGUSR1 and others from the program that embeds it; a stray cache temporary has
+  // a random name and is never read.
+  if (kind == FileKind::Output)
+    llvm::sys::RemoveFileOnSignal(file->temporary_);
   return file;
 }
 

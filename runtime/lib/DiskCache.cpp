@@ -128,9 +128,11 @@ bool DiskCache::ready(std::string &error) {
     state_ = -1;
     return false;
   }
+  // lstat: a symlink planted in a shared folder must not lead tk to chmod and fill a directory
+  // elsewhere (the user's home, say).
   struct stat st {};
-  if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return unusable("the cache directory " + dir_ + " is not a directory");
+  if (::lstat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return unusable("the cache directory " + dir_ + " is not a directory (a symlink is not followed)");
   if (st.st_uid != ::geteuid())
     return unusable("the cache directory " + dir_ + " belongs to uid " + std::to_string(st.st_uid) +
                     ", not to this user");

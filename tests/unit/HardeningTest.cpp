@@ -237,6 +237,20 @@ TEST_F(HardeningCache, AnotherUsersKeyOrADirectoryOthersOwnIsNotUsed) {
   }
 }
 
+// A symlink planted as the cache directory (in a shared folder) must not make tk chmod and fill
+// the directory it points to (stat followed it before: the target became 0700 and got entries).
+TEST_F(HardeningCache, ASymlinkAsTheCacheDirectoryIsNotFollowed) {
+  std::string victim = temp.path() + "/victim";
+  ASSERT_EQ(::mkdir(victim.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), dir.c_str()), 0);
+  DiskCache cache(dir);
+  std::string error;
+  EXPECT_FALSE(cache.put(key, "PTX", error));
+  EXPECT_NE(error.find("a symlink is not followed"), std::string::npos) << error;
+  EXPECT_EQ(modeOf(victim), 0755u);
+  EXPECT_TRUE(namesIn(victim).empty());
+}
+
 TEST_F(HardeningCache, ACorruptModuleEntryIsReportedWhenTheJitRebuildsIt) {
   Context context(Backend::Interpreter);
   JitOptions options;
