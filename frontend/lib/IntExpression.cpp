@@ -8,6 +8,7 @@
 
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <limits>
 #include <cctype>
 #include <optional>
 
@@ -174,8 +175,9 @@ private:
       if (*b == 0)
         return fail("division by zero in a constant expression");
       // cdiv(a, b) = (a + b - 1) / b, checked.
-      std::optional<int64_t> sum = llvm::checkedAdd(*a, *b - 1);
-      if (!sum)
+      std::optional<int64_t> bMinusOne = llvm::checkedSub(*b, int64_t(1));
+      std::optional<int64_t> sum = bMinusOne ? llvm::checkedAdd(*a, *bMinusOne) : std::nullopt;
+      if (!sum || (*sum == std::numeric_limits<int64_t>::min() && *b == -1))
         return fail("integer overflow in a constant expression");
       return *sum / *b;
     }

@@ -384,6 +384,10 @@ TEST(HardeningGrid, OneCheckedExpressionNeverSourceText) {
   EXPECT_FALSE(evaluateIntExpression("1) { } import \"/etc/passwd\"; kernel zz(x: i32", names, value, error));
   EXPECT_EQ(error.rfind("unexpected ')", 0), 0u) << error;
   EXPECT_FALSE(evaluateIntExpression("n; kernel", names, value, error));
+  // b - 1 with b = INT64_MIN, and INT64_MIN / -1: signed overflow (undefined) before, now an error.
+  EXPECT_FALSE(evaluateIntExpression("cdiv(1, -9223372036854775807 - 1)", names, value, error));
+  EXPECT_EQ(error.rfind("integer overflow in a constant expression", 0), 0u) << error;
+  EXPECT_FALSE(evaluateIntExpression("cdiv(-9223372036854775807 - 1 + 1 - 1 + 1 + 1, -1)", names, value, error));
   EXPECT_FALSE(evaluateIntExpression("cdiv(n, 0)", names, value, error));
   EXPECT_EQ(error.rfind("division by zero in a constant expression", 0), 0u) << error;
   std::string terms = "1";
