@@ -1025,6 +1025,8 @@ def check_ptxas(args):
         print("SKIPPED: no ptxas at %s (install the CUDA toolkit or set TK_PTXAS)" % ptxas)
         return 77  # ctest's SKIP_RETURN_CODE: reported as skipped, never as passed
     seen, assembled, unsupported, failures = set(), 0, [], 0
+    if args.keep_ptx:
+        os.makedirs(args.keep_ptx, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tk-ptxas-") as tmp:
         for c in CASES:
             key = (c.file, c.kernel, tuple(sorted(c.defines.items())))
@@ -1036,6 +1038,10 @@ def check_ptxas(args):
             # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages.
             for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()):
                 ptx = os.path.join(tmp, "k.ptx")
+                if args.keep_ptx:  # one file per build, named by what was built, for before/after diffs
+                    defines = "".join("-%s=%s" % kv for kv in sorted(c.defines.items()))
+                    name = "%s-%s%s-%s.ptx" % (os.path.basename(c.file)[:-3], c.kernel, defines, arch)
+                    ptx = os.path.join(args.keep_ptx, "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name))
                 cmd = [args.tkc, c.file, "--kernel", c.kernel, "--emit=ptx", "--arch=" + arch, "-o", ptx]
                 for k, v in c.defines.items():
                     cmd += ["-D", "%s=%s" % (k, v)]
@@ -1070,6 +1076,7 @@ def main():
     parser.add_argument("--ptxas", action="store_true",
                         help="instead of running: compile every case's kernel to PTX for sm_80 and sm_90 (and sm_90a where "
                              "it has a dot) and assemble it with ptxas")
+    parser.add_argument("--keep-ptx", metavar="DIR", help="with --ptxas: keep each build's PTX in DIR (before/after diffs)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
     parser.add_argument("--sanitize", action="store_true",
                         help="run every GPU case under compute-sanitizer's memcheck (a report fails the case)")
