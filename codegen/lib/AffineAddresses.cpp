@@ -82,7 +82,7 @@ std::optional<std::vector<int64_t>> coefficientsWithin(Value value, int depth) {
 
 std::optional<std::vector<int64_t>> indexBitCoefficients(Value tile) { return coefficientsWithin(tile, 24); }
 
-Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, const Layout1D &l, size_t slot,
+Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, const BlockedLayout &l, size_t slot,
                   const std::optional<std::vector<int64_t>> &coefficients) {
   if (!coefficients || slot == 0 || ptrs.size() != size_t(l.perThread()) || l.size < l.threads * l.sizePerThread)
     return ptrs[slot];

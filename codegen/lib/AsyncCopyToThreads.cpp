@@ -30,7 +30,7 @@ bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter) 
     auto dot = dyn_cast<DotOp>(use.getOwner());
     // A transposed stage holds B as rows of N, which only B's ldmatrix reads as they are.
     unsigned operand = use.getOperandNumber();
-    return dot && (operand == 1 || (operand == 0 && !op.getTrans())) && converter.specialLayout(dot.getResult());
+    return dot && (operand == 1 || (operand == 0 && !op.getTrans())) && hasLinearLayout(dot.getResult().getType());
   });
 }
 
@@ -57,9 +57,10 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
   LogicalResult matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SharedBufferType type = op.getBuffer().getType();
-    auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
+    // The stage's tile, held as the pointer tile is.
+    auto tile = RankedTensorType::get(type.tileShape(), type.getElementType(), op.getPtr().getType().getEncoding());
     int64_t rowLength = type.tileShape().back(), bytes = elementBytes(tile);
-    Layout1D l = converter.layoutOf(tile);
+    BlockedLayout l = converter.layoutOf(tile);
     int64_t width = accessWidth(axis, converter, op.getPtr(), op.getMask(), tile);
     ValueRange ptrs = adaptor.getPtr(), masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     Value tid = threadId(rewriter, loc);
@@ -143,7 +144,7 @@ struct LocalLoadPattern : public OpConversionPattern<LocalLoadOp> {
   LogicalResult matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto result = cast<RankedTensorType>(op.getType());
-    Layout1D l = converter.layoutOf(result);
+    BlockedLayout l = converter.layoutOf(result);
     Type element = result.getElementType();
     if (feedsTensorCoresOnly(op, converter)) {
       rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(l.perThread(), LLVM::PoisonOp::create(rewriter, loc, element))});

@@ -40,7 +40,7 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
   LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    BlockedLayout l = converter.layoutOf(op.getPtr().getType());
     ValueRange ptrs = adaptor.getPtr();
     Value tid = threadId(rewriter, loc);
     Value owner = isOwner(rewriter, loc, l, tid);
@@ -58,7 +58,7 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
       scf::YieldOp::create(otherwise, loc, zeroOf(otherwise, loc, type));
       old.push_back(ifOp.getResult(0));
     }
-    if (op->hasAttr("tkg.smem_offset"))
+    if (op->hasAttr(TkgDialect::kSharedOffset))
       old = throughShared(rewriter, loc, op, old, Distribution::of(l), Distribution::of(l), identityMap(log2Of(l.size)));
     rewriter.replaceOpWithMultiple(op, {old});
     return success();
@@ -87,7 +87,7 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
 } // namespace
 
 int64_t atomicSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
-  Layout1D l = converter.layoutOf(op->getOperand(0).getType());
+  BlockedLayout l = converter.layoutOf(op->getOperand(0).getType());
   if (op->getResult(0).use_empty() || l.owners() >= l.threads)
     return 0;
   return l.size * elementBytes(op->getResult(0).getType());

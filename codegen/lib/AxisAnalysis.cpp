@@ -1,6 +1,6 @@
 // Contiguity, divisibility and constancy of 1-D integer and pointer tiles, following Triton's
 // AxisInfo rules; they decide which loads and stores become 16-byte vector accesses.
-#include "ThreadLayout.h"
+#include "AxisAnalysis.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -155,7 +155,7 @@ AxisInfo AxisAnalysis::compute(Operation *op, unsigned resultIndex) {
       return AxisInfo{1, a.divisibility, n};
     return a;
   }
-  if (isa<ConvertLayoutOp>(op))
+  if (isa<gpu::ConvertLayoutOp>(op))
     return in(0);
   if (op->getNumResults() && isa<RankedTensorType>(result.getType()))
     r.constancy = 1;

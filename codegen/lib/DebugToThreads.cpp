@@ -94,7 +94,7 @@ struct PrintPattern : public OpConversionPattern<PrintOp> {
                [&](OpBuilder &b) { vprintf(b, loc, module, "pid (%d, %d, %d) " + escaped + "\n", pid); });
     }
     for (auto [arg, values] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
-      Layout1D l = converter.layoutOf(arg.getType());
+      BlockedLayout l = converter.layoutOf(arg.getType());
       auto tile = dyn_cast<RankedTensorType>(arg.getType());
       Value owner = tile ? isOwner(rewriter, loc, l, tid)
                          : (Value)arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid, i32Constant(rewriter, loc, 0));

@@ -46,7 +46,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       : OpConversionPattern(converter, context), converter(converter) {}
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    if (converter.specialLayout(op.getResult())) {
+    if (hasLinearLayout(op.getResult().getType())) {
       if (planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup) {
         // planMma saw B's stage feed only dots; one of them off the tensor cores breaks that.
         if (!tensorCoreStage(op.getB(), converter))
@@ -60,7 +60,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
     int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
-    Layout1D la = converter.layoutOf(aType), lb = converter.layoutOf(bType), lc = converter.layoutOf(op.getType());
+    BlockedLayout la = converter.layoutOf(aType), lb = converter.layoutOf(bType), lc = converter.layoutOf(op.getType());
     Type operand = aType.getElementType(), sum = accumulatorType(rewriter, operand);
     Type resultElement = cast<RankedTensorType>(op.getType()).getElementType();
     bool tf32 = operand.isF32() && op.getPrecision() == DotPrecision::tf32;
@@ -69,7 +69,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
     SharedRegion shared(rewriter, loc, op);
     Value tid = threadId(rewriter, loc);
     shared.beginWrites(rewriter, loc);
-    auto stage = [&](ValueRange values, const Layout1D &l, int64_t offset) {
+    auto stage = [&](ValueRange values, const BlockedLayout &l, int64_t offset) {
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
       OpBuilder b = ifOp.getThenBodyBuilder();
       for (size_t slot = 0; slot < values.size(); ++slot)
@@ -144,12 +144,12 @@ struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
 } // namespace
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
-  if (converter.specialLayout(op.getResult()) && planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup)
+  if (hasLinearLayout(op.getResult().getType()) && planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup)
     return warpgroupMmaSharedBytes(op, converter);
   int64_t bytes = 0;
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());
-    if (!tensorCoreStage(operand, converter) && !converter.specialLayout(operand))
+    if (!tensorCoreStage(operand, converter) && !hasLinearLayout(operand.getType()))
       bytes += roundUp16(type.getNumElements() * elementBytes(type));
   }
   return bytes;

@@ -16,7 +16,7 @@ struct ElementwiseToThreads : public ConversionPattern {
   /// Consecutive slots that are proven to hold the same result.
   int64_t equalSlots(Operation *op) const {
     auto tile = cast<RankedTensorType>(op->getResult(0).getType());
-    Layout1D l = converter.layoutOf(tile);
+    BlockedLayout l = converter.layoutOf(tile);
     int64_t run = std::min(l.sizePerThread, tile.getShape().back());
     while (run > 1 && axis.get(op->getResult(0)).constancy < run)
       run /= 2;
@@ -32,7 +32,7 @@ struct ElementwiseToThreads : public ConversionPattern {
     if (failed(getTypeConverter()->convertType(op->getResult(0).getType(), types)))
       return failure();
     // Groups of contiguous slots exist in the default layout only.
-    bool special = converter.specialLayout(op->getResult(0)) != nullptr;
+    bool special = hasLinearLayout(op->getResult(0).getType());
     int64_t run = isa<arith::CmpIOp>(op) && !special ? equalSlots(op) : 1;
     SmallVector<Value> values;
     for (size_t i = 0; i < types.size(); ++i) {

@@ -32,7 +32,7 @@ struct AddPtrPattern : public OpConversionPattern<AddPtrOp> {
 
 } // namespace
 
-int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, Value ptr, Value mask, Type element) {
+int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, Value ptr, Value mask, Type element) {
   int64_t width = l.sizePerThread;
   if (width == 1 || l.size < l.threads * l.sizePerThread)
     return 1;
@@ -186,7 +186,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
     std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict());
-    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    BlockedLayout l = converter.layoutOf(op.getPtr().getType());
     auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
     for (size_t start = 0; start < ptrs.size(); start += width) {
@@ -232,7 +232,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
     std::string qualifiers = cacheQualifiers(CacheModifier::none, op.getEvict());
-    Layout1D l = converter.layoutOf(op.getPtr().getType());
+    BlockedLayout l = converter.layoutOf(op.getPtr().getType());
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);

@@ -13,7 +13,7 @@
 // the copies. Iteration k - 1's MMAs may then still read its stage while iteration k starts
 // its copies, so the copies run S - 2 iterations ahead, into the stage iteration k - 2 read
 // (every warpgroup's wait in iteration k - 1 finished those MMAs before iteration k's
-// barrier); `tk.dot_wait` after the loop makes the accumulator valid.
+// barrier); `tkg.dot_wait` after the loop makes the accumulator valid.
 //
 // The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
 // with the induction variable advanced and the loop-carried values that only feed addresses
@@ -69,7 +69,7 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
   return load->getBlock() == loop.getBody() && dotFedBy(load, loop.getBody(), threads);
 }
 
-/// Replaces `load` (and the `trans` it feeds, if any) by a `tk.local_load` of `buffer`'s
+/// Replaces `load` (and the `trans` it feeds, if any) by a `tkg.local_load` of `buffer`'s
 /// `stage`, placed before the op that used it.
 void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
@@ -253,7 +253,7 @@ public:
     // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
     // reads a stage whose bytes the epilogue's exchanges reuse.
     if (inFlight_) {
-      inFlight_->setAttr("tkg.mma_in_flight", rewriter.getUnitAttr());
+      inFlight_->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
       Value result = loop_.getResult(cast<BlockArgument>(inFlight_.getAcc()).getArgNumber() - 1);
       auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
       rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
@@ -320,9 +320,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
-      auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
       auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-      int64_t threads = (warps ? warps.getInt() : 4) * 32;
+      int64_t threads = threadsOf(kernel);
       if (!stages || stages.getInt() < 2)
         continue;
       SmallVector<scf::ForOp> loops;

@@ -29,9 +29,9 @@ struct ReducePlan {
 ReducePlan planReduce(ReduceOp op, const ThreadTypeConverter &converter) {
   auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
   ReducePlan plan;
-  plan.source = distributionOf(converter, op.getSrcs()[0]);
+  plan.source = distributionOf(op.getSrcs()[0]);
   plan.threads = converter.threads();
-  plan.result = distributionOf(converter, op.getResult(0));
+  plan.result = distributionOf(op.getResult(0));
   if (auto tile = dyn_cast<RankedTensorType>(op.getResult(0).getType()))
     plan.resultSize = tile.getNumElements();
   plan.toResult = dropAxis(tile.getShape(), op.getAxis());

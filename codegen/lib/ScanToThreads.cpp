@@ -58,7 +58,7 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
       return scanThroughShared(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    Layout1D l = converter.layout(tile.getDimSize(0));
+    BlockedLayout l = converter.layoutOf(tile);
     Region &region = op.getCombine();
     bool reverse = op.getReverse();
     Type type = converter.convertType(tile.getElementType());
@@ -151,7 +151,7 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
   LogicalResult scanThroughShared(ScanOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    Layout1D l = converter.layoutOf(tile);
+    BlockedLayout l = converter.layoutOf(tile);
     ArrayRef<int64_t> shape = tile.getShape();
     int64_t axis = op.getAxis(), length = shape[axis];
     int64_t inner = 1;

@@ -105,8 +105,8 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
                                 ConversionPatternRewriter &rewriter) const override {
     // Either side may be in a special layout: a row statistic kept in a slice of the mma
     // accumulator's layout broadcasts into that layout without moving.
-    Distribution source = distributionOf(converter, op->getOperand(0));
-    Distribution result = distributionOf(converter, op->getResult(0));
+    Distribution source = distributionOf(op->getOperand(0));
+    Distribution result = distributionOf(op->getResult(0));
     BitMap map = resultToSource(op);
     if (isa<BroadcastOp>(op) && !slotsInThread(result.bits, source.bits, map) && rematerializable(op->getOperand(0))) {
       // Each distinct source element this thread needs is computed once: slots that differ
@@ -138,8 +138,8 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
       : OpConversionPattern(converter, context), converter(converter) {}
 
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    Distribution source = distributionOf(converter, op.getSrc());
-    Distribution result = distributionOf(converter, op.getResult());
+    Distribution source = distributionOf(op.getSrc());
+    Distribution result = distributionOf(op.getResult());
     if (source.blocked && result.blocked) {
       rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
       return success();
@@ -160,15 +160,15 @@ bool rematerializable(Value value) {
 }
 
 int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter) {
-  if (!converter.specialLayout(op.getSrc()) && !converter.specialLayout(op.getResult()))
+  if (!hasLinearLayout(op.getSrc().getType()) && !hasLinearLayout(op.getResult().getType()))
     return 0;
   int64_t bytes = op.getType().getNumElements() * elementBytes(op.getType());
-  return bytes >> roundBits(distributionOf(converter, op.getSrc()), distributionOf(converter, op.getResult()), bytes).size();
+  return bytes >> roundBits(distributionOf(op.getSrc()), distributionOf(op.getResult()), bytes).size();
 }
 
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   auto sourceType = cast<RankedTensorType>(op->getOperand(0).getType());
-  Distribution source = distributionOf(converter, op->getOperand(0)), result = distributionOf(converter, op->getResult(0));
+  Distribution source = distributionOf(op->getOperand(0)), result = distributionOf(op->getResult(0));
   if (slotsInThread(result.bits, source.bits, resultToSource(op)) || (isa<BroadcastOp>(op) && rematerializable(op->getOperand(0))))
     return 0;
   return sourceType.getNumElements() * elementBytes(sourceType);

@@ -26,9 +26,26 @@ BitMap identityMap(int bits) {
   return map;
 }
 
-Layout1D ThreadTypeConverter::layoutOf(Type type) const {
-  auto tile = dyn_cast<RankedTensorType>(type);
-  return layout(tile ? tile.getNumElements() : 1);
+BlockedLayout ThreadTypeConverter::layoutOf(Type type) const {
+  if (!isa<RankedTensorType>(type))
+    return BlockedLayout{1, threads_, 1};
+  std::optional<BlockedLayout> blocked = blockedLayoutOf(type);
+  if (!blocked) {
+    std::string text;
+    llvm::raw_string_ostream(text) << "tk-to-threads: a blocked layout was expected, not " << type;
+    llvm::report_fatal_error(llvm::StringRef(text));
+  }
+  return *blocked;
+}
+
+Distribution distributionOf(Value tile) {
+  Type type = tile.getType();
+  if (hasLinearLayout(type))
+    return Distribution{*layoutBitsOf(type), std::nullopt};
+  if (std::optional<BlockedLayout> blocked = blockedLayoutOf(type))
+    return Distribution::of(*blocked);
+  // A scalar: the one element every thread holds.
+  return Distribution::of(BlockedLayout{1, threadsOf(tile.getParentBlock()->getParentOp()), 1});
 }
 
 Value remapIndex(OpBuilder &b, Location loc, Value index, const BitMap &map) {
@@ -64,7 +81,7 @@ BitMap dropAxis(ArrayRef<int64_t> shape, int64_t axis) {
   return map;
 }
 
-Value isOwner(OpBuilder &b, Location loc, const Layout1D &layout, Value tid) {
+Value isOwner(OpBuilder &b, Location loc, const BlockedLayout &layout, Value tid) {
   if (layout.owners() >= layout.threads)
     return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, i32Constant(b, loc, layout.owners()));
@@ -100,9 +117,9 @@ SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
   auto buffer = module.lookupSymbol<LLVM::GlobalOp>("tk_smem");
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   base_ = LLVM::AddressOfOp::create(b, loc, ptrType, buffer.getSymName());
-  if (auto offset = op->getAttrOfType<IntegerAttr>("tkg.smem_offset"); offset && offset.getInt())
+  if (auto offset = op->getAttrOfType<IntegerAttr>(TkgDialect::kSharedOffset); offset && offset.getInt())
     base_ = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base_, ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
-  leadingBarrier_ = op->hasAttr("tkg.smem_barrier");
+  leadingBarrier_ = op->hasAttr(TkgDialect::kSharedBarrier);
 }
 
 Value SharedRegion::address(OpBuilder &b, Location loc, Type type, Value index, int64_t byteOffset) const {
@@ -141,93 +158,6 @@ void SharedRegion::publish(OpBuilder &b, Location loc, Value writer, ValueRange 
   for (size_t k = 0; k < values.size(); ++k)
     LLVM::StoreOp::create(thenBuilder, loc, values[k], slot(thenBuilder, loc, k, index));
   endWrites(b, loc);
-}
-
-int64_t sharedBytesOf(Operation *op, const ThreadTypeConverter &converter) {
-  return llvm::TypeSwitch<Operation *, int64_t>(op)
-      .Case([&](ReduceOp reduce) { return reduceSharedBytes(reduce, converter); })
-      .Case([&](ScanOp scan) { return scanSharedBytes(scan, converter); })
-      .Case([&](DotOp dot) { return dotSharedBytes(dot, converter); })
-      .Case([&](ConvertLayoutOp convert) { return convertLayoutSharedBytes(convert, converter); })
-      .Case<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>([&](Operation *shape) { return shapeSharedBytes(shape, converter); })
-      .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *atomic) { return atomicSharedBytes(atomic, converter); })
-      .Default([](Operation *) { return int64_t(0); });
-}
-
-int64_t maxSharedBytes(int sm) {
-  if (sm >= 90)
-    return 227 * 1024;
-  return sm == 80 ? 163 * 1024 : 99 * 1024;
-}
-
-FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
-  MLIRContext *context = kernel.getContext();
-  auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
-  // Stage rings live through the whole kernel: they come first, and the exchanges of other ops
-  // share the range after them.
-  int64_t pinned = 0;
-  LocalAllocOp firstRing;
-  kernel.walk([&](LocalAllocOp alloc) {
-    firstRing = firstRing ? firstRing : alloc;
-    // wgmma's swizzle modes repeat every 1024 bytes (or 512, 256) from a multiple of it.
-    pinned = (pinned + 1023) / 1024 * 1024;
-    alloc->setAttr("tkg.smem_offset", offsetAttr(pinned));
-    pinned += roundUp16(localAllocBytes(alloc));
-  });
-  // The rings are dead after the kernel's last wait for every copy group (which ends in a
-  // barrier): exchanges after it (the epilogue's accumulator conversion) reuse their bytes.
-  Block &body = kernel.getBody().front();
-  Operation *ringsEnd = nullptr;
-  kernel.walk([&](AsyncWaitOp wait) {
-    if (wait.getPending() == 0)
-      ringsEnd = body.findAncestorOpInBlock(*wait);
-  });
-  int64_t next = pinned, size = pinned;
-  bool wrapped = false;
-  WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    int64_t bytes = sharedBytesOf(op, converter);
-    if (!bytes)
-      return WalkResult::advance();
-    if (pinned && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
-      pinned = next = 0;
-      wrapped = false;
-    }
-    if (bytes > kSharedLimit) {
-      op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
-                      << kSharedLimit << "; use smaller tiles";
-      return WalkResult::interrupt();
-    }
-    // A dot stages swizzled tiles, whose pattern (wgmma's too) repeats from 1024-byte boundaries.
-    auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? (offset + 1023) / 1024 * 1024 : offset; };
-    next = aligned(next);
-    if (next + bytes > pinned + kSharedLimit) {
-      next = aligned(pinned);
-      wrapped = true;
-    }
-    // In a loop, the previous iteration may still read these bytes, unless a barrier starts
-    // every iteration (a pipelined loop's wait) and no inner loop repeats the op.
-    Operation *loop = op->getParentOp();
-    while (loop && !isa<scf::ForOp, scf::WhileOp, func::FuncOp>(loop))
-      loop = loop->getParentOp();
-    bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
-    bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
-    op->setAttr("tkg.smem_offset", offsetAttr(next));
-    if (wrapped || inLoop || isa<ScanOp>(op))
-      op->setAttr("tkg.smem_barrier", UnitAttr::get(context));
-    next += roundUp16(bytes);
-    size = std::max(size, next);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  if (size > maxSharedBytes(sm)) {
-    auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-    firstRing->emitError() << "the software pipeline (num_stages = " << (stages ? stages.getInt() : 0) << ") needs " << size
-                           << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
-                           << "; use fewer stages or smaller tiles";
-    return failure();
-  }
-  return size;
 }
 
 std::vector<int> roundBits(const Distribution &source, const Distribution &result, int64_t bytes) {

@@ -1,5 +1,5 @@
 // Tensor-core `dot`s: mma.sync m16n8k16 for f16/bf16 into f32 (and f16 into f16), m16n8k8 for
-// tf32 into f32, m16n8k32 for i8 into i32. Operands come from a stage ring (`tk.local_load`),
+// tf32 into f32, m16n8k32 for i8 into i32. Operands come from a stage ring (`tkg.local_load`),
 // from registers (a chained dot's A in the accumulator layout of the first), or are staged by
 // the dot into its shared region with 16-byte stores into rows whose 16-byte chunks are
 // XOR-swizzled; ldmatrix reads them (`.trans` for B as loaded, K rows of N; without it for B
@@ -43,14 +43,14 @@ Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
   return arith::AddIOp::create(b_, loc_, base, c(fold->offset));
 }
 
-/// The stage a tensor-core operand is read from when `tk.local_load` names one (B with `trans`:
+/// The stage a tensor-core operand is read from when `tkg.local_load` names one (B with `trans`:
 /// stored as rows of N); null when the dot stages the operand in its own region.
 LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
   auto local = operand.getDefiningOp<LocalLoadOp>();
   return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
 }
 
-void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const Layout1D &l,
+void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const BlockedLayout &l,
                    Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32) {
   auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
   OpBuilder b = ifOp.getThenBodyBuilder();
@@ -106,7 +106,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
   // A in the accumulator layout of an earlier dot over the same rows: its registers are the
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
-  bool aInRegisters = converter.specialLayout(op.getA()) != nullptr;
+  bool aInRegisters = hasLinearLayout(op.getA().getType());
   bool bRowsOfN = bStage && bStage.getTrans();
   SwizzleParams aSwizzle(aType.getDimSize(0), k, chunk), bSwizzle(bRowsOfN ? n : k, bRowsOfN ? k : n, chunk);
 

@@ -3,7 +3,10 @@
 #ifndef TK_CODEGEN_THREADLOWERING_H
 #define TK_CODEGEN_THREADLOWERING_H
 
-#include "ThreadLayout.h"
+#include "AccumulatorLayouts.h"
+#include "AxisAnalysis.h"
+#include "Swizzle.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
 
 #include <map>
 
@@ -12,33 +15,26 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace tk::codegen {
+using namespace ::tk::gpu;
 
 /// Static shared memory a kernel may use (more needs the dynamic opt-in).
 constexpr int64_t kSharedLimit = 48 * 1024;
 
-/// Converts tiles to the scalars one thread holds and tk pointers to global LLVM pointers.
+/// Converts tiles to the scalars one thread holds under the layout in their type, and tk
+/// pointers to global LLVM pointers.
 class ThreadTypeConverter : public mlir::TypeConverter {
 public:
-  ThreadTypeConverter(mlir::MLIRContext *context, int64_t threads, int64_t vectorWidth);
-  Layout1D layout(int64_t size) const { return Layout1D::of(size, threads_, vectorWidth_); }
-  /// The layout of a tile type (any rank: by row-major element index) or of a scalar (size 1).
-  Layout1D layoutOf(mlir::Type type) const;
+  ThreadTypeConverter(mlir::MLIRContext *context, int64_t threads);
+  /// The blocked layout of a tile type (a scalar: one element every thread holds).
+  BlockedLayout layoutOf(mlir::Type type) const;
   int64_t threads() const { return threads_; }
   /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
   bool warpgroupMma() const { return warpgroupMma_; }
   void setWarpgroupMma(bool on) { warpgroupMma_ = on; }
-  /// Tiles held in a layout other than the default (the tensor-core accumulator's), decided
-  /// by assignLayouts before the conversion; keyed by the original values.
-  void setSpecialLayout(mlir::Value value, const LayoutBits &bits) { special_[value] = bits; }
-  const LayoutBits *specialLayout(mlir::Value value) const {
-    auto it = special_.find(value);
-    return it == special_.end() ? nullptr : &it->second;
-  }
 
 private:
-  int64_t threads_, vectorWidth_;
+  int64_t threads_;
   bool warpgroupMma_ = false;
-  llvm::DenseMap<mlir::Value, LayoutBits> special_;
 };
 
 /// Per-kernel facts the patterns need.
@@ -50,7 +46,7 @@ struct KernelInfo {
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 /// The index of the element that slot `slot` of this thread holds under `layout`.
-mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Layout1D &layout, int64_t slot,
+mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &layout, int64_t slot,
                          mlir::Value tid);
 /// The LLVM type of an element stored in memory (i1 and the f8 formats are stored as bytes).
 mlir::Type memoryType(mlir::Type element);
@@ -67,8 +63,8 @@ mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, i
 /// linear layout (the tensor-core accumulator's), as bits of the element index.
 struct Distribution {
   LayoutBits bits;
-  std::optional<Layout1D> blocked; // the default layout (its index arithmetic is add/mul)
-  static Distribution of(const Layout1D &l) { return {bitsOf(l), l}; }
+  std::optional<BlockedLayout> blocked; // the default layout (its index arithmetic is add/mul)
+  static Distribution of(const BlockedLayout &l) { return {bitsOf(l), l}; }
   int64_t perThread() const { return int64_t(1) << bits.slot.size(); }
 };
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, int64_t slot, mlir::Value tid);
@@ -84,9 +80,9 @@ mlir::Value remapIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index
 /// The bit map from the row-major index of `shape` that drops the bits of `axis`.
 BitMap dropAxis(llvm::ArrayRef<int64_t> shape, int64_t axis);
 /// Threads that hold distinct elements of a tile under `layout` (the others are replicas).
-mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const Layout1D &layout, mlir::Value tid);
+mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &layout, mlir::Value tid);
 
-/// The bytes of the kernel's shared buffer (`tk_smem`) that `assignShared` gave an op, through
+/// The bytes of the kernel's shared buffer (`tk_smem`) that `tk-allocate-shared` gave an op, through
 /// which its threads exchange values: a barrier before the first write when an earlier use
 /// (or the previous loop iteration) may still be reading them, and one after the writes.
 class SharedRegion {
@@ -114,8 +110,8 @@ private:
   bool leadingBarrier_ = true;
 };
 
-/// The distribution of a value: its special layout, or the default one of its type.
-Distribution distributionOf(const ThreadTypeConverter &converter, mlir::Value value);
+/// The distribution of a tile under the layout in its type.
+Distribution distributionOf(mlir::Value tile);
 
 /// A tensor-core `dot`: how the warps split the result, and the accumulator's layout. None
 /// when the shapes or types do not fit. On mma.sync, warps split it warpsM x warpsN, each
@@ -136,7 +132,7 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
 /// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
 /// elements, 8 for tf32, 32 for i8).
 inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
-/// Lowers a dot whose result assignLayouts put in the accumulator layout (TensorCores.cpp).
+/// Lowers a dot whose result is in the accumulator layout (TensorCores.cpp).
 void lowerToTensorCores(DotOp op, mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange acc,
                         mlir::ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter);
 /// Lowers a dot whose plan is on wgmma (WarpgroupMma.cpp).
@@ -148,7 +144,7 @@ int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter);
 /// that takes and returns them, so that no use moves above it.
 llvm::SmallVector<mlir::Value> waitForWarpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange accumulators,
                                                    int pending);
-/// The stage ring a tensor-core operand is read from (`tk.local_load`), or null.
+/// The stage ring a tensor-core operand is read from (`tkg.local_load`), or null.
 LocalLoadOp tensorCoreStage(mlir::Value operand, const ThreadTypeConverter &converter);
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
@@ -165,12 +161,7 @@ llvm::SmallVector<mlir::Value> registerFragment(mlir::OpBuilder &b, mlir::Locati
 /// `offset`, swizzled, one 16-byte store per chunk of slots (f32 rounded to tf32 first when
 /// `tf32`), by the threads that own them.
 void stageSwizzled(mlir::OpBuilder &b, mlir::Location loc, const SharedRegion &shared, mlir::ValueRange values,
-                   const Layout1D &l, mlir::Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32 = false);
-/// Gives `dot` results the accumulator layout where mma.sync can compute them, carries it
-/// through elementwise ops and loop-carried values, and inserts `tk.convert_layout` where such
-/// a tile meets any other op.
-void assignLayouts(mlir::func::FuncOp kernel, ThreadTypeConverter &converter);
-
+                   const BlockedLayout &l, mlir::Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32 = false);
 /// Bytes of shared memory an op needs (0: none), by op family.
 int64_t sharedBytesOf(mlir::Operation *op, const ThreadTypeConverter &converter);
 int64_t reduceSharedBytes(ReduceOp op, const ThreadTypeConverter &converter);
@@ -203,7 +194,7 @@ llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location 
 
 /// How many consecutive slots one memory instruction covers for a pointer tile and mask
 /// (contiguous, aligned, under one mask value, at most 16 bytes).
-int64_t vectorSlots(const AxisAnalysis &axis, const Layout1D &l, mlir::Value ptr, mlir::Value mask, mlir::Type element);
+int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, mlir::Value ptr, mlir::Value mask, mlir::Type element);
 /// The same for an access of `tile` through `ptr`, within the tile's last dimension.
 int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
                     mlir::RankedTensorType tile);
@@ -235,7 +226,7 @@ private:
 /// Start of stage `stage` of a shared buffer (an `!llvm.ptr<3>` to its first byte).
 mlir::Value stageBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::Value stage,
                       SharedBufferType type);
-/// Whether every user of a `tk.local_load` is a tensor-core `dot` (which reads the stage itself).
+/// Whether every user of a `tkg.local_load` is a tensor-core `dot` (which reads the stage itself).
 bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter);
 int64_t localAllocBytes(LocalAllocOp op);
 
@@ -255,7 +246,7 @@ std::optional<std::vector<int64_t>> indexBitCoefficients(mlir::Value tile);
 /// the thread's), so that one address register serves every slot; otherwise the slot's own.
 /// i32 offsets that would overflow inside the tile are not wrapped then.
 mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrTile, mlir::ValueRange ptrs,
-                        const Layout1D &l, size_t slot, const std::optional<std::vector<int64_t>> &coefficients);
+                        const BlockedLayout &l, size_t slot, const std::optional<std::vector<int64_t>> &coefficients);
 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
 inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }

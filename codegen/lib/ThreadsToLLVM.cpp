@@ -123,8 +123,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     llvm::StringMap<int64_t> kernels;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr("tk.kernel")) {
-        auto warps = fn->getAttrOfType<IntegerAttr>("tk.num_warps");
-        kernels[fn.getSymName()] = (warps ? warps.getInt() : 4) * 32;
+        kernels[fn.getSymName()] = tk::gpu::threadsOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
         if (attr.getName().strref().starts_with("tk."))
@@ -193,14 +192,11 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 } // namespace
 
 void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool archSpecific) {
-  TkToThreadsOptions options;
-  options.debug = debug;
-  options.sm = sm;
-  options.wgmma = sm == 90 && archSpecific;
-  TkPipelineDotLoadsOptions pipelineOptions;
-  pipelineOptions.wgmma = options.wgmma;
-  pm.addPass(createTkPipelineDotLoads(pipelineOptions));
-  pm.addPass(createTkToThreads(options));
+  bool wgmma = sm == 90 && archSpecific;
+  pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
+  pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma}));
+  pm.addPass(createTkAllocateShared(TkAllocateSharedOptions{sm, wgmma}));
+  pm.addPass(createTkToThreads(TkToThreadsOptions{debug, wgmma}));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is
   // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.
   pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));

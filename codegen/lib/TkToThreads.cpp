@@ -19,8 +19,7 @@ using namespace mlir;
 
 namespace tk::codegen {
 
-ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, int64_t vectorWidth)
-    : threads_(threads), vectorWidth_(vectorWidth) {
+ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads) : threads_(threads) {
   addConversion([](Type type) { return type; });
   addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
   addConversion([context](SharedBufferType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
@@ -28,12 +27,11 @@ ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads, 
     Type element = convertType(type.getElementType());
     if (!element)
       return failure();
-    // A tile in a layout of its own (a slice of the mma accumulator) says in its type how
-    // many scalars each thread keeps (assignLayouts puts it there).
-    int64_t perThread = layoutOf(type).perThread();
-    if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding()))
-      perThread = int64_t(1) << layout.getSlots().size();
-    results.append(perThread, element);
+    // Only a tile whose type names its layout (tk-assign-layouts) says how many scalars each
+    // thread keeps.
+    if (!layoutBitsOf(type))
+      return failure();
+    results.append(scalarsPerThread(type), element);
     return success();
   });
 }
@@ -44,7 +42,7 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 
 Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
 
-Value elementIndex(OpBuilder &b, Location loc, const Layout1D &l, int64_t slot, Value tid) {
+Value elementIndex(OpBuilder &b, Location loc, const BlockedLayout &l, int64_t slot, Value tid) {
   // The thread's bits or'ed with the slot's (LLVM then carries the slot's through the index
   // arithmetic of addresses as constant offsets), wrapped when the tile is replicated.
   Value index = arith::MulIOp::create(b, loc, tid, i32Constant(b, loc, l.sizePerThread));
@@ -146,7 +144,7 @@ struct MakeRangePattern : public ThreadPattern<MakeRangeOp> {
   using ThreadPattern::ThreadPattern;
   LogicalResult matchAndRewrite(MakeRangeOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Layout1D l = converter.layout(op.getType().getDimSize(0));
+    BlockedLayout l = converter.layoutOf(op.getType());
     Value tid = threadId(rewriter, loc);
     SmallVector<Value> values;
     for (int64_t slot = 0; slot < l.perThread(); ++slot)
@@ -208,79 +206,25 @@ struct BitcastPattern : public ThreadPattern<BitcastOp> {
   }
 };
 
-/// 16 bytes of the narrowest element the kernel moves through memory.
-int64_t vectorWidthOf(func::FuncOp kernel) {
-  int64_t narrowest = 16;
-  kernel.walk([&](Operation *op) {
-    if (!isa<LoadOp, StoreOp, AsyncCopyOp>(op))
-      return;
-    Type ptr = op->getOperand(0).getType();
-    if (!isa<RankedTensorType>(ptr))
-      return;
-    Type pointee = cast<PtrType>(tk::elementTypeOf(ptr)).getPointee();
-    narrowest = std::min<int64_t>(narrowest, std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8));
-  });
-  return 16 / narrowest;
-}
-
 struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   using TkToThreadsBase::TkToThreadsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto kernels = llvm::to_vector(module.getOps<func::FuncOp>());
-    SmallVector<std::unique_ptr<ThreadTypeConverter>> converters;
-    int64_t sharedBytes = 0;
-    for (func::FuncOp kernel : kernels) {
-      auto warps = kernel->getAttrOfType<IntegerAttr>("tk.num_warps");
-      converters.push_back(std::make_unique<ThreadTypeConverter>(&getContext(), (warps ? warps.getInt() : 4) * 32,
-                                                                 vectorWidthOf(kernel)));
-      converters.back()->setWarpgroupMma(wgmma);
-      if (failed(checkSupported(kernel)))
-        return signalPassFailure();
-      assignLayouts(kernel, *converters.back());
-      FailureOr<int64_t> bytes = assignShared(kernel, *converters.back(), sm);
-      if (failed(bytes))
-        return signalPassFailure();
-      sharedBytes = std::max(sharedBytes, *bytes);
-    }
-    // Dynamic shared memory (beyond the 48 KiB of a static array): the launcher passes the
-    // size, which the module records.
-    if (sharedBytes && !module.lookupSymbol("tk_smem")) {
+    // The one dynamic shared buffer (its size beyond the 48 KiB of a static array is passed by
+    // the launcher, from the module's tkg.shared_bytes).
+    if (module->hasAttr(TkgDialect::kSharedBytes) && !module.lookupSymbol("tk_smem")) {
       OpBuilder b(module.getBodyRegion());
       auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::External, "tk_smem",
                              Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
-      module->setAttr("tk.shared_bytes", b.getI32IntegerAttr(int32_t(sharedBytes)));
     }
-    for (size_t k = 0; k < kernels.size(); ++k)
-      if (failed(convertKernel(kernels[k], *converters[k])))
+    for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      ThreadTypeConverter converter(&getContext(), threadsOf(kernel));
+      converter.setWarpgroupMma(wgmma);
+      if (failed(convertKernel(kernel, converter)))
         return signalPassFailure();
-  }
-
-  /// What the GPU backend cannot compile yet gets a located error that names the way out.
-  LogicalResult checkSupported(func::FuncOp kernel) {
-    WalkResult unsupported = kernel.walk([&](Operation *op) {
-      // f8 values move through memory and shapes, and convert to and from wider floats.
-      bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
-                  Type e = tk::elementTypeOf(t);
-                  if (auto ptr = dyn_cast<PtrType>(e))
-                    e = ptr.getPointee();
-                  return isa<Float8E4M3FNType, Float8E5M2Type>(e);
-                }) &&
-                !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
-                !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
-                  !tk::elementTypeOf(op->getResult(0).getType()).isF64());
-      bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
-                                  math::CosOp, math::TanhOp>(op) &&
-                              tk::elementTypeOf(op->getResult(0).getType()).isF64();
-      if (f8 || f64Approximation) {
-        op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    return failure(unsupported.wasInterrupted());
+    }
   }
 
   LogicalResult convertKernel(func::FuncOp kernel, ThreadTypeConverter &converter) {
@@ -303,7 +247,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateReturnOpTypeConversionPattern(patterns, converter);
 
     ConversionTarget target(*context);
-    target.addIllegalDialect<TkDialect>();
+    target.addIllegalDialect<TkDialect, TkgDialect>();
     target.markUnknownOpDynamicallyLegal([&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp fn) { return converter.isSignatureLegal(fn.getFunctionType()); });
     target.addLegalOp<ModuleOp>();

@@ -14,7 +14,7 @@
 //   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
 //   wgmma.wait_group 0       before anything reads the accumulators or reuses the stage;
 //                            1 in a loop that leaves them in flight (`tkg.mma_in_flight`,
-//                            PipelineDotLoads), whose `tk.dot_wait` waits for them after it
+//                            PipelineDotLoads), whose `tkg.dot_wait` waits for them after it
 //
 // The fence and the wait are inline PTX that take and return the registers they order, so
 // that LLVM moves no write of them below the fence and no read above the wait.
@@ -84,9 +84,8 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
 /// Whether the dot takes A from registers: in the accumulator layout of an earlier wgmma dot
 /// over the same rows (attention's P).
 bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
-  const LayoutBits *special = converter.specialLayout(op.getA());
   std::optional<LayoutBits> wanted = registerOperandBits(op, converter.threads(), /*warpgroupMma=*/true);
-  return special && wanted && *special == *wanted;
+  return hasLinearLayout(op.getA().getType()) && wanted && *layoutBitsOf(op.getA().getType()) == *wanted;
 }
 
 } // namespace
@@ -191,7 +190,7 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-  rewriter.replaceOpWithMultiple(op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr("tkg.mma_in_flight") ? 1 : 0)});
+  rewriter.replaceOpWithMultiple(op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr(TkgDialect::kMmaInFlight) ? 1 : 0)});
 }
 
 SmallVector<Value> waitForWarpgroupMma(OpBuilder &b, Location loc, ValueRange accumulators, int pending) {

@@ -284,7 +284,7 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
       return false;
     }
   }
-  auto shared = (*gpu)->getAttrOfType<mlir::IntegerAttr>("tk.shared_bytes");
+  auto shared = (*gpu)->getAttrOfType<mlir::IntegerAttr>(tk::gpu::TkgDialect::kSharedBytes);
   impl_->sharedBytes = shared ? shared.getInt() : 0;
   if (kind == EmitKind::TkGpu) {
     llvm::raw_os_ostream os(out);

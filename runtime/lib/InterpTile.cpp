@@ -370,7 +370,6 @@ bool execTile(Interpreter &in, Operation *op) {
       })
       .Case([&](ProgressOp) { return true; })
       .Case([&](HintOp h) { in.setRef(h.getResult(), in.ref(h.getSrc())); return true; })
-      .Case([&](ConvertLayoutOp c) { in.setRef(c.getResult(), in.ref(c.getSrc())); return true; })
       .Case([&](DotOp d) { execDot(in, d); return true; })
       .Case([&](ReduceOp r) { execReduce(in, r); return true; })
       .Case([&](ScanOp s) { execScan(in, s); return true; })

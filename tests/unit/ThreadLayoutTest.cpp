@@ -1,5 +1,6 @@
 // The 1-D blocked layout of the GPU backend: which element each (thread, slot) holds.
-#include "Layout1D.h"
+#include "AccumulatorLayouts.h"
+#include "Swizzle.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +10,10 @@
 
 namespace tk::codegen {
 namespace {
+using namespace tk::gpu;
 
 /// The element slot `slot` of thread `t` holds (the formula tk-to-threads emits).
-int64_t elementOf(const Layout1D &l, int64_t t, int64_t slot) {
+int64_t elementOf(const BlockedLayout &l, int64_t t, int64_t slot) {
   int64_t e = ((slot / l.sizePerThread) * l.threads + t) * l.sizePerThread + slot % l.sizePerThread;
   return l.size < l.threads * l.sizePerThread ? e & (l.size - 1) : e;
 }
@@ -20,7 +22,7 @@ TEST(ThreadLayout, EveryElementIsOwnedExactlyOnceByTheOwners) {
   for (int64_t threads : {32, 128, 256, 512})
     for (int64_t width : {1, 2, 4, 8})
       for (int64_t size = 1; size <= 16384; size *= 2) {
-        Layout1D l = Layout1D::of(size, threads, width);
+        BlockedLayout l = BlockedLayout::of(size, threads, width);
         std::map<int64_t, int> owners;
         for (int64_t t = 0; t < l.owners(); ++t)
           for (int64_t slot = 0; slot < l.perThread(); ++slot)
@@ -35,7 +37,7 @@ TEST(ThreadLayout, EveryElementIsOwnedExactlyOnceByTheOwners) {
 }
 
 TEST(ThreadLayout, ReplicasHoldTheSameElementsAsTheirOwner) {
-  Layout1D l = Layout1D::of(64, 128, 4); // 64 elements, 128 threads: 16 owners x 4, replicated
+  BlockedLayout l = BlockedLayout::of(64, 128, 4); // 64 elements, 128 threads: 16 owners x 4, replicated
   EXPECT_EQ(l.sizePerThread, 1);
   EXPECT_EQ(l.perThread(), 1);
   EXPECT_EQ(l.owners(), 64);
@@ -44,7 +46,7 @@ TEST(ThreadLayout, ReplicasHoldTheSameElementsAsTheirOwner) {
 }
 
 TEST(ThreadLayout, GroupsAreSixteenBytesWhenTheTileIsLargeEnough) {
-  Layout1D f32 = Layout1D::of(1024, 128, 4);
+  BlockedLayout f32 = BlockedLayout::of(1024, 128, 4);
   EXPECT_EQ(f32.sizePerThread, 4);
   EXPECT_EQ(f32.reps(), 2);
   EXPECT_EQ(f32.perThread(), 8);
@@ -52,7 +54,7 @@ TEST(ThreadLayout, GroupsAreSixteenBytesWhenTheTileIsLargeEnough) {
   EXPECT_EQ(elementOf(f32, 5, 0), 20);
   EXPECT_EQ(elementOf(f32, 5, 3), 23);
   EXPECT_EQ(elementOf(f32, 5, 4), 512 + 20);
-  Layout1D f16 = Layout1D::of(4096, 256, 8);
+  BlockedLayout f16 = BlockedLayout::of(4096, 256, 8);
   EXPECT_EQ(f16.sizePerThread, 8);
   EXPECT_EQ(f16.perThread(), 16);
 }
@@ -60,7 +62,7 @@ TEST(ThreadLayout, GroupsAreSixteenBytesWhenTheTileIsLargeEnough) {
 TEST(ThreadLayout, SlotAndThreadBitsComposeTheElementIndex) {
   for (int64_t size : {1, 16, 64, 512, 4096})
     for (int64_t width : {1, 4, 8}) {
-      Layout1D l = Layout1D::of(size, 128, width);
+      BlockedLayout l = BlockedLayout::of(size, 128, width);
       std::vector<int> slot = l.slotBits(), thread = l.threadBits();
       for (int64_t t = 0; t < 128; ++t)
         for (int64_t s = 0; s < l.perThread(); ++s) {
@@ -79,7 +81,7 @@ TEST(ThreadLayout, SlotAndThreadBitsComposeTheElementIndex) {
 
 TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
   // expand_dims/reshape of 512 elements: the identity map keeps every slot where it is.
-  Layout1D flat = Layout1D::of(512, 128, 4);
+  BlockedLayout flat = BlockedLayout::of(512, 128, 4);
   BitMap identity(9);
   for (int b = 0; b < 9; ++b)
     identity[b] = b;
@@ -87,14 +89,14 @@ TEST(ThreadLayout, ShapeChangesStayInThreadOnlyWhenEveryThreadHoldsItsSources) {
   ASSERT_TRUE(same);
   EXPECT_EQ(*same, (std::vector<int64_t>{0, 1, 2, 3}));
   // [16, 1] -> [16, 32]: a thread's row value sits in another thread.
-  Layout1D column = Layout1D::of(16, 128, 4), wide = Layout1D::of(512, 128, 4);
+  BlockedLayout column = BlockedLayout::of(16, 128, 4), wide = BlockedLayout::of(512, 128, 4);
   BitMap broadcast(9, -1);
   for (int b = 5; b < 9; ++b)
     broadcast[b] = b - 5;
   EXPECT_FALSE(slotsInThread(wide, column, broadcast));
   // [1, 512] -> [4, 512] with 4 elements per thread and 128 threads: each thread's slots of
   // the result are its own columns' values, repeated along the rows (the rows are slot bits).
-  Layout1D row = Layout1D::of(512, 128, 4), rows = Layout1D::of(2048, 128, 4);
+  BlockedLayout row = BlockedLayout::of(512, 128, 4), rows = BlockedLayout::of(2048, 128, 4);
   BitMap down(11, -1);
   for (int b = 0; b < 9; ++b)
     down[b] = b;

@@ -1,6 +1,7 @@
 #include "tk/Codegen/Passes.h"
 #include "tk/Dialect/Tk/IR/Tk.h"
 #include "tk/Dialect/Tk/Transforms/Passes.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
 #include "tk/Frontend/Compiler.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -12,7 +13,7 @@ int tk::optMain(int argc, char **argv) {
   mlir::registerTransformsPasses();
   registerTkPasses();
   registerTkCodegenPasses();
-  registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  registry.insert<tk::gpu::TkgDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::PassPipelineRegistration<>("tk-tile-pipeline",
                                    "The tile-level cleanup pipeline of tkc --emit=tk",
                                    [](mlir::OpPassManager &pm) { buildTileOptimizationPipeline(pm); });

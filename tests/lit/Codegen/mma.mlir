@@ -1,4 +1,4 @@
-// RUN: tk-opt %s -tk-to-threads -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tk-assign-layouts -tk-allocate-shared -tk-to-threads -canonicalize | FileCheck %s
 
 // A loop-carried f16 dot into f32 runs on tensor cores: 4 warps split the 64x64 result 2x2,
 // each owning 2x4 tiles of 16x8 (32 f32 accumulators per thread, carried through the loop in

@@ -1,4 +1,4 @@
-// RUN: tk-opt %s -tk-pipeline-dot-loads -tk-to-threads -verify-diagnostics
+// RUN: tk-opt %s -tk-pipeline-dot-loads -tk-assign-layouts -tk-allocate-shared -tk-to-threads -verify-diagnostics
 
 // 8 stages of a 128x128 A and a 128x128 B tile are 512 KiB: more than an sm_90 program has.
 func.func @too_many_stages(%pa: tensor<128x128x!tk.ptr<f16>>, %pb: tensor<128x128x!tk.ptr<f16>>, %n: i32)

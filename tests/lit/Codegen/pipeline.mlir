@@ -1,33 +1,33 @@
 // RUN: tk-opt %s -split-input-file -tk-pipeline-dot-loads | FileCheck %s --check-prefix=PIPE
-// RUN: tk-opt %s -split-input-file -tk-pipeline-dot-loads -tk-to-threads -canonicalize | FileCheck %s --check-prefix=THREADS
+// RUN: tk-opt %s -split-input-file -tk-pipeline-dot-loads -tk-assign-layouts -tk-allocate-shared -tk-to-threads -canonicalize | FileCheck %s --check-prefix=THREADS
 
 // A k-loop of a 64x64 f16 matmul with 3 stages: the loads of A and B (pointers bumped each
 // iteration, K masked) become rings of 3 stages. The prologue starts iterations 0 and 1; each
 // iteration waits for its own group, starts iteration i + 2 into the stage iteration i - 1
 // read (masked off past the end), and the dot reads stage i % 3.
 // PIPE-LABEL: func.func @k_loop
-// PIPE: %[[A:.*]] = tk.local_alloc : !tk.shared<[3, 64, 32], f16>
-// PIPE: %[[B:.*]] = tk.local_alloc : !tk.shared<[3, 32, 64], f16>
-// PIPE: tk.async_copy %{{.*}}, %[[A]][%c0_i32{{.*}}] mask
-// PIPE: tk.async_copy %{{.*}}, %[[B]][%c0_i32{{.*}}] mask
-// PIPE-NEXT: tk.async_commit
-// PIPE: tk.async_copy %{{.*}}, %[[A]][%c1_i32{{.*}}] mask
-// PIPE: tk.async_copy %{{.*}}, %[[B]][%c1_i32{{.*}}] mask
-// PIPE-NEXT: tk.async_commit
+// PIPE: %[[A:.*]] = tkg.local_alloc : !tkg.shared<[3, 64, 32], f16>
+// PIPE: %[[B:.*]] = tkg.local_alloc : !tkg.shared<[3, 32, 64], f16>
+// PIPE: tkg.async_copy %{{.*}}, %[[A]][%c0_i32{{.*}}] mask
+// PIPE: tkg.async_copy %{{.*}}, %[[B]][%c0_i32{{.*}}] mask
+// PIPE-NEXT: tkg.async_commit
+// PIPE: tkg.async_copy %{{.*}}, %[[A]][%c1_i32{{.*}}] mask
+// PIPE: tkg.async_copy %{{.*}}, %[[B]][%c1_i32{{.*}}] mask
+// PIPE-NEXT: tkg.async_commit
 // PIPE: scf.for %[[I:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[PA:.*]] = %{{.*}}, %[[PB:.*]] = %{{.*}}, %[[READ:.*]] = %c0_i32{{.*}}, %[[FILL:.*]] = %c2_i32)
-// PIPE-NEXT: tk.async_wait 1
+// PIPE-NEXT: tkg.async_wait 1
 // PIPE: %[[AHEAD:.*]] = arith.addi %[[I]], %{{.*}} : i32
 // PIPE: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %{{.*}} : i32
 // PIPE: tk.splat %[[IN]] : i1 -> tensor<64x32xi1>
-// PIPE: tk.async_copy %[[PA]], %[[A]][%[[FILL]]] mask
-// PIPE: tk.async_copy %[[PB]], %[[B]][%[[FILL]]] mask
-// PIPE-NEXT: tk.async_commit
-// PIPE-NEXT: %[[TA:.*]] = tk.local_load %[[A]][%[[READ]]] : !tk.shared<[3, 64, 32], f16> -> tensor<64x32xf16>
-// PIPE-NEXT: %[[TB:.*]] = tk.local_load %[[B]][%[[READ]]] : !tk.shared<[3, 32, 64], f16> -> tensor<32x64xf16>
+// PIPE: tkg.async_copy %[[PA]], %[[A]][%[[FILL]]] mask
+// PIPE: tkg.async_copy %[[PB]], %[[B]][%[[FILL]]] mask
+// PIPE-NEXT: tkg.async_commit
+// PIPE-NEXT: %[[TA:.*]] = tkg.local_load %[[A]][%[[READ]]] : !tkg.shared<[3, 64, 32], f16> -> tensor<64x32xf16>
+// PIPE-NEXT: %[[TB:.*]] = tkg.local_load %[[B]][%[[READ]]] : !tkg.shared<[3, 32, 64], f16> -> tensor<32x64xf16>
 // PIPE-NEXT: tk.dot %[[TA]], %[[TB]], %[[ACC]]
 // PIPE: scf.yield
 // PIPE-NEXT: }
-// PIPE-NEXT: tk.async_wait 0
+// PIPE-NEXT: tkg.async_wait 0
 //
 // Per thread: 16-byte cp.async.cg (2 per operand), the mask as the source size; a wait that
 // ends in the iteration's only barrier (the K mask's broadcast is recomputed in each thread);
@@ -105,11 +105,11 @@ func.func @k_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i64}, %b: !tk.ptr<f16
 // transposed (ldmatrix without .trans). A load whose pointers are loop-carried and also
 // stored stays as it is.
 // PIPE-LABEL: func.func @rows_of_n
-// PIPE: %[[K:.*]] = tk.local_alloc : !tk.shared<[2, 32, 16], f16>
-// PIPE-NOT: tk.local_alloc
+// PIPE: %[[K:.*]] = tkg.local_alloc : !tkg.shared<[2, 32, 16], f16>
+// PIPE-NOT: tkg.local_alloc
 // PIPE: scf.for
-// PIPE-NEXT: tk.async_wait 0
-// PIPE: tk.local_load %[[K]][%{{.*}}] trans : !tk.shared<[2, 32, 16], f16> -> tensor<16x32xf16>
+// PIPE-NEXT: tkg.async_wait 0
+// PIPE: tkg.local_load %[[K]][%{{.*}}] trans : !tkg.shared<[2, 32, 16], f16> -> tensor<16x32xf16>
 // PIPE: tk.load %{{.*}} : (tensor<16x32x!tk.ptr<f16>>) -> tensor<16x32xf16>
 // THREADS-LABEL: func.func @rows_of_n
 // THREADS: scf.for
@@ -138,16 +138,16 @@ func.func @rows_of_n(%q: tensor<16x16xf16>, %kp: tensor<32x16x!tk.ptr<f16>>, %ot
 // copied once into a one-stage buffer; without loads to pipeline in the loop, a wait for it
 // comes right before the loop, and one after it (an enclosing loop may copy into it again).
 // PIPE-LABEL: func.func @invariant_operand
-// PIPE: %[[Q:.*]] = tk.local_alloc : !tk.shared<[1, 16, 16], f16>
+// PIPE: %[[Q:.*]] = tkg.local_alloc : !tkg.shared<[1, 16, 16], f16>
 // PIPE-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
-// PIPE-NEXT: tk.async_copy %{{.*}}, %[[Q]][%[[ZERO]]] : tensor<16x16x!tk.ptr<f16>>, !tk.shared<[1, 16, 16], f16>
-// PIPE-NEXT: tk.async_commit
-// PIPE: tk.async_wait 0
+// PIPE-NEXT: tkg.async_copy %{{.*}}, %[[Q]][%[[ZERO]]] : tensor<16x16x!tk.ptr<f16>>, !tkg.shared<[1, 16, 16], f16>
+// PIPE-NEXT: tkg.async_commit
+// PIPE: tkg.async_wait 0
 // PIPE-NEXT: scf.for
-// PIPE: tk.local_load %[[Q]][%[[ZERO]]] : !tk.shared<[1, 16, 16], f16> -> tensor<16x16xf16>
+// PIPE: tkg.local_load %[[Q]][%[[ZERO]]] : !tkg.shared<[1, 16, 16], f16> -> tensor<16x16xf16>
 // PIPE: scf.yield
 // PIPE-NEXT: }
-// PIPE-NEXT: tk.async_wait 0
+// PIPE-NEXT: tkg.async_wait 0
 func.func @invariant_operand(%qp: tensor<16x16x!tk.ptr<f16>>, %b: tensor<16x32xf16>, %n: i32)
     attributes {tk.kernel, tk.num_warps = 1 : i32, tk.num_stages = 3 : i32} {
   %one = arith.constant 1 : i32

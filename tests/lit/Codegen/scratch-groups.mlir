@@ -1,9 +1,9 @@
-// RUN: tk-opt %s -tk-to-threads -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tk-assign-layouts -tk-allocate-shared -tk-to-threads -canonicalize | FileCheck %s
 
 // A scan, then a sum over 1024 elements on 4 warps. Both pass warp partials through the
 // shared buffer. The sum writes without a leading barrier, so it must not use the scan's
 // bytes: the scan has bytes 0-255 (32 slots of 8 bytes), the sum starts at byte 256.
-// CHECK: module attributes {tk.shared_bytes = 272 : i32}
+// CHECK: module attributes {tkg.shared_bytes = 272 : i32}
 // CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: func.func @scan_then_sum
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @tk_smem

@@ -1,5 +1,5 @@
-// RUN: tk-opt %s -split-input-file -tk-to-threads -canonicalize -verify-diagnostics | FileCheck %s
-// RUN: tk-opt %s -split-input-file -tk-to-threads=debug=true -canonicalize -verify-diagnostics | FileCheck %s --check-prefix=DEBUG
+// RUN: tk-opt %s -split-input-file -tk-assign-layouts -tk-allocate-shared -tk-to-threads -canonicalize -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tk-assign-layouts -tk-allocate-shared -tk-to-threads=debug=true -canonicalize -verify-diagnostics | FileCheck %s --check-prefix=DEBUG
 
 // Tiles of any rank use the blocked layout of their row-major index, so expand_dims (and
 // reshape) keep every element in its thread: no shared memory, no barrier.
@@ -19,7 +19,7 @@ func.func @expand_is_free(%x: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps 
 
 // A column broadcast to [16, 32]: the 16 owners (threads 0-15) write the column to shared
 // memory; each thread's 4 slots lie in one row, so it reads that row's value once.
-// CHECK: module attributes {tk.shared_bytes = 64 : i32}
+// CHECK: module attributes {tkg.shared_bytes = 64 : i32}
 // CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: func.func @broadcast_through_shared
 // CHECK: %[[OWNER:.*]] = arith.cmpi ult, %{{.*}}, %c16_i32 : i32

@@ -1,4 +1,4 @@
-// RUN: tk-opt %s -split-input-file -tk-to-threads -canonicalize -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tk-assign-layouts -tk-allocate-shared -tk-to-threads -canonicalize -verify-diagnostics | FileCheck %s
 
 // 1024 f32 over 128 threads: 16-byte groups (4 elements), two per thread. The pointers are
 // aligned (tk.divisibility) and contiguous and the mask is uniform over each group (n is a

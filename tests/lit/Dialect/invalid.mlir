@@ -345,44 +345,44 @@ func.func @yield_parent(%x: f32) {
 // -----
 
 func.func @async_copy_wrong_tile(%p: tensor<32x16x!tk.ptr<f16>>, %s: i32) {
-  %buf = tk.local_alloc : !tk.shared<[2, 16, 32], f16>
-  // expected-error @+1 {{'tk.async_copy' op the copied tile ('tensor<32x16xf16>') is not a stage of '!tk.shared<[2, 16, 32], f16>'}}
-  tk.async_copy %p, %buf[%s] : tensor<32x16x!tk.ptr<f16>>, !tk.shared<[2, 16, 32], f16>
+  %buf = tkg.local_alloc : !tkg.shared<[2, 16, 32], f16>
+  // expected-error @+1 {{'tkg.async_copy' op the copied tile ('tensor<32x16xf16>') is not a stage of '!tkg.shared<[2, 16, 32], f16>'}}
+  tkg.async_copy %p, %buf[%s] : tensor<32x16x!tk.ptr<f16>>, !tkg.shared<[2, 16, 32], f16>
   return
 }
 
 // -----
 
 func.func @async_copy_mask_shape(%p: tensor<16x32x!tk.ptr<f16>>, %m: tensor<16x16xi1>, %s: i32) {
-  %buf = tk.local_alloc : !tk.shared<[2, 16, 32], f16>
-  // expected-error @+1 {{'tk.async_copy' op mask shape differs from the pointer tile's}}
-  tk.async_copy %p, %buf[%s] mask %m : tensor<16x16xi1> : tensor<16x32x!tk.ptr<f16>>, !tk.shared<[2, 16, 32], f16>
+  %buf = tkg.local_alloc : !tkg.shared<[2, 16, 32], f16>
+  // expected-error @+1 {{'tkg.async_copy' op mask shape differs from the pointer tile's}}
+  tkg.async_copy %p, %buf[%s] mask %m : tensor<16x16xi1> : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[2, 16, 32], f16>
   return
 }
 
 // -----
 
 func.func @local_load_element(%s: i32) {
-  %buf = tk.local_alloc : !tk.shared<[2, 16, 32], f16>
-  // expected-error @+1 {{'tk.local_load' op the result ('tensor<16x32xbf16>') is not a stage of '!tk.shared<[2, 16, 32], f16>'}}
-  %t = tk.local_load %buf[%s] : !tk.shared<[2, 16, 32], f16> -> tensor<16x32xbf16>
+  %buf = tkg.local_alloc : !tkg.shared<[2, 16, 32], f16>
+  // expected-error @+1 {{'tkg.local_load' op the result ('tensor<16x32xbf16>') is not a stage of '!tkg.shared<[2, 16, 32], f16>'}}
+  %t = tkg.local_load %buf[%s] : !tkg.shared<[2, 16, 32], f16> -> tensor<16x32xbf16>
   return
 }
 
 // -----
 
 func.func @local_load_trans_shape(%s: i32) {
-  %buf = tk.local_alloc : !tk.shared<[2, 16, 32], f16>
-  // expected-error @+1 {{'tk.local_load' op the transposed result ('tensor<32x16xf16>') is not a stage of '!tk.shared<[2, 16, 32], f16>'}}
-  %t = tk.local_load %buf[%s] trans : !tk.shared<[2, 16, 32], f16> -> tensor<16x32xf16>
+  %buf = tkg.local_alloc : !tkg.shared<[2, 16, 32], f16>
+  // expected-error @+1 {{'tkg.local_load' op the transposed result ('tensor<32x16xf16>') is not a stage of '!tkg.shared<[2, 16, 32], f16>'}}
+  %t = tkg.local_load %buf[%s] trans : !tkg.shared<[2, 16, 32], f16> -> tensor<16x32xf16>
   return
 }
 
 // -----
 
 func.func @local_load_trans_rank(%s: i32) {
-  %buf = tk.local_alloc : !tk.shared<[2, 64], f16>
-  // expected-error @+1 {{'tk.local_load' op 'trans' needs a 2-D tile}}
-  %t = tk.local_load %buf[%s] trans : !tk.shared<[2, 64], f16> -> tensor<64xf16>
+  %buf = tkg.local_alloc : !tkg.shared<[2, 64], f16>
+  // expected-error @+1 {{'tkg.local_load' op 'trans' needs a 2-D tile}}
+  %t = tkg.local_load %buf[%s] trans : !tkg.shared<[2, 64], f16> -> tensor<64xf16>
   return
 }

@@ -1,7 +1,37 @@
-// The layout encoding the GPU backend puts on tiles held in a slice of the mma accumulator's
-// layout prints and parses back as it was.
-// RUN: %tk-opt %s | %tk-opt | FileCheck %s
-// CHECK: func.func @encoded(%arg0: tensor<64xf32, #tk.layout<slots = [3, 4], threads = [-1, -1, 0, 1, 2, 5, 6]>>)
-func.func @encoded(%x: tensor<64xf32, #tk.layout<slots = [3, 4], threads = [-1, -1, 0, 1, 2, 5, 6]>>) {
+// The layouts the GPU backend puts on tile types print and parse back as they were, and their
+// verifiers reject layouts that do not describe the tile.
+// RUN: tk-opt %s -split-input-file -verify-diagnostics | tk-opt | FileCheck %s
+
+// CHECK: func.func @encoded(%arg0: tensor<64xf32, #tkg.linear<slots = [3, 4], lanes = [-1, -1, 0, 1, 2], warps = [5]>>, %arg1: tensor<1024xf16, #tkg.blocked<per_thread = 8, threads = 128>>)
+func.func @encoded(%x: tensor<64xf32, #tkg.linear<slots = [3, 4], lanes = [-1, -1, 0, 1, 2], warps = [5]>>,
+                   %y: tensor<1024xf16, #tkg.blocked<per_thread = 8, threads = 128>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{element-index bit 5 is held by no slot, lane or warp}}
+func.func @uncovered(%x: tensor<64xf32, #tkg.linear<slots = [3, 4], lanes = [-1, -1, 0, 1, 2], warps = [-1]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{element-index bit 3 is set by two bits of the layout}}
+func.func @twice(%x: tensor<64xf32, #tkg.linear<slots = [3, 3], lanes = [4, -1, 0, 1, 2], warps = [5]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a linear layout names 5 lane bits, not 2}}
+func.func @lanes(%x: tensor<4xf32, #tkg.linear<slots = [], lanes = [0, 1], warps = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout needs powers of two, at least one warp (per_thread = 3, threads = 128)}}
+func.func @blocked(%x: tensor<1024xf16, #tkg.blocked<per_thread = 3, threads = 128>>) {
   return
 }

@@ -85,17 +85,17 @@ func.func @every_op(%p: !tk.ptr<f32>, %q: !tk.ptr<f16>, %n: i32, %seed: i32) {
 // The pipeliner's ops (made by tk-pipeline-dot-loads, never by the front end).
 // CHECK-LABEL: func.func @stage_rings
 func.func @stage_rings(%p: tensor<16x32x!tk.ptr<f16>>, %m: tensor<16x32xi1>, %s: i32) {
-  // CHECK: %[[BUF:.*]] = tk.local_alloc : !tk.shared<[3, 16, 32], f16>
-  %buf = tk.local_alloc : !tk.shared<[3, 16, 32], f16>
-  // CHECK: tk.async_copy %{{.*}}, %[[BUF]][%{{.*}}] mask %{{.*}} : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tk.shared<[3, 16, 32], f16>
-  tk.async_copy %p, %buf[%s] mask %m : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tk.shared<[3, 16, 32], f16>
-  // CHECK: tk.async_commit
-  tk.async_commit
-  // CHECK: tk.async_wait 1
-  tk.async_wait 1
-  // CHECK: tk.local_load %[[BUF]][%{{.*}}] : !tk.shared<[3, 16, 32], f16> -> tensor<16x32xf16>
-  %t = tk.local_load %buf[%s] : !tk.shared<[3, 16, 32], f16> -> tensor<16x32xf16>
-  // CHECK: tk.local_load %[[BUF]][%{{.*}}] trans : !tk.shared<[3, 16, 32], f16> -> tensor<32x16xf16>
-  %u = tk.local_load %buf[%s] trans : !tk.shared<[3, 16, 32], f16> -> tensor<32x16xf16>
+  // CHECK: %[[BUF:.*]] = tkg.local_alloc : !tkg.shared<[3, 16, 32], f16>
+  %buf = tkg.local_alloc : !tkg.shared<[3, 16, 32], f16>
+  // CHECK: tkg.async_copy %{{.*}}, %[[BUF]][%{{.*}}] mask %{{.*}} : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
+  tkg.async_copy %p, %buf[%s] mask %m : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
+  // CHECK: tkg.async_commit
+  tkg.async_commit
+  // CHECK: tkg.async_wait 1
+  tkg.async_wait 1
+  // CHECK: tkg.local_load %[[BUF]][%{{.*}}] : !tkg.shared<[3, 16, 32], f16> -> tensor<16x32xf16>
+  %t = tkg.local_load %buf[%s] : !tkg.shared<[3, 16, 32], f16> -> tensor<16x32xf16>
+  // CHECK: tkg.local_load %[[BUF]][%{{.*}}] trans : !tkg.shared<[3, 16, 32], f16> -> tensor<32x16xf16>
+  %u = tkg.local_load %buf[%s] trans : !tkg.shared<[3, 16, 32], f16> -> tensor<32x16xf16>
   return
 }

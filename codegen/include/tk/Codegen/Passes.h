@@ -4,7 +4,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
-#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
 
 namespace tk {
 #define GEN_PASS_DECL

@@ -9,11 +9,11 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
     In a kernel with `num_stages` S >= 2, a loop whose body loads a 2-D f16/bf16 tile used
     only as an operand of a `dot` that runs on mma.sync (directly or through `trans`), with
     masked-off elements reading as zero, gets a ring of S stages in shared memory per load
-    (`tk.local_alloc`). A prologue starts the copies of iterations 0 .. S-2
-    (`tk.async_copy`, one `tk.async_commit` group per iteration); each iteration waits for its
-    own group (`tk.async_wait`, which ends in a barrier), starts the copies S - 1 iterations
+    (`tkg.local_alloc`). A prologue starts the copies of iterations 0 .. S-2
+    (`tkg.async_copy`, one `tkg.async_commit` group per iteration); each iteration waits for its
+    own group (`tkg.async_wait`, which ends in a barrier), starts the copies S - 1 iterations
     ahead into the stage the previous iteration read, and the dot reads its stage
-    (`tk.local_load`). Copies past the loop's end are masked off. The pure ops that compute the
+    (`tkg.local_load`). Copies past the loop's end are masked off. The pure ops that compute the
     loads' addresses are cloned with the induction variable advanced; loop-carried values that
     only feed addresses are carried S - 1 updates ahead. Loops whose addresses depend on
     anything else are left as they are.
@@ -21,35 +21,77 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
     With `wgmma` (sm_90a), a loop whose only dot takes both operands from its loads, in shapes
     wgmma takes, and accumulates into a value only the loop carries leaves each iteration's
     MMAs in flight (`tkg.mma_in_flight` on the dot): its copies run S - 2 iterations ahead
-    (S >= 3), and a `tk.dot_wait` after the loop makes the accumulator valid.
+    (S >= 3), and a `tkg.dot_wait` after the loop makes the accumulator valid.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::tk::gpu::TkgDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
   let options = [
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Leave wgmma dots in flight across iterations (sm_90a)">
   ];
 }
 
-def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
-  let summary = "Distribute tiles over a program's threads (blocked layout) as per-thread scalars";
+def TkAssignLayouts : Pass<"tk-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile its layout over the program's threads, as its type's encoding";
   let description = [{
-    Every tile, of any rank, becomes the scalars its thread owns under a blocked layout of its
-    row-major element index: `num_warps * 32` threads, each holding groups of
-    `size_per_thread` contiguous elements (16 bytes of the narrowest element type the kernel
-    loads or stores), the groups repeating across the tile. Loads and stores of contiguous,
-    aligned groups become vector accesses guarded by their mask; reductions fold each
-    thread's elements, then across lanes with butterfly shuffles, then across warps through
-    shared memory; shape changes move elements between threads through shared memory unless
-    every thread already holds what it needs; `dot` multiplies by FMA from shared memory.
-    Kernel pointers become `!llvm.ptr<1>`.
+    Every tile type gets an encoding that says which thread holds each element and in which
+    of its slots. Results of `dot`s the tensor cores compute take the accumulator layout
+    (`#tkg.linear`: mma.sync's m16n8 fragments, or wgmma's when `wgmma` is set and both
+    operands are pipelined stages); elementwise ops on them, loop-carried accumulators, row
+    reductions within warps (their slices) and shape changes that keep the element order
+    follow, as each op's layout rule (`LayoutRuleOpInterface`, LayoutRules.cpp) says. Every
+    other tile takes the default `#tkg.blocked` layout: runs of 16 bytes of the narrowest
+    element the kernel moves through memory per thread. Where a tile reaches an op that does
+    not take its layout, a `tkg.convert_layout` moves it; uniform tiles (splats) are copied
+    into the layout their user takes. An op with tiles and no layout rule is an error.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect"];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">
+  ];
+}
+
+def TkAllocateShared : Pass<"tk-allocate-shared", "::mlir::ModuleOp"> {
+  let summary = "Give each op that exchanges values through shared memory its byte range";
+  let description = [{
+    Stage rings (`tkg.local_alloc`) come first, for the whole kernel, aligned to 1024 bytes
+    (the period of wgmma's swizzle); they are dead after the kernel's last wait for every copy
+    group, and later exchanges reuse their bytes. Then every op that moves elements between
+    threads (reductions and scans across warps, shape changes and layout conversions that a
+    thread cannot do alone, dots that stage operands, atomics that return values) gets
+    `tkg.shared_offset`, sharing nothing with other ops while they fit in 48 KiB, so that ops
+    which run once need no barrier before writing; `tkg.shared_barrier` marks the ops that do
+    (in loops, or after wrapping). The module gets `tkg.shared_bytes`, the size of the one
+    dynamic buffer. An op needing more than 48 KiB, or a kernel more than the target's
+    `sm` allows, is an error.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect"];
+  let options = [
+    Option<"sm", "sm", "int", /*default=*/"90",
+           "Compute capability of the target (its shared memory limit)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Hopper's warpgroup MMA (sm_90a): how dots stage their operands">
+  ];
+}
+
+def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
+  let summary = "Lower tiles to the scalars each thread holds under their layouts";
+  let description = [{
+    A 1:N conversion of every tile to the scalars its thread owns under the layout in its
+    type (set by `tk-assign-layouts`; a tile without one is an error), with patterns by op
+    family. Loads and stores of contiguous, aligned runs become vector accesses guarded by
+    their mask; reductions fold each thread's elements, then across lanes with butterfly
+    shuffles, then across warps through shared memory; shape changes and layout conversions
+    move elements between threads through the shared-memory range `tk-allocate-shared` gave
+    them, unless every thread already holds what it needs; dots run on mma.sync or wgmma in
+    the accumulator layout, otherwise by FMA from shared memory. Kernel pointers become
+    `!llvm.ptr<1>`; the module's `tkg.shared_bytes` becomes the `tk_smem` buffer.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
   let options = [
     Option<"debug", "debug", "bool", /*default=*/"false",
            "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">,
-    Option<"sm", "sm", "int", /*default=*/"90",
-           "Compute capability of the target (its shared memory limit)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">
   ];

@@ -55,6 +55,13 @@ ArrayRef<int64_t> tk::shapeOf(Type type) {
   return {};
 }
 
+bool tk::sameIgnoringLayout(Type a, Type b) {
+  auto tileA = dyn_cast<RankedTensorType>(a), tileB = dyn_cast<RankedTensorType>(b);
+  if (tileA && tileB)
+    return tileA.getShape() == tileB.getShape() && tileA.getElementType() == tileB.getElementType();
+  return a == b;
+}
+
 void tk::registerTkDialects(DialectRegistry &registry) {
   registry.insert<tk::TkDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
                   func::FuncDialect>();

@@ -17,11 +17,18 @@ std::string shapeString(ArrayRef<int64_t> shape) {
   return text + "]";
 }
 
-/// The type a tile of `shape` over `elementType` has (a scalar when the shape is empty).
-Type tileOf(ArrayRef<int64_t> shape, Type elementType) {
+/// The type a tile of `shape` over `elementType` has (a scalar when the shape is empty), in
+/// the layout `encoding` (the GPU backend's; none before it assigns layouts).
+Type tileOf(ArrayRef<int64_t> shape, Type elementType, Attribute encoding = {}) {
   if (shape.empty())
     return elementType;
-  return RankedTensorType::get(shape, elementType);
+  return RankedTensorType::get(shape, elementType, encoding);
+}
+
+/// The layout encoding of a tile type (null for scalars and before layout assignment).
+Attribute encodingOf(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile ? tile.getEncoding() : Attribute();
 }
 
 LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank, StringRef what = "axis") {
@@ -51,7 +58,8 @@ LogicalResult verifyMask(Operation *op, Value ptr, Value mask) {
 /// The value loaded or stored through `ptr` must have the pointee type and the pointers' shape.
 LogicalResult verifyPointeeValue(Operation *op, Value ptr, Type valueType, StringRef what) {
   auto ptrType = cast<PtrType>(elementTypeOf(ptr.getType()));
-  Type expected = tileOf(shapeOf(ptr.getType()), ptrType.getPointee());
+  // Loaded and stored values sit in the threads that hold their pointers.
+  Type expected = tileOf(shapeOf(ptr.getType()), ptrType.getPointee(), encodingOf(ptr.getType()));
   if (valueType != expected)
     return op->emitOpError() << what << " has type " << valueType << " but pointers of type "
                              << ptr.getType() << " need " << expected;
@@ -225,34 +233,6 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
-/// A stage of `buffer` holds tiles of `shape` and `element`.
-static LogicalResult verifyStageTile(Operation *op, SharedBufferType buffer, ArrayRef<int64_t> shape, Type element,
-                                     StringRef what) {
-  if (buffer.getShape().size() < 2 || buffer.tileShape() != shape || buffer.getElementType() != element)
-    return op->emitOpError() << what << " (" << RankedTensorType::get(shape, element) << ") is not a stage of "
-                             << buffer;
-  return success();
-}
-
-LogicalResult AsyncCopyOp::verify() {
-  Type pointee = cast<PtrType>(getPtr().getType().getElementType()).getPointee();
-  if (getMask() && getMask().getType().getShape() != getPtr().getType().getShape())
-    return emitOpError() << "mask shape differs from the pointer tile's";
-  return verifyStageTile(*this, getBuffer().getType(), getPtr().getType().getShape(), pointee, "the copied tile");
-}
-
-LogicalResult LocalLoadOp::verify() {
-  auto result = cast<RankedTensorType>(getType());
-  SmallVector<int64_t> shape(result.getShape());
-  if (getTrans()) {
-    if (shape.size() != 2)
-      return emitOpError() << "'trans' needs a 2-D tile";
-    std::swap(shape[0], shape[1]);
-  }
-  return verifyStageTile(*this, getBuffer().getType(), shape, result.getElementType(),
-                         getTrans() ? "the transposed result" : "the result");
-}
-
 LogicalResult StoreOp::verify() {
   if (failed(verifyPointeeValue(*this, getPtr(), getValue().getType(), "stored value")))
     return failure();
@@ -311,8 +291,9 @@ LogicalResult ReduceOp::verifyRegions() {
   SmallVector<int64_t> reduced(shape);
   reduced.erase(reduced.begin() + getAxis());
   for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    // A reduction may leave its result in any layout (the GPU backend's slices).
     Type expected = tileOf(reduced, elementTypeOf(src.getType()));
-    if (result.getType() != expected)
+    if (!sameIgnoringLayout(result.getType(), expected))
       return emitOpError() << "result type " << result.getType() << " should be " << expected;
   }
   return verifyCombineRegion(*this, getCombine(), getSrcs());
@@ -350,9 +331,6 @@ LogicalResult HintOp::verify() {
 }
 
 void LoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addGlobalMemoryEffects(e, true, false);
-}
-void LocalLoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
   addGlobalMemoryEffects(e, true, false);
 }
 void StoreOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {

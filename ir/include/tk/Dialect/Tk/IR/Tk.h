@@ -30,6 +30,9 @@ namespace tk {
 mlir::Type elementTypeOf(mlir::Type type);
 /// The shape of a tile type; empty for a scalar.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Type type);
+/// Whether two types are the same scalar type, or tiles of the same shape and element type in
+/// any layouts (the GPU backend's encodings).
+bool sameIgnoringLayout(mlir::Type a, mlir::Type b);
 /// Registers the tk dialect and the upstream dialects tk IR uses.
 void registerTkDialects(mlir::DialectRegistry &registry);
 } // namespace tk

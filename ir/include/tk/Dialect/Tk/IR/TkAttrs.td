@@ -31,19 +31,4 @@ def Tk_RandDistribution : I32EnumAttr<"RandDistribution", "distribution of tk.ra
   let cppNamespace = "::tk";
 }
 
-def Tk_LayoutAttr : AttrDef<Tk_Dialect, "Layout"> {
-  let mnemonic = "layout";
-  let summary = "how a tile's elements sit in a program's threads (GPU backend only)";
-  let description = [{
-    A linear layout: bit b of a thread's slot number sets element-index bit `slots[b]` of the
-    element it holds, bit b of the thread id sets bit `threads[b]`; -1 sets none (a replica).
-    The GPU backend puts it on the type of a tile whose layout holds a different number of
-    elements per thread than the default blocked one (a row statistic of a tensor-core
-    accumulator: `#tk.layout<slots = [3, 4], threads = [-1, -1, 0, 1, 2, 5, 6, 7]>`), so that
-    the type says how many scalars a thread keeps. Front ends never write it.
-  }];
-  let parameters = (ins ArrayRefParameter<"int32_t">:$slots, ArrayRefParameter<"int32_t">:$threads);
-  let assemblyFormat = "`<` `slots` `=` `[` $slots `]` `,` `threads` `=` `[` $threads `]` `>`";
-}
-
 #endif

@@ -14,7 +14,6 @@ def Tk_Dialect : Dialect {
     arithmetic and control flow come from upstream `arith`, `math` and `scf`.
   }];
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];

@@ -88,18 +88,6 @@ def Tk_TransOp : Tk_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
-def Tk_ConvertLayoutOp : Tk_Op<"convert_layout", [Pure, AllTypesMatch<["src", "result"]>]> {
-  let summary = "the same tile, moved to the default layout of the GPU backend";
-  let description = [{
-    Inserted by the GPU backend where a tile held in another layout (the accumulator layout
-    of a tensor-core `dot`) meets an op that expects the default blocked layout. It changes
-    no value: the interpreter passes the tile through.
-  }];
-  let arguments = (ins Tk_Tile:$src);
-  let results = (outs Tk_Tile:$result);
-  let assemblyFormat = "$src attr-dict `:` type($src)";
-}
-
 def Tk_BitcastOp : Tk_Op<"bitcast", [Pure]> {
   let summary = "reinterpret the bits of each element as another type of the same width";
   let arguments = (ins Tk_ScalarOrTile:$src);
@@ -162,80 +150,6 @@ def Tk_AtomicCASOp : Tk_Op<"atomic_cas", [DeclareOpInterfaceMethods<MemoryEffect
   let arguments = (ins Tk_PtrLike:$ptr, Tk_ScalarOrTile:$cmp, Tk_ScalarOrTile:$value);
   let results = (outs Tk_ScalarOrTile:$result);
   let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
-}
-
-//===----------------------------------------------------------------------===//
-// Shared-memory pipelines (made by the GPU backend's pipeliner; never in user IR)
-//===----------------------------------------------------------------------===//
-
-def Tk_SharedBuffer : Type<CPred<"::llvm::isa<::tk::SharedBufferType>($_self)">, "tk shared buffer",
-                           "::tk::SharedBufferType">;
-
-def Tk_LocalAllocOp : Tk_Op<"local_alloc"> {
-  let summary = "a ring of tile stages in shared memory, live for the whole kernel";
-  let results = (outs Tk_SharedBuffer:$result);
-  let assemblyFormat = "attr-dict `:` qualified(type($result))";
-}
-
-def Tk_AsyncCopyOp : Tk_Op<"async_copy"> {
-  let summary = "start copying a tile from global memory into one stage of a shared buffer";
-  let description = [{
-    Each thread copies the elements it owns under the pointer tile's layout with `cp.async`
-    (16, 8 or 4 bytes per instruction); elements whose mask is false become zero. The copy
-    joins this thread's open group (`tk.async_commit`); read the stage only after
-    `tk.async_wait` says the group is done.
-  }];
-  let arguments = (ins RankedTensorOf<[Tk_Ptr]>:$ptr, Tk_SharedBuffer:$buffer, I32:$stage,
-                       Optional<RankedTensorOf<[I1]>>:$mask);
-  let assemblyFormat = [{
-    $ptr `,` $buffer `[` $stage `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,`
-    qualified(type($buffer))
-  }];
-  let hasVerifier = 1;
-}
-
-def Tk_AsyncCommitOp : Tk_Op<"async_commit"> {
-  let summary = "close this thread's group of async copies";
-  let assemblyFormat = "attr-dict";
-}
-
-def Tk_AsyncWaitOp : Tk_Op<"async_wait"> {
-  let summary = "wait until at most `pending` copy groups are in flight, then for every thread";
-  let description = [{
-    `cp.async.wait_group pending` followed by a barrier of the program: after it, every stage
-    whose group completed holds the copies of all threads, and every thread has finished the
-    reads it issued before the wait (so their stage may be refilled).
-  }];
-  let arguments = (ins I32Attr:$pending);
-  let assemblyFormat = "$pending attr-dict";
-}
-
-def Tk_DotWaitOp : Tk_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
-  let summary = "results of tensor-core dots whose MMAs a pipelined loop left in flight";
-  let description = [{
-    On Hopper's wgmma a pipelined loop leaves each iteration's MMAs running while the next
-    iteration waits for its stage (`tkg.mma_in_flight` on the dot); the accumulators it yields
-    are only valid after `wgmma.wait_group 0`, which this op is. The results are the values.
-    Elsewhere it is the identity.
-  }];
-  let arguments = (ins Variadic<Tk_Tile>:$values);
-  let results = (outs Variadic<Tk_Tile>:$results);
-  let assemblyFormat = "$values attr-dict `:` type($values)";
-}
-
-def Tk_LocalLoadOp : Tk_Op<"local_load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "the tile held in one stage of a shared buffer (or its transpose)";
-  let description = [{
-    A tensor-core `dot` reads its operand straight from the stage with ldmatrix; any other
-    user gets the elements in the default layout. With `trans` the result is the transpose of
-    the stage's 2-D tile (a `dot`'s B operand stored as rows of N).
-  }];
-  let arguments = (ins Tk_SharedBuffer:$buffer, I32:$stage, UnitAttr:$trans);
-  let results = (outs Tk_Tile:$result);
-  let assemblyFormat = [{
-    $buffer `[` $stage `]` (`trans` $trans^)? attr-dict `:` qualified(type($buffer)) `->` type($result)
-  }];
   let hasVerifier = 1;
 }
 

@@ -18,23 +18,6 @@ def Tk_PtrType : TypeDef<Tk_Dialect, "Ptr"> {
   }]>];
 }
 
-def Tk_SharedBufferType : TypeDef<Tk_Dialect, "SharedBuffer"> {
-  let mnemonic = "shared";
-  let summary = "a ring of tiles in a program's shared memory (GPU backend only)";
-  let description = [{
-    `!tk.shared<[3, 128, 32], f16>` holds 3 stages of a 128x32 tile, each stage row-major with
-    16-byte chunks of every row XOR-swizzled so that ldmatrix reads it without bank conflicts.
-    Made by the pipeliner (`tk-pipeline-dot-loads`) for the operands of tensor-core `dot`s.
-  }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType);
-  let assemblyFormat = "`<` `[` $shape `]` `,` $elementType `>`";
-  let extraClassDeclaration = [{
-    int64_t stages() const { return getShape()[0]; }
-    /// The shape of one stage's tile.
-    ::llvm::ArrayRef<int64_t> tileShape() const { return getShape().drop_front(); }
-  }];
-}
-
 def Tk_Ptr : Type<CPred<"::llvm::isa<::tk::PtrType>($_self)">, "tk pointer", "::tk::PtrType">;
 def Tk_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64]>;
 def Tk_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;

@@ -1,18 +1,19 @@
-// How a tile is spread over a program's threads (no MLIR here: unit tests use it alone).
+// How a tile is spread over a program's threads, as arithmetic (no MLIR here: unit tests use it
+// alone). `#tkg.blocked` and `#tkg.linear` (TkgAttrs.td) are these layouts in the IR.
 //
-// Every tile, whatever its rank, is laid out by its row-major element index: the 1-D blocked
-// layout below over all of its elements. Its slot and thread-id bits map to single bits of the
-// element index (a linear layout in Triton's sense), which lets shape changes and reductions
-// decide at compile time which elements a thread already holds.
-#ifndef TK_CODEGEN_LAYOUT1D_H
-#define TK_CODEGEN_LAYOUT1D_H
+// Every tile, whatever its rank, is laid out by its row-major element index. Each slot bit and
+// thread-id bit of a layout maps to one bit of the element index (a linear layout in Triton's
+// sense), which lets shape changes and reductions decide at compile time which elements a
+// thread already holds.
+#ifndef TK_DIALECT_TKGPU_IR_THREADLAYOUTS_H
+#define TK_DIALECT_TKGPU_IR_THREADLAYOUTS_H
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-namespace tk::codegen {
+namespace tk::gpu {
 
 inline int log2Of(int64_t powerOfTwo) {
   int bits = 0;
@@ -25,7 +26,7 @@ inline int log2Of(int64_t powerOfTwo) {
 /// groups of `sizePerThread` contiguous elements at (rep * threads + t) * sizePerThread,
 /// rep = 0 .. reps-1. A tile smaller than threads * sizePerThread is replicated: element
 /// indices wrap modulo the size.
-struct Layout1D {
+struct BlockedLayout {
   int64_t size = 1;
   int64_t threads = 128;
   int64_t sizePerThread = 1;
@@ -33,8 +34,8 @@ struct Layout1D {
   int64_t perThread() const { return reps() * sizePerThread; }
   /// Threads holding distinct elements (the rest replicate them).
   int64_t owners() const { return std::min<int64_t>(threads, std::max<int64_t>(1, size / sizePerThread)); }
-  static Layout1D of(int64_t size, int64_t threads, int64_t vectorWidth) {
-    Layout1D l{size, threads, 1};
+  static BlockedLayout of(int64_t size, int64_t threads, int64_t vectorWidth) {
+    BlockedLayout l{size, threads, 1};
     l.sizePerThread = std::max<int64_t>(1, std::min<int64_t>(vectorWidth, size / threads));
     if (size >= threads * vectorWidth)
       l.sizePerThread = vectorWidth;
@@ -81,13 +82,7 @@ struct LayoutBits {
   bool operator!=(const LayoutBits &other) const { return !(*this == other); }
 };
 
-inline LayoutBits bitsOf(const Layout1D &l) { return {l.slotBits(), l.threadBits()}; }
-
-/// The mma.sync accumulator layout of an m x n tile whose warps split it warpsM x warpsN
-/// (TensorCores.cpp).
-LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
-/// The wgmma accumulator layout of an m x n tile whose warpgroups split it groupsM x groupsN.
-LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN);
+inline LayoutBits bitsOf(const BlockedLayout &l) { return {l.slotBits(), l.threadBits()}; }
 
 /// When every thread already holds, under `source`, the element `map` sends each of its
 /// `result` elements to: for each result slot, the source slot that holds it.
@@ -122,51 +117,11 @@ inline std::optional<std::vector<int64_t>> slotsInThread(const LayoutBits &resul
   return slots;
 }
 
-inline std::optional<std::vector<int64_t>> slotsInThread(const Layout1D &result, const Layout1D &source,
+inline std::optional<std::vector<int64_t>> slotsInThread(const BlockedLayout &result, const BlockedLayout &source,
                                                          const BitMap &map) {
   return slotsInThread(bitsOf(result), bitsOf(source), map);
 }
 
-/// The XOR swizzle of 16-byte chunks that tensor-core operands use in shared memory, the
-/// layout Hopper's wgmma descriptors name (128-, 64- or 32-byte swizzle): a tile of `rows`
-/// rows of `rowLength` elements is stored as column blocks of at most 128 bytes
-/// (`blockLength` elements), block after block, each block `rows` rows of `blockLength`; in a
-/// block, chunk c of row r is stored at chunk c ^ phase(r), so the 8 consecutive rows one
-/// ldmatrix reads at one logical chunk land in 8 different 16-byte bank groups (a 128-byte
-/// line holds `perPhase` rows).
-struct SwizzleParams {
-  int64_t rows, rowLength, chunk, blockLength, perPhase, maxPhase;
-  /// `chunk` elements fill 16 bytes (8 for 2-byte elements, 4 for 4-byte ones).
-  SwizzleParams(int64_t rows, int64_t rowLength, int64_t chunk = 8)
-      : rows(rows), rowLength(rowLength), chunk(chunk), blockLength(std::min<int64_t>(rowLength, 8 * chunk)),
-        perPhase(std::max<int64_t>(1, 8 * chunk / blockLength)),
-        maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, blockLength / chunk))) {}
-  int64_t phase(int64_t row) const { return (row / perPhase) % maxPhase; }
-  /// Elements between consecutive column blocks.
-  int64_t blockStride() const { return rows * blockLength; }
-  /// Element index of (row, column) in the swizzled array.
-  int64_t index(int64_t row, int64_t column) const {
-    int64_t inBlock = column % blockLength;
-    return column / blockLength * blockStride() + row * blockLength + (((inBlock / chunk) ^ phase(row)) * chunk) +
-           inBlock % chunk;
-  }
-
-  /// index(row + rows, column + columns) = index(row, column + lowChunk * chunk) + offset for
-  /// every (row, column), when `rows` is whole phase periods (the row's phase stays) and
-  /// `columns` whole chunks: the chunks of `columns` above the phase bits are whole blocks
-  /// (a block holds maxPhase chunks), which the XOR does not touch, so only its low chunk needs
-  /// its own base.
-  struct Fold {
-    int64_t lowChunk, offset;
-  };
-  std::optional<Fold> fold(int64_t rows, int64_t columns) const {
-    if (rows % (perPhase * maxPhase) || columns % chunk)
-      return std::nullopt;
-    int64_t chunks = columns / chunk, low = chunks % maxPhase;
-    return Fold{low, rows * blockLength + (chunks - low) / maxPhase * blockStride()};
-  }
-};
-
-} // namespace tk::codegen
+} // namespace tk::gpu
 
 #endif

@@ -1,10 +1,9 @@
 // What is known about integer and pointer tiles (contiguity, divisibility, constancy) to
-// decide vector accesses; the layout itself is in Layout1D.h.
-#ifndef TK_CODEGEN_THREADLAYOUT_H
-#define TK_CODEGEN_THREADLAYOUT_H
+// decide vector accesses.
+#ifndef TK_CODEGEN_AXISANALYSIS_H
+#define TK_CODEGEN_AXISANALYSIS_H
 
-#include "Layout1D.h"
-#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
 
 #include "llvm/ADT/DenseMap.h"
 

@@ -1,0 +1,132 @@
+// The tk-allocate-shared pass: each op that exchanges values between threads gets its byte
+// range of the kernel's one shared buffer (`tkg.shared_offset`), stage rings first.
+#include "ThreadLowering.h"
+#include "tk/Codegen/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-allocate-shared"
+
+namespace tk {
+#define GEN_PASS_DEF_TKALLOCATESHARED
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+int64_t sharedBytesOf(Operation *op, const ThreadTypeConverter &converter) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case([&](ReduceOp reduce) { return reduceSharedBytes(reduce, converter); })
+      .Case([&](ScanOp scan) { return scanSharedBytes(scan, converter); })
+      .Case([&](DotOp dot) { return dotSharedBytes(dot, converter); })
+      .Case([&](ConvertLayoutOp convert) { return convertLayoutSharedBytes(convert, converter); })
+      .Case<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>([&](Operation *shape) { return shapeSharedBytes(shape, converter); })
+      .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *atomic) { return atomicSharedBytes(atomic, converter); })
+      .Default([](Operation *) { return int64_t(0); });
+}
+
+int64_t maxSharedBytes(int sm) {
+  if (sm >= 90)
+    return 227 * 1024;
+  return sm == 80 ? 163 * 1024 : 99 * 1024;
+}
+
+FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
+  MLIRContext *context = kernel.getContext();
+  auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
+  // Stage rings live through the whole kernel: they come first, and the exchanges of other ops
+  // share the range after them.
+  int64_t pinned = 0;
+  LocalAllocOp firstRing;
+  kernel.walk([&](LocalAllocOp alloc) {
+    firstRing = firstRing ? firstRing : alloc;
+    // wgmma's swizzle modes repeat every 1024 bytes (or 512, 256) from a multiple of it.
+    pinned = (pinned + 1023) / 1024 * 1024;
+    alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(pinned));
+    pinned += roundUp16(localAllocBytes(alloc));
+  });
+  // The rings are dead after the kernel's last wait for every copy group (which ends in a
+  // barrier): exchanges after it (the epilogue's accumulator conversion) reuse their bytes.
+  Block &body = kernel.getBody().front();
+  Operation *ringsEnd = nullptr;
+  kernel.walk([&](AsyncWaitOp wait) {
+    if (wait.getPending() == 0)
+      ringsEnd = body.findAncestorOpInBlock(*wait);
+  });
+  int64_t next = pinned, size = pinned;
+  bool wrapped = false;
+  WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    int64_t bytes = sharedBytesOf(op, converter);
+    if (!bytes)
+      return WalkResult::advance();
+    if (pinned && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
+      pinned = next = 0;
+      wrapped = false;
+    }
+    if (bytes > kSharedLimit) {
+      op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
+                      << kSharedLimit << "; use smaller tiles";
+      return WalkResult::interrupt();
+    }
+    // A dot stages swizzled tiles, whose pattern (wgmma's too) repeats from 1024-byte boundaries.
+    auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? (offset + 1023) / 1024 * 1024 : offset; };
+    next = aligned(next);
+    if (next + bytes > pinned + kSharedLimit) {
+      next = aligned(pinned);
+      wrapped = true;
+    }
+    // In a loop, the previous iteration may still read these bytes, unless a barrier starts
+    // every iteration (a pipelined loop's wait) and no inner loop repeats the op.
+    Operation *loop = op->getParentOp();
+    while (loop && !isa<scf::ForOp, scf::WhileOp, func::FuncOp>(loop))
+      loop = loop->getParentOp();
+    bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
+    bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
+    op->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
+    if (wrapped || inLoop || isa<ScanOp>(op))
+      op->setAttr(TkgDialect::kSharedBarrier, UnitAttr::get(context));
+    next += roundUp16(bytes);
+    size = std::max(size, next);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (size > maxSharedBytes(sm)) {
+    auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
+    firstRing->emitError() << "the software pipeline (num_stages = " << (stages ? stages.getInt() : 0) << ") needs " << size
+                           << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
+                           << "; use fewer stages or smaller tiles";
+    return failure();
+  }
+  return size;
+}
+
+
+namespace {
+
+struct AllocateShared : public tk::impl::TkAllocateSharedBase<AllocateShared> {
+  using TkAllocateSharedBase::TkAllocateSharedBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t sharedBytes = 0;
+    for (auto kernel : module.getOps<func::FuncOp>()) {
+      ThreadTypeConverter converter(&getContext(), threadsOf(kernel));
+      converter.setWarpgroupMma(wgmma);
+      FailureOr<int64_t> bytes = assignShared(kernel, converter, sm);
+      if (failed(bytes))
+        return signalPassFailure();
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kernel.getSymName() << ": " << *bytes << " bytes\n");
+      sharedBytes = std::max(sharedBytes, *bytes);
+    }
+    if (sharedBytes)
+      module->setAttr(TkgDialect::kSharedBytes, IntegerAttr::get(IntegerType::get(&getContext(), 32), sharedBytes));
+  }
+};
+
+} // namespace
+} // namespace tk::codegen

@@ -1,0 +1,240 @@
+// The tk-assign-layouts pass: every tile gets its layout as its type's encoding. Results of
+// dots that tensor cores compute take the accumulator layout (`#tkg.linear`), and so does what
+// follows from them without moving data (the op rules of LayoutRules.cpp); every other tile
+// takes the default blocked layout (`#tkg.blocked`). Where a tile meets an op that does not
+// take its layout, a `tkg.convert_layout` moves it.
+#include "LayoutRules.h"
+#include "tk/Codegen/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-assign-layouts"
+
+namespace tk {
+#define GEN_PASS_DEF_TKASSIGNLAYOUTS
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// 16 bytes of the narrowest element the kernel moves through memory: the run of contiguous
+/// elements a thread holds in the blocked layout, so that it is one vector access.
+int64_t vectorWidthOf(func::FuncOp kernel) {
+  int64_t narrowest = 16;
+  kernel.walk([&](Operation *op) {
+    if (!isa<LoadOp, StoreOp, AsyncCopyOp>(op))
+      return;
+    Type ptr = op->getOperand(0).getType();
+    if (!isa<RankedTensorType>(ptr))
+      return;
+    Type pointee = cast<PtrType>(tk::elementTypeOf(ptr)).getPointee();
+    narrowest = std::min<int64_t>(narrowest, std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8));
+  });
+  return 16 / narrowest;
+}
+
+bool hasTiles(Operation *op) {
+  auto isTileType = [](Type type) { return isa<RankedTensorType>(type); };
+  return llvm::any_of(op->getOperandTypes(), isTileType) || llvm::any_of(op->getResultTypes(), isTileType);
+}
+
+/// What the GPU backend cannot compile yet gets a located error that names the way out.
+LogicalResult checkSupported(func::FuncOp kernel) {
+    WalkResult unsupported = kernel.walk([&](Operation *op) {
+    // f8 values move through memory and shapes, and convert to and from wider floats.
+    bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
+                Type e = tk::elementTypeOf(t);
+                if (auto ptr = dyn_cast<PtrType>(e))
+                  e = ptr.getPointee();
+                return isa<Float8E4M3FNType, Float8E5M2Type>(e);
+              }) &&
+              !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
+              !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
+                !tk::elementTypeOf(op->getResult(0).getType()).isF64());
+    bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
+                                math::CosOp, math::TanhOp>(op) &&
+                            tk::elementTypeOf(op->getResult(0).getType()).isF64();
+    if (f8 || f64Approximation) {
+      op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(unsupported.wasInterrupted());
+  }
+
+class Assignment {
+public:
+  Assignment(func::FuncOp kernel, bool warpgroupMma) : kernel_(kernel), state_(threadsOf(kernel), warpgroupMma) {}
+
+  /// Every op with tiles has a rule (the `Elementwise` trait's or its own).
+  LogicalResult checkRules() {
+    WalkResult walk = kernel_.walk([&](Operation *op) {
+      if (!hasTiles(op) || op->hasTrait<OpTrait::Elementwise>() || isa<LayoutRuleOpInterface>(op))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName() << "' has no layout rule (LayoutRules.cpp)";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  /// Applies the rules until nothing changes.
+  void propagate() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      kernel_.walk([&](Operation *op) {
+        if (auto rule = dyn_cast<LayoutRuleOpInterface>(op))
+          changed |= rule.inferResultLayouts(state_);
+        else if (op->hasTrait<OpTrait::Elementwise>())
+          changed |= inferElementwiseLayout(op, state_);
+      });
+    }
+  }
+
+  /// An operand in a non-default layout that its user does not take gets a convert_layout to
+  /// the default first; a dot's accumulator and a loop value's yield that arrive in another
+  /// layout than their partner's get one to it.
+  void insertConversions() {
+    SmallVector<OpOperand *> toDefault;
+    SmallVector<std::pair<OpOperand *, LayoutBits>> toPartner;
+    kernel_.walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands())
+        if (state_.layoutOf(operand.get()) && !accepts(operand))
+          toDefault.push_back(&operand);
+    });
+    for (OpOperand *use : toDefault)
+      convertBefore(*use);
+    kernel_.walk([&](Operation *op) {
+      auto needs = [&](OpOperand &use, Value partner) {
+        const LayoutBits *bits = state_.layoutOf(partner);
+        if (bits && !isUniform(use.get()) && !state_.layoutOf(use.get()))
+          toPartner.push_back({&use, *bits});
+      };
+      if (auto dot = dyn_cast<DotOp>(op))
+        needs(dot.getAccMutable(), dot.getResult());
+      else if (isa<scf::YieldOp>(op))
+        for (OpOperand &operand : op->getOpOperands())
+          if (Value partner = layoutPartner(operand))
+            needs(operand, partner);
+    });
+    for (auto &[use, bits] : toPartner)
+      state_.assign(convertBefore(*use), bits);
+  }
+
+  /// Writes the layouts into the types: `#tkg.linear` for the assigned ones, `#tkg.blocked` for
+  /// every other tile; uniform tiles get a copy in the layout their user takes.
+  void encodeLayouts() {
+    MLIRContext *context = kernel_.getContext();
+    int64_t threads = state_.threads(), vectorWidth = vectorWidthOf(kernel_);
+    auto encode = [&](Value value) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (!type || type.getEncoding())
+        return;
+      Attribute layout;
+      if (const LayoutBits *bits = state_.layoutOf(value)) {
+        layout = linearLayout(context, *bits);
+      } else {
+        BlockedLayout blocked = BlockedLayout::of(type.getNumElements(), threads, vectorWidth);
+        layout = BlockedLayoutAttr::get(context, blocked.sizePerThread, threads);
+      }
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << value << "\n    -> " << layout << "\n");
+      setType(value, withLayout(type, layout));
+    };
+    kernel_.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            encode(arg);
+      for (Value result : op->getResults())
+        encode(result);
+    });
+    // Tile arguments (device functions in tests) change the function's type.
+    kernel_.setFunctionType(FunctionType::get(context, kernel_.getBody().getArgumentTypes(),
+                                              kernel_.getFunctionType().getResults()));
+    kernel_.walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value partner = layoutPartner(operand);
+        if (!partner || !isTile(operand.get()) || !isUniform(operand.get()))
+          continue;
+        Attribute wanted = cast<RankedTensorType>(partner.getType()).getEncoding();
+        if (cast<RankedTensorType>(operand.get().getType()).getEncoding() != wanted)
+          operand.set(uniformCopy(operand.get(), withLayout(operand.get().getType(), wanted)));
+      }
+    });
+  }
+
+private:
+  bool accepts(OpOperand &operand) const {
+    if (auto rule = dyn_cast<LayoutRuleOpInterface>(operand.getOwner()))
+      return rule.acceptsOperandLayout(operand, state_);
+    return operand.getOwner()->hasTrait<OpTrait::Elementwise>() && elementwiseAcceptsLayout(operand, state_);
+  }
+
+  /// A convert_layout of `use`'s value before its user (its result type gets its layout later).
+  Value convertBefore(OpOperand &use) {
+    OpBuilder b(use.getOwner());
+    auto convert = ConvertLayoutOp::create(b, use.getOwner()->getLoc(), use.get().getType(), use.get());
+    use.set(convert.getResult());
+    return convert.getResult();
+  }
+
+  /// Changes a value's type; a tile constant's value takes the type too.
+  static void setType(Value value, RankedTensorType type) {
+    value.setType(type);
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        constant.setValueAttr(dense.reshape(type));
+  }
+
+  /// A uniform tile (splat or splat constant) made again with type `type`.
+  static Value uniformCopy(Value uniform, RankedTensorType type) {
+    Operation *def = uniform.getDefiningOp();
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
+    Operation *copy = b.clone(*def);
+    setType(copy->getResult(0), type);
+    return copy->getResult(0);
+  }
+
+  func::FuncOp kernel_;
+  LayoutState state_;
+};
+
+struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
+  using TkAssignLayoutsBase::TkAssignLayoutsBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TkAssignLayoutsBase::getDependentDialects(registry);
+    registerLayoutRules(registry);
+  }
+
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      // A broadcast of index arithmetic used several times gets a copy per use, so that each
+      // can take the layout its user wants (it is recomputed where it is needed, so copies
+      // cost nothing; a broadcast through shared memory keeps its single exchange).
+      kernel.walk([](BroadcastOp broadcast) {
+        if (!rematerializable(broadcast.getSrc()))
+          return;
+        for (OpOperand &use : llvm::make_early_inc_range(llvm::drop_begin(broadcast->getUses()))) {
+          OpBuilder b(use.getOwner());
+          use.set(b.clone(*broadcast)->getResult(0));
+        }
+      });
+      Assignment assignment(kernel, wgmma);
+      if (failed(checkSupported(kernel)) || failed(assignment.checkRules()))
+        return signalPassFailure();
+      assignment.propagate();
+      assignment.insertConversions();
+      assignment.encodeLayouts();
+    }
+  }
+};
+
+} // namespace
+} // namespace tk::codegen

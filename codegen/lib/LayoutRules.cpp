@@ -1,0 +1,352 @@
+// The layout rules of tk-assign-layouts, one model per op family: which non-default layouts
+// (tensor-core accumulators and what follows from them without moving data) an op's results
+// take from its operands, and which operands it takes in such a layout as they are.
+#include "LayoutRules.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+#include "tk/Codegen/LayoutRules.cpp.inc"
+
+namespace tk::codegen {
+
+bool isUniform(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  return isa_and_nonnull<SplatOp>(def);
+}
+
+bool isTile(Value value) { return isa<RankedTensorType>(value.getType()); }
+
+Value layoutPartner(OpOperand &operand) {
+  Operation *user = operand.getOwner();
+  if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
+    return user->getResult(0);
+  if (auto dot = dyn_cast<DotOp>(user))
+    return &operand == &dot.getAccMutable() ? dot.getResult() : Value();
+  if (auto loop = dyn_cast<scf::ForOp>(user))
+    return operand.getOperandNumber() >= loop.getNumControlOperands() ? loop.getTiedLoopRegionIterArg(&operand) : Value();
+  if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::ForOp>(user->getParentOp()))
+    return cast<scf::ForOp>(user->getParentOp()).getRegionIterArgs()[operand.getOperandNumber()];
+  if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::IfOp>(user->getParentOp()))
+    return user->getParentOp()->getResult(operand.getOperandNumber());
+  return Value();
+}
+
+namespace {
+
+/// Whether `value` is the same non-default layout as `bits`.
+bool sameAs(const LayoutState &state, Value value, const LayoutBits &bits) { return state.hasLayout(value, bits); }
+
+/// The layout an operand holds (it has one: acceptsOperandLayout is asked only then).
+const LayoutBits &operandLayout(const LayoutState &state, OpOperand &operand) { return *state.layoutOf(operand.get()); }
+
+bool reaches(Value value, OpOperand &target, int depth) {
+  for (OpOperand &use : value.getUses()) {
+    if (&use == &target)
+      return true;
+    Operation *user = use.getOwner();
+    if (depth > 0 && user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1 &&
+        reaches(user->getResult(0), target, depth - 1))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `value` is a loop's iteration argument, started from a uniform tile, whose next
+/// value is computed from `result` by elementwise ops (`m = maximum(m, row_max)`): it can take
+/// result's layout, and its yield is converted to it if it arrives in another.
+bool carriedInto(Value value, Value result) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || arg.getArgNumber() == 0 || !isUniform(loop.getTiedLoopInit(arg)->get()))
+    return false;
+  return reaches(result, *loop.getTiedLoopYieldedValue(arg), 4);
+}
+
+/// A tile used once that can be produced in any layout where it is needed: a broadcast (each
+/// thread reads, or recomputes, the rows or columns it holds), or an elementwise op of such
+/// tiles (a causal mask `rows >= cols`). Collects what would change layout.
+bool adoptable(const LayoutState &state, Value value, SmallVector<Value> &adopted, int depth) {
+  if (isUniform(value) || state.layoutOf(value))
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def || !value.hasOneUse() || depth == 0)
+    return false;
+  if (isa<BroadcastOp>(def)) {
+    adopted.push_back(value);
+    return true;
+  }
+  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+    return false;
+  for (Value operand : def->getOperands())
+    if (isTile(operand) && !isUniform(operand) && !adoptable(state, operand, adopted, depth - 1))
+      return false;
+  adopted.push_back(value);
+  return true;
+}
+
+/// The bits of a tile reduced along the index bits `map` drops: slots along the axis are folded
+/// away, threads along it hold replicas.
+LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
+  LayoutBits slice;
+  for (int bit : source.slot)
+    if (bit >= 0 && map[bit] >= 0)
+      slice.slot.push_back(map[bit]);
+  for (int bit : source.thread)
+    slice.thread.push_back(bit >= 0 ? map[bit] : -1);
+  return slice;
+}
+
+/// Results of tensor-core dots take the accumulator layout; a loop's accumulator carried from a
+/// uniform start takes it too. A takes an earlier dot's accumulator as is (attention's P).
+struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    auto dot = cast<DotOp>(op);
+    if (state.layoutOf(dot.getResult()))
+      return false;
+    std::optional<MmaPlan> plan = planMma(dot, state.threads(), state.warpgroupMma());
+    if (!plan)
+      return false;
+    if (isUniform(dot.getAcc()) || sameAs(state, dot.getAcc(), plan->accumulator))
+      return state.assign(dot.getResult(), plan->accumulator);
+    // The accumulator of a loop, carried from a uniform start: `acc = dot(a, b, f(acc))`.
+    // Optimistically in the mma layout; f (elementwise, with broadcast row scales) follows, and
+    // whatever does not is converted.
+    auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+    if (!loop)
+      return false;
+    bool changed = false;
+    for (OpOperand &use : dot.getResult().getUses()) {
+      unsigned k = use.getOperandNumber();
+      if (use.getOwner() != loop.getBody()->getTerminator() || !isUniform(loop.getInitArgs()[k]))
+        continue;
+      changed |= state.assign(dot.getResult(), plan->accumulator);
+      changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
+      changed |= state.assign(loop.getResult(k), plan->accumulator);
+    }
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    auto dot = cast<DotOp>(op);
+    const LayoutBits &bits = operandLayout(state, operand);
+    if (operand.getOperandNumber() == 0) {
+      std::optional<LayoutBits> wanted = registerOperandBits(dot, state.threads(), state.warpgroupMma());
+      return wanted && *wanted == bits;
+    }
+    return operand.getOperandNumber() == 2 && sameAs(state, dot.getResult(), bits);
+  }
+};
+
+/// A loop's iteration argument and result take the layout its yield arrives in, when its init
+/// is uniform or already in that layout.
+struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    auto loop = cast<scf::ForOp>(op);
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    bool changed = false;
+    for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+      const LayoutBits *yielded = state.layoutOf(yield.getOperand(k));
+      Value init = loop.getInitArgs()[k];
+      if (!yielded || state.layoutOf(arg))
+        continue;
+      if (isUniform(init) || sameAs(state, init, *yielded)) {
+        LayoutBits bits = *yielded;
+        changed |= state.assign(arg, bits);
+        changed |= state.assign(loop.getResult(k), bits);
+      }
+    }
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    auto loop = cast<scf::ForOp>(op);
+    if (operand.getOperandNumber() < loop.getNumControlOperands())
+      return false;
+    return sameAs(state, loop.getTiedLoopRegionIterArg(&operand), operandLayout(state, operand));
+  }
+};
+
+/// A branch's result takes the layout both of its yields arrive in (a mask applied only to the
+/// blocks that need it).
+struct IfRule : public LayoutRuleOpInterface::ExternalModel<IfRule, scf::IfOp> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    auto branch = cast<scf::IfOp>(op);
+    if (branch.getElseRegion().empty())
+      return false;
+    bool changed = false;
+    for (auto [k, result] : llvm::enumerate(branch.getResults())) {
+      if (!isTile(result) || state.layoutOf(result))
+        continue;
+      const LayoutBits *bits = nullptr;
+      bool agree = true;
+      for (Value yielded : {branch.thenYield().getOperand(k), branch.elseYield().getOperand(k)}) {
+        if (isUniform(yielded))
+          continue;
+        const LayoutBits *own = state.layoutOf(yielded);
+        agree &= own && (!bits || *bits == *own);
+        if (own)
+          bits = own;
+      }
+      if (agree && bits) {
+        LayoutBits copy = *bits;
+        changed |= state.assign(result, copy);
+      }
+    }
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *, OpOperand &, const LayoutState &) const { return false; }
+};
+
+/// A yield passes a tile on in the layout its loop argument or branch result has.
+struct YieldRule : public LayoutRuleOpInterface::ExternalModel<YieldRule, scf::YieldOp> {
+  bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
+  bool acceptsOperandLayout(Operation *, OpOperand &operand, const LayoutState &state) const {
+    Value partner = layoutPartner(operand);
+    return partner && sameAs(state, partner, operandLayout(state, operand));
+  }
+};
+
+/// A reduction folds any layout; of a non-default one it leaves the result where the shuffles
+/// put it: the slice without the reduced axis (an attention row's max and sum stay in the
+/// threads that hold the row, ready to scale it).
+struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, ReduceOp> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    auto reduce = cast<ReduceOp>(op);
+    const LayoutBits *source = state.layoutOf(reduce.getSrcs()[0]);
+    if (!source || !isTile(reduce.getResult(0)) || state.layoutOf(reduce.getResult(0)))
+      return false;
+    auto shape = cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape();
+    BitMap toResult = dropAxis(shape, reduce.getAxis());
+    // Only where the reduction stays within warps: across them its partials go through shared
+    // memory anyway, and can land in the default layout on the way.
+    for (size_t bit = 5; bit < source->thread.size(); ++bit)
+      if (source->thread[bit] >= 0 && toResult[source->thread[bit]] < 0)
+        return false;
+    LayoutBits slice = sliceBits(*source, toResult);
+    bool changed = false;
+    for (Value result : reduce.getResults())
+      changed |= state.assign(result, slice);
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    const LayoutBits &bits = operandLayout(state, operand);
+    return llvm::all_of(cast<ReduceOp>(op).getSrcs(), [&](Value src) { return sameAs(state, src, bits); });
+  }
+};
+
+/// Shape changes that keep the row-major order keep the layout's bits; they move elements from
+/// any layout (ShapeToThreads).
+template <typename Op> struct KeepOrderRule : public LayoutRuleOpInterface::ExternalModel<KeepOrderRule<Op>, Op> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    bool changed = false;
+    for (auto [value, result] : llvm::zip(op->getOperands(), op->getResults()))
+      if (const LayoutBits *bits = state.layoutOf(value); bits && !state.layoutOf(result)) {
+        LayoutBits copy = *bits;
+        changed |= state.assign(result, copy);
+      }
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *, OpOperand &, const LayoutState &) const { return true; }
+};
+
+/// The wait for in-flight MMAs: result k is operand k, in its layout.
+struct DotWaitRule : public LayoutRuleOpInterface::ExternalModel<DotWaitRule, DotWaitOp> {
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    return KeepOrderRule<DotWaitOp>().inferResultLayouts(op, state);
+  }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    return sameAs(state, op->getResult(operand.getOperandNumber()), operandLayout(state, operand));
+  }
+};
+
+/// Broadcasts and transposes move elements from any layout into the default one.
+template <typename Op> struct FromAnyRule : public LayoutRuleOpInterface::ExternalModel<FromAnyRule<Op>, Op> {
+  bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
+  bool acceptsOperandLayout(Operation *, OpOperand &, const LayoutState &) const { return true; }
+};
+
+/// Ops whose tiles are all in the default layout (memory accesses, index ranges, scans, ...).
+template <typename Op> struct DefaultOnlyRule : public LayoutRuleOpInterface::ExternalModel<DefaultOnlyRule<Op>, Op> {
+  bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
+  bool acceptsOperandLayout(Operation *, OpOperand &, const LayoutState &) const { return false; }
+};
+
+template <typename... Ops> void attachDefaultOnly(MLIRContext *context) {
+  (Ops::template attachInterface<DefaultOnlyRule<Ops>>(*context), ...);
+}
+
+} // namespace
+
+bool inferElementwiseLayout(Operation *op, LayoutState &state) {
+  if (op->getNumResults() != 1 || !isTile(op->getResult(0)) || state.layoutOf(op->getResult(0)))
+    return false;
+  // Operands: uniform, in one non-default layout, adoptable, which then produce that layout
+  // themselves, or loop-carried into this op's result, which then carry it.
+  const LayoutBits *layout = nullptr;
+  SmallVector<Value> adopted, carried;
+  for (Value operand : op->getOperands()) {
+    if (!isTile(operand) || isUniform(operand))
+      continue;
+    const LayoutBits *own = state.layoutOf(operand);
+    if (!own) {
+      if (carriedInto(operand, op->getResult(0))) {
+        carried.push_back(operand);
+        continue;
+      }
+      if (!adoptable(state, operand, adopted, 6))
+        return false;
+      continue;
+    }
+    if (layout && *layout != *own)
+      return false;
+    layout = own;
+  }
+  if (!layout)
+    return false;
+  LayoutBits bits = *layout;
+  bool changed = false;
+  for (Value value : adopted)
+    changed |= state.assign(value, bits);
+  for (Value arg : carried) {
+    auto loop = cast<scf::ForOp>(cast<BlockArgument>(arg).getOwner()->getParentOp());
+    changed |= state.assign(arg, bits);
+    changed |= state.assign(loop.getTiedLoopResult(cast<BlockArgument>(arg)), bits);
+  }
+  changed |= state.assign(op->getResult(0), bits);
+  return changed;
+}
+
+bool elementwiseAcceptsLayout(OpOperand &operand, const LayoutState &state) {
+  Operation *user = operand.getOwner();
+  return user->getNumResults() == 1 && sameAs(state, user->getResult(0), operandLayout(state, operand));
+}
+
+void registerLayoutRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, tk::TkDialect *) {
+    DotOp::attachInterface<DotRule>(*context);
+    ReduceOp::attachInterface<ReduceRule>(*context);
+    ExpandDimsOp::attachInterface<KeepOrderRule<ExpandDimsOp>>(*context);
+    ReshapeOp::attachInterface<KeepOrderRule<ReshapeOp>>(*context);
+    BroadcastOp::attachInterface<FromAnyRule<BroadcastOp>>(*context);
+    TransOp::attachInterface<FromAnyRule<TransOp>>(*context);
+    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, AddPtrOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, ScanOp,
+                      RandOp, HintOp, PrintOp, AssertOp>(context);
+  });
+  registry.addExtension(+[](MLIRContext *context, tk::gpu::TkgDialect *) {
+    DotWaitOp::attachInterface<DotWaitRule>(*context);
+    attachDefaultOnly<LocalLoadOp, AsyncCopyOp, ConvertLayoutOp>(context);
+  });
+  registry.addExtension(+[](MLIRContext *context, scf::SCFDialect *) {
+    scf::ForOp::attachInterface<ForRule>(*context);
+    scf::IfOp::attachInterface<IfRule>(*context);
+    scf::YieldOp::attachInterface<YieldRule>(*context);
+    attachDefaultOnly<scf::WhileOp, scf::ConditionOp>(context);
+  });
+  registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
+    attachDefaultOnly<arith::ConstantOp>(context);
+  });
+}
+
+} // namespace tk::codegen

@@ -1,0 +1,42 @@
+// The tkg dialect: the GPU backend's layouts, shared-memory buffers and asynchronous ops.
+#ifndef TK_DIALECT_TKGPU_IR_TKGPU_H
+#define TK_DIALECT_TKGPU_IR_TKGPU_H
+
+#include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Dialect/TkGpu/IR/ThreadLayouts.h"
+
+#include "mlir/IR/TensorEncoding.h"
+
+#include "tk/Dialect/TkGpu/IR/TkgDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgOps.h.inc"
+
+namespace tk::gpu {
+
+/// The threads of a program: the kernel's `tk.num_warps` (4 when unset) times 32. The one
+/// place that reads it.
+int64_t threadsOf(mlir::Operation *kernelOrInside);
+
+/// The blocked layout of a tile type under `#tkg.blocked`; none for other encodings.
+std::optional<BlockedLayout> blockedLayoutOf(mlir::Type type);
+/// The layout bits of a tile type under either encoding; none for a tile without one.
+std::optional<LayoutBits> layoutBitsOf(mlir::Type type);
+/// Whether a tile type is held in a `#tkg.linear` layout (a tensor-core accumulator's).
+bool hasLinearLayout(mlir::Type type);
+/// The scalars one thread keeps of a tile type under its encoding (1 for a scalar type).
+int64_t scalarsPerThread(mlir::Type type);
+/// `#tkg.linear` of the bits (thread bits: 5 lane bits, then the warp bits).
+LinearLayoutAttr linearLayout(mlir::MLIRContext *context, const LayoutBits &bits);
+/// The tile type `type` with layout `encoding`.
+mlir::RankedTensorType withLayout(mlir::Type type, mlir::Attribute encoding);
+
+} // namespace tk::gpu
+
+#endif

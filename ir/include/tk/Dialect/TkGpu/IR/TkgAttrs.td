@@ -1,0 +1,55 @@
+#ifndef TKG_ATTRS_TD
+#define TKG_ATTRS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
+include "tk/Dialect/TkGpu/IR/TkgDialect.td"
+
+// Both layouts describe where element i of a tile (its row-major index, whatever the rank)
+// sits: which thread holds it and in which of that thread's slots (the scalars it keeps).
+// Each is linear in Triton's sense: every slot bit and thread-id bit sets one bit of the
+// element index, so a pass can decide at compile time which elements a thread already holds.
+
+def Tkg_BlockedLayoutAttr : AttrDef<Tkg_Dialect, "BlockedLayout", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "blocked";
+  let summary = "the default layout: runs of contiguous elements per thread";
+  let description = [{
+    Thread t of `threads` holds runs of `per_thread` contiguous elements at
+    `(rep * threads + t) * per_thread`, rep = 0, 1, ..., so that its run is one vector access
+    when the elements are contiguous in memory. A tile smaller than `threads * per_thread`
+    elements is replicated: element indices wrap modulo its size.
+
+    `tensor<1024xf32, #tkg.blocked<per_thread = 4, threads = 128>>`: thread 0 holds elements
+    0-3 and 512-515, thread 1 holds 4-7 and 516-519, ...; `per_thread` is 16 bytes of the
+    narrowest element the kernel moves through memory (`tk-assign-layouts` picks it).
+  }];
+  let parameters = (ins "int64_t":$perThread, "int64_t":$threads);
+  let assemblyFormat = "`<` `per_thread` `=` $perThread `,` `threads` `=` $threads `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tkg_LinearLayoutAttr : AttrDef<Tkg_Dialect, "LinearLayout", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "linear";
+  let summary = "a layout given bit by bit (tensor-core accumulators and their slices)";
+  let description = [{
+    Bit b of a thread's slot number sets element-index bit `slots[b]`; bit b of its lane (the
+    thread id's low 5 bits) sets bit `lanes[b]`; bit b of its warp sets bit `warps[b]`; -1 sets
+    none (the threads differing only in that bit hold replicas). A thread keeps
+    2^len(slots) scalars.
+
+    The mma.sync accumulator of a 16x8 tile: lane 4g + t holds rows g and g + 8, columns 2t
+    and 2t + 1, so element (r, c) = 8r + c has slots = [0, 6] (c's bit 0, r's bit 3),
+    lanes = [1, 2, 3, 4, 5] (c's bits 1-2, r's bits 0-2):
+    `tensor<16x8xf32, #tkg.linear<slots = [0, 6], lanes = [1, 2, 3, 4, 5], warps = []>>`.
+  }];
+  let parameters = (ins ArrayRefParameter<"int32_t">:$slots, ArrayRefParameter<"int32_t">:$lanes,
+                        ArrayRefParameter<"int32_t">:$warps);
+  let assemblyFormat = [{
+    `<` `slots` `=` custom<BitList>($slots) `,` `lanes` `=` custom<BitList>($lanes) `,` `warps` `=` custom<BitList>($warps) `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif

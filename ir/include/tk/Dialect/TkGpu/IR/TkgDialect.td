@@ -1,0 +1,39 @@
+#ifndef TKG_DIALECT_TD
+#define TKG_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tkg_Dialect : Dialect {
+  let name = "tkg";
+  let cppNamespace = "::tk::gpu";
+  let summary = "The GPU backend's state: thread layouts, shared memory, asynchronous copies";
+  let description = [{
+    What the GPU backend decides about a `tk` program and carries in the IR until it lowers it
+    to per-thread code (`tk-to-threads`): the layout of every tile over the program's threads
+    (`#tkg.blocked`, `#tkg.linear` as the tile type's encoding, set by `tk-assign-layouts`),
+    shared-memory rings and the asynchronous copies that fill them (`tk-pipeline-dot-loads`),
+    the byte ranges of shared memory ops exchange values through (`tk-allocate-shared`), and
+    moves between layouts (`tkg.convert_layout`). The interpreter runs `tk` only; nothing of
+    this dialect appears before the GPU backend's passes.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let dependentDialects = ["::tk::TkDialect"];
+  let extraClassDeclaration = [{
+    /// Discardable attributes the GPU backend's passes put on ops, verified by the dialect.
+    /// The byte offset of an op's region of the kernel's shared buffer (`tk-allocate-shared`).
+    static constexpr ::llvm::StringLiteral kSharedOffset = "tkg.shared_offset";
+    /// The op's region may still be read by an earlier op: a barrier before its first write.
+    static constexpr ::llvm::StringLiteral kSharedBarrier = "tkg.shared_barrier";
+    /// On a `tk.dot` of a pipelined loop: its MMAs stay in flight across iterations (wgmma).
+    static constexpr ::llvm::StringLiteral kMmaInFlight = "tkg.mma_in_flight";
+    /// On the module: the bytes of dynamic shared memory a program needs.
+    static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
+  }];
+}
+
+class Tkg_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tkg_Dialect, mnemonic, traits>;
+
+#endif

@@ -1,0 +1,116 @@
+#ifndef TKG_OPS_TD
+#define TKG_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tk/Dialect/Tk/IR/TkTypes.td"
+include "tk/Dialect/TkGpu/IR/TkgDialect.td"
+include "tk/Dialect/TkGpu/IR/TkgTypes.td"
+include "tk/Dialect/TkGpu/IR/TkgAttrs.td"
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tkg_ConvertLayoutOp : Tkg_Op<"convert_layout", [Pure]> {
+  let summary = "the same tile in another layout";
+  let description = [{
+    Moves a tile's elements to the threads and slots another layout gives them: within each
+    thread where it already holds them, otherwise through shared memory (in rounds when the
+    tile does not fit its region). `tk-assign-layouts` inserts it where a tile in one layout
+    meets an op that takes another. Source and result differ only in their encodings.
+  }];
+  let arguments = (ins Tk_Tile:$src);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory pipelines (made by tk-pipeline-dot-loads)
+//===----------------------------------------------------------------------===//
+
+def Tkg_LocalAllocOp : Tkg_Op<"local_alloc"> {
+  let summary = "a ring of tile stages in shared memory, live for the whole kernel";
+  let results = (outs Tkg_SharedBuffer:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Tkg_AsyncCopyOp : Tkg_Op<"async_copy"> {
+  let summary = "start copying a tile from global memory into one stage of a shared buffer";
+  let description = [{
+    Each thread copies the elements it owns under the pointer tile's layout with `cp.async`
+    (16, 8 or 4 bytes per instruction: PTX ISA, "Data Movement and Conversion Instructions:
+    cp.async", https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async);
+    elements whose mask is false become zero. The copy joins this thread's open group
+    (`tkg.async_commit`); read the stage only after `tkg.async_wait` says the group is done.
+  }];
+  let arguments = (ins RankedTensorOf<[Tk_Ptr]>:$ptr, Tkg_SharedBuffer:$buffer, I32:$stage,
+                       Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $buffer `[` $stage `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tkg_AsyncCommitOp : Tkg_Op<"async_commit"> {
+  let summary = "close this thread's group of async copies";
+  let description = [{
+    `cp.async.commit_group` (PTX ISA, "cp.async.commit_group",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-commit-group).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tkg_AsyncWaitOp : Tkg_Op<"async_wait"> {
+  let summary = "wait until at most `pending` copy groups are in flight, then for every thread";
+  let description = [{
+    `cp.async.wait_group pending` (PTX ISA, "cp.async.wait_group",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-wait-group)
+    followed by a barrier of the program (`bar.sync 0`): after it, every stage whose group
+    completed holds the copies of all threads, and every thread has finished the reads it
+    issued before the wait (so their stage may be refilled).
+  }];
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tkg_LocalLoadOp : Tkg_Op<"local_load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "the tile held in one stage of a shared buffer (or its transpose)";
+  let description = [{
+    A tensor-core `dot` reads its operand straight from the stage: `ldmatrix` on mma.sync
+    (PTX ISA, "ldmatrix",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix),
+    a shared-memory matrix descriptor on wgmma (PTX ISA, "Matrix Descriptor Format",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor);
+    any other user gets the elements in its layout. With `trans` the result is the transpose
+    of the stage's 2-D tile (a `dot`'s B operand stored as rows of N).
+  }];
+  let arguments = (ins Tkg_SharedBuffer:$buffer, I32:$stage, UnitAttr:$trans);
+  let results = (outs Tk_Tile:$result);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` (`trans` $trans^)? attr-dict `:` qualified(type($buffer)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor cores
+//===----------------------------------------------------------------------===//
+
+def Tkg_DotWaitOp : Tkg_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
+  let summary = "results of tensor-core dots whose MMAs a pipelined loop left in flight";
+  let description = [{
+    On Hopper's wgmma a pipelined loop leaves each iteration's MMAs running while the next
+    iteration waits for its stage (`tkg.mma_in_flight` on the dot); the accumulators it yields
+    are only valid after `wgmma.wait_group 0` (PTX ISA, "wgmma.wait_group",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions-wgmma-wait-group),
+    which this op is. The results are the values. Elsewhere it is the identity.
+  }];
+  let arguments = (ins Variadic<Tk_Tile>:$values);
+  let results = (outs Variadic<Tk_Tile>:$results);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+#endif

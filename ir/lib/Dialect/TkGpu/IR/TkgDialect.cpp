@@ -1,0 +1,234 @@
+// The tkg dialect: layouts (their verifiers and the helpers passes read them through), the
+// shared buffer type, the verifiers of its ops and of the attributes its passes set.
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tk::gpu;
+
+#include "tk/Dialect/TkGpu/IR/TkgDialect.cpp.inc"
+
+/// `[b0, b1, ...]`, possibly empty (a layout with one slot per thread, or one warp).
+static ParseResult parseBitList(AsmParser &parser, SmallVector<int32_t> &bits) {
+  SmallVector<int32_t> parsed;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        int32_t bit;
+        if (parser.parseInteger(bit))
+          return failure();
+        parsed.push_back(bit);
+        return success();
+      }))
+    return failure();
+  bits = std::move(parsed);
+  return success();
+}
+
+static void printBitList(AsmPrinter &printer, ArrayRef<int32_t> bits) {
+  printer << '[';
+  llvm::interleaveComma(bits, printer);
+  printer << ']';
+}
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "tk/Dialect/TkGpu/IR/TkgOps.cpp.inc"
+
+void TkgDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tk/Dialect/TkGpu/IR/TkgTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tk/Dialect/TkGpu/IR/TkgAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tk/Dialect/TkGpu/IR/TkgOps.cpp.inc"
+      >();
+}
+
+namespace {
+bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+constexpr int64_t kLanes = 32;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t perThread, int64_t threads) {
+  if (!isPowerOfTwo(perThread) || !isPowerOfTwo(threads) || threads < kLanes)
+    return emitError() << "blocked layout needs powers of two, at least one warp (per_thread = " << perThread
+                       << ", threads = " << threads << ")";
+  return success();
+}
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                                function_ref<InFlightDiagnostic()> emitError) const {
+  int64_t size = 1;
+  for (int64_t d : shape)
+    size *= d;
+  if (!isPowerOfTwo(size))
+    return emitError() << "a blocked layout needs a tile of 2^k elements, not " << size;
+  return success();
+}
+
+LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int32_t>,
+                                       ArrayRef<int32_t> lanes, ArrayRef<int32_t>) {
+  if (lanes.size() != 5)
+    return emitError() << "a linear layout names 5 lane bits, not " << lanes.size();
+  return success();
+}
+
+/// Each element-index bit below the tile's is set by at most one slot, lane or warp bit (one
+/// element per slot of a thread), and every bit by one of them (every element somewhere).
+LogicalResult LinearLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                               function_ref<InFlightDiagnostic()> emitError) const {
+  int64_t size = 1;
+  for (int64_t d : shape)
+    size *= d;
+  if (!isPowerOfTwo(size))
+    return emitError() << "a linear layout needs a tile of 2^k elements, not " << size;
+  int bits = log2Of(size);
+  std::vector<int> seen(bits, 0);
+  for (ArrayRef<int32_t> group : {getSlots(), getLanes(), getWarps()})
+    for (int32_t bit : group) {
+      if (bit < -1 || bit >= bits)
+        return emitError() << "layout bit " << bit << " is outside a tile of " << size << " elements";
+      if (bit >= 0 && seen[bit]++)
+        return emitError() << "element-index bit " << bit << " is set by two bits of the layout";
+    }
+  for (int bit = 0; bit < bits; ++bit)
+    if (!seen[bit])
+      return emitError() << "element-index bit " << bit << " is held by no slot, lane or warp";
+  return success();
+}
+
+int64_t tk::gpu::threadsOf(Operation *op) {
+  auto kernel = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+  auto warps = kernel ? kernel->getAttrOfType<IntegerAttr>("tk.num_warps") : IntegerAttr();
+  return (warps ? warps.getInt() : 4) * kLanes;
+}
+
+std::optional<BlockedLayout> tk::gpu::blockedLayoutOf(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  auto blocked = tile ? dyn_cast_or_null<BlockedLayoutAttr>(tile.getEncoding()) : BlockedLayoutAttr();
+  if (!blocked)
+    return std::nullopt;
+  return BlockedLayout{tile.getNumElements(), blocked.getThreads(), blocked.getPerThread()};
+}
+
+std::optional<LayoutBits> tk::gpu::layoutBitsOf(Type type) {
+  if (std::optional<BlockedLayout> blocked = blockedLayoutOf(type))
+    return bitsOf(*blocked);
+  auto tile = dyn_cast<RankedTensorType>(type);
+  auto linear = tile ? dyn_cast_or_null<LinearLayoutAttr>(tile.getEncoding()) : LinearLayoutAttr();
+  if (!linear)
+    return std::nullopt;
+  LayoutBits bits;
+  bits.slot.assign(linear.getSlots().begin(), linear.getSlots().end());
+  bits.thread.assign(linear.getLanes().begin(), linear.getLanes().end());
+  bits.thread.insert(bits.thread.end(), linear.getWarps().begin(), linear.getWarps().end());
+  return bits;
+}
+
+bool tk::gpu::hasLinearLayout(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && isa_and_nonnull<LinearLayoutAttr>(tile.getEncoding());
+}
+
+int64_t tk::gpu::scalarsPerThread(Type type) {
+  if (std::optional<BlockedLayout> blocked = blockedLayoutOf(type))
+    return blocked->perThread();
+  if (std::optional<LayoutBits> bits = layoutBitsOf(type))
+    return int64_t(1) << bits->slot.size();
+  return 1;
+}
+
+LinearLayoutAttr tk::gpu::linearLayout(MLIRContext *context, const LayoutBits &bits) {
+  SmallVector<int32_t> slots(bits.slot.begin(), bits.slot.end());
+  SmallVector<int32_t> lanes(bits.thread.begin(), bits.thread.begin() + std::min<size_t>(5, bits.thread.size()));
+  SmallVector<int32_t> warps(bits.thread.begin() + lanes.size(), bits.thread.end());
+  return LinearLayoutAttr::get(context, slots, lanes, warps);
+}
+
+RankedTensorType tk::gpu::withLayout(Type type, Attribute encoding) {
+  auto tile = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tile.getShape(), tile.getElementType(), encoding);
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  if (!tk::sameIgnoringLayout(getSrc().getType(), getType()))
+    return emitOpError() << "changes the tile " << getSrc().getType() << " into " << getType()
+                         << "; only its layout may change";
+  if (getSrc().getType() == getType())
+    return emitOpError() << "converts " << getType() << " to the layout it already has";
+  return success();
+}
+
+/// A stage of `buffer` holds tiles of `shape` and `element`.
+static LogicalResult verifyStageTile(Operation *op, SharedBufferType buffer, ArrayRef<int64_t> shape, Type element,
+                                     StringRef what) {
+  if (buffer.getShape().size() < 2 || buffer.tileShape() != shape || buffer.getElementType() != element)
+    return op->emitOpError() << what << " (" << RankedTensorType::get(shape, element) << ") is not a stage of "
+                             << buffer;
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  Type pointee = cast<tk::PtrType>(getPtr().getType().getElementType()).getPointee();
+  if (getMask() && getMask().getType().getShape() != getPtr().getType().getShape())
+    return emitOpError() << "mask shape differs from the pointer tile's";
+  return verifyStageTile(*this, getBuffer().getType(), getPtr().getType().getShape(), pointee, "the copied tile");
+}
+
+LogicalResult LocalLoadOp::verify() {
+  auto result = cast<RankedTensorType>(getType());
+  SmallVector<int64_t> shape(result.getShape());
+  if (getTrans()) {
+    if (shape.size() != 2)
+      return emitOpError() << "'trans' needs a 2-D tile";
+    std::swap(shape[0], shape[1]);
+  }
+  return verifyStageTile(*this, getBuffer().getType(), shape, result.getElementType(),
+                         getTrans() ? "the transposed result" : "the result");
+}
+
+void LocalLoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes the passes set on ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == kSharedOffset || name == kSharedBytes) {
+    auto bytes = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!bytes || bytes.getInt() < 0)
+      return op->emitError() << "'" << name << "' must be a non-negative integer (bytes)";
+    return success();
+  }
+  if (name == kSharedBarrier || name == kMmaInFlight) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' is a unit attribute";
+    if (name == kMmaInFlight && !isa<tk::DotOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a tk.dot";
+    return success();
+  }
+  return op->emitError() << "unknown attribute '" << name << "' of the tkg dialect";
+}
