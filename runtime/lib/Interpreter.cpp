@@ -2,7 +2,7 @@
 // resolution with bounds checks, and the program loop over the grid.
 #include "Interp.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/TypeSwitch.h"

@@ -2,7 +2,7 @@
 
 #include "tk/Frontend/FileIO.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
 #include "llvm/ADT/StringRef.h"

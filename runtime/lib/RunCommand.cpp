@@ -8,7 +8,7 @@
 #include "tk/Runtime/KernelCompile.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/CudaDriver.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/Npy.h"
 

@@ -12,17 +12,19 @@ install(TARGETS tk tkrt tkc EXPORT tkTargets
   RUNTIME DESTINATION bin)
 install(FILES runtime/include/tk/tk.h DESTINATION include/tk)
 install(FILES
+  support/include/tk/Support/FloatFormats.h
+  support/include/tk/Support/Types.h
+  DESTINATION include/tk/Support)
+install(FILES
   runtime/include/tk/Runtime/Aot.h
   runtime/include/tk/Runtime/Context.h
   runtime/include/tk/Runtime/Error.h
-  runtime/include/tk/Runtime/FloatFormats.h
   runtime/include/tk/Runtime/Jit.h
   DESTINATION include/tk/Runtime)
 install(FILES runtime/include/tk/Graph/Graph.h DESTINATION include/tk/Graph)
 install(FILES
   frontend/include/tk/Frontend/Compiler.h
   frontend/include/tk/Frontend/Diagnostics.h
-  frontend/include/tk/Frontend/Types.h
   DESTINATION include/tk/Frontend)
 install(DIRECTORY stdlib/ DESTINATION share/tk/stdlib FILES_MATCHING PATTERN "*.tk")
 install(EXPORT tkTargets NAMESPACE tk:: DESTINATION lib/cmake/tk)

@@ -7,7 +7,7 @@
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/Error.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Jit.h"
 
 #endif

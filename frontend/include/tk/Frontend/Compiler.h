@@ -4,7 +4,7 @@
 #define TK_FRONTEND_COMPILER_H
 
 #include "tk/Frontend/Diagnostics.h"
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 
 #include <map>
 #include <memory>

@@ -4,7 +4,7 @@
 #ifndef TK_RUNTIME_CONTEXT_H
 #define TK_RUNTIME_CONTEXT_H
 
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 #include "tk/Runtime/Error.h"
 
 #include <cstdint>

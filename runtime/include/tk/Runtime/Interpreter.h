@@ -3,7 +3,7 @@
 #ifndef TK_RUNTIME_INTERPRETER_H
 #define TK_RUNTIME_INTERPRETER_H
 
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 
 #include <array>
 #include <cstdint>
