@@ -2,7 +2,7 @@
 
 #include "RunArgs.h"
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Frontend/FileIO.h"
 #include "tk/Runtime/CudaBackend.h"
 #include "tk/Runtime/KernelCompile.h"

@@ -22,9 +22,10 @@ install(FILES
   runtime/include/tk/Runtime/Jit.h
   DESTINATION include/tk/Runtime)
 install(FILES runtime/include/tk/Graph/Graph.h DESTINATION include/tk/Graph)
+install(FILES driver/include/tk/Driver/Compiler.h DESTINATION include/tk/Driver)
 install(FILES
-  frontend/include/tk/Frontend/Compiler.h
   frontend/include/tk/Frontend/Diagnostics.h
+  frontend/include/tk/Frontend/IntExpression.h
   DESTINATION include/tk/Frontend)
 install(DIRECTORY stdlib/ DESTINATION share/tk/stdlib FILES_MATCHING PATTERN "*.tk")
 install(EXPORT tkTargets NAMESPACE tk:: DESTINATION lib/cmake/tk)

@@ -2,7 +2,7 @@
 // through the JIT on the bound and planned buffers; a CUDA graph can replay a whole run.
 #include "GraphImpl.h"
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/CudaDriver.h"
 #include "tk/Frontend/Parser.h"
 #include "tk/Runtime/DiskCache.h"
