@@ -2,7 +2,7 @@
 #include "tk/Driver/Compiler.h"
 #include "tk/Driver/AotHeader.h"
 #include "tk/Frontend/FileIO.h"
-#include "tk/Runtime/RunCommand.h"
+#include "RunCommand.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -53,6 +53,9 @@ struct InterpreterLaunch {
 
 /// Runs `kernel` (a func.func with tk.kernel) over the launch's grid. Throws RunFault.
 void interpretKernel(mlir::func::FuncOp kernel, const InterpreterLaunch &launch);
+/// Runs kernel `kernel` of a module the driver built (Compiler::moduleOperation(), tk IR), for
+/// callers that see no MLIR (`tkc run`). Throws RunFault.
+void interpretKernel(void *moduleOperation, const std::string &kernel, const InterpreterLaunch &launch);
 
 } // namespace tk
 
