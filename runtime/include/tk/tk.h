@@ -1,6 +1,7 @@
 // tk's C++ API in one header: contexts, streams and buffers (Context.h), the JIT with its cache
-// and autotuner (Jit.h; link tk::compiler), the loader AOT headers use (Aot.h; tk::runtime) and
-// the f16/bf16/f8 conversions (FloatFormats.h).
+// and autotuner (Jit.h; link tk::compiler), the loader AOT headers use (Aot.h; tk::runtime), the
+// f16/bf16/f8 conversions (FloatFormats.h), the stdlib folder and atomic outputs (Files.h;
+// tk::compiler).
 #ifndef TK_TK_H
 #define TK_TK_H
 
@@ -9,5 +10,6 @@
 #include "tk/Runtime/Error.h"
 #include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Jit.h"
+#include "tk/Runtime/Files.h"
 
 #endif
