@@ -4,7 +4,7 @@
 //                                         module load + compile or disk-cache hit + launch + sync
 //   tk-jit-bench --tune CACHE SIZE        autotuning 10 matmul configs at SIZE^3 (compile + time)
 // Every mode checks the kernel's output before it reports a time.
-#include <tk/Frontend/Compiler.h>
+#include <tk/Driver/Compiler.h>
 #include <tk/tk.h>
 
 #include <benchmark/benchmark.h>

@@ -8,7 +8,7 @@
 // raw bf16 bits: bench/run_all.py writes them), the output is saved for torch to check. --time N times
 // plain launches and the CUDA-graph replay by both methods of tk::Timing.
 #include "tk/Graph/Graph.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
 #include <chrono>

@@ -3,7 +3,7 @@
 // loops along a chain of operators and recurses only into parentheses, calls and prefix
 // operators (bounded by ParseLimits::kMaxNesting). The arithmetic is checked: an overflow of
 // 64 bits is an error, not a wrapped value.
-#include "tk/Frontend/Compiler.h"
+#include "tk/Frontend/IntExpression.h"
 #include "tk/Frontend/Parser.h"
 
 #include "llvm/Support/CheckedArithmetic.h"

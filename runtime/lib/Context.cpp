@@ -54,6 +54,42 @@ void Stream::synchronize() const {
     driver().check(driver().cuStreamSynchronize(handle_), "synchronizing a stream");
 }
 
+void Stream::beginCapture() const {
+  driver().check(driver().cuStreamBeginCapture(handle_, 2 /*CU_STREAM_CAPTURE_MODE_RELAXED*/), "cuStreamBeginCapture");
+}
+
+CudaGraph Stream::endCapture() const {
+  cuda::Driver &d = driver();
+  cuda::CUgraph graph = nullptr;
+  d.check(d.cuStreamEndCapture(handle_, &graph), "cuStreamEndCapture");
+  CudaGraph captured;
+  cuda::CUresult made = d.cuGraphInstantiateWithFlags(&captured.exec_, graph, 0);
+  d.cuGraphDestroy(graph);
+  d.check(made, "cuGraphInstantiate");
+  return captured;
+}
+
+void Stream::abandonCapture() const noexcept {
+  cuda::CUgraph graph = nullptr;
+  driver().cuStreamEndCapture(handle_, &graph);
+  if (graph)
+    driver().cuGraphDestroy(graph);
+}
+
+CudaGraph::~CudaGraph() {
+  if (exec_)
+    driver().cuGraphExecDestroy(exec_);
+}
+
+CudaGraph &CudaGraph::operator=(CudaGraph &&other) noexcept {
+  std::swap(exec_, other.exec_);
+  return *this;
+}
+
+void CudaGraph::launch(const Stream &stream) const {
+  driver().check(driver().cuGraphLaunch(exec_, stream.handle()), "cuGraphLaunch");
+}
+
 Backend Context::defaultBackend() { return cuda::available() ? Backend::Cuda : Backend::Interpreter; }
 
 Context::Context(Backend backend, int device) : backend_(backend) {

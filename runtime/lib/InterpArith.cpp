@@ -2,7 +2,7 @@
 // format after every op (exact for + - * /, whose f32 result rounds to the same value).
 #include "Interp.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

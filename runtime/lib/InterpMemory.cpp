@@ -3,7 +3,7 @@
 // so every read-modify-write is atomic.
 #include "Interp.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

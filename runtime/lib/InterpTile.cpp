@@ -2,7 +2,7 @@
 // numbers, hints, print and assert.
 #include "Interp.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

@@ -2,8 +2,9 @@
 // resolution with bounds checks, and the program loop over the grid.
 #include "Interp.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -248,4 +249,9 @@ void tk::interpretKernel(func::FuncOp kernel, const InterpreterLaunch &launch) {
     for (int64_t y = 0; y < launch.grid[1]; ++y)
       for (int64_t x = 0; x < launch.grid[0]; ++x)
         interpreter.runProgram(kernel, {x, y, z});
+}
+
+void tk::interpretKernel(void *moduleOperation, const std::string &kernel, const InterpreterLaunch &launch) {
+  auto module = mlir::ModuleOp(static_cast<mlir::Operation *>(moduleOperation));
+  interpretKernel(module.lookupSymbol<func::FuncOp>(kernel), launch);
 }

@@ -3,7 +3,7 @@
 // classified for specialization.
 #include "JitImpl.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/KernelCompile.h"
 
 #include <cstring>

@@ -3,7 +3,7 @@
 #ifndef TK_RUNTIME_JITIMPL_H
 #define TK_RUNTIME_JITIMPL_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/Jit.h"
 
 #include <mutex>

@@ -4,7 +4,7 @@
 #ifndef TK_RUNTIME_MODULECACHE_H
 #define TK_RUNTIME_MODULECACHE_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/DiskCache.h"
 
 #include <optional>

@@ -1,6 +1,6 @@
 // libFuzzer target: any bytes through the whole front end (parse, Sema, MLIRGen, verifier, tile
 // pipeline). A crash, a hang, a sanitizer report, or IR that fails to verify is a bug.
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 
 #include <cstdio>
 #include <cstdlib>

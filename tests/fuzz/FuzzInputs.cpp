@@ -4,7 +4,7 @@
 // input; a crash, a hang or a sanitizer report is a bug. Built as tk-fuzz-inputs by tools/fuzz,
 // and as tk-fuzz-inputs-replay in every build, which ctest runs over tests/fuzz/inputs/.
 #include "TuningDatabase.h"
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/Npy.h"
 
 #include <cstdio>

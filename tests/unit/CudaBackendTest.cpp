@@ -1,6 +1,6 @@
 // The CUDA backend through the driver API. Without a driver or GPU the error must say so
 // (checked here in CI); with one, a kernel compiled by tk must compute the right thing.
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/CudaBackend.h"
 #include "tk/Runtime/CudaDriver.h"
 

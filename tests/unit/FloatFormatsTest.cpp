@@ -1,6 +1,6 @@
 // The interpreter's narrow-float conversions, checked exhaustively where an independent
 // reference exists (the compiler's _Float16) and at the defining edge cases otherwise.
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The graph layer on the interpreter: shape errors with exact messages, what fuses into which
 // kernel, the memory plan's reuse, and results against plain references.
 #include "tk/Graph/Graph.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "TestUtil.h"
 

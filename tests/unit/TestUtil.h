@@ -2,7 +2,7 @@
 #ifndef TK_TESTS_UNIT_TESTUTIL_H
 #define TK_TESTS_UNIT_TESTUTIL_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Frontend/Sema.h"
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
 // tk-opt: runs tk and upstream passes one at a time over .mlir files (lit tests use it).
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 
 int main(int argc, char **argv) { return tk::optMain(argc, argv); }

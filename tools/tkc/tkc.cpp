@@ -1,8 +1,8 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
-#include "tk/Frontend/Compiler.h"
-#include "tk/Runtime/AotHeader.h"
+#include "tk/Driver/Compiler.h"
+#include "tk/Driver/AotHeader.h"
 #include "tk/Frontend/FileIO.h"
-#include "tk/Runtime/RunCommand.h"
+#include "RunCommand.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,13 +1,15 @@
 // tk's C++ API in one header: contexts, streams and buffers (Context.h), the JIT with its cache
-// and autotuner (Jit.h; link tk::compiler), the loader AOT headers use (Aot.h; tk::runtime) and
-// the f16/bf16/f8 conversions (FloatFormats.h).
+// and autotuner (Jit.h; link tk::compiler), the loader AOT headers use (Aot.h; tk::runtime), the
+// f16/bf16/f8 conversions (FloatFormats.h), the stdlib folder and atomic outputs (Files.h;
+// tk::compiler).
 #ifndef TK_TK_H
 #define TK_TK_H
 
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/Error.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Jit.h"
+#include "tk/Runtime/Files.h"
 
 #endif

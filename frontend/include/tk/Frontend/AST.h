@@ -5,7 +5,7 @@
 #define TK_FRONTEND_AST_H
 
 #include "tk/Frontend/Diagnostics.h"
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 
 #include <memory>
 #include <optional>

@@ -4,7 +4,7 @@
 #ifndef TK_RUNTIME_CONTEXT_H
 #define TK_RUNTIME_CONTEXT_H
 
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 #include "tk/Runtime/Error.h"
 
 #include <cstdint>
@@ -20,6 +20,7 @@ namespace cuda {
 struct CUstream_st;
 struct CUfunc_st;
 struct CUctx_st;
+struct CUgraphExec_st;
 } // namespace cuda
 
 enum class Backend { Cuda, Interpreter };
@@ -57,11 +58,38 @@ public:
   cuda::CUstream_st *handle() const { return handle_; }
   /// Waits for the work queued on this stream; throws tk::Error if a kernel on it faulted.
   void synchronize() const;
+  /// CUDA graphs: beginCapture() makes the work later enqueued on this stream (a stream of its
+  /// own, CUDA backend) be recorded instead of run, in relaxed mode; endCapture() instantiates
+  /// what was recorded. Both throw tk::Error. abandonCapture() ends a capture that failed
+  /// halfway and discards it.
+  void beginCapture() const;
+  class CudaGraph endCapture() const;
+  void abandonCapture() const noexcept;
 
 private:
   friend class Context;
   explicit Stream(cuda::CUstream_st *handle) : handle_(handle) {}
   cuda::CUstream_st *handle_ = nullptr;
+};
+
+/// An instantiated CUDA graph (Stream::endCapture), destroyed with the object: launch() replays
+/// every kernel captured, in one call.
+class CudaGraph {
+public:
+  CudaGraph() = default;
+  ~CudaGraph();
+  CudaGraph(CudaGraph &&other) noexcept : exec_(other.exec_) { other.exec_ = nullptr; }
+  CudaGraph &operator=(CudaGraph &&other) noexcept;
+  CudaGraph(const CudaGraph &) = delete;
+  CudaGraph &operator=(const CudaGraph &) = delete;
+
+  explicit operator bool() const { return exec_ != nullptr; }
+  /// Enqueues the graph on `stream`; throws tk::Error.
+  void launch(const Stream &stream) const;
+
+private:
+  friend class Stream;
+  cuda::CUgraphExec_st *exec_ = nullptr;
 };
 
 /// A kernel's (or a sequence's) time by the benchmarks' two methods, in milliseconds.

@@ -3,7 +3,7 @@
 #ifndef TK_RUNTIME_CUDABACKEND_H
 #define TK_RUNTIME_CUDABACKEND_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/Interpreter.h"
 

@@ -3,7 +3,7 @@
 #ifndef TK_RUNTIME_INTERPRETER_H
 #define TK_RUNTIME_INTERPRETER_H
 
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 
 #include <array>
 #include <cstdint>
@@ -53,6 +53,9 @@ struct InterpreterLaunch {
 
 /// Runs `kernel` (a func.func with tk.kernel) over the launch's grid. Throws RunFault.
 void interpretKernel(mlir::func::FuncOp kernel, const InterpreterLaunch &launch);
+/// Runs kernel `kernel` of a module the driver built (Compiler::moduleOperation(), tk IR), for
+/// callers that see no MLIR (`tkc run`). Throws RunFault.
+void interpretKernel(void *moduleOperation, const std::string &kernel, const InterpreterLaunch &launch);
 
 } // namespace tk
 

@@ -3,7 +3,7 @@
 #ifndef TK_RUNTIME_KERNELCOMPILE_H
 #define TK_RUNTIME_KERNELCOMPILE_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/DiskCache.h"
 
 #include <optional>

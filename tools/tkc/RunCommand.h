@@ -1,7 +1,7 @@
 // `tkc run`: compile one kernel, build its arguments (scalars, .npy files, generated buffers),
 // evaluate the grid, run it on a backend, and save buffers back as .npy.
-#ifndef TK_RUNTIME_RUNCOMMAND_H
-#define TK_RUNTIME_RUNCOMMAND_H
+#ifndef TK_TKC_RUNCOMMAND_H
+#define TK_TKC_RUNCOMMAND_H
 
 #include <ostream>
 #include <string>

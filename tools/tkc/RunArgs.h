@@ -1,9 +1,9 @@
 // The arguments of `tkc run` and `tkc tune`: options, buffers from .npy files and generators,
 // scalars, the grid's expressions.
-#ifndef TK_RUNTIME_RUNARGS_H
-#define TK_RUNTIME_RUNARGS_H
+#ifndef TK_TKC_RUNARGS_H
+#define TK_TKC_RUNARGS_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/Interpreter.h"
 
 #include <map>
@@ -46,6 +46,13 @@ int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffer
                 const std::string &command);
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid);
+
+/// llvm::StringRef::getAsInteger's rules (tkc links no LLVM of its own; libtk hides its copy):
+/// the whole text is one integer of `radix` (0: "0x", "0b", "0o" or a leading 0 choose it), a
+/// leading '-' only for signed types, and the value fits T. True on error, as LLVM's.
+bool getAsInteger(const std::string &text, unsigned radix, uint64_t &value);
+bool getAsInteger(const std::string &text, unsigned radix, int64_t &value);
+bool getAsInteger(const std::string &text, unsigned radix, int &value);
 
 } // namespace tk::runargs
 

@@ -1,10 +1,12 @@
-// The compiler driver used by tkc, tk-opt, the tests and (later) the JIT: load a .tk file with
-// its imports, check it, and emit a stage. MLIR stays behind this header.
-#ifndef TK_FRONTEND_COMPILER_H
-#define TK_FRONTEND_COMPILER_H
+// The compiler driver used by tkc, tk-opt, the tests and the JIT: load a .tk file with its
+// imports, check it (frontend/), and emit a stage (the tile pipeline of ir/, the GPU lowering of
+// codegen/). MLIR stays behind this header.
+#ifndef TK_DRIVER_COMPILER_H
+#define TK_DRIVER_COMPILER_H
 
 #include "tk/Frontend/Diagnostics.h"
-#include "tk/Frontend/Types.h"
+#include "tk/Frontend/IntExpression.h"
+#include "tk/Support/Types.h"
 
 #include <map>
 #include <memory>
@@ -116,11 +118,6 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// Evaluates an integer expression of the language (`cdiv(n, BLOCK) * 2`) over named integer
-/// values, with the compiler's constant folding. Returns false with a message on error.
-bool evaluateIntExpression(const std::string &expression, const std::map<std::string, int64_t> &names,
-                           int64_t &value, std::string &error);
 
 /// tk-opt: MlirOptMain with the tk dialect and passes registered.
 int optMain(int argc, char **argv);

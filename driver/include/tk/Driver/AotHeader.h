@@ -1,9 +1,9 @@
 // `tkc FILE --emit=header`: kernels compiled ahead of time into a C++ header (tk/Runtime/Aot.h
 // loads them; a program that includes the header links only libtkrt).
-#ifndef TK_RUNTIME_AOTHEADER_H
-#define TK_RUNTIME_AOTHEADER_H
+#ifndef TK_DRIVER_AOTHEADER_H
+#define TK_DRIVER_AOTHEADER_H
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // `tkc FILE --emit=header`: every selected kernel, at each config of its @autotune space (or
 // at the -D constants), compiled to a cubin (ptxas) and PTX, embedded in a C++ header with a
 // typed launcher per kernel and config that needs only libtkrt.
-#include "tk/Runtime/AotHeader.h"
+#include "tk/Driver/AotHeader.h"
 
 #include "tk/Codegen/Target.h"
 

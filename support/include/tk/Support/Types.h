@@ -1,7 +1,7 @@
-// Types of the tk language as the front end sees them: scalars, pointers, tiles, plus the
+// Types of the tk language, shared by the compiler and the runtime: scalars, pointers, tiles, plus the
 // compile-time-only kinds (types used as values, strings, shape lists, functions).
-#ifndef TK_FRONTEND_TYPES_H
-#define TK_FRONTEND_TYPES_H
+#ifndef TK_SUPPORT_TYPES_H
+#define TK_SUPPORT_TYPES_H
 
 #include <cstdint>
 #include <optional>

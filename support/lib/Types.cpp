@@ -1,4 +1,4 @@
-#include "tk/Frontend/Types.h"
+#include "tk/Support/Types.h"
 
 namespace tk {
 

@@ -2,18 +2,17 @@
 
 #include "tk/Frontend/FileIO.h"
 
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/CheckedArithmetic.h"
-
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 namespace tk::runargs {
 
@@ -50,10 +49,10 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     } else if (auto v = value("--save")) {
       o.saves.push_back(splitAssignment(*v, "--save"));
     } else if (auto v = value("--seed")) {
-      if (llvm::StringRef(*v).getAsInteger(0, o.seed))
+      if (getAsInteger(*v, 0, o.seed))
         throw UsageError("--seed needs an integer in [0, 2^64), got '" + *v + "'");
     } else if (auto v = value("--time")) {
-      if (llvm::StringRef(*v).getAsInteger(10, o.timedRuns) || o.timedRuns < 0 || o.timedRuns > 1000000)
+      if (getAsInteger(*v, 10, o.timedRuns) || o.timedRuns < 0 || o.timedRuns > 1000000)
         throw UsageError("--time needs a number of runs in [0, 1000000], got '" + *v + "'");
     } else if (a == "--debug") {
       o.debug = true;
@@ -152,11 +151,11 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
   buffer.shape = parseShape(spec.substr(colon2 + 1), name);
   uint64_t count = 1;
   for (int64_t d : buffer.shape) {
-    std::optional<uint64_t> product = llvm::checkedMulUnsigned<uint64_t>(count, uint64_t(d));
-    if (!product || *product > kMaxBufferElements)
+    uint64_t product;
+    if (__builtin_mul_overflow(count, uint64_t(d), &product) || product > kMaxBufferElements)
       throw UsageError("argument '" + name + "': the shape " + spec.substr(colon2 + 1) + " has more than " +
                        std::to_string(kMaxBufferElements) + " elements, the limit of a buffer");
-    count = *product;
+    count = product;
   }
   try {
     buffer.bytes.assign(count * bytes, 0);
@@ -271,5 +270,108 @@ int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffer
   return 0;
 }
 
+
+namespace {
+
+// llvm/lib/Support/StringRef.cpp's GetAutoSenseRadix, consumeUnsignedInteger and
+// consumeSignedInteger, on a string_view.
+unsigned autoSenseRadix(std::string_view &s) {
+  auto consumeInsensitive = [&](char a, char b) {
+    if (s.size() >= 2 && s[0] == a && std::tolower(static_cast<unsigned char>(s[1])) == b) {
+      s.remove_prefix(2);
+      return true;
+    }
+    return false;
+  };
+  if (s.empty())
+    return 10;
+  if (consumeInsensitive('0', 'x'))
+    return 16;
+  if (consumeInsensitive('0', 'b'))
+    return 2;
+  if (s.size() >= 2 && s[0] == '0' && s[1] == 'o') {
+    s.remove_prefix(2);
+    return 8;
+  }
+  if (s[0] == '0' && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1]))) {
+    s.remove_prefix(1);
+    return 8;
+  }
+  return 10;
+}
+
+bool consumeUnsigned(std::string_view &s, unsigned radix, unsigned long long &result) {
+  if (radix == 0)
+    radix = autoSenseRadix(s);
+  if (s.empty())
+    return true;
+  std::string_view rest = s;
+  result = 0;
+  while (!rest.empty()) {
+    unsigned digit;
+    if (rest[0] >= '0' && rest[0] <= '9')
+      digit = rest[0] - '0';
+    else if (rest[0] >= 'a' && rest[0] <= 'z')
+      digit = rest[0] - 'a' + 10;
+    else if (rest[0] >= 'A' && rest[0] <= 'Z')
+      digit = rest[0] - 'A' + 10;
+    else
+      break;
+    if (digit >= radix)
+      break;
+    unsigned long long previous = result;
+    result = result * radix + digit;
+    if (result / radix < previous)
+      return true;
+    rest.remove_prefix(1);
+  }
+  if (rest.size() == s.size())
+    return true;
+  s = rest;
+  return false;
+}
+
+bool getAsSigned(const std::string &text, unsigned radix, long long &result) {
+  std::string_view s = text;
+  unsigned long long magnitude;
+  if (s.empty() || s[0] != '-') {
+    if (consumeUnsigned(s, radix, magnitude) || static_cast<long long>(magnitude) < 0 || !s.empty())
+      return true;
+    result = static_cast<long long>(magnitude);
+    return false;
+  }
+  s.remove_prefix(1);
+  if (consumeUnsigned(s, radix, magnitude) || static_cast<long long>(-magnitude) > 0 || !s.empty())
+    return true;
+  result = static_cast<long long>(-magnitude);
+  return false;
+}
+
+} // namespace
+
+bool getAsInteger(const std::string &text, unsigned radix, uint64_t &value) {
+  std::string_view s = text;
+  unsigned long long result;
+  if (consumeUnsigned(s, radix, result) || !s.empty())
+    return true;
+  value = result;
+  return false;
+}
+
+bool getAsInteger(const std::string &text, unsigned radix, int64_t &value) {
+  long long result;
+  if (getAsSigned(text, radix, result))
+    return true;
+  value = result;
+  return false;
+}
+
+bool getAsInteger(const std::string &text, unsigned radix, int &value) {
+  long long result;
+  if (getAsSigned(text, radix, result) || static_cast<int>(result) != result)
+    return true;
+  value = int(result);
+  return false;
+}
 
 } // namespace tk::runargs

@@ -1,4 +1,4 @@
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 
 #include "tk/Codegen/Passes.h"
 #include "tk/Codegen/Target.h"

@@ -2,14 +2,15 @@
 // through the JIT on the bound and planned buffers; a CUDA graph can replay a whole run.
 #include "GraphImpl.h"
 
-#include "tk/Frontend/Compiler.h"
-#include "tk/Runtime/CudaDriver.h"
-#include "tk/Frontend/Parser.h"
-#include "tk/Runtime/DiskCache.h"
+#include "tk/Runtime/Files.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 namespace tk::graph {
 
@@ -33,6 +34,15 @@ int64_t elements(const TensorInfo &t) {
 
 Const flag(bool on) { return Const::fromText(on ? "true" : "false"); }
 
+/// A stdlib template's text (a file of the installation: no limits beyond the stream's).
+std::string readTemplate(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf()))
+    throw Error("graph: cannot read the stdlib template: " + path + ": " + std::strerror(errno));
+  return text.str();
+}
+
 } // namespace
 
 struct Executable::Impl {
@@ -51,7 +61,7 @@ struct Executable::Impl {
   };
   std::vector<Prepared> prepared; // per step
   Kernel scaleRows, colSums;
-  cuda::CUgraphExec_st *graphExec = nullptr;
+  CudaGraph captured; // capture()'s, for replay()
 
   Scalar dtype = Scalar::BF16;
 
@@ -59,13 +69,11 @@ struct Executable::Impl {
   Kernel stdlibKernel(const std::string &file, const std::string &name) {
     auto it = modules.find(file);
     if (it == modules.end()) {
-      std::string path = Compiler::defaultStdlibDir() + "/std/" + file;
+      std::string path = stdlibDir() + "/std/" + file;
       if (dtype == Scalar::BF16) {
         it = modules.emplace(file, Module::fromFile(*context, path)).first;
       } else {
-        std::string text, error;
-        if (!readRegularFile(path, ParseLimits::kMaxFileBytes, text, error))
-          throw Error("graph: cannot read the stdlib template: " + error);
+        std::string text = readTemplate(path);
         std::string rewritten = std::regex_replace(text, std::regex("\\bbf16\\b"), scalarName(dtype));
         std::string named = path.substr(0, path.size() - 3) + "." + scalarName(dtype) + ".tk";
         it = modules.emplace(file, Module::fromString(*context, rewritten, named)).first;
@@ -230,10 +238,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
 }
 
 Executable::Executable() : impl_(std::make_unique<Impl>()) {}
-Executable::~Executable() {
-  if (impl_ && impl_->graphExec)
-    cuda::Driver::get().cuGraphExecDestroy(impl_->graphExec);
-}
+Executable::~Executable() = default;
 Executable::Executable(Executable &&) noexcept = default;
 Executable &Executable::operator=(Executable &&) noexcept = default;
 
@@ -261,7 +266,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
     case StepKind::Elementwise: {
       // Generated source, named for the stdlib folder so that its imports resolve there.
-      std::string path = Compiler::defaultStdlibDir() + "/graph-" + step.kernel + ".tk";
+      std::string path = stdlibDir() + "/graph-" + step.kernel + ".tk";
       auto module = impl.modules.emplace(path, Module::fromString(context, step.source, path)).first;
       impl.kernels.push_back(module->second.kernel(step.kernel));
       break;
@@ -272,9 +277,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   for (const Slot &slot : impl.plan.slots)
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {
-    std::string error;
-    if (!writeAtomically(options.dumpGraph, planDot(impl.graph, impl.plan), error))
-      throw Error("graph: writing the DOT dump: " + error);
+    try {
+      writeOutput(options.dumpGraph, planDot(impl.graph, impl.plan));
+    } catch (const Error &e) {
+      throw Error(std::string("graph: writing the DOT dump: ") + e.what());
+    }
     if (std::system("command -v dot > /dev/null 2>&1") == 0) {
       std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg";
       // Through a temporary file and a rename, as every output.
@@ -300,33 +307,22 @@ void Executable::capture(const Bindings &bindings, const Stream &stream) {
     throw Error("graph: capture needs a stream of its own (context.createStream()), not the default stream");
   run(bindings, stream); // compiles, tunes and prepares the weights outside the capture
   stream.synchronize();
-  cuda::Driver &d = cuda::Driver::get();
-  if (impl_->graphExec) {
-    d.cuGraphExecDestroy(impl_->graphExec);
-    impl_->graphExec = nullptr;
-  }
-  d.check(d.cuStreamBeginCapture(stream.handle(), 2 /*CU_STREAM_CAPTURE_MODE_RELAXED*/), "cuStreamBeginCapture");
-  cuda::CUgraph graph = nullptr;
+  impl_->captured = CudaGraph();
+  stream.beginCapture();
   try {
     for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
       impl_->runStep(s, bindings, stream);
   } catch (...) {
-    d.cuStreamEndCapture(stream.handle(), &graph);
-    if (graph)
-      d.cuGraphDestroy(graph);
+    stream.abandonCapture();
     throw;
   }
-  d.check(d.cuStreamEndCapture(stream.handle(), &graph), "cuStreamEndCapture");
-  cuda::CUresult made = d.cuGraphInstantiateWithFlags(&impl_->graphExec, graph, 0);
-  d.cuGraphDestroy(graph);
-  d.check(made, "cuGraphInstantiate");
+  impl_->captured = stream.endCapture();
 }
 
 void Executable::replay(const Stream &stream) {
-  if (!impl_->graphExec)
+  if (!impl_->captured)
     throw Error("graph: replay() before capture()");
-  cuda::Driver &d = cuda::Driver::get();
-  d.check(d.cuGraphLaunch(impl_->graphExec, stream.handle()), "cuGraphLaunch");
+  impl_->captured.launch(stream);
   impl_->context->noteLaunch("graph replay", stream);
 }
 

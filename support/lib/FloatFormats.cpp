@@ -1,4 +1,4 @@
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 
 #include <cmath>
 #include <cstring>

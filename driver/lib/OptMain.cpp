@@ -2,7 +2,7 @@
 #include "tk/Dialect/Tk/IR/Tk.h"
 #include "tk/Dialect/Tk/Transforms/Passes.h"
 #include "tk/Dialect/TkGpu/IR/TkGpu.h"
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"

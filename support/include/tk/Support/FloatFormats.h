@@ -1,7 +1,7 @@
 // Exact conversions between float and the narrow float formats (f16, bf16, f8e4m3fn, f8e5m2):
 // round to nearest, ties to even; overflow gives inf (f8e4m3fn, which has no inf, gives NaN).
-#ifndef TK_RUNTIME_FLOATFORMATS_H
-#define TK_RUNTIME_FLOATFORMATS_H
+#ifndef TK_SUPPORT_FLOATFORMATS_H
+#define TK_SUPPORT_FLOATFORMATS_H
 
 #include <cstdint>
 

@@ -1,20 +1,17 @@
-#include "tk/Runtime/RunCommand.h"
+#include "RunCommand.h"
 
 #include "RunArgs.h"
 
-#include "tk/Frontend/Compiler.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Frontend/FileIO.h"
 #include "tk/Runtime/CudaBackend.h"
 #include "tk/Runtime/KernelCompile.h"
 #include "tk/Runtime/Context.h"
 #include "tk/Runtime/CudaDriver.h"
-#include "tk/Runtime/FloatFormats.h"
+#include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/Npy.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringRef.h"
 
 #include <cerrno>
 #include <cstring>
@@ -65,8 +62,6 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   if (!compiled)
     return compiler.hadInternalError() ? 70 : 1;
   KernelSignature sig = compiler.signatures().at(0);
-  auto module = mlir::ModuleOp(static_cast<mlir::Operation *>(compiler.moduleOperation()));
-  auto kernel = module.lookupSymbol<mlir::func::FuncOp>(sig.name);
 
   std::vector<HostBuffer> buffers;
   InterpreterLaunch launch;
@@ -76,7 +71,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   try {
     launch.args = bindArguments(sig.name, sig.args, options, buffers, gridNames);
     for (auto &[name, value] : sig.constants)
-      if (int64_t integer; !llvm::StringRef(value).getAsInteger(10, integer)) // floats are not grid names
+      if (int64_t integer; !getAsInteger(value, 10, integer)) // floats are not grid names
         gridNames[name] = integer;
     for (auto &[name, path] : options.saves) {
       bool isBuffer = false;
@@ -114,7 +109,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     // -1: the GPU backend cannot compile this kernel yet and no backend was asked for.
   }
   try {
-    interpretKernel(kernel, launch);
+    interpretKernel(compiler.moduleOperation(), sig.name, launch);
   } catch (const RunFault &fault) {
     out.flush();
     err << fault.what() << "\n";

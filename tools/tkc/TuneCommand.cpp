@@ -1,7 +1,7 @@
 // `tkc tune`: the arguments of `tkc run`, every config of the kernel's @autotune space timed
 // on the GPU through the JIT's tuner, a progress bar, and the table of configs and times; then,
 // with --save or --time, the winner run as `tkc run` runs a kernel.
-#include "tk/Runtime/RunCommand.h"
+#include "RunCommand.h"
 
 #include "RunArgs.h"
 #include "tk/Runtime/Jit.h"
