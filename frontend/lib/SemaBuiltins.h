@@ -6,6 +6,8 @@
 
 #include "SemaImpl.h"
 
+#include <algorithm>
+
 namespace tk {
 
 class BuiltinCallChecker {
@@ -35,8 +37,11 @@ private:
   const Type &type(size_t i) const { return call_.bound[i]->type; }
   /// Whether optional parameter i was given (`none` counts as not given).
   bool present(size_t i) const { return arg(i) && arg(i)->type.kind != Type::Kind::None; }
-  /// "load 'mask'": how messages name parameter i.
-  std::string paramName(size_t i) const { return name_ + " '" + info_.params[i].name + "'"; }
+  /// "load 'mask'": how messages name parameter i. Arguments past the last parameter are its
+  /// variadic tail (print's values), which that parameter names.
+  std::string paramName(size_t i) const {
+    return name_ + " '" + info_.params[std::min(i, info_.params.size() - 1)].name + "'";
+  }
   Type error(SrcRange range, const std::string &message) { return sema_.error(range, message); }
 
   bool requireValue(size_t i);
