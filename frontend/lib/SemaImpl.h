@@ -30,7 +30,7 @@ public:
   Type checkCall(CallExpr &e);
   Type checkFnCall(CallExpr &e, const FnItem &fn);
 
-  // Builtins (SemaBuiltins.cpp)
+  // Builtins (SemaBuiltins.cpp binds and dispatches; SemaBuiltins.h checks each family)
   Type checkBuiltin(CallExpr &e, const BuiltinInfo &info);
   bool bindArguments(CallExpr &e, const std::vector<std::string> &names,
                      const std::vector<bool> &optional, bool variadicTail, const std::string &what);

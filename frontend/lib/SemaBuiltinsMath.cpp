@@ -1,0 +1,112 @@
+// Elementwise builtins (math functions, maximum/minimum/clamp, where, cdiv, bitcast) and the
+// random numbers, which are elementwise functions of their offsets.
+#include "SemaBuiltins.h"
+
+namespace tk {
+
+Type BuiltinCallChecker::checkElementwiseMath() {
+  switch (id_) {
+  case BuiltinId::Exp:
+  case BuiltinId::Exp2:
+  case BuiltinId::Log:
+  case BuiltinId::Log2:
+  case BuiltinId::Sqrt:
+  case BuiltinId::Rsqrt:
+  case BuiltinId::Sin:
+  case BuiltinId::Cos:
+  case BuiltinId::Tanh:
+  case BuiltinId::Sigmoid:
+  case BuiltinId::Erf:
+  case BuiltinId::Floor:
+  case BuiltinId::Ceil:
+    if (!requireFloat(0))
+      return Type::error();
+    return type(0);
+  case BuiltinId::Abs:
+    if (!requireNumber(0))
+      return Type::error();
+    if (type(0).isBool())
+      return error(arg(0)->range, "abs needs a number, found i1");
+    return type(0);
+  case BuiltinId::Fma:
+    if (!requireFloat(0) || !requireFloat(1) || !requireFloat(2))
+      return Type::error();
+    return promoteElementwise({0, 1, 2});
+  case BuiltinId::Maximum:
+  case BuiltinId::Minimum: return promoteElementwise({0, 1});
+  case BuiltinId::Clamp: return promoteElementwise({0, 1, 2});
+  case BuiltinId::Where: {
+    if (!requireValue(0))
+      return Type::error();
+    if (!type(0).isBool())
+      return error(arg(0)->range, "where: condition must be i1, found " + type(0).str());
+    if (!requireValue(1) || !requireValue(2))
+      return Type::error();
+    // Pointers do not promote: both branches must have the same pointer type.
+    Type values;
+    if (type(1).isPtr() || type(2).isPtr()) {
+      if (type(1).elem != type(2).elem)
+        return error(call_.range, "where: branches have different types " + type(1).str() + " and " + type(2).str());
+      auto shape = sema_.broadcastShapes(type(1), type(2), call_.range, name_);
+      if (!shape)
+        return Type::error();
+      values = type(1).withShape(*shape);
+    } else {
+      values = promoteElementwise({1, 2});
+    }
+    if (values.isError())
+      return values;
+    auto shape = sema_.broadcastShapes(type(0), values, call_.range, name_);
+    if (!shape)
+      return Type::error();
+    return values.withShape(*shape);
+  }
+  case BuiltinId::Cdiv: {
+    Type result = promoteElementwise({0, 1});
+    if (result.isError())
+      return result;
+    if (!result.isIntValue() || result.isBool())
+      return error(call_.range, "cdiv needs integer operands, found " + type(0).str() + " and " + type(1).str());
+    // Constant operands fold to (a + b - 1) / b, so that cdiv can appear where a constant is
+    // required (a shape, a const); foldBinary reports an overflow or a division by zero.
+    if (arg(0)->value && arg(1)->value && result.isScalarValue()) {
+      ConstValue a = SemaImpl::castConst(*arg(0)->value, type(0), result);
+      ConstValue b = SemaImpl::castConst(*arg(1)->value, type(1), result);
+      auto sum = sema_.foldBinary(BinOp::Add, a, b, result, result, call_.range);
+      auto minus =
+          sum ? sema_.foldBinary(BinOp::Sub, *sum, ConstValue::ofInt(1), result, result, call_.range) : std::nullopt;
+      call_.value = minus ? sema_.foldBinary(BinOp::Div, *minus, b, result, result, call_.range) : std::nullopt;
+      if (!call_.value)
+        return Type::error();
+    }
+    return result;
+  }
+  case BuiltinId::Bitcast: {
+    if (!requireValue(0))
+      return Type::error();
+    auto elem = elementTypeArg(1);
+    if (!elem)
+      return Type::error();
+    const Type &x = type(0);
+    if (x.isPtr() != elem->isPtr)
+      return error(call_.range, "bitcast: cannot reinterpret " + x.str() + " as " + elem->str());
+    if (!elem->isPtr && bitWidth(x.elem.scalar) != bitWidth(elem->scalar))
+      return error(call_.range, "bitcast: " + x.elem.str() + " has " + std::to_string(bitWidth(x.elem.scalar)) +
+                                    " bits but " + elem->str() + " has " + std::to_string(bitWidth(elem->scalar)));
+    return Type::value(*elem, x.shape);
+  }
+  default: return unhandled();
+  }
+}
+
+Type BuiltinCallChecker::checkRandom() {
+  if (!requireValue(0) || !requireValue(1))
+    return Type::error();
+  if (!type(0).isIntValue() || !type(0).isScalarValue() || type(0).isBool())
+    return error(arg(0)->range, name_ + ": seed must be a scalar integer, found " + type(0).str());
+  if (!type(1).isIntValue() || type(1).isBool())
+    return error(arg(1)->range, name_ + ": offsets must be integers, found " + type(1).str());
+  return Type::scalar(Scalar::F32).withShape(type(1).shape);
+}
+
+} // namespace tk
