@@ -34,7 +34,7 @@ int64_t threadsOf(const Config &config) { return config.integer("num_warps").val
 } // namespace
 
 std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                             const Config &given, const std::string &memoryKey,
+                                             const Config &given, const LaunchKey &memoryKey,
                                              const Stream &stream, const TuneProgress &progress, TuneReport *report) {
   std::string keys = keyValues(args);
   std::vector<Config> candidates;
@@ -50,7 +50,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     for (const Config &config : configs) {
       Config merged = given;
       for (const auto &[name, value] : config.values)
-        merged.values[name] = value;
+        merged.values.insert_or_assign(name, value);
       candidates.push_back(std::move(merged));
     }
   }
@@ -61,7 +61,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   std::string dbPath;
   if (!module->cacheDir.empty())
     dbPath = module->cacheDir + "/tuning/" +
-             cacheKey({"tune", module->sourceHash, decl.name, configList, keys, device.name, packed.spec}) + ".json";
+             cacheKey({"tune", module->sourceHash, decl.name, configList, keys, device.name,
+                       specializationKey(packed.spec)}) + ".json";
 
   auto remember = [&](std::shared_ptr<Variant> winner, bool timed) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -135,8 +136,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       progress(done, total, what);
   };
   std::atomic<size_t> next{0};
-  unsigned workers = module->options.compileThreads > 0 ? unsigned(module->options.compileThreads)
-                                                         : std::max(1u, std::thread::hardware_concurrency());
+  std::optional<int> threads = module->options.compileThreads;
+  unsigned workers = threads && *threads > 0 ? unsigned(*threads) : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, unsigned(candidates.size()));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w)
@@ -212,7 +213,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     report->timeSeconds = secondsSince(timeStart);
   }
   if (!dbPath.empty()) {
-    TuningEntry entry{decl.name, module->sourceHash, device.name, packed.spec, keys, candidates[*best], results[*best].ms};
+    TuningEntry entry{decl.name, module->sourceHash, device.name, specializationKey(packed.spec), keys,
+                      candidates[*best], results[*best].ms};
     std::string error; // best-effort, as the disk cache
     if (!database.writePrivate(dbPath, tuningEntryJson(entry), error))
       std::cerr << "tk: warning: the tuning database: " << error << "\n";

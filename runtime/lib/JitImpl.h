@@ -37,11 +37,50 @@ struct Variant {
   void *kernelOp = nullptr;             // its func.func
 };
 
+/// What one launch argument lets its variant assume: the largest power of two up to 16 that
+/// divides it (bytes for a pointer, units for an integer) and, for an integer, whether it
+/// equals 1. The default assumes nothing: `nospec` parameters, floats, bools, and every
+/// parameter on the interpreter.
+struct Specialization {
+  std::optional<uint8_t> divisibilityLog2; // 0..4: divisible by 1, 2, 4, 8 or 16; none: unspecialized
+  bool equalsOne = false;
+
+  static Specialization ofPointer(uint64_t address);
+  static Specialization ofInteger(int64_t value); // two's complement: -16 is divisible by 16
+  /// 1 << divisibilityLog2, or none.
+  std::optional<int64_t> divisibility() const;
+  bool operator==(const Specialization &other) const {
+    return divisibilityLog2 == other.divisibilityLog2 && equalsOne == other.equalsOne;
+  }
+  bool operator!=(const Specialization &other) const { return !(*this == other); }
+  size_t hash() const { return (divisibilityLog2 ? 1u + *divisibilityLog2 : 0u) | (equalsOne ? 8u : 0u); }
+};
+
+/// A launch's specialization as the disk cache's keys and the tuning database write it (the
+/// only place it becomes text): one character per parameter, '-' unspecialized, '1' equal to
+/// one, 'a'..'e' divisible by 1..16; "" on the interpreter (no parameter is specialized there).
+std::string specializationKey(const std::vector<Specialization> &spec);
+
 /// The arguments of one launch in the form cuLaunchKernel takes, and their specialization.
 struct PackedArgs {
   std::vector<uint64_t> slots;
   std::vector<void *> pointers;
-  std::string spec; // one character per parameter (Kernel::Impl::specialize)
+  std::vector<Specialization> spec; // one per parameter on the GPU; none on the interpreter
+};
+
+/// The key of a kernel's in-memory tables of variants: the launch's constants (in name order),
+/// its specialization and, for a tuned launch, the values of the tuning key's parameters.
+/// Compared and hashed as values; never text.
+struct LaunchKey {
+  std::vector<std::pair<std::string, Const>> consts;
+  std::vector<Specialization> spec;
+  std::vector<int64_t> tuneValues;
+  bool operator==(const LaunchKey &other) const {
+    return consts == other.consts && spec == other.spec && tuneValues == other.tuneValues;
+  }
+};
+struct LaunchKeyHash {
+  size_t operator()(const LaunchKey &key) const;
 };
 
 struct Kernel::Impl {
@@ -55,8 +94,8 @@ struct Kernel::Impl {
   std::vector<size_t> resetIndex;  // pointer parameters zeroed before each timed run
   std::mutex mutex;      // the tables below
   std::mutex buildMutex; // held while a launch compiles a variant or tunes
-  std::unordered_map<std::string, std::shared_ptr<Variant>> variants; // appendLaunchKey, untuned
-  std::unordered_map<std::string, std::shared_ptr<Variant>> winners;  // appendLaunchKey, tuned
+  std::unordered_map<LaunchKey, std::shared_ptr<Variant>, LaunchKeyHash> variants; // untuned launches
+  std::unordered_map<LaunchKey, std::shared_ptr<Variant>, LaunchKeyHash> winners;  // tuned launches
   Kernel::Stats stats;
 
   /// The module's context; tk::Error when it was destroyed before the kernel was used.
@@ -71,28 +110,30 @@ struct Kernel::Impl {
   /// Throws tk::Error naming a constant the kernel does not have, or one left without a value.
   void checkConstants(const Config &config) const;
   /// The compile options of a config under a specialization.
-  CompileOptions compileOptions(const Config &config, const std::string &spec) const;
+  CompileOptions compileOptions(const Config &config, const std::vector<Specialization> &spec) const;
   /// Compiles (or takes from the disk cache) and loads one variant. Throws tk::Error with the
   /// compiler's diagnostics. Thread-safe: the tuner calls it from its pool.
-  std::shared_ptr<Variant> build(const Config &config, const std::string &spec, bool &fromDisk) const;
+  std::shared_ptr<Variant> build(const Config &config, const std::vector<Specialization> &spec, bool &fromDisk) const;
   /// Runs a variant: enqueues it (CUDA) or interprets it over the grid.
   void run(Variant &variant, const Grid &grid, PackedArgs &packed, const Arg *args, size_t count,
            const Stream &stream) const;
   /// The winner for these arguments (tunes when neither memory nor the database has it).
   std::shared_ptr<Variant> tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                 const Config &given, const std::string &memoryKey, const Stream &stream,
+                                 const Config &given, const LaunchKey &memoryKey, const Stream &stream,
                                  const TuneProgress &progress, TuneReport *report);
   /// Kernel::launch's work.
   void launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts, const Stream &stream);
-  /// The key of the in-memory tables: constants | specialization [| tuning key values].
-  void appendLaunchKey(std::string &key, const Consts &consts, const std::string &spec, const Arg *args,
-                       bool tuned) const;
+  /// Sets `key` to this launch's (reusing its storage: no allocation on the hot path).
+  void launchKey(LaunchKey &key, const Consts &consts, const std::vector<Specialization> &spec, const Arg *args,
+                 bool tuned) const;
   bool tunes(const Consts &consts) const;
   void setConfigs(std::vector<Config> space);
   std::string keyValues(const Arg *args) const;
 };
 
 Config configOf(const Consts &consts);
+/// A config as the compiler's -D defines (the only place constants become the compiler's text).
+std::map<std::string, std::string> compilerDefines(const Config &config);
 /// "x: ptr<f32>, n: i32", for messages.
 std::string paramList(const std::vector<ParamInfo> &params);
 

@@ -4,6 +4,7 @@
 #include "tk/tk.h"
 
 #include "TestUtil.h"
+#include "JitImpl.h"
 #include "ModuleCache.h"
 #include "TuningDatabase.h"
 #include "tk/Runtime/CudaDriver.h"
@@ -232,7 +233,7 @@ TEST(JitSpecialization, AUnitStrideMakesStoresContiguous) {
 
 TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   TuningEntry entry{"matmul", "abc123", "NVIDIA H200", "eeee1", "M=4096, N=4096, K=4096",
-                    Config{{{"BM", "128"}, {"num_warps", "4"}, {"SCALE", "0.5"}}}, 0.3211};
+                    Config{{{"BM", 128}, {"num_warps", 4}, {"SCALE", 0.5}, {"EVEN", true}}}, 0.3211};
   std::string json = tuningEntryJson(entry);
   EXPECT_NE(json.find("\"key\": {\n    \"K\": 4096,\n    \"M\": 4096,\n    \"N\": 4096\n  }"), std::string::npos) << json;
   std::string error;
@@ -248,6 +249,129 @@ TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   EXPECT_EQ(error.rfind("not a tuning entry (bad JSON at byte ", 0), 0u) << error;
   EXPECT_FALSE(parseTuningEntry("{\"kernel\": \"k\"}", error));
   EXPECT_EQ(error, "not a tuning entry (no value 'kernel_hash')");
+}
+
+// Each argument's specialization, and its text in the disk cache's keys and the tuning
+// database: the characters the keys had before Specialization was a struct.
+TEST(JitSpecialization, PointersAreSpecializedOnTheirAlignment) {
+  Specialization aligned = Specialization::ofPointer(0x7f0000000100); // an allocation: 256 bytes
+  EXPECT_EQ(aligned.divisibility(), 16);
+  EXPECT_FALSE(aligned.equalsOne);
+  Specialization eight = Specialization::ofPointer(0x7f0000000108), odd = Specialization::ofPointer(0x7f0000000101);
+  EXPECT_EQ(eight.divisibility(), 8);
+  EXPECT_EQ(odd.divisibility(), 1);
+  EXPECT_EQ(Specialization::ofPointer(0x7f0000000104).divisibility(), 4);
+  EXPECT_EQ(Specialization::ofPointer(1).divisibility(), 1); // address 1: not "equal to one"
+  EXPECT_FALSE(Specialization::ofPointer(1).equalsOne);
+  EXPECT_EQ(specializationKey({aligned, eight, odd, Specialization::ofPointer(0x7f0000000102)}), "edab");
+}
+
+TEST(JitSpecialization, IntegersAreSpecializedOnDivisibilityAndOne) {
+  Specialization one = Specialization::ofInteger(1);
+  EXPECT_TRUE(one.equalsOne);
+  EXPECT_EQ(Specialization::ofInteger(4096).divisibility(), 16);
+  EXPECT_EQ(Specialization::ofInteger(1000).divisibility(), 8); // 1000 = 8 * 125
+  EXPECT_EQ(Specialization::ofInteger(12).divisibility(), 4);
+  EXPECT_EQ(Specialization::ofInteger(6).divisibility(), 2);
+  EXPECT_EQ(Specialization::ofInteger(7).divisibility(), 1);
+  EXPECT_EQ(Specialization::ofInteger(0).divisibility(), 16);
+  EXPECT_EQ(Specialization::ofInteger(-32).divisibility(), 16);
+  EXPECT_FALSE(Specialization::ofInteger(-1).equalsOne);
+  EXPECT_FALSE(Specialization().divisibility()); // nospec, floats, bools, the interpreter
+  EXPECT_EQ(specializationKey({Specialization::ofInteger(4096), one, Specialization::ofInteger(1000),
+                               Specialization::ofInteger(7), Specialization()}),
+            "e1da-");
+  EXPECT_EQ(specializationKey({}), ""); // the interpreter's
+}
+
+TEST(JitSpecialization, ComparedAndHashedAsValues) {
+  EXPECT_EQ(Specialization::ofInteger(32), Specialization::ofInteger(4096)); // both: divisible by 16
+  EXPECT_NE(Specialization::ofInteger(1), Specialization::ofInteger(3));     // == 1 against odd
+  EXPECT_NE(Specialization::ofInteger(7), Specialization());
+  EXPECT_EQ(Specialization::ofPointer(0x100), Specialization::ofInteger(16)); // the same assumption
+  LaunchKey a{{{"BLOCK", Const(64)}}, {Specialization::ofPointer(0x100), Specialization::ofInteger(1)}, {}};
+  LaunchKey b = a;
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(LaunchKeyHash()(a), LaunchKeyHash()(b));
+  b.spec[1] = Specialization::ofInteger(3);
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.consts[0].second = Const(64.0); // a float 64 is another constant than the integer
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.tuneValues = {4096};
+  EXPECT_FALSE(a == b);
+}
+
+// Constants of each kind, and the one text each has: in cache keys (Config::str) and in the
+// compiler's -D defines. The same text as the former text-carrying Const, except where noted.
+TEST(JitConstants, EachKindHasOneText) {
+  EXPECT_EQ(Const(128).str(), "128");
+  EXPECT_EQ(Const(int64_t(-3)).str(), "-3");
+  EXPECT_EQ(Const(uint32_t(7)).str(), "7");
+  EXPECT_EQ(Const(0.5).str(), "0.5");
+  EXPECT_EQ(Const(2.0).str(), "2.0"); // stays a float literal
+  EXPECT_EQ(Const(1e-6).str(), "9.9999999999999995e-07");
+  EXPECT_EQ(Const(0.5f).str(), "0.5");
+  EXPECT_EQ(Const(true).str(), "true");
+  EXPECT_EQ(Const(false).str(), "false");
+  EXPECT_EQ(Const(int64_t(4096)).kind(), Const::Kind::Int);
+  EXPECT_EQ(Const(0.5f).kind(), Const::Kind::Float);
+  EXPECT_EQ(Const(true).kind(), Const::Kind::Bool);
+  EXPECT_EQ(errorOf([] { (void)Const(~uint64_t(0)); }),
+            "tk::Const: 18446744073709551615 does not fit in a 64-bit signed constant");
+}
+
+TEST(JitConstants, ComparedByKindAndValue) {
+  EXPECT_EQ(Const(64), Const(int64_t(64)));
+  EXPECT_NE(Const(1), Const(1.0));
+  EXPECT_NE(Const(1), Const(true));
+  EXPECT_NE(Const(0.0), Const(-0.0)); // bit for bit, as their texts differ
+  EXPECT_EQ(Const(std::nan("")), Const(std::nan("")));
+  EXPECT_EQ(Const(0.25).hash(), Const(0.25).hash());
+}
+
+TEST(JitConstants, ParsedFromTextAsTheCompilerReadsIt) {
+  EXPECT_EQ(Const::parse("128"), Const(128));
+  EXPECT_EQ(Const::parse("-7"), Const(-7));
+  EXPECT_EQ(Const::parse("0.5"), Const(0.5));
+  EXPECT_EQ(Const::parse("1e-6"), Const(1e-6));
+  EXPECT_EQ(Const::parse("true"), Const(true));
+  EXPECT_EQ(Const::parse("false"), Const(false));
+  // Deliberate changes: text is read as a value, so keys and defines hold its canonical text.
+  EXPECT_EQ(Const::parse("0x80")->str(), "128"); // the compiler read 0x80 as 128 before too
+  EXPECT_EQ(Const::parse("1.50")->str(), "1.5");
+  EXPECT_FALSE(Const::parse(""));
+  EXPECT_FALSE(Const::parse("BLOCK"));
+  EXPECT_FALSE(Const::parse("12abc"));
+  // What the compiler writes of an @autotune config comes back unchanged.
+  for (const char *text : {"64", "0.5", "0.10000000000000001", "1e+20", "-3"})
+    EXPECT_EQ(Const::parse(text)->str(), text);
+}
+
+TEST(JitConstants, ConfigsAreTypedAndRenderedOnce) {
+  Config config{{{"BM", 128}, {"SCALE", 0.5}, {"EVEN", true}, {"num_warps", 4}}};
+  EXPECT_EQ(config.str(), "BM=128, EVEN=true, SCALE=0.5, num_warps=4");
+  std::map<std::string, std::string> defines{{"BM", "128"}, {"EVEN", "true"}, {"SCALE", "0.5"}, {"num_warps", "4"}};
+  EXPECT_EQ(compilerDefines(config), defines);
+  EXPECT_EQ(config["BM"], 128);
+  EXPECT_FALSE(config.integer("SCALE"));
+  EXPECT_FALSE(config.integer("EVEN"));
+  EXPECT_EQ(errorOf([&] { (void)config["SCALE"]; }),
+            "the config {BM=128, EVEN=true, SCALE=0.5, num_warps=4} has no integer 'SCALE'");
+  EXPECT_EQ(configOf({{"BLOCK", 1024}, {"HAS_BIAS", false}}).str(), "BLOCK=1024, HAS_BIAS=false");
+}
+
+TEST_F(JitInterpreterTest, EqualConstantsOfOtherCTypesShareAVariant) {
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Kernel fill = module.kernel("fill");
+  Buffer out(context, Scalar::I32, 256);
+  fill.launch(Grid(1), {out, 5, 1}, {{"BLOCK", 64}});
+  fill.launch(Grid(1), {out, 6, 1}, {{"BLOCK", int64_t(64)}});
+  fill.launch(Grid(1), {out, 7, 1}, {{"BLOCK", uint64_t(64)}});
+  EXPECT_EQ(fill.stats().compiles, 1);
+  fill.launch(Grid(1), {out, 8, 2}, {{"BLOCK", 32}});
+  EXPECT_EQ(fill.stats().compiles, 2);
 }
 
 TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {

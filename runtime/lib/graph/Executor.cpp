@@ -31,7 +31,7 @@ int64_t elements(const TensorInfo &t) {
   return n;
 }
 
-Const flag(bool on) { return Const::fromText(on ? "true" : "false"); }
+Const flag(bool on) { return Const(on); }
 
 } // namespace
 
