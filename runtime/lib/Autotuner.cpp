@@ -42,7 +42,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = winners.find(memoryKey); it != winners.end()) {
       if (report) {
-        report->results = {TuneResult{it->second->config, 0, "known (tuned earlier in this process)"}};
+        report->results = {TuneResult{it->second->config, std::nullopt, "known (tuned earlier in this process)"}};
         report->fromDatabase = true;
       }
       return it->second;
@@ -191,7 +191,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         // About 20 ms of timed runs per config, at least 5 and at most 100.
         int repetitions = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
         results[i].ms = context().timeMedian(once, 0, repetitions, stream);
-        if (!best || results[i].ms < results[*best].ms)
+        if (!best || *results[i].ms < *results[*best].ms)
           best = i;
       } catch (const Error &e) {
         results[i].status = std::string("failed to run: ") + e.what();
@@ -214,7 +214,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   }
   if (!dbPath.empty()) {
     TuningEntry entry{decl.name, module->sourceHash, device.name, specializationKey(packed.spec), keys,
-                      candidates[*best], results[*best].ms};
+                      candidates[*best], *results[*best].ms};
     std::string error; // best-effort, as the disk cache
     if (!database.writePrivate(dbPath, tuningEntryJson(entry), error))
       std::cerr << "tk: warning: the tuning database: " << error << "\n";

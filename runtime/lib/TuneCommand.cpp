@@ -37,8 +37,8 @@ void printTable(std::ostream &out, const TuneReport &report) {
   for (size_t i = 0; i < report.results.size(); ++i) {
     const TuneResult &r = report.results[i];
     std::ostringstream ms;
-    if (r.ms > 0)
-      ms << std::fixed << std::setprecision(4) << r.ms;
+    if (r.ms)
+      ms << std::fixed << std::setprecision(4) << *r.ms;
     else
       ms << "-";
     std::string status = r.status.empty() ? (i == report.best ? "best" : "") : r.status;

@@ -131,8 +131,8 @@ struct ParamInfo {
 /// One config the tuner looked at: its time, or why it was left out.
 struct TuneResult {
   Config config;
-  double ms = 0;      // median; 0 when pruned or failed
-  std::string status; // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
+  std::optional<double> ms; // the median time; none when not timed (pruned, failed, untimed)
+  std::string status;       // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
 };
 
 struct TuneReport {
