@@ -34,18 +34,18 @@ int64_t threadsOf(const Config &config) { return config.integer("num_warps").val
 } // namespace
 
 std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                             const Config &given, const LaunchKey &memoryKey,
+                                             const Config &given, const LaunchKeyRef &memoryKey,
                                              const Stream &stream, const TuneProgress &progress, TuneReport *report) {
   std::string keys = keyValues(args);
   std::vector<Config> candidates;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = winners.find(memoryKey); it != winners.end()) {
+    if (const std::shared_ptr<Variant> *known = winners.find(memoryKey)) {
       if (report) {
-        report->results = {TuneResult{it->second->config, std::nullopt, "known (tuned earlier in this process)"}};
+        report->results = {TuneResult{(*known)->config, std::nullopt, "known (tuned earlier in this process)"}};
         report->fromDatabase = true;
       }
-      return it->second;
+      return *known;
     }
     for (const Config &config : configs) {
       Config merged = given;
@@ -67,7 +67,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   auto remember = [&](std::shared_ptr<Variant> winner, bool timed) {
     std::lock_guard<std::mutex> lock(mutex);
     ++(timed ? stats.tunings : stats.databaseHits);
-    winners[memoryKey] = winner;
+    winners.put(memoryKey, winner);
     return winner;
   };
 

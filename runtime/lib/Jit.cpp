@@ -23,6 +23,11 @@ CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::vec
   options.stdlibDirs = module->options.stdlibDirs;
   options.debug = module->options.debug;
   targetDevice(options, context().device().sm);
+  specialize(options, params, spec);
+  return options;
+}
+
+void specialize(CompileOptions &options, const std::vector<ParamInfo> &params, const std::vector<Specialization> &spec) {
   for (size_t k = 0; k < spec.size(); ++k) {
     // Divisibility by 1 says nothing of an integer; of a pointer it overrides the default of 16.
     std::optional<int64_t> divisibility = spec[k].divisibility();
@@ -31,7 +36,6 @@ CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::vec
     else if (divisibility && (*divisibility > 1 || params[k].type.isPtr()))
       options.divisibility[params[k].name] = *divisibility;
   }
-  return options;
 }
 
 void Kernel::Impl::checkConstants(const Config &config) const {
@@ -199,42 +203,19 @@ void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Co
   impl_->launch(grid, args.data(), args.size(), consts, stream);
 }
 
-void Kernel::Impl::launchKey(LaunchKey &key, const Consts &consts, const std::vector<Specialization> &spec,
-                             const Arg *args, bool tuned) const {
-  // Assigned in place: the names' strings and the vectors keep their storage between launches.
-  size_t n = 0;
-  for (const auto &[name, value] : consts) {
-    if (n < key.consts.size()) {
-      key.consts[n].first = name;
-      key.consts[n].second = value;
-    } else {
-      key.consts.emplace_back(name, value);
-    }
-    ++n;
-  }
-  key.consts.erase(key.consts.begin() + n, key.consts.end());
-  key.spec = spec;
-  key.tuneValues.clear();
-  if (tuned)
-    for (size_t index : keyIndex)
-      key.tuneValues.push_back(args[index].integer());
-}
-
 // The hot path: no allocation once a thread has launched (its packed arguments and key are
 // reused), one lock, one hash lookup, then cuLaunchKernel.
 void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
                           const Stream &stream) {
   thread_local PackedArgs packed;
-  thread_local LaunchKey key;
   pack(args, count, packed);
   bool tuning = tunes(consts);
-  launchKey(key, consts, packed.spec, args, tuning);
+  LaunchKeyRef key = launchKey(consts, packed.spec, args, tuning);
   Variant *variant = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto &table = tuning ? winners : variants;
-    if (auto it = table.find(key); it != table.end())
-      variant = it->second.get();
+    if (const std::shared_ptr<Variant> *found = (tuning ? winners : variants).find(key))
+      variant = found->get();
   }
   if (!variant && tuning) {
     std::lock_guard<std::mutex> building(buildMutex); // one tuning at a time, and once per key
@@ -244,15 +225,15 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
     std::lock_guard<std::mutex> building(buildMutex);
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (auto it = variants.find(key); it != variants.end())
-        variant = it->second.get();
+      if (const std::shared_ptr<Variant> *found = variants.find(key))
+        variant = found->get();
     }
     if (!variant) {
       bool fromDisk = false;
       std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
       std::lock_guard<std::mutex> lock(mutex);
       ++(fromDisk ? stats.diskHits : stats.compiles);
-      variant = variants.emplace(key, built).first->second.get(); // variants are never removed
+      variant = variants.put(key, built); // untuned variants are never removed
     }
   }
   run(*variant, grid(variant->config), packed, args, count, stream);
@@ -302,8 +283,7 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
     throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
   PackedArgs packed;
   k.pack(args.data(), args.size(), packed);
-  LaunchKey key;
-  k.launchKey(key, consts, packed.spec, args.data(), true);
+  LaunchKeyRef key = k.launchKey(consts, packed.spec, args.data(), true);
   TuneReport report;
   std::lock_guard<std::mutex> building(k.buildMutex);
   k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);

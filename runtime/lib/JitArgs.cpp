@@ -86,21 +86,6 @@ std::string Const::str() const {
   return out;
 }
 
-bool Const::operator==(const Const &other) const {
-  if (kind_ != other.kind_)
-    return false;
-  if (kind_ != Kind::Float)
-    return i_ == other.i_;
-  return std::memcmp(&f_, &other.f_, sizeof(f_)) == 0;
-}
-
-size_t Const::hash() const {
-  uint64_t bits = uint64_t(i_);
-  if (kind_ == Kind::Float)
-    std::memcpy(&bits, &f_, sizeof(bits));
-  return size_t((bits ^ (uint64_t(kind_) << 62)) * 0x9e3779b97f4a7c15ull);
-}
-
 Config configOf(const Consts &consts) {
   Config config;
   for (const auto &[name, value] : consts)
@@ -135,25 +120,6 @@ std::string Config::str() const {
   return text;
 }
 
-Specialization Specialization::ofPointer(uint64_t address) {
-  Specialization spec;
-  spec.divisibilityLog2 = uint8_t(tk::divisibilityLog2(address));
-  return spec;
-}
-
-Specialization Specialization::ofInteger(int64_t value) {
-  Specialization spec;
-  spec.divisibilityLog2 = uint8_t(tk::divisibilityLog2(uint64_t(value)));
-  spec.equalsOne = value == 1;
-  return spec;
-}
-
-std::optional<int64_t> Specialization::divisibility() const {
-  if (!divisibilityLog2)
-    return std::nullopt;
-  return int64_t(1) << *divisibilityLog2;
-}
-
 std::string specializationKey(const std::vector<Specialization> &spec) {
   std::string text(spec.size(), '-');
   for (size_t k = 0; k < spec.size(); ++k)
@@ -162,20 +128,6 @@ std::string specializationKey(const std::vector<Specialization> &spec) {
     else if (spec[k].divisibilityLog2)
       text[k] = char('a' + *spec[k].divisibilityLog2);
   return text;
-}
-
-size_t LaunchKeyHash::operator()(const LaunchKey &key) const {
-  size_t h = key.consts.size() * 31 + key.spec.size();
-  auto mix = [&h](size_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); };
-  for (const auto &[name, value] : key.consts) {
-    mix(std::hash<std::string>()(name));
-    mix(value.hash());
-  }
-  for (const Specialization &s : key.spec)
-    mix(s.hash());
-  for (int64_t v : key.tuneValues)
-    mix(size_t(v));
-  return h;
 }
 
 void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const {

@@ -5,11 +5,11 @@
 
 #include "tk/Frontend/Compiler.h"
 #include "tk/Runtime/Jit.h"
+#include "tk/Runtime/KernelCompile.h"
 
 #include <mutex>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 namespace tk {
 
@@ -45,10 +45,18 @@ struct Specialization {
   std::optional<uint8_t> divisibilityLog2; // 0..4: divisible by 1, 2, 4, 8 or 16; none: unspecialized
   bool equalsOne = false;
 
-  static Specialization ofPointer(uint64_t address);
-  static Specialization ofInteger(int64_t value); // two's complement: -16 is divisible by 16
+  // Inline, as the rest of this struct: every launch specializes each of its arguments.
+  static Specialization ofPointer(uint64_t address) {
+    return Specialization{uint8_t(tk::divisibilityLog2(address)), false};
+  }
+  /// Two's complement: -16 is divisible by 16.
+  static Specialization ofInteger(int64_t value) {
+    return Specialization{uint8_t(tk::divisibilityLog2(uint64_t(value))), value == 1};
+  }
   /// 1 << divisibilityLog2, or none.
-  std::optional<int64_t> divisibility() const;
+  std::optional<int64_t> divisibility() const {
+    return divisibilityLog2 ? std::optional<int64_t>(int64_t(1) << *divisibilityLog2) : std::nullopt;
+  }
   bool operator==(const Specialization &other) const {
     return divisibilityLog2 == other.divisibilityLog2 && equalsOne == other.equalsOne;
   }
@@ -75,12 +83,88 @@ struct LaunchKey {
   std::vector<std::pair<std::string, Const>> consts;
   std::vector<Specialization> spec;
   std::vector<int64_t> tuneValues;
-  bool operator==(const LaunchKey &other) const {
-    return consts == other.consts && spec == other.spec && tuneValues == other.tuneValues;
+};
+
+/// A launch's key where its parts already are (its Consts, its packed specialization, its
+/// arguments): what a launch looks up, so that the hot path copies and allocates nothing.
+struct LaunchKeyRef {
+  const Consts &consts;
+  const std::vector<Specialization> &spec;
+  const Arg *args = nullptr;                     // the tuning key's values are args[*tuneIndex]
+  const std::vector<size_t> *tuneIndex = nullptr; // none: an untuned launch
+
+  bool operator==(const LaunchKey &key) const {
+    if (spec.size() != key.spec.size() || consts.size() != key.consts.size() ||
+        (tuneIndex ? tuneIndex->size() : 0) != key.tuneValues.size())
+      return false;
+    for (size_t k = 0; k < spec.size(); ++k)
+      if (spec[k] != key.spec[k])
+        return false;
+    auto stored = key.consts.begin();
+    for (const auto &[name, value] : consts) {
+      if (value != stored->second || name != stored->first)
+        return false;
+      ++stored;
+    }
+    for (size_t k = 0; k < key.tuneValues.size(); ++k)
+      if (args[(*tuneIndex)[k]].integer() != key.tuneValues[k])
+        return false;
+    return true;
+  }
+  /// Of the constants' values (not their names: a kernel's launches mostly give the same
+  /// names, and equality compares them), the specialization and the tuning values.
+  size_t hash() const {
+    size_t h = consts.size() * 31 + spec.size();
+    auto mix = [&h](size_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); };
+    for (const auto &entry : consts)
+      mix(entry.second.hash());
+    for (const Specialization &s : spec)
+      mix(s.hash());
+    if (tuneIndex)
+      for (size_t index : *tuneIndex)
+        mix(size_t(args[index].integer()));
+    return h;
+  }
+  LaunchKey key() const {
+    LaunchKey key{{consts.begin(), consts.end()}, spec, {}};
+    if (tuneIndex)
+      for (size_t index : *tuneIndex)
+        key.tuneValues.push_back(args[index].integer());
+    return key;
   }
 };
-struct LaunchKeyHash {
-  size_t operator()(const LaunchKey &key) const;
+
+/// A kernel's variants by launch key. A kernel has a handful: a lookup scans their hashes (one
+/// array) and compares the launch's key in place with the one whose hash matches.
+class VariantTable {
+public:
+  /// The variant stored under the key, or null.
+  const std::shared_ptr<Variant> *find(const LaunchKeyRef &key) const {
+    size_t h = key.hash();
+    for (size_t i = 0; i < hashes_.size(); ++i)
+      if (hashes_[i] == h && key == entries_[i].first)
+        return &entries_[i].second;
+    return nullptr;
+  }
+  /// Stores `variant` under the key (replacing one stored before) and returns it.
+  Variant *put(const LaunchKeyRef &key, std::shared_ptr<Variant> variant) {
+    size_t h = key.hash();
+    for (size_t i = 0; i < hashes_.size(); ++i)
+      if (hashes_[i] == h && key == entries_[i].first)
+        return (entries_[i].second = std::move(variant)).get();
+    hashes_.push_back(h);
+    entries_.emplace_back(key.key(), std::move(variant));
+    return entries_.back().second.get();
+  }
+  void clear() {
+    hashes_.clear();
+    entries_.clear();
+  }
+  size_t size() const { return entries_.size(); }
+
+private:
+  std::vector<size_t> hashes_;
+  std::vector<std::pair<LaunchKey, std::shared_ptr<Variant>>> entries_;
 };
 
 struct Kernel::Impl {
@@ -94,8 +178,8 @@ struct Kernel::Impl {
   std::vector<size_t> resetIndex;  // pointer parameters zeroed before each timed run
   std::mutex mutex;      // the tables below
   std::mutex buildMutex; // held while a launch compiles a variant or tunes
-  std::unordered_map<LaunchKey, std::shared_ptr<Variant>, LaunchKeyHash> variants; // untuned launches
-  std::unordered_map<LaunchKey, std::shared_ptr<Variant>, LaunchKeyHash> winners;  // tuned launches
+  VariantTable variants; // untuned launches
+  VariantTable winners;  // tuned launches
   Kernel::Stats stats;
 
   /// The module's context; tk::Error when it was destroyed before the kernel was used.
@@ -119,19 +203,23 @@ struct Kernel::Impl {
            const Stream &stream) const;
   /// The winner for these arguments (tunes when neither memory nor the database has it).
   std::shared_ptr<Variant> tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                 const Config &given, const LaunchKey &memoryKey, const Stream &stream,
+                                 const Config &given, const LaunchKeyRef &memoryKey, const Stream &stream,
                                  const TuneProgress &progress, TuneReport *report);
   /// Kernel::launch's work.
   void launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts, const Stream &stream);
-  /// Sets `key` to this launch's (reusing its storage: no allocation on the hot path).
-  void launchKey(LaunchKey &key, const Consts &consts, const std::vector<Specialization> &spec, const Arg *args,
-                 bool tuned) const;
+  /// This launch's key in its table.
+  LaunchKeyRef launchKey(const Consts &consts, const std::vector<Specialization> &spec, const Arg *args,
+                         bool tuned) const {
+    return LaunchKeyRef{consts, spec, args, tuned ? &keyIndex : nullptr};
+  }
   bool tunes(const Consts &consts) const;
   void setConfigs(std::vector<Config> space);
   std::string keyValues(const Arg *args) const;
 };
 
 Config configOf(const Consts &consts);
+/// What a specialization tells the compiler of the parameters: their divisibility, those equal to 1.
+void specialize(CompileOptions &options, const std::vector<ParamInfo> &params, const std::vector<Specialization> &spec);
 /// A config as the compiler's -D defines (the only place constants become the compiler's text).
 std::map<std::string, std::string> compilerDefines(const Config &config);
 /// "x: ptr<f32>, n: i32", for messages.

@@ -285,23 +285,77 @@ TEST(JitSpecialization, IntegersAreSpecializedOnDivisibilityAndOne) {
   EXPECT_EQ(specializationKey({}), ""); // the interpreter's
 }
 
+// The characters of the keys, and the compile options, as the text-coded specialization had
+// them: the same variants, the same PTX.
+TEST(JitSpecialization, KeysAndCompileOptionsAreThoseOfTheCharacterCodes) {
+  auto oldLog2 = [](uint64_t value) {
+    int bits = 0;
+    while (bits < 4 && value % (uint64_t(2) << bits) == 0)
+      ++bits;
+    return bits;
+  };
+  std::vector<int64_t> values{INT64_MIN, INT64_MAX, -4096, -17, -16, -1, 1000, 1 << 20, int64_t(1) << 40};
+  for (int64_t v = 0; v <= 4096; ++v)
+    values.push_back(v);
+  for (int64_t v : values) {
+    ASSERT_EQ(divisibilityLog2(uint64_t(v)), oldLog2(uint64_t(v))) << v;
+    char pointer = char('a' + oldLog2(uint64_t(v)));
+    char integer = v == 1 ? '1' : char('a' + oldLog2(uint64_t(v)));
+    std::string key = specializationKey({Specialization::ofPointer(uint64_t(v)), Specialization::ofInteger(v)});
+    ASSERT_EQ(key, std::string({pointer, integer})) << v;
+  }
+  // Kernel::Impl::compileOptions before: '1' equal to one; 'a'..'e' divisible by 1..16, where
+  // 'a' counts for pointers only.
+  Type ptr = Type::value(ElemType{Scalar::F32, true}), i32 = Type::scalar(Scalar::I32);
+  std::vector<ParamInfo> params{{"x", ptr}, {"p", ptr}, {"n", i32}, {"s", i32}, {"odd", i32}, {"f", ptr}, {"m", i32}};
+  std::vector<Specialization> spec{Specialization::ofPointer(0x100), Specialization::ofPointer(0x101),
+                                   Specialization::ofInteger(1000),   Specialization::ofInteger(1),
+                                   Specialization::ofInteger(7),      Specialization(),
+                                   Specialization()};
+  EXPECT_EQ(specializationKey(spec), "ead1a--");
+  CompileOptions options;
+  specialize(options, params, spec);
+  EXPECT_EQ(options.divisibility, (std::map<std::string, int64_t>{{"x", 16}, {"p", 1}, {"n", 8}}));
+  EXPECT_EQ(options.equalToOne, std::vector<std::string>{"s"});
+}
+
 TEST(JitSpecialization, ComparedAndHashedAsValues) {
   EXPECT_EQ(Specialization::ofInteger(32), Specialization::ofInteger(4096)); // both: divisible by 16
   EXPECT_NE(Specialization::ofInteger(1), Specialization::ofInteger(3));     // == 1 against odd
   EXPECT_NE(Specialization::ofInteger(7), Specialization());
   EXPECT_EQ(Specialization::ofPointer(0x100), Specialization::ofInteger(16)); // the same assumption
-  LaunchKey a{{{"BLOCK", Const(64)}}, {Specialization::ofPointer(0x100), Specialization::ofInteger(1)}, {}};
-  LaunchKey b = a;
-  EXPECT_TRUE(a == b);
-  EXPECT_EQ(LaunchKeyHash()(a), LaunchKeyHash()(b));
-  b.spec[1] = Specialization::ofInteger(3);
-  EXPECT_FALSE(a == b);
-  b = a;
-  b.consts[0].second = Const(64.0); // a float 64 is another constant than the integer
-  EXPECT_FALSE(a == b);
-  b = a;
-  b.tuneValues = {4096};
-  EXPECT_FALSE(a == b);
+  // A launch's key, looked up where its parts are, against the keys stored.
+  Consts consts{{"BLOCK", 64}};
+  std::vector<Specialization> spec{Specialization::ofPointer(0x100), Specialization::ofInteger(1)};
+  LaunchKeyRef ref{consts, spec};
+  LaunchKey stored = ref.key();
+  EXPECT_TRUE(ref == stored);
+  std::vector<Specialization> other{Specialization::ofPointer(0x100), Specialization::ofInteger(3)};
+  EXPECT_FALSE((LaunchKeyRef{consts, other} == stored));
+  EXPECT_NE(ref.hash(), (LaunchKeyRef{consts, other}.hash()));
+  Consts asFloat{{"BLOCK", 64.0}}, otherName{{"BLOCKS", 64}}, int64{{"BLOCK", int64_t(64)}};
+  EXPECT_FALSE((LaunchKeyRef{asFloat, spec} == stored)); // a float 64 is another constant
+  EXPECT_FALSE((LaunchKeyRef{otherName, spec} == stored));
+  EXPECT_TRUE((LaunchKeyRef{int64, spec} == stored));
+  EXPECT_EQ((LaunchKeyRef{int64, spec}.hash()), ref.hash());
+  std::vector<Arg> args{int32_t(4096), int32_t(7)};
+  std::vector<size_t> tuneIndex{0, 1};
+  LaunchKeyRef tuned{consts, spec, args.data(), &tuneIndex};
+  EXPECT_FALSE(tuned == stored);
+  EXPECT_EQ(tuned.key().tuneValues, (std::vector<int64_t>{4096, 7}));
+
+  VariantTable table;
+  auto first = std::make_shared<Variant>(), second = std::make_shared<Variant>();
+  EXPECT_EQ(table.put(ref, first), first.get());
+  EXPECT_EQ(table.put(tuned, second), second.get());
+  EXPECT_EQ(table.size(), 2u);
+  ASSERT_TRUE(table.find(LaunchKeyRef{int64, spec}));
+  EXPECT_EQ(table.find(LaunchKeyRef{int64, spec})->get(), first.get());
+  EXPECT_EQ(table.find(tuned)->get(), second.get());
+  EXPECT_FALSE(table.find(LaunchKeyRef{consts, other}));
+  table.put(ref, second); // replaces
+  EXPECT_EQ(table.size(), 2u);
+  EXPECT_EQ(table.find(ref)->get(), second.get());
 }
 
 // Constants of each kind, and the one text each has: in cache keys (Config::str) and in the

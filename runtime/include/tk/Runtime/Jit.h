@@ -6,6 +6,7 @@
 
 #include "tk/Runtime/Context.h"
 
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -46,11 +47,20 @@ public:
   std::string str() const;
 
   /// Same kind and same value (floats bit for bit: 0.0 and -0.0 differ, a NaN equals itself).
-  bool operator==(const Const &other) const;
+  bool operator==(const Const &other) const {
+    return kind_ == other.kind_ && (kind_ == Kind::Float ? bits(f_) == bits(other.f_) : i_ == other.i_);
+  }
   bool operator!=(const Const &other) const { return !(*this == other); }
-  size_t hash() const;
+  size_t hash() const {
+    return size_t(((kind_ == Kind::Float ? bits(f_) : uint64_t(i_)) ^ (uint64_t(kind_) << 62)) * 0x9e3779b97f4a7c15ull);
+  }
 
 private:
+  static uint64_t bits(double value) {
+    uint64_t out;
+    std::memcpy(&out, &value, sizeof(out));
+    return out;
+  }
   Kind kind_;
   int64_t i_ = 0;
   double f_ = 0;
