@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace tk {
 
@@ -134,37 +135,54 @@ struct LaunchKeyRef {
   }
 };
 
-/// A kernel's variants by launch key. A kernel has a handful: a lookup scans their hashes (one
-/// array) and compares the launch's key in place with the one whose hash matches.
+/// A kernel's variants by launch key. A kernel mostly has a handful: a lookup scans their
+/// hashes (one array) and compares the launch's key in place with the one whose hash matches.
+/// Beyond kScan variants (a tuned kernel launched on many sizes) the hashes are indexed.
 class VariantTable {
 public:
+  static constexpr size_t kScan = 32;
   /// The variant stored under the key, or null.
   const std::shared_ptr<Variant> *find(const LaunchKeyRef &key) const {
-    size_t h = key.hash();
-    for (size_t i = 0; i < hashes_.size(); ++i)
-      if (hashes_[i] == h && key == entries_[i].first)
-        return &entries_[i].second;
-    return nullptr;
+    std::optional<size_t> at = position(key, key.hash());
+    return at ? &entries_[*at].second : nullptr;
   }
   /// Stores `variant` under the key (replacing one stored before) and returns it.
   Variant *put(const LaunchKeyRef &key, std::shared_ptr<Variant> variant) {
     size_t h = key.hash();
-    for (size_t i = 0; i < hashes_.size(); ++i)
-      if (hashes_[i] == h && key == entries_[i].first)
-        return (entries_[i].second = std::move(variant)).get();
+    if (std::optional<size_t> at = position(key, h))
+      return (entries_[*at].second = std::move(variant)).get();
     hashes_.push_back(h);
     entries_.emplace_back(key.key(), std::move(variant));
+    if (entries_.size() == kScan + 1)
+      for (size_t i = 0; i < hashes_.size(); ++i)
+        index_.emplace(hashes_[i], i);
+    else if (entries_.size() > kScan + 1)
+      index_.emplace(h, entries_.size() - 1);
     return entries_.back().second.get();
   }
   void clear() {
     hashes_.clear();
     entries_.clear();
+    index_.clear();
   }
   size_t size() const { return entries_.size(); }
 
 private:
+  std::optional<size_t> position(const LaunchKeyRef &key, size_t h) const {
+    if (entries_.size() <= kScan) {
+      for (size_t i = 0; i < hashes_.size(); ++i)
+        if (hashes_[i] == h && key == entries_[i].first)
+          return i;
+      return std::nullopt;
+    }
+    for (auto [it, end] = index_.equal_range(h); it != end; ++it)
+      if (key == entries_[it->second].first)
+        return it->second;
+    return std::nullopt;
+  }
   std::vector<size_t> hashes_;
   std::vector<std::pair<LaunchKey, std::shared_ptr<Variant>>> entries_;
+  std::unordered_multimap<size_t, size_t> index_; // hash -> position, beyond kScan entries
 };
 
 struct Kernel::Impl {

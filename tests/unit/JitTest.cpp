@@ -356,6 +356,26 @@ TEST(JitSpecialization, ComparedAndHashedAsValues) {
   table.put(ref, second); // replaces
   EXPECT_EQ(table.size(), 2u);
   EXPECT_EQ(table.find(ref)->get(), second.get());
+  // Many variants (a tuned kernel on many sizes): indexed, each found, replaced in place.
+  std::vector<Arg> sizes;
+  for (int32_t n = 0; n < 200; ++n)
+    sizes.emplace_back(n);
+  std::vector<size_t> first0{0};
+  std::vector<std::shared_ptr<Variant>> made;
+  for (size_t n = 0; n < sizes.size(); ++n) {
+    made.push_back(std::make_shared<Variant>());
+    table.put(LaunchKeyRef{consts, spec, &sizes[n], &first0}, made.back());
+  }
+  EXPECT_EQ(table.size(), 202u);
+  for (size_t n = 0; n < sizes.size(); ++n)
+    ASSERT_EQ(table.find(LaunchKeyRef{consts, spec, &sizes[n], &first0})->get(), made[n].get()) << n;
+  EXPECT_EQ(table.find(ref)->get(), second.get());
+  EXPECT_EQ(table.find(tuned)->get(), second.get());
+  table.put(LaunchKeyRef{consts, spec, &sizes[7], &first0}, first);
+  EXPECT_EQ(table.size(), 202u);
+  EXPECT_EQ(table.find(LaunchKeyRef{consts, spec, &sizes[7], &first0})->get(), first.get());
+  table.clear();
+  EXPECT_FALSE(table.find(ref));
 }
 
 // Constants of each kind, and the one text each has: in cache keys (Config::str) and in the
