@@ -203,8 +203,8 @@ void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Co
   impl_->launch(grid, args.data(), args.size(), consts, stream);
 }
 
-// The hot path: no allocation once a thread has launched (its packed arguments and key are
-// reused), one lock, one hash lookup, then cuLaunchKernel.
+// The hot path: no allocation once a thread has launched (its packed arguments are reused, and
+// its key is looked up where its parts are), one lock, one lookup, then cuLaunchKernel.
 void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
                           const Stream &stream) {
   thread_local PackedArgs packed;
