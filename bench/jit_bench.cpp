@@ -192,7 +192,8 @@ int tune(const std::string &cacheDir, int size) {
   m.check();
   for (size_t i = 0; i < report.results.size(); ++i) {
     const tk::TuneResult &r = report.results[i];
-    std::printf("  %s {%s} %.4f ms %s\n", i == report.best ? "*" : " ", r.config.str().c_str(), r.ms, r.status.c_str());
+    std::printf("  %s {%s} %.4f ms %s\n", i == report.best ? "*" : " ", r.config.str().c_str(), r.ms.value_or(0),
+                r.status.c_str());
   }
   std::printf("tune: %zu configs at %d^3: %.3f s (compile %.3f s, time %.3f s)%s\n", report.results.size(), size,
               total, report.compileSeconds, report.timeSeconds, report.fromDatabase ? " from the database" : "");

@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
     std::cout << "matmul " << M << "x" << N << "x" << K << " on " << context.device().name << ":\n";
     for (size_t i = 0; i < report.results.size(); ++i)
       std::cout << (i == report.best ? "  * " : "    ") << report.results[i].config.str() << "  "
-                << (report.results[i].ms > 0 ? std::to_string(report.results[i].ms) + " ms" : report.results[i].status)
+                << (report.results[i].ms ? std::to_string(*report.results[i].ms) + " ms" : report.results[i].status)
                 << "\n";
     matmul.launch(grid, args); // the winner, from memory
     context.synchronize();

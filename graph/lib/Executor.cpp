@@ -32,7 +32,7 @@ int64_t elements(const TensorInfo &t) {
   return n;
 }
 
-Const flag(bool on) { return Const::fromText(on ? "true" : "false"); }
+Const flag(bool on) { return Const(on); }
 
 /// A stdlib template's text (a file of the installation: no limits beyond the stream's).
 std::string readTemplate(const std::string &path) {

@@ -34,23 +34,23 @@ int64_t threadsOf(const Config &config) { return config.integer("num_warps").val
 } // namespace
 
 std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
-                                             const Config &given, const std::string &memoryKey,
+                                             const Config &given, const LaunchKeyRef &memoryKey,
                                              const Stream &stream, const TuneProgress &progress, TuneReport *report) {
   std::string keys = keyValues(args);
   std::vector<Config> candidates;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = winners.find(memoryKey); it != winners.end()) {
+    if (const std::shared_ptr<Variant> *known = winners.find(memoryKey)) {
       if (report) {
-        report->results = {TuneResult{it->second->config, 0, "known (tuned earlier in this process)"}};
+        report->results = {TuneResult{(*known)->config, std::nullopt, "known (tuned earlier in this process)"}};
         report->fromDatabase = true;
       }
-      return it->second;
+      return *known;
     }
     for (const Config &config : configs) {
       Config merged = given;
       for (const auto &[name, value] : config.values)
-        merged.values[name] = value;
+        merged.values.insert_or_assign(name, value);
       candidates.push_back(std::move(merged));
     }
   }
@@ -61,12 +61,13 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   std::string dbPath;
   if (!module->cacheDir.empty())
     dbPath = module->cacheDir + "/tuning/" +
-             cacheKey({"tune", module->sourceHash, decl.name, configList, keys, device.name, packed.spec}) + ".json";
+             cacheKey({"tune", module->sourceHash, decl.name, configList, keys, device.name,
+                       specializationKey(packed.spec)}) + ".json";
 
   auto remember = [&](std::shared_ptr<Variant> winner, bool timed) {
     std::lock_guard<std::mutex> lock(mutex);
     ++(timed ? stats.tunings : stats.databaseHits);
-    winners[memoryKey] = winner;
+    winners.put(memoryKey, winner);
     return winner;
   };
 
@@ -135,8 +136,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       progress(done, total, what);
   };
   std::atomic<size_t> next{0};
-  unsigned workers = module->options.compileThreads > 0 ? unsigned(module->options.compileThreads)
-                                                         : std::max(1u, std::thread::hardware_concurrency());
+  std::optional<int> threads = module->options.compileThreads;
+  unsigned workers = threads && *threads > 0 ? unsigned(*threads) : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, unsigned(candidates.size()));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w)
@@ -190,7 +191,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         // About 20 ms of timed runs per config, at least 5 and at most 100.
         int repetitions = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
         results[i].ms = context().timeMedian(once, 0, repetitions, stream);
-        if (!best || results[i].ms < results[*best].ms)
+        if (!best || *results[i].ms < *results[*best].ms)
           best = i;
       } catch (const Error &e) {
         results[i].status = std::string("failed to run: ") + e.what();
@@ -212,7 +213,8 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     report->timeSeconds = secondsSince(timeStart);
   }
   if (!dbPath.empty()) {
-    TuningEntry entry{decl.name, module->sourceHash, device.name, packed.spec, keys, candidates[*best], results[*best].ms};
+    TuningEntry entry{decl.name, module->sourceHash, device.name, specializationKey(packed.spec), keys,
+                      candidates[*best], *results[*best].ms};
     std::string error; // best-effort, as the disk cache
     if (!database.writePrivate(dbPath, tuningEntryJson(entry), error))
       std::cerr << "tk: warning: the tuning database: " << error << "\n";

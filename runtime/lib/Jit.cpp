@@ -16,20 +16,26 @@
 
 namespace tk {
 
-CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::string &spec) const {
+CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::vector<Specialization> &spec) const {
   CompileOptions options;
   options.kernel = decl.name;
-  options.defines = config.values;
+  options.defines = compilerDefines(config);
   options.stdlibDirs = module->options.stdlibDirs;
   options.debug = module->options.debug;
   targetDevice(options, context().device().sm);
-  for (size_t k = 0; k < spec.size(); ++k) {
-    if (spec[k] == '1')
-      options.equalToOne.push_back(params[k].name);
-    else if (spec[k] >= 'a' && spec[k] <= 'e' && (spec[k] > 'a' || params[k].type.isPtr()))
-      options.divisibility[params[k].name] = int64_t(1) << (spec[k] - 'a');
-  }
+  specialize(options, params, spec);
   return options;
+}
+
+void specialize(CompileOptions &options, const std::vector<ParamInfo> &params, const std::vector<Specialization> &spec) {
+  for (size_t k = 0; k < spec.size(); ++k) {
+    // Divisibility by 1 says nothing of an integer; of a pointer it overrides the default of 16.
+    std::optional<int64_t> divisibility = spec[k].divisibility();
+    if (spec[k].equalsOne)
+      options.equalToOne.push_back(params[k].name);
+    else if (divisibility && (*divisibility > 1 || params[k].type.isPtr()))
+      options.divisibility[params[k].name] = *divisibility;
+  }
 }
 
 void Kernel::Impl::checkConstants(const Config &config) const {
@@ -49,7 +55,8 @@ void Kernel::Impl::checkConstants(const Config &config) const {
                 "({{\"" + missing.substr(0, missing.find(',')) + "\", ...}}), a default, or an @autotune space");
 }
 
-std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::string &spec, bool &fromDisk) const {
+std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::vector<Specialization> &spec,
+                                             bool &fromDisk) const {
   auto variant = std::make_shared<Variant>();
   variant->config = config;
   CompileOptions options = compileOptions(config, spec);
@@ -75,7 +82,8 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::st
   // needs no compiler at all: a warm process loads it straight into the driver.
   DiskCache cache(module->cacheDir);
   const DeviceInfo &device = context().device();
-  std::string variantKey = cacheKey({"variant", compilerBuildId(), module->sourceHash, decl.name, config.str(), spec,
+  std::string variantKey = cacheKey({"variant", compilerBuildId(), module->sourceHash, decl.name, config.str(),
+                                     specializationKey(spec),
                                      options.debug ? "debug" : "", device.name, std::to_string(device.sm)});
   std::optional<CompiledKernel> cubin;
   const char *dumpDir = std::getenv("TK_DUMP_DIR"); // dumping compiles every time (compileToPtx)
@@ -195,43 +203,19 @@ void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Co
   impl_->launch(grid, args.data(), args.size(), consts, stream);
 }
 
-void Kernel::Impl::appendLaunchKey(std::string &key, const Consts &consts, const std::string &spec, const Arg *args,
-                                   bool tuned) const {
-  key.clear();
-  for (const auto &[name, value] : consts) {
-    if (!key.empty())
-      key += ", ";
-    key += name;
-    key += '=';
-    key += value.text;
-  }
-  key += '|';
-  key += spec;
-  if (tuned) {
-    key += '|';
-    char number[24];
-    for (size_t index : keyIndex) {
-      std::snprintf(number, sizeof(number), "%lld,", static_cast<long long>(args[index].integer()));
-      key += number;
-    }
-  }
-}
-
-// The hot path: no allocation once a thread has launched (its packed arguments and key are
-// reused), one lock, one hash lookup, then cuLaunchKernel.
+// The hot path: no allocation once a thread has launched (its packed arguments are reused, and
+// its key is looked up where its parts are), one lock, one lookup, then cuLaunchKernel.
 void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
                           const Stream &stream) {
   thread_local PackedArgs packed;
-  thread_local std::string key;
   pack(args, count, packed);
   bool tuning = tunes(consts);
-  appendLaunchKey(key, consts, packed.spec, args, tuning);
+  LaunchKeyRef key = launchKey(consts, packed.spec, args, tuning);
   Variant *variant = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto &table = tuning ? winners : variants;
-    if (auto it = table.find(key); it != table.end())
-      variant = it->second.get();
+    if (const std::shared_ptr<Variant> *found = (tuning ? winners : variants).find(key))
+      variant = found->get();
   }
   if (!variant && tuning) {
     std::lock_guard<std::mutex> building(buildMutex); // one tuning at a time, and once per key
@@ -241,15 +225,15 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
     std::lock_guard<std::mutex> building(buildMutex);
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (auto it = variants.find(key); it != variants.end())
-        variant = it->second.get();
+      if (const std::shared_ptr<Variant> *found = variants.find(key))
+        variant = found->get();
     }
     if (!variant) {
       bool fromDisk = false;
       std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
       std::lock_guard<std::mutex> lock(mutex);
       ++(fromDisk ? stats.diskHits : stats.compiles);
-      variant = variants.emplace(key, built).first->second.get(); // variants are never removed
+      variant = variants.put(key, built); // untuned variants are never removed
     }
   }
   run(*variant, grid(variant->config), packed, args, count, stream);
@@ -299,8 +283,7 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
     throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
   PackedArgs packed;
   k.pack(args.data(), args.size(), packed);
-  std::string key;
-  k.appendLaunchKey(key, consts, packed.spec, args.data(), true);
+  LaunchKeyRef key = k.launchKey(consts, packed.spec, args.data(), true);
   TuneReport report;
   std::lock_guard<std::mutex> building(k.buildMutex);
   k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);
@@ -317,7 +300,7 @@ void loadModule(Context &context, const std::string &path, const std::string *te
   if (text)
     impl->text = *text;
   impl->options = options;
-  impl->cacheDir = options.cacheDir == "\x01" ? DiskCache::defaultDir() : options.cacheDir;
+  impl->cacheDir = options.cacheDir ? *options.cacheDir : DiskCache::defaultDir();
   // A module seen before (same compiler, same text, unchanged imports) needs no parse.
   DiskCache cache(impl->cacheDir);
   std::string key;
@@ -391,8 +374,17 @@ Kernel Module::kernel(const std::string &name) const {
     if (!p.isConst)
       impl->params.push_back({p.name, p.type, p.nospec});
   std::vector<Config> space;
-  for (const auto &values : decl->configs)
-    space.push_back(Config{values});
+  for (const auto &values : decl->configs) {
+    Config config;
+    for (const auto &[name, text] : values) {
+      std::optional<Const> value = Const::parse(text); // the compiler wrote it: always a number
+      if (!value)
+        throw Error("kernel '" + decl->name + "': its @autotune config sets " + name + " to '" + text +
+                    "', which is not a constant");
+      config.values.emplace(name, *value);
+    }
+    space.push_back(std::move(config));
+  }
   impl->setConfigs(std::move(space));
   impl->key = decl->tuneKey;
   impl->keyIndex = positionsOf(*impl, decl->tuneKey, "tuning key", isIntegerType);

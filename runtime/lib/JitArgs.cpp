@@ -1,11 +1,14 @@
-// The JIT's arguments: constants and configs as text, and each launch's arguments checked
-// against the kernel's signature (naming the parameter), packed for cuLaunchKernel, and
-// classified for specialization.
+// The JIT's arguments: typed constants and configs (and their one text form each), and each
+// launch's arguments checked against the kernel's signature (naming the parameter), packed for
+// cuLaunchKernel, and specialized.
 #include "JitImpl.h"
 
 #include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/KernelCompile.h"
 
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace tk {
@@ -48,30 +51,60 @@ std::string paramList(const std::vector<ParamInfo> &params) {
   return list;
 }
 
-Const::Const(double value) {
+Const::Const(unsigned long long value) : kind_(Kind::Int), i_(int64_t(value)) {
+  if (value > uint64_t(INT64_MAX))
+    throw Error("tk::Const: " + std::to_string(value) + " does not fit in a 64-bit signed constant");
+}
+
+std::optional<Const> Const::parse(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  if (text == "true" || text == "false")
+    return Const(text == "true");
+  char *end = nullptr;
+  errno = 0;
+  long long integer = std::strtoll(text.c_str(), &end, 0); // as the compiler reads -D: 0x80 too
+  if (!*end && !errno)
+    return Const(integer);
+  double real = std::strtod(text.c_str(), &end);
+  if (!*end)
+    return Const(real);
+  return std::nullopt;
+}
+
+std::string Const::str() const {
+  switch (kind_) {
+  case Kind::Int: return std::to_string(i_);
+  case Kind::Bool: return i_ ? "true" : "false";
+  case Kind::Float: break;
+  }
   char text[40];
-  std::snprintf(text, sizeof(text), "%.17g", value);
-  this->text = text;
-  if (this->text.find_first_of(".eEn") == std::string::npos)
-    this->text += ".0"; // stays a float literal
+  std::snprintf(text, sizeof(text), "%.17g", f_);
+  std::string out = text;
+  if (out.find_first_of(".eEn") == std::string::npos)
+    out += ".0"; // stays a float literal
+  return out;
 }
 
 Config configOf(const Consts &consts) {
   Config config;
   for (const auto &[name, value] : consts)
-    config.values[name] = value.text;
+    config.values.emplace(name, value);
   return config;
+}
+
+std::map<std::string, std::string> compilerDefines(const Config &config) {
+  std::map<std::string, std::string> defines;
+  for (const auto &[name, value] : config.values)
+    defines.emplace(name, value.str());
+  return defines;
 }
 
 std::optional<int64_t> Config::integer(const std::string &name) const {
   auto it = values.find(name);
-  if (it == values.end())
+  if (it == values.end() || it->second.kind() != Const::Kind::Int)
     return std::nullopt;
-  char *end = nullptr;
-  long long value = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end)
-    return std::nullopt;
-  return value;
+  return it->second.integer();
 }
 
 int64_t Config::operator[](const std::string &name) const {
@@ -83,7 +116,17 @@ int64_t Config::operator[](const std::string &name) const {
 std::string Config::str() const {
   std::string text;
   for (const auto &[name, value] : values)
-    text += (text.empty() ? "" : ", ") + name + "=" + value;
+    text += (text.empty() ? "" : ", ") + name + "=" + value.str();
+  return text;
+}
+
+std::string specializationKey(const std::vector<Specialization> &spec) {
+  std::string text(spec.size(), '-');
+  for (size_t k = 0; k < spec.size(); ++k)
+    if (spec[k].equalsOne)
+      text[k] = '1';
+    else if (spec[k].divisibilityLog2)
+      text[k] = char('a' + *spec[k].divisibilityLog2);
   return text;
 }
 
@@ -95,7 +138,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
   bool cuda = context().backend() == Backend::Cuda;
   packed.slots.assign(count, 0);
   packed.pointers.resize(count);
-  packed.spec.assign(cuda ? count : 0, '-');
+  packed.spec.assign(cuda ? count : 0, Specialization());
   for (size_t k = 0; k < count; ++k) {
     const ParamInfo &param = params[k];
     const Arg &arg = args[k];
@@ -125,7 +168,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
         throw mismatch(std::string("a buffer of ") + scalarName(elem));
       packed.slots[k] = address;
       if (cuda && !param.nospec)
-        packed.spec[k] = char('a' + divisibilityLog2(address));
+        packed.spec[k] = Specialization::ofPointer(address);
       continue;
     }
     if (type.isBool()) {
@@ -144,7 +187,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
       int width = bitWidth(type.elem.scalar);
       packed.slots[k] = width == 64 ? uint64_t(value) : uint64_t(value) & ((uint64_t(1) << width) - 1);
       if (cuda && !param.nospec)
-        packed.spec[k] = value == 1 ? '1' : char('a' + divisibilityLog2(uint64_t(value)));
+        packed.spec[k] = Specialization::ofInteger(value);
       continue;
     }
     if (arg.kind() != Arg::Kind::Float && arg.kind() != Arg::Kind::Int && arg.kind() != Arg::Kind::Unsigned)

@@ -26,13 +26,6 @@ std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options)
 
 } // namespace
 
-int divisibilityLog2(uint64_t value) {
-  int bits = 0;
-  while (bits < 4 && value % (uint64_t(2) << bits) == 0)
-    ++bits;
-  return bits;
-}
-
 void targetDevice(CompileOptions &options, int sm) {
   options.sm = sm >= 90 ? 90 : 80;
   options.archSpecific = sm == 90;

@@ -41,6 +41,13 @@ std::string object(const std::map<std::string, std::string> &values, const std::
   return out + (first ? "}" : "\n" + indent + "}");
 }
 
+std::map<std::string, std::string> configText(const Config &config) {
+  std::map<std::string, std::string> text;
+  for (const auto &[name, value] : config.values)
+    text.emplace(name, value.str());
+  return text;
+}
+
 std::map<std::string, std::string> splitKeyValues(const std::string &text) {
   std::map<std::string, std::string> values;
   std::stringstream ss(text);
@@ -98,7 +105,7 @@ std::string tuningEntryJson(const TuningEntry &entry) {
   return "{\n  \"kernel\": " + quoted(entry.kernel) + ",\n  \"kernel_hash\": " + quoted(entry.kernelHash) +
          ",\n  \"gpu\": " + quoted(entry.gpu) + ",\n  \"specialization\": " + quoted(entry.specialization) +
          ",\n  \"key\": " + object(splitKeyValues(entry.keyValues), "  ") + ",\n  \"config\": " +
-         object(entry.config.values, "  ") + ",\n  \"time_ms\": " + ms + "\n}\n";
+         object(configText(entry.config), "  ") + ",\n  \"time_ms\": " + ms + "\n}\n";
 }
 
 std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string &error) {
@@ -157,7 +164,15 @@ std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string
     error = missing;
     return std::nullopt;
   }
-  TuningEntry entry{*kernel, *hash, *gpu, *spec, "", Config{*config}, std::atof(ms->c_str())};
+  TuningEntry entry{*kernel, *hash, *gpu, *spec, "", Config{}, std::atof(ms->c_str())};
+  for (const auto &[name, text] : *config) {
+    std::optional<Const> value = Const::parse(text);
+    if (!value) {
+      error = "not a tuning entry (config value '" + name + "' is '" + text + "', not a constant)";
+      return std::nullopt;
+    }
+    entry.config.values.emplace(name, *value);
+  }
   for (const auto &[name, value] : *key)
     entry.keyValues += (entry.keyValues.empty() ? "" : ", ") + name + "=" + value;
   return entry;

@@ -4,6 +4,7 @@
 #include "tk/tk.h"
 
 #include "TestUtil.h"
+#include "JitImpl.h"
 #include "ModuleCache.h"
 #include "TuningDatabase.h"
 #include "tk/Runtime/CudaDriver.h"
@@ -84,6 +85,7 @@ TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
   ASSERT_EQ(report.results.size(), 3u);
   EXPECT_EQ(report.best, 0u);
   EXPECT_EQ(report.results[0].status, "chosen untimed (the interpreter cannot time kernels)");
+  EXPECT_FALSE(report.results[0].ms);
   axpy.launch(grid, {bx, by, out, 2.0f, n});
   EXPECT_EQ(seenBlock, 64);
   expectAxpy(out.toVector<float>(), x, y, 2.0f);
@@ -232,7 +234,7 @@ TEST(JitSpecialization, AUnitStrideMakesStoresContiguous) {
 
 TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   TuningEntry entry{"matmul", "abc123", "NVIDIA H200", "eeee1", "M=4096, N=4096, K=4096",
-                    Config{{{"BM", "128"}, {"num_warps", "4"}, {"SCALE", "0.5"}}}, 0.3211};
+                    Config{{{"BM", 128}, {"num_warps", 4}, {"SCALE", 0.5}, {"EVEN", true}}}, 0.3211};
   std::string json = tuningEntryJson(entry);
   EXPECT_NE(json.find("\"key\": {\n    \"K\": 4096,\n    \"M\": 4096,\n    \"N\": 4096\n  }"), std::string::npos) << json;
   std::string error;
@@ -248,6 +250,203 @@ TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   EXPECT_EQ(error.rfind("not a tuning entry (bad JSON at byte ", 0), 0u) << error;
   EXPECT_FALSE(parseTuningEntry("{\"kernel\": \"k\"}", error));
   EXPECT_EQ(error, "not a tuning entry (no value 'kernel_hash')");
+}
+
+// Each argument's specialization, and its text in the disk cache's keys and the tuning
+// database: the characters the keys had before Specialization was a struct.
+TEST(JitSpecialization, PointersAreSpecializedOnTheirAlignment) {
+  Specialization aligned = Specialization::ofPointer(0x7f0000000100); // an allocation: 256 bytes
+  EXPECT_EQ(aligned.divisibility(), 16);
+  EXPECT_FALSE(aligned.equalsOne);
+  Specialization eight = Specialization::ofPointer(0x7f0000000108), odd = Specialization::ofPointer(0x7f0000000101);
+  EXPECT_EQ(eight.divisibility(), 8);
+  EXPECT_EQ(odd.divisibility(), 1);
+  EXPECT_EQ(Specialization::ofPointer(0x7f0000000104).divisibility(), 4);
+  EXPECT_EQ(Specialization::ofPointer(1).divisibility(), 1); // address 1: not "equal to one"
+  EXPECT_FALSE(Specialization::ofPointer(1).equalsOne);
+  EXPECT_EQ(specializationKey({aligned, eight, odd, Specialization::ofPointer(0x7f0000000102)}), "edab");
+}
+
+TEST(JitSpecialization, IntegersAreSpecializedOnDivisibilityAndOne) {
+  Specialization one = Specialization::ofInteger(1);
+  EXPECT_TRUE(one.equalsOne);
+  EXPECT_EQ(Specialization::ofInteger(4096).divisibility(), 16);
+  EXPECT_EQ(Specialization::ofInteger(1000).divisibility(), 8); // 1000 = 8 * 125
+  EXPECT_EQ(Specialization::ofInteger(12).divisibility(), 4);
+  EXPECT_EQ(Specialization::ofInteger(6).divisibility(), 2);
+  EXPECT_EQ(Specialization::ofInteger(7).divisibility(), 1);
+  EXPECT_EQ(Specialization::ofInteger(0).divisibility(), 16);
+  EXPECT_EQ(Specialization::ofInteger(-32).divisibility(), 16);
+  EXPECT_FALSE(Specialization::ofInteger(-1).equalsOne);
+  EXPECT_FALSE(Specialization().divisibility()); // nospec, floats, bools, the interpreter
+  EXPECT_EQ(specializationKey({Specialization::ofInteger(4096), one, Specialization::ofInteger(1000),
+                               Specialization::ofInteger(7), Specialization()}),
+            "e1da-");
+  EXPECT_EQ(specializationKey({}), ""); // the interpreter's
+}
+
+// The characters of the keys, and the compile options, as the text-coded specialization had
+// them: the same variants, the same PTX.
+TEST(JitSpecialization, KeysAndCompileOptionsAreThoseOfTheCharacterCodes) {
+  auto oldLog2 = [](uint64_t value) {
+    int bits = 0;
+    while (bits < 4 && value % (uint64_t(2) << bits) == 0)
+      ++bits;
+    return bits;
+  };
+  std::vector<int64_t> values{INT64_MIN, INT64_MAX, -4096, -17, -16, -1, 1000, 1 << 20, int64_t(1) << 40};
+  for (int64_t v = 0; v <= 4096; ++v)
+    values.push_back(v);
+  for (int64_t v : values) {
+    ASSERT_EQ(divisibilityLog2(uint64_t(v)), oldLog2(uint64_t(v))) << v;
+    char pointer = char('a' + oldLog2(uint64_t(v)));
+    char integer = v == 1 ? '1' : char('a' + oldLog2(uint64_t(v)));
+    std::string key = specializationKey({Specialization::ofPointer(uint64_t(v)), Specialization::ofInteger(v)});
+    ASSERT_EQ(key, std::string({pointer, integer})) << v;
+  }
+  // Kernel::Impl::compileOptions before: '1' equal to one; 'a'..'e' divisible by 1..16, where
+  // 'a' counts for pointers only.
+  Type ptr = Type::value(ElemType{Scalar::F32, true}), i32 = Type::scalar(Scalar::I32);
+  std::vector<ParamInfo> params{{"x", ptr}, {"p", ptr}, {"n", i32}, {"s", i32}, {"odd", i32}, {"f", ptr}, {"m", i32}};
+  std::vector<Specialization> spec{Specialization::ofPointer(0x100), Specialization::ofPointer(0x101),
+                                   Specialization::ofInteger(1000),   Specialization::ofInteger(1),
+                                   Specialization::ofInteger(7),      Specialization(),
+                                   Specialization()};
+  EXPECT_EQ(specializationKey(spec), "ead1a--");
+  CompileOptions options;
+  specialize(options, params, spec);
+  EXPECT_EQ(options.divisibility, (std::map<std::string, int64_t>{{"x", 16}, {"p", 1}, {"n", 8}}));
+  EXPECT_EQ(options.equalToOne, std::vector<std::string>{"s"});
+}
+
+TEST(JitSpecialization, ComparedAndHashedAsValues) {
+  EXPECT_EQ(Specialization::ofInteger(32), Specialization::ofInteger(4096)); // both: divisible by 16
+  EXPECT_NE(Specialization::ofInteger(1), Specialization::ofInteger(3));     // == 1 against odd
+  EXPECT_NE(Specialization::ofInteger(7), Specialization());
+  EXPECT_EQ(Specialization::ofPointer(0x100), Specialization::ofInteger(16)); // the same assumption
+  // A launch's key, looked up where its parts are, against the keys stored.
+  Consts consts{{"BLOCK", 64}};
+  std::vector<Specialization> spec{Specialization::ofPointer(0x100), Specialization::ofInteger(1)};
+  LaunchKeyRef ref{consts, spec};
+  LaunchKey stored = ref.key();
+  EXPECT_TRUE(ref == stored);
+  std::vector<Specialization> other{Specialization::ofPointer(0x100), Specialization::ofInteger(3)};
+  EXPECT_FALSE((LaunchKeyRef{consts, other} == stored));
+  EXPECT_NE(ref.hash(), (LaunchKeyRef{consts, other}.hash()));
+  Consts asFloat{{"BLOCK", 64.0}}, otherName{{"BLOCKS", 64}}, int64{{"BLOCK", int64_t(64)}};
+  EXPECT_FALSE((LaunchKeyRef{asFloat, spec} == stored)); // a float 64 is another constant
+  EXPECT_FALSE((LaunchKeyRef{otherName, spec} == stored));
+  EXPECT_TRUE((LaunchKeyRef{int64, spec} == stored));
+  EXPECT_EQ((LaunchKeyRef{int64, spec}.hash()), ref.hash());
+  std::vector<Arg> args{int32_t(4096), int32_t(7)};
+  std::vector<size_t> tuneIndex{0, 1};
+  LaunchKeyRef tuned{consts, spec, args.data(), &tuneIndex};
+  EXPECT_FALSE(tuned == stored);
+  EXPECT_EQ(tuned.key().tuneValues, (std::vector<int64_t>{4096, 7}));
+
+  VariantTable table;
+  auto first = std::make_shared<Variant>(), second = std::make_shared<Variant>();
+  EXPECT_EQ(table.put(ref, first), first.get());
+  EXPECT_EQ(table.put(tuned, second), second.get());
+  EXPECT_EQ(table.size(), 2u);
+  ASSERT_TRUE(table.find(LaunchKeyRef{int64, spec}));
+  EXPECT_EQ(table.find(LaunchKeyRef{int64, spec})->get(), first.get());
+  EXPECT_EQ(table.find(tuned)->get(), second.get());
+  EXPECT_FALSE(table.find(LaunchKeyRef{consts, other}));
+  table.put(ref, second); // replaces
+  EXPECT_EQ(table.size(), 2u);
+  EXPECT_EQ(table.find(ref)->get(), second.get());
+  // Many variants (a tuned kernel on many sizes): indexed, each found, replaced in place.
+  std::vector<Arg> sizes;
+  for (int32_t n = 0; n < 200; ++n)
+    sizes.emplace_back(n);
+  std::vector<size_t> first0{0};
+  std::vector<std::shared_ptr<Variant>> made;
+  for (size_t n = 0; n < sizes.size(); ++n) {
+    made.push_back(std::make_shared<Variant>());
+    table.put(LaunchKeyRef{consts, spec, &sizes[n], &first0}, made.back());
+  }
+  EXPECT_EQ(table.size(), 202u);
+  for (size_t n = 0; n < sizes.size(); ++n)
+    ASSERT_EQ(table.find(LaunchKeyRef{consts, spec, &sizes[n], &first0})->get(), made[n].get()) << n;
+  EXPECT_EQ(table.find(ref)->get(), second.get());
+  EXPECT_EQ(table.find(tuned)->get(), second.get());
+  table.put(LaunchKeyRef{consts, spec, &sizes[7], &first0}, first);
+  EXPECT_EQ(table.size(), 202u);
+  EXPECT_EQ(table.find(LaunchKeyRef{consts, spec, &sizes[7], &first0})->get(), first.get());
+  table.clear();
+  EXPECT_FALSE(table.find(ref));
+}
+
+// Constants of each kind, and the one text each has: in cache keys (Config::str) and in the
+// compiler's -D defines. The same text as the former text-carrying Const, except where noted.
+TEST(JitConstants, EachKindHasOneText) {
+  EXPECT_EQ(Const(128).str(), "128");
+  EXPECT_EQ(Const(int64_t(-3)).str(), "-3");
+  EXPECT_EQ(Const(uint32_t(7)).str(), "7");
+  EXPECT_EQ(Const(0.5).str(), "0.5");
+  EXPECT_EQ(Const(2.0).str(), "2.0"); // stays a float literal
+  EXPECT_EQ(Const(1e-6).str(), "9.9999999999999995e-07");
+  EXPECT_EQ(Const(0.5f).str(), "0.5");
+  EXPECT_EQ(Const(true).str(), "true");
+  EXPECT_EQ(Const(false).str(), "false");
+  EXPECT_EQ(Const(int64_t(4096)).kind(), Const::Kind::Int);
+  EXPECT_EQ(Const(0.5f).kind(), Const::Kind::Float);
+  EXPECT_EQ(Const(true).kind(), Const::Kind::Bool);
+  EXPECT_EQ(errorOf([] { (void)Const(~uint64_t(0)); }),
+            "tk::Const: 18446744073709551615 does not fit in a 64-bit signed constant");
+}
+
+TEST(JitConstants, ComparedByKindAndValue) {
+  EXPECT_EQ(Const(64), Const(int64_t(64)));
+  EXPECT_NE(Const(1), Const(1.0));
+  EXPECT_NE(Const(1), Const(true));
+  EXPECT_NE(Const(0.0), Const(-0.0)); // bit for bit, as their texts differ
+  EXPECT_EQ(Const(std::nan("")), Const(std::nan("")));
+  EXPECT_EQ(Const(0.25).hash(), Const(0.25).hash());
+}
+
+TEST(JitConstants, ParsedFromTextAsTheCompilerReadsIt) {
+  EXPECT_EQ(Const::parse("128"), Const(128));
+  EXPECT_EQ(Const::parse("-7"), Const(-7));
+  EXPECT_EQ(Const::parse("0.5"), Const(0.5));
+  EXPECT_EQ(Const::parse("1e-6"), Const(1e-6));
+  EXPECT_EQ(Const::parse("true"), Const(true));
+  EXPECT_EQ(Const::parse("false"), Const(false));
+  // Deliberate changes: text is read as a value, so keys and defines hold its canonical text.
+  EXPECT_EQ(Const::parse("0x80")->str(), "128"); // the compiler read 0x80 as 128 before too
+  EXPECT_EQ(Const::parse("1.50")->str(), "1.5");
+  EXPECT_FALSE(Const::parse(""));
+  EXPECT_FALSE(Const::parse("BLOCK"));
+  EXPECT_FALSE(Const::parse("12abc"));
+  // What the compiler writes of an @autotune config comes back unchanged.
+  for (const char *text : {"64", "0.5", "0.10000000000000001", "1e+20", "-3"})
+    EXPECT_EQ(Const::parse(text)->str(), text);
+}
+
+TEST(JitConstants, ConfigsAreTypedAndRenderedOnce) {
+  Config config{{{"BM", 128}, {"SCALE", 0.5}, {"EVEN", true}, {"num_warps", 4}}};
+  EXPECT_EQ(config.str(), "BM=128, EVEN=true, SCALE=0.5, num_warps=4");
+  std::map<std::string, std::string> defines{{"BM", "128"}, {"EVEN", "true"}, {"SCALE", "0.5"}, {"num_warps", "4"}};
+  EXPECT_EQ(compilerDefines(config), defines);
+  EXPECT_EQ(config["BM"], 128);
+  EXPECT_FALSE(config.integer("SCALE"));
+  EXPECT_FALSE(config.integer("EVEN"));
+  EXPECT_EQ(errorOf([&] { (void)config["SCALE"]; }),
+            "the config {BM=128, EVEN=true, SCALE=0.5, num_warps=4} has no integer 'SCALE'");
+  EXPECT_EQ(configOf({{"BLOCK", 1024}, {"HAS_BIAS", false}}).str(), "BLOCK=1024, HAS_BIAS=false");
+}
+
+TEST_F(JitInterpreterTest, EqualConstantsOfOtherCTypesShareAVariant) {
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Kernel fill = module.kernel("fill");
+  Buffer out(context, Scalar::I32, 256);
+  fill.launch(Grid(1), {out, 5, 1}, {{"BLOCK", 64}});
+  fill.launch(Grid(1), {out, 6, 1}, {{"BLOCK", int64_t(64)}});
+  fill.launch(Grid(1), {out, 7, 1}, {{"BLOCK", uint64_t(64)}});
+  EXPECT_EQ(fill.stats().compiles, 1);
+  fill.launch(Grid(1), {out, 8, 2}, {{"BLOCK", 32}});
+  EXPECT_EQ(fill.stats().compiles, 2);
 }
 
 TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
@@ -347,7 +546,7 @@ TEST_F(JitGpuTest, TheTuningDatabaseSurvivesTheModule) {
     TuneReport report = axpy.tune(grid, {bx, by, out, 0.5f, n});
     ASSERT_EQ(report.results.size(), 3u);
     for (const TuneResult &r : report.results)
-      EXPECT_TRUE(r.status.empty() && r.ms > 0) << r.config.str() << ": " << r.status;
+      EXPECT_TRUE(r.status.empty() && r.ms && *r.ms > 0) << r.config.str() << ": " << r.status;
     EXPECT_FALSE(report.fromDatabase);
     EXPECT_EQ(axpy.stats().tunings, 1);
   }

@@ -37,8 +37,8 @@ void printTable(std::ostream &out, const TuneReport &report) {
   for (size_t i = 0; i < report.results.size(); ++i) {
     const TuneResult &r = report.results[i];
     std::ostringstream ms;
-    if (r.ms > 0)
-      ms << std::fixed << std::setprecision(4) << r.ms;
+    if (r.ms)
+      ms << std::fixed << std::setprecision(4) << *r.ms;
     else
       ms << "-";
     std::string status = r.status.empty() ? (i == report.best ? "best" : "") : r.status;
@@ -113,8 +113,12 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
         args.emplace_back(values[k].i);
     }
     Consts consts;
-    for (const auto &[name, value] : options.defines)
-      consts.emplace(name, Const::fromText(value));
+    for (const auto &[name, value] : options.defines) {
+      std::optional<Const> constant = Const::parse(value);
+      if (!constant)
+        throw UsageError("-D " + name + "=" + value + ": not an integer, a float or a bool");
+      consts.emplace(name, *constant);
+    }
     std::vector<std::string> dims = splitGrid(options.grid);
     GridSpec grid([&](const Config &config) {
       std::map<std::string, int64_t> scope = names;

@@ -6,6 +6,7 @@
 
 #include "tk/Runtime/Context.h"
 
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -16,19 +17,53 @@
 
 namespace tk {
 
-/// A compile-time constant given at launch: an integer or a float.
-struct Const {
-  Const(int value) : text(std::to_string(value)) {}
-  Const(long value) : text(std::to_string(value)) {}
-  Const(long long value) : text(std::to_string(value)) {}
-  Const(double value);
-  /// A value as the language writes it ("128", "0.5").
-  static Const fromText(std::string text) {
-    Const c(0);
-    c.text = std::move(text);
-    return c;
+/// A compile-time constant: what a kernel's `const` parameters take (an integer, a float or a
+/// bool), given at launch, in a tuning space or in a Config.
+class Const {
+public:
+  enum class Kind { Int, Float, Bool };
+  Const(int value) : kind_(Kind::Int), i_(value) {}
+  Const(long value) : kind_(Kind::Int), i_(value) {}
+  Const(long long value) : kind_(Kind::Int), i_(value) {}
+  /// Throws tk::Error above INT64_MAX (the language's constants are at most 64-bit signed).
+  Const(unsigned value) : Const(static_cast<unsigned long long>(value)) {}
+  Const(unsigned long value) : Const(static_cast<unsigned long long>(value)) {}
+  Const(unsigned long long value);
+  Const(double value) : kind_(Kind::Float), f_(value) {}
+  Const(bool value) : kind_(Kind::Bool), i_(value) {}
+  /// Text is no constant (it would convert to a bool): see Const::parse.
+  Const(const char *) = delete;
+  /// A value as the language writes it: "true"/"false", an integer ("128", "0x80", as the
+  /// compiler's -D reads it), else a float ("0.5", "1e-6"); none when the text is none of these.
+  static std::optional<Const> parse(const std::string &text);
+
+  Kind kind() const { return kind_; }
+  /// The value of an integer or a bool (0 or 1).
+  int64_t integer() const { return i_; }
+  /// The value of a float, or of an integer or a bool as a double.
+  double real() const { return kind_ == Kind::Float ? f_ : double(i_); }
+  /// As the language writes it ("128", "0.5", "2.0", "true"): the one text of a constant, in
+  /// cache keys and in what the compiler is given.
+  std::string str() const;
+
+  /// Same kind and same value (floats bit for bit: 0.0 and -0.0 differ, a NaN equals itself).
+  bool operator==(const Const &other) const {
+    return kind_ == other.kind_ && (kind_ == Kind::Float ? bits(f_) == bits(other.f_) : i_ == other.i_);
   }
-  std::string text;
+  bool operator!=(const Const &other) const { return !(*this == other); }
+  size_t hash() const {
+    return size_t(((kind_ == Kind::Float ? bits(f_) : uint64_t(i_)) ^ (uint64_t(kind_) << 62)) * 0x9e3779b97f4a7c15ull);
+  }
+
+private:
+  static uint64_t bits(double value) {
+    uint64_t out;
+    std::memcpy(&out, &value, sizeof(out));
+    return out;
+  }
+  Kind kind_;
+  int64_t i_ = 0;
+  double f_ = 0;
 };
 using Consts = std::map<std::string, Const>;
 
@@ -67,12 +102,12 @@ private:
 
 /// The constants and launch options (num_warps, num_stages) of one compiled variant.
 struct Config {
-  std::map<std::string, std::string> values;
+  std::map<std::string, Const> values;
   /// An integer value; throws tk::Error naming `name` when the config has none.
   int64_t operator[](const std::string &name) const;
   /// An integer value, or none.
   std::optional<int64_t> integer(const std::string &name) const;
-  std::string str() const; // "BM=128, BN=64, num_warps=4"
+  std::string str() const; // "BM=128, BN=64, num_warps=4" (also the config's text in cache keys)
 };
 
 /// A launch grid, fixed or computed from the config the tuner chose (`cdiv(M, c["BM"])`).
@@ -91,8 +126,10 @@ private:
 struct JitOptions {
   std::vector<std::string> stdlibDirs; // where `import` looks after the file's folder
   bool debug = false;                  // check `assert` on the GPU
-  std::string cacheDir = "\x01";       // default: $TK_CACHE_DIR or ~/.cache/tk; "": no disk cache
-  int compileThreads = 0;              // the tuner's compile pool; 0: one per core
+  /// The disk cache: none, the default ($TK_CACHE_DIR, else ~/.cache/tk); "": no disk cache.
+  std::optional<std::string> cacheDir;
+  /// The tuner's compile pool: none, one thread per core.
+  std::optional<int> compileThreads;
 };
 
 struct ParamInfo {
@@ -104,8 +141,8 @@ struct ParamInfo {
 /// One config the tuner looked at: its time, or why it was left out.
 struct TuneResult {
   Config config;
-  double ms = 0;      // median; 0 when pruned or failed
-  std::string status; // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
+  std::optional<double> ms; // the median time; none when not timed (pruned, failed, untimed)
+  std::string status;       // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
 };
 
 struct TuneReport {

@@ -6,6 +6,7 @@
 #include "tk/Driver/Compiler.h"
 #include "tk/Runtime/DiskCache.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,8 @@ struct CompiledKernel {
 /// log2 of the largest power of two up to 16 that divides `value` (0: divisible by all): what
 /// `tkc run` and the JIT specialize integers and pointers on. A row stride of 1000 f16 elements
 /// (divisible by 8) still starts every row on a 16-byte boundary.
-int divisibilityLog2(uint64_t value);
+/// Inline: the JIT computes it for every pointer and integer argument of every launch.
+inline int divisibilityLog2(uint64_t value) { return value ? std::min(__builtin_ctzll(value), 4) : 4; }
 
 /// Targets a GPU of compute capability `sm` (90 for sm_90): sm_80 code for Ampere, sm_90 for
 /// newer GPUs (which JIT it); the cubin is for this GPU only, so on Hopper itself its own
