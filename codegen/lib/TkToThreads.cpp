@@ -219,6 +219,17 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
       LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::External, "tk_smem",
                              Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
     }
+    // The pass only reads layouts: a tile without one is a pipeline error, said as such.
+    WalkResult unassigned = module.walk([](Operation *op) {
+      for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (isa<RankedTensorType>(type) && !layoutBitsOf(type)) {
+          op->emitError() << "tile " << type << " has no layout; run tk-assign-layouts first";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (unassigned.wasInterrupted())
+      return signalPassFailure();
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>())) {
       ThreadTypeConverter converter(&getContext(), threadsOf(kernel));
       converter.setWarpgroupMma(wgmma);

@@ -1,0 +1,71 @@
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -tk-assign-layouts -verify-diagnostics | FileCheck %s
+//
+// tk-assign-layouts writes every tile's layout into its type: #tkg.blocked for the default,
+// #tkg.linear for a tensor-core accumulator and what follows from it without moving data, and
+// a tkg.convert_layout where a tile meets an op that does not take its layout.
+
+// The default: 4 warps (128 threads) hold runs of 16 bytes of the narrowest element the kernel
+// moves through memory (f16: 8 elements), so that each run is one vector access; a tile too
+// small for 128 runs of 8 gets shorter runs (64 elements: one per thread).
+// CHECK-LABEL: func.func @blocked
+// CHECK: tk.make_range 0, 1024 : tensor<1024xi32, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: tk.load {{.*}} -> tensor<1024xf16, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: arith.extf {{.*}} to tensor<1024xf32, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: tk.make_range 0, 64 : tensor<64xi32, #tkg.blocked<per_thread = 1, threads = 128>>
+func.func @blocked(%x: !tk.ptr<f16>, %y: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %r = tk.make_range 0, 1024 : tensor<1024xi32>
+  %xs = tk.splat %x : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %xp = tk.addptr %xs, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  %v = tk.load %xp : (tensor<1024x!tk.ptr<f16>>) -> tensor<1024xf16>
+  %w = arith.extf %v : tensor<1024xf16> to tensor<1024xf32>
+  %ys = tk.splat %y : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %yp = tk.addptr %ys, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %yp, %w : tensor<1024x!tk.ptr<f32>>, tensor<1024xf32>
+  %s = tk.make_range 0, 64 : tensor<64xi32>
+  return
+}
+
+// -----
+
+// A 32x32 f32 dot of f16 tiles on mma.sync: 4 warps split the result 2x2. In its layout,
+// element (r, c) = 32r + c: slots hold c's bit 0 (the pair in a register), r's bit 3 (rows g
+// and g + 8) and c's bit 3 (two n-tiles of 8); lanes hold c's bits 1-2 and r's bits 0-2;
+// warps c's bit 4 and r's bit 4. The zero accumulator and the scale are uniform: copies of
+// them take the layout; the product follows (elementwise); the store takes the default
+// layout only, so a convert_layout moves the tile first. The row maximum crosses warps (the
+// warps split columns), so its partials meet in shared memory and it lands in the default.
+// CHECK-LABEL: func.func @mma
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tkg.linear<slots = [0, 8, 3], lanes = [1, 2, 5, 6, 7], warps = [4, 9]>>
+// CHECK: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : tensor<32x32xf32, #tkg.linear<slots = [0, 8, 3], lanes = [1, 2, 5, 6, 7], warps = [4, 9]>>
+// CHECK: %[[D:.*]] = tk.dot %{{.*}}, %{{.*}}, %[[ZERO]] : {{.*}} -> tensor<32x32xf32, #tkg.linear<slots = [0, 8, 3], lanes = [1, 2, 5, 6, 7], warps = [4, 9]>>
+// CHECK: %[[E:.*]] = arith.mulf %[[D]], %[[HALF]] : tensor<32x32xf32, #tkg.linear
+// CHECK: tk.reduce %[[E]] axis = 1 : tensor<32x32xf32, #tkg.linear<{{.*}}>> -> tensor<32xf32, #tkg.blocked<per_thread = 1, threads = 128>>
+// CHECK: %[[C:.*]] = tkg.convert_layout %[[E]] : tensor<32x32xf32, #tkg.linear<{{.*}}>> -> tensor<32x32xf32, #tkg.blocked<per_thread = 4, threads = 128>>
+// CHECK: tk.store %{{.*}}, %[[C]]
+func.func @mma(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %c: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %half = arith.constant dense<5.000000e-01> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %e = arith.mulf %d, %half : tensor<32x32xf32>
+  %m = tk.reduce %e axis = 1 : tensor<32x32xf32> -> tensor<32xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %mx = arith.maximumf %p, %q : f32
+    tk.yield %mx : f32
+  }
+  %cs = tk.splat %c : !tk.ptr<f32> -> tensor<32x32x!tk.ptr<f32>>
+  tk.store %cs, %e : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xf32>
+  %ms = tk.splat %c : !tk.ptr<f32> -> tensor<32x!tk.ptr<f32>>
+  tk.store %ms, %m : tensor<32x!tk.ptr<f32>>, tensor<32xf32>
+  return
+}
+
+// -----
+
+// Every op with tiles needs a layout rule: one without (here an unknown op) is an error rather
+// than a silent trip through shared memory.
+func.func @no_rule(%x: !tk.ptr<f32>) attributes {tk.kernel} {
+  %r = tk.make_range 0, 128 : tensor<128xi32>
+  // expected-error @+1 {{'test.opaque' has no layout rule (LayoutRules.cpp)}}
+  %s = "test.opaque"(%r) : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}

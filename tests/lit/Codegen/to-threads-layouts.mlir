@@ -1,0 +1,40 @@
+// RUN: tk-opt %s -split-input-file -tk-to-threads -canonicalize -verify-diagnostics | FileCheck %s
+//
+// tk-to-threads is a conversion that reads every decision from the IR: each tile becomes the
+// scalars its thread holds under the layout in its type, and exchanges use the byte ranges
+// tk-allocate-shared wrote.
+
+#acc = #tkg.linear<slots = [0, 8, 3], lanes = [1, 2, 5, 6, 7], warps = [4, 9]>
+#b4 = #tkg.blocked<per_thread = 4, threads = 128>
+
+// A 32x32 tile in the mma.sync accumulator layout is 2^3 = 8 scalars per thread (its three
+// slot bits); in the blocked layout 1024 / 128 = 8 as well, as two runs of 4. The move writes
+// each thread's 8 elements at their element index in shared memory (`tk_smem`, sized by the
+// module's tkg.shared_bytes), waits for every thread, and reads back the runs of 4 for the
+// store.
+// CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: func.func @convert(%arg0: !llvm.ptr<1>, %arg1: f32, %arg2: f32, %arg3: f32, %arg4: f32, %arg5: f32, %arg6: f32, %arg7: f32, %arg8: f32)
+// CHECK-COUNT-8: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-8: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+module attributes {tkg.shared_bytes = 4096 : i32} {
+func.func @convert(%c: !tk.ptr<f32>, %x: tensor<32x32xf32, #acc>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %r = tk.make_range 0, 1024 : tensor<1024xi32, #tkg.blocked<per_thread = 4, threads = 128>>
+  %rs = tk.reshape %r : tensor<1024xi32, #tkg.blocked<per_thread = 4, threads = 128>> -> tensor<32x32xi32, #b4>
+  %cs = tk.splat %c : !tk.ptr<f32> -> tensor<32x32x!tk.ptr<f32>, #b4>
+  %cp = tk.addptr %cs, %rs : tensor<32x32x!tk.ptr<f32>, #b4>, tensor<32x32xi32, #b4>
+  %e = tkg.convert_layout %x {tkg.shared_offset = 0 : i32} : tensor<32x32xf32, #acc> -> tensor<32x32xf32, #b4>
+  tk.store %cp, %e : tensor<32x32x!tk.ptr<f32>, #b4>, tensor<32x32xf32, #b4>
+  return
+}
+}
+
+// -----
+
+// Layouts are tk-assign-layouts' decision, never made here.
+func.func @unassigned(%x: !tk.ptr<f32>) attributes {tk.kernel} {
+  // expected-error @+1 {{tile 'tensor<128xi32>' has no layout; run tk-assign-layouts first}}
+  %r = tk.make_range 0, 128 : tensor<128xi32>
+  return
+}
