@@ -26,6 +26,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-pipeline-dot-loads"
 
 namespace tk {
 #define GEN_PASS_DEF_TKPIPELINEDOTLOADS
@@ -331,8 +334,14 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         bool invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
           DotOp inFlight = wgmma && stages.getInt() >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
+          LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
+                                  << " loads in " << stages.getInt() << " stages"
+                                  << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");
           Pipeliner(loop, std::move(*plan), stages.getInt(), inFlight).run();
-        } else if (invariants) {
+          continue;
+        }
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": not pipelined\n");
+        if (invariants) {
           // Before: the copies are done; after: every thread is done reading the buffer
           // before an enclosing loop copies into it again.
           OpBuilder b(loop);
