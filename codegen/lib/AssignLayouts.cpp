@@ -45,28 +45,31 @@ bool hasTiles(Operation *op) {
 
 /// What the GPU backend cannot compile yet gets a located error that names the way out.
 LogicalResult checkSupported(func::FuncOp kernel) {
-    WalkResult unsupported = kernel.walk([&](Operation *op) {
+  WalkResult unsupported = kernel.walk([&](Operation *op) {
     // f8 values move through memory and shapes, and convert to and from wider floats.
-    bool f8 = llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()), [](Type t) {
-                Type e = tk::elementTypeOf(t);
-                if (auto ptr = dyn_cast<PtrType>(e))
-                  e = ptr.getPointee();
-                return isa<Float8E4M3FNType, Float8E5M2Type>(e);
-              }) &&
-              !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
-              !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
-                !tk::elementTypeOf(op->getResult(0).getType()).isF64());
-    bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp, math::SinOp,
-                                math::CosOp, math::TanhOp>(op) &&
+    bool f8 =
+        llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+                     [](Type t) {
+                       Type e = tk::elementTypeOf(t);
+                       if (auto ptr = dyn_cast<PtrType>(e))
+                         e = ptr.getPointee();
+                       return isa<Float8E4M3FNType, Float8E5M2Type>(e);
+                     }) &&
+        !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
+        !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
+          !tk::elementTypeOf(op->getResult(0).getType()).isF64());
+    bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,
+                                math::SinOp, math::CosOp, math::TanhOp>(op) &&
                             tk::elementTypeOf(op->getResult(0).getType()).isF64();
     if (f8 || f64Approximation) {
-      op->emitError() << "'" << op->getName() << "' is not supported by the GPU backend yet; run it with --backend=interp";
+      op->emitError() << "'" << op->getName()
+                      << "' is not supported by the GPU backend yet; run it with --backend=interp";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
   return failure(unsupported.wasInterrupted());
-  }
+}
 
 class Assignment {
 public:
@@ -154,8 +157,8 @@ public:
         encode(result);
     });
     // Tile arguments (device functions in tests) change the function's type.
-    kernel_.setFunctionType(FunctionType::get(context, kernel_.getBody().getArgumentTypes(),
-                                              kernel_.getFunctionType().getResults()));
+    kernel_.setFunctionType(
+        FunctionType::get(context, kernel_.getBody().getArgumentTypes(), kernel_.getFunctionType().getResults()));
     kernel_.walk([&](Operation *op) {
       for (OpOperand &operand : op->getOpOperands()) {
         Value partner = layoutPartner(operand);

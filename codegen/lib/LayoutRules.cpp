@@ -27,7 +27,8 @@ Value layoutPartner(OpOperand &operand) {
   if (auto dot = dyn_cast<DotOp>(user))
     return &operand == &dot.getAccMutable() ? dot.getResult() : Value();
   if (auto loop = dyn_cast<scf::ForOp>(user))
-    return operand.getOperandNumber() >= loop.getNumControlOperands() ? loop.getTiedLoopRegionIterArg(&operand) : Value();
+    return operand.getOperandNumber() >= loop.getNumControlOperands() ? loop.getTiedLoopRegionIterArg(&operand)
+                                                                      : Value();
   if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::ForOp>(user->getParentOp()))
     return cast<scf::ForOp>(user->getParentOp()).getRegionIterArgs()[operand.getOperandNumber()];
   if (auto yield = dyn_cast<scf::YieldOp>(user); yield && isa<scf::IfOp>(user->getParentOp()))
@@ -344,9 +345,8 @@ void registerLayoutRules(DialectRegistry &registry) {
     scf::YieldOp::attachInterface<YieldRule>(*context);
     attachDefaultOnly<scf::WhileOp, scf::ConditionOp>(context);
   });
-  registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
-    attachDefaultOnly<arith::ConstantOp>(context);
-  });
+  registry.addExtension(
+      +[](MLIRContext *context, arith::ArithDialect *) { attachDefaultOnly<arith::ConstantOp>(context); });
 }
 
 } // namespace tk::codegen

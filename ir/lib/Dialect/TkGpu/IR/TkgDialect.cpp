@@ -65,7 +65,8 @@ constexpr int64_t kLanes = 32;
 // Layouts
 //===----------------------------------------------------------------------===//
 
-LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t perThread, int64_t threads) {
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t perThread,
+                                        int64_t threads) {
   if (!isPowerOfTwo(perThread) || !isPowerOfTwo(threads) || threads < kLanes)
     return emitError() << "blocked layout needs powers of two, at least one warp (per_thread = " << perThread
                        << ", threads = " << threads << ")";
