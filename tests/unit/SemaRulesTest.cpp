@@ -192,11 +192,11 @@ TEST(SemaRules, DTypeParameters) {
   EXPECT_EQ(firstError(axpy, {{"T", "f32"}}), "");
   EXPECT_NE(emitTk(axpy).find("!tk.ptr<bf16>"), std::string::npos) << emitTk(axpy);
   EXPECT_EQ(firstError(axpy, {{"T", "i7"}}),
-            "1:75: -D T=i7 is not a valid dtype (one of i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, "
+            "1:78: -D T=i7 is not a valid dtype (one of i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, "
             "f8e4m3 or f8e5m2)");
-  EXPECT_EQ(firstError(axpy, {{"T", "foo"}}).substr(0, 34), "1:75: -D T=foo is not a valid dtype");
+  EXPECT_EQ(firstError(axpy, {{"T", "foo"}}).substr(0, 35), "1:78: -D T=foo is not a valid dtype");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype) { }"),
-            "1:21: const parameter 'T' of kernel 'k' has no value; give it with -D T=TYPE (such as f16), a default or "
+            "1:27: const parameter 'T' of kernel 'k' has no value; give it with -D T=TYPE (such as f16), a default or "
             "@autotune");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype) { }", {{"T", "u8"}}), "");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype = 3) { }"),
@@ -208,20 +208,20 @@ TEST(SemaRules, DTypeParameters) {
   EXPECT_EQ(firstError("kernel k(x: ptr<B>, const B: i32 = 4) { }"),
             "1:17: pointee must be a scalar type, found 'B'");
   EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = n as U; }"),
-            "1:54: unknown type 'U'");
+            "1:55: unknown type 'U'");
   EXPECT_EQ(firstError("kernel k(n: i32, const B: i32 = 4) { let v = n as B; }"),
             "1:51: unknown type 'B' (it is a constant of type i32; a type parameter is declared 'const B: dtype')");
   EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = T + 1; }"),
-            "1:50: operator + cannot be applied to type f16 and i32 (weak)");
+            "1:52: operator + cannot be applied to type f16 and i32 (weak)");
   // From @autotune: a type where a dtype is expected, and nowhere else.
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: f16 }, { T: f32 }])\n"
                        "kernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
             "");
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: 4 }])\nkernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
-            "2:29: @autotune sets dtype parameter 'T' to 4, which is not a type (one of i1, i8, i16, i32, i64, u8, "
+            "2:35: @autotune sets dtype parameter 'T' to 4, which is not a type (one of i1, i8, i16, i32, i64, u8, "
             "u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2)");
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ B: f16 }])\nkernel k(n: i32, const B: i32) { }"),
-            "2:18: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
+            "2:24: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
 }
 
 } // namespace
