@@ -174,7 +174,8 @@ void Kernel::Impl::pack(const Arg *args, size_t count, const Consts &consts, Pac
   for (size_t k = 0; k < count; ++k) {
     const ParamInfo &param = params[k];
     const Arg &arg = args[k];
-    const Type type = paramType(param, consts);
+    Type bound; // only where a dtype constant gives the element type: the hot path copies nothing
+    const Type &type = param.elemFrom.empty() ? param.type : (bound = paramType(param, consts));
     auto mismatch = [&](const std::string &got) {
       return Error("kernel '" + kernel + "': argument " + std::to_string(k + 1) + " ('" + param.name + "') is " +
                    type.str() + ", got " + got);

@@ -200,7 +200,7 @@ TEST(SemaRules, DTypeParameters) {
             "@autotune");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype) { }", {{"T", "u8"}}), "");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype = 3) { }"),
-            "1:38: the default of dtype parameter 'T' must be a scalar type such as bf16, found i32 (weak)");
+            "1:38: the default of dtype parameter 'T' must be a scalar type such as bf16, found i32");
   EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype = ptr) { }"),
             "1:38: 'ptr' needs a pointee type, as in ptr<f32>");
   EXPECT_EQ(firstError("kernel k(x: dtype) { }"),
@@ -212,7 +212,7 @@ TEST(SemaRules, DTypeParameters) {
   EXPECT_EQ(firstError("kernel k(n: i32, const B: i32 = 4) { let v = n as B; }"),
             "1:51: unknown type 'B' (it is a constant of type i32; a type parameter is declared 'const B: dtype')");
   EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = T + 1; }"),
-            "1:52: operator + cannot be applied to type f16 and i32 (weak)");
+            "1:52: operator + needs values, found type f16 and i32");
   // From @autotune: a type where a dtype is expected, and nowhere else.
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: f16 }, { T: f32 }])\n"
                        "kernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
