@@ -369,9 +369,10 @@ std::vector<KernelSignature> Compiler::signatures() const {
       sig.constants.emplace_back(name, value.str());
       for (const KernelParam &p : instance->decl->params)
         if (p.name == name)
-          sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::Float   ? Type::scalar(Scalar::F32)
-                                               : value.kind == ConstValue::Kind::DType ? Type::typeName(ElemType{value.dtype(), false})
-                                                                                       : Type::scalar(Scalar::I64));
+          sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32)
+                                               : value.kind == ConstValue::Kind::DType
+                                                   ? Type::typeName(ElemType{value.dtype(), false})
+                                                   : Type::scalar(Scalar::I64));
     }
     sig.numWarps = instance->numWarps;
     sig.numStages = instance->numStages;

@@ -49,11 +49,11 @@ Type SemaImpl::resolveType(const TypeExpr &t, bool allowShape) {
   if (t.name == "ptr") {
     if (!t.inner)
       return error(t.range, "'ptr' needs a pointee type, as in ptr<f32>");
-    std::optional<Scalar> pointee = t.inner->inner || !t.inner->dims.empty() ? std::nullopt
-                                                                              : scalarTypeNamed(t.inner->name);
+    std::optional<Scalar> pointee =
+        t.inner->inner || !t.inner->dims.empty() ? std::nullopt : scalarTypeNamed(t.inner->name);
     if (!pointee)
-      return error(t.inner->range, "pointee must be a scalar type, found '" + t.inner->name + "'" +
-                                       notATypeHint(t.inner->name));
+      return error(t.inner->range,
+                   "pointee must be a scalar type, found '" + t.inner->name + "'" + notATypeHint(t.inner->name));
     elem = ElemType{*pointee, true};
   } else if (auto scalar = scalarTypeNamed(t.name)) {
     if (t.inner)
@@ -291,8 +291,7 @@ bool isDTypeParam(const KernelParam &p) {
 /// The value of a `const T: dtype` parameter: from -D, the config, else its default (errors
 /// reported, naming the parameter).
 std::optional<ConstValue> Sema::bindDType(SemaImpl &impl, const KernelItem &kernel, const KernelParam &p,
-                                          const std::map<std::string, std::string> &defines,
-                                          const TuneConfig *config) {
+                                          const std::map<std::string, std::string> &defines, const TuneConfig *config) {
   if (auto it = defines.find(p.name); it != defines.end()) {
     std::optional<Scalar> scalar = parseScalar(it->second);
     if (!scalar)
@@ -314,14 +313,15 @@ std::optional<ConstValue> Sema::bindDType(SemaImpl &impl, const KernelItem &kern
     if (t.isError())
       return std::nullopt;
     if (t.kind != Type::Kind::TypeName || t.elem.isPtr) {
-      diags_.error(copy->range, "the default of dtype parameter '" + p.name + "' must be a scalar type such as bf16, found " +
-                                    t.str());
+      diags_.error(copy->range, "the default of dtype parameter '" + p.name +
+                                    "' must be a scalar type such as bf16, found " + t.str());
       return std::nullopt;
     }
     return ConstValue::ofDType(t.elem.scalar);
   }
-  diags_.error(p.range, "const parameter '" + p.name + "' of kernel '" + kernel.name + "' has no value; give it with -D " +
-                            p.name + "=TYPE (such as f16), a default or @autotune");
+  diags_.error(p.range, "const parameter '" + p.name + "' of kernel '" + kernel.name +
+                            "' has no value; give it with -D " + p.name +
+                            "=TYPE (such as f16), a default or @autotune");
   return std::nullopt;
 }
 
@@ -619,8 +619,9 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
       for (auto &[name, v] : config->values)
         if (name == p.name) {
           if (v.kind == ConstValue::Kind::DType) {
-            diags_.error(p.range, "@autotune sets '" + p.name + "' to the type " + v.str() + "; '" + p.name + "' is of type " +
-                                      type.str() + " (a type parameter is declared 'const " + p.name + ": dtype')");
+            diags_.error(p.range, "@autotune sets '" + p.name + "' to the type " + v.str() + "; '" + p.name +
+                                      "' is of type " + type.str() + " (a type parameter is declared 'const " + p.name +
+                                      ": dtype')");
             break;
           }
           Type from = v.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32) : Type::scalar(Scalar::I64);

@@ -139,8 +139,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"])); });
     kernel.launch(grid,
                   {in(0), b, out, bias, residual, gate, rowScale, rowShift, colShift, colBias, i32(M), i32(N), i32(K),
-                   i32(step.in[0].rowStride),
-                   i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
+                   i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
+                   i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
                   typed(consts), stream);
     return;
   }
@@ -154,9 +154,10 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
   case StepKind::RowMoments: {
     const TensorInfo &x = plan.info(graph, first.inputs[0]);
     int64_t block = nextPowerOfTwo(x.shape[1]);
-    kernel.launch(Grid(x.shape[0]),
-                  {in(0), storage(bindings, step.out2), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
-                  typed({{"BLOCK", block}}), stream);
+    kernel.launch(
+        Grid(x.shape[0]),
+        {in(0), storage(bindings, step.out2), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
+        typed({{"BLOCK", block}}), stream);
     return;
   }
   case StepKind::RmsNorm:

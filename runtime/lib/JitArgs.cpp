@@ -145,8 +145,8 @@ Type Kernel::Impl::paramType(const ParamInfo &param, const Consts &consts) const
   Scalar elem = param.type.elem.scalar; // the dtype parameter's default
   if (auto it = consts.find(param.elemFrom); it != consts.end()) {
     if (it->second.kind() != Const::Kind::DType)
-      throw Error("kernel '" + decl.name + "': constant '" + param.elemFrom + "' is a dtype (such as tk::Scalar::F16), got " +
-                  it->second.str());
+      throw Error("kernel '" + decl.name + "': constant '" + param.elemFrom +
+                  "' is a dtype (such as tk::Scalar::F16), got " + it->second.str());
     elem = it->second.dtype();
   } else if (tunedNames.count(param.elemFrom)) {
     throw Error("kernel '" + decl.name + "': its tuning space sets the dtype '" + param.elemFrom + "' of parameter '" +

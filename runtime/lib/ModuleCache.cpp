@@ -91,7 +91,8 @@ std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &
       if (!scalar)
         return std::nullopt;
       ElemType elem{*scalar, f[5] == "1"};
-      KernelDecl::Param p{f[1], f[7] == "1" ? Type::typeName(elem) : Type::value(elem), f[2] == "1", f[3] == "1",
+      KernelDecl::Param p{f[1],        f[7] == "1" ? Type::typeName(elem) : Type::value(elem),
+                          f[2] == "1", f[3] == "1",
                           f[4] == "1", f[8] == "-" ? "" : f[8]};
       entry.decls.back().params.push_back(p);
     } else if (f[0] == "key" && f.size() == 2 && !entry.decls.empty()) {

@@ -474,15 +474,25 @@ TEST_F(JitInterpreterTest, ADTypeConstantTypesThePointerParameters) {
       ASSERT_EQ(out32[i], x[i] * 2.0f) << i;
       ASSERT_EQ(out64[i], double(x[i]) * 2.0) << i;
     }
-    EXPECT_EQ(errorOf([&] { scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", Scalar::F64}}); }),
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", Scalar::F64}});
+              }),
               "kernel 'scale': argument 1 ('x') is ptr<f64>, got a buffer of f32");
-    EXPECT_EQ(errorOf([&] { scale.launch(Grid(2), {x64, y64, 2.0f, n}); }),
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x64, y64, 2.0f, n});
+              }),
               "kernel 'scale': argument 1 ('x') is ptr<f32>, got a buffer of f64");
-    EXPECT_EQ(errorOf([&] { scale.launch(Grid(2), {x32, y32, 2.0f}); }),
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f});
+              }),
               "kernel 'scale' takes 4 arguments (x: ptr<T>, y: ptr<T>, a: f32, n: i32), got 3");
-    EXPECT_EQ(errorOf([&] { scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", 3}}); }),
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", 3}});
+              }),
               "kernel 'scale': constant 'T' is a dtype (such as tk::Scalar::F16), got 3");
-    EXPECT_EQ(errorOf([&] { scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"BLOCK", Scalar::F16}}); }),
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"BLOCK", Scalar::F16}});
+              }),
               "kernel 'scale': constant 'BLOCK' is a number (i32), got the type f16");
   }
   Kernel untyped = Module::fromString(context, kDTypeSource, "scale.tk", options()).kernel("untyped");

@@ -205,10 +205,8 @@ TEST(SemaRules, DTypeParameters) {
             "1:38: 'ptr' needs a pointee type, as in ptr<f32>");
   EXPECT_EQ(firstError("kernel k(x: dtype) { }"),
             "1:13: 'dtype' is the type of a kernel's const parameters only, as in 'const T: dtype = bf16'");
-  EXPECT_EQ(firstError("kernel k(x: ptr<B>, const B: i32 = 4) { }"),
-            "1:17: pointee must be a scalar type, found 'B'");
-  EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = n as U; }"),
-            "1:55: unknown type 'U'");
+  EXPECT_EQ(firstError("kernel k(x: ptr<B>, const B: i32 = 4) { }"), "1:17: pointee must be a scalar type, found 'B'");
+  EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = n as U; }"), "1:55: unknown type 'U'");
   EXPECT_EQ(firstError("kernel k(n: i32, const B: i32 = 4) { let v = n as B; }"),
             "1:51: unknown type 'B' (it is a constant of type i32; a type parameter is declared 'const B: dtype')");
   EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = T + 1; }"),
@@ -220,8 +218,9 @@ TEST(SemaRules, DTypeParameters) {
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: 4 }])\nkernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
             "2:35: @autotune sets dtype parameter 'T' to 4, which is not a type (one of i1, i8, i16, i32, i64, u8, "
             "u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2)");
-  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ B: f16 }])\nkernel k(n: i32, const B: i32) { }"),
-            "2:24: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
+  EXPECT_EQ(
+      firstError("@autotune(key = [n], configs = [{ B: f16 }])\nkernel k(n: i32, const B: i32) { }"),
+      "2:24: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
 }
 
 } // namespace
