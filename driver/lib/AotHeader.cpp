@@ -140,9 +140,15 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
     firstOfKernel.emplace(v.kernel, int(i));
     h << "\n/// " << v.kernel << " {" << v.config << "}: " << v.sig.numWarps * 32 << " threads, " << v.sharedBytes
       << " bytes of dynamic shared memory.\nstruct " << name << " {\n";
-    for (const auto &[constant, value] : v.sig.constants)
+    for (const auto &[constant, value] : v.sig.constants) {
+      if (std::optional<Scalar> dtype = parseScalar(value)) { // a `const T: dtype` parameter
+        h << "  static constexpr tk::Scalar " << identifier(constant) << " = tk::Scalar::" << scalarEnum(*dtype)
+          << ";\n";
+        continue;
+      }
       h << "  static constexpr " << (value.find_first_of(".eE") == std::string::npos ? "int64_t " : "double ")
         << identifier(constant) << " = " << value << ";\n";
+    }
     h << "  static constexpr int num_warps = " << v.sig.numWarps << ", num_stages = " << v.sig.numStages << ";\n";
     h << "  static inline const unsigned char cubin[] = {" << byteArray(v.cubin) << (v.cubin.empty() ? "0" : "")
       << "\n  };\n  static inline const char ptx[] = " << stringLiteral(v.ptx) << ";\n\n";

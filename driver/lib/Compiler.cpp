@@ -331,11 +331,12 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
     for (const KernelItem *kernel : impl_->selected) {
       KernelDecl decl;
       decl.name = kernel->name;
-      std::vector<Type> types = impl_->sema.declaredParamTypes(*kernel);
+      std::vector<std::string> elemFrom;
+      std::vector<Type> types = impl_->sema.declaredParamTypes(*kernel, &elemFrom);
       for (size_t k = 0; k < kernel->params.size(); ++k) {
         const KernelParam &p = kernel->params[k];
         decl.params.push_back({p.name, types[k], p.mode == KernelParam::Mode::Const,
-                               p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr});
+                               p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr, elemFrom[k]});
       }
       if (std::optional<AutotuneSpec> tune = impl_->sema.autotune(*kernel)) {
         decl.tuneKey = tune->key;
@@ -369,7 +370,9 @@ std::vector<KernelSignature> Compiler::signatures() const {
       for (const KernelParam &p : instance->decl->params)
         if (p.name == name)
           sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32)
-                                                                                      : Type::scalar(Scalar::I64));
+                                               : value.kind == ConstValue::Kind::DType
+                                                   ? Type::typeName(ElemType{value.dtype(), false})
+                                                   : Type::scalar(Scalar::I64));
     }
     sig.numWarps = instance->numWarps;
     sig.numStages = instance->numStages;

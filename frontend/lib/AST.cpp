@@ -51,6 +51,7 @@ std::string ConstValue::str() const {
     os << f;
     return os.str();
   }
+  case Kind::DType: return scalarName(dtype());
   case Kind::List: {
     std::string out = "[";
     for (size_t k = 0; k < list.size(); ++k)

@@ -545,7 +545,9 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
   for (auto &[name, value] : kernel.constants)
     constants.emplace_back(builder_.getStringAttr(name),
                            value.kind == ConstValue::Kind::Float ? (Attribute)builder_.getF64FloatAttr(value.f)
-                                                                 : (Attribute)builder_.getI64IntegerAttr(value.i));
+                           : value.kind == ConstValue::Kind::DType
+                               ? (Attribute)TypeAttr::get(mlirType(Type::scalar(value.dtype())))
+                               : (Attribute)builder_.getI64IntegerAttr(value.i));
   op->setAttr("tk.constants", builder_.getDictionaryAttr(constants));
   // All argument attributes at once: setArgAttr per argument rebuilds (and uniques, for the
   // context's lifetime) the whole array each time, quadratic in the parameter count.

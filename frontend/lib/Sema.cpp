@@ -34,20 +34,35 @@ std::optional<std::vector<int64_t>> SemaImpl::constShape(Expr *e, const std::str
   return shape;
 }
 
+std::optional<Scalar> SemaImpl::scalarTypeNamed(const std::string &name) const {
+  if (auto scalar = parseScalar(name))
+    return scalar;
+  // A `const T: dtype` parameter in scope names its value.
+  if (const Sema::Symbol *symbol = lookupLocal(name))
+    if (symbol->kind == Sema::Symbol::Kind::Const && symbol->type.kind == Type::Kind::TypeName)
+      return symbol->type.elem.scalar;
+  return std::nullopt;
+}
+
 Type SemaImpl::resolveType(const TypeExpr &t, bool allowShape) {
   ElemType elem;
   if (t.name == "ptr") {
     if (!t.inner)
       return error(t.range, "'ptr' needs a pointee type, as in ptr<f32>");
-    if (t.inner->inner || !t.inner->dims.empty() || !parseScalar(t.inner->name))
-      return error(t.inner->range, "pointee must be a scalar type, found '" + t.inner->name + "'");
-    elem = ElemType{*parseScalar(t.inner->name), true};
-  } else if (auto scalar = parseScalar(t.name)) {
+    std::optional<Scalar> pointee =
+        t.inner->inner || !t.inner->dims.empty() ? std::nullopt : scalarTypeNamed(t.inner->name);
+    if (!pointee)
+      return error(t.inner->range,
+                   "pointee must be a scalar type, found '" + t.inner->name + "'" + notATypeHint(t.inner->name));
+    elem = ElemType{*pointee, true};
+  } else if (auto scalar = scalarTypeNamed(t.name)) {
     if (t.inner)
       return error(t.range, "type '" + t.name + "' takes no type argument");
     elem = ElemType{*scalar, false};
+  } else if (t.name == "dtype") {
+    return error(t.range, "'dtype' is the type of a kernel's const parameters only, as in 'const T: dtype = bf16'");
   } else {
-    return error(t.range, "unknown type '" + t.name + "'");
+    return error(t.range, "unknown type '" + t.name + "'" + notATypeHint(t.name));
   }
   std::vector<int64_t> shape;
   if (!t.dims.empty() && !allowShape)
@@ -63,6 +78,16 @@ Type SemaImpl::resolveType(const TypeExpr &t, bool allowShape) {
   if (!checkTileShape(shape, t.range))
     return Type::error();
   return Type::value(elem, shape);
+}
+
+std::string SemaImpl::notATypeHint(const std::string &name) const {
+  const Sema::Symbol *symbol = lookupLocal(name);
+  if (!symbol)
+    return "";
+  if (symbol->kind == Sema::Symbol::Kind::Var)
+    return " (it is a runtime value of type " + symbol->var->type.str() + ")";
+  return " (it is a constant of type " + symbol->type.str() + "; a type parameter is declared 'const " + name +
+         ": dtype')";
 }
 
 std::optional<Sema::Symbol> SemaImpl::evalModuleConst(const ConstItem &item) {
@@ -253,7 +278,52 @@ std::optional<ConstValue> parseConstText(const std::string &text, const Type &ty
 
 namespace {
 bool isLaunchOption(const std::string &name) { return name == "num_warps" || name == "num_stages"; }
+
+/// The scalar types a dtype constant may take, for messages.
+const char *kDTypeChoices = "i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2";
 } // namespace
+
+bool isDTypeParam(const KernelParam &p) {
+  return p.mode == KernelParam::Mode::Const && p.type && p.type->name == "dtype" && !p.type->inner &&
+         p.type->dims.empty();
+}
+
+/// The value of a `const T: dtype` parameter: from -D, the config, else its default (errors
+/// reported, naming the parameter).
+std::optional<ConstValue> Sema::bindDType(SemaImpl &impl, const KernelItem &kernel, const KernelParam &p,
+                                          const std::map<std::string, std::string> &defines, const TuneConfig *config) {
+  if (auto it = defines.find(p.name); it != defines.end()) {
+    std::optional<Scalar> scalar = parseScalar(it->second);
+    if (!scalar)
+      diags_.error(p.range, "-D " + p.name + "=" + it->second + " is not a valid dtype (one of " + kDTypeChoices + ")");
+    return scalar ? std::optional<ConstValue>(ConstValue::ofDType(*scalar)) : std::nullopt;
+  }
+  if (config)
+    for (auto &[name, v] : config->values)
+      if (name == p.name) {
+        if (v.kind == ConstValue::Kind::DType)
+          return v;
+        diags_.error(p.range, "@autotune sets dtype parameter '" + p.name + "' to " + v.str() +
+                                  ", which is not a type (one of " + kDTypeChoices + ")");
+        return std::nullopt;
+      }
+  if (p.defaultValue) {
+    ExprPtr copy = p.defaultValue->clone();
+    Type t = impl.check(*copy);
+    if (t.isError())
+      return std::nullopt;
+    if (t.kind != Type::Kind::TypeName || t.elem.isPtr) {
+      diags_.error(copy->range, "the default of dtype parameter '" + p.name +
+                                    "' must be a scalar type such as bf16, found " + t.str());
+      return std::nullopt;
+    }
+    return ConstValue::ofDType(t.elem.scalar);
+  }
+  diags_.error(p.range, "const parameter '" + p.name + "' of kernel '" + kernel.name +
+                            "' has no value; give it with -D " + p.name +
+                            "=TYPE (such as f16), a default or @autotune");
+  return std::nullopt;
+}
 
 std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   const Decorator *deco = nullptr;
@@ -292,6 +362,8 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     Type t = impl.check(*copy);
     if (t.isError())
       return std::nullopt;
+    if (t.kind == Type::Kind::TypeName && !t.elem.isPtr) // a value of a dtype parameter
+      return ConstValue::ofDType(t.elem.scalar);
     if (!copy->value || !t.isScalarValue()) {
       diags_.error(v.range, "@autotune: the value of '" + name + "' must be a constant");
       return std::nullopt;
@@ -415,12 +487,38 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   return spec;
 }
 
-std::vector<Type> Sema::declaredParamTypes(const KernelItem &kernel) {
+std::vector<Type> Sema::declaredParamTypes(const KernelItem &kernel, std::vector<std::string> *elemFrom) {
   std::vector<std::pair<const FnItem *, SrcRange>> stack;
   SemaImpl impl(*this, kernel.fileId, &stack);
+  impl.pushScope();
+  // dtype parameters stand for their default here (bf16 without one); `elemFrom` says which
+  // parameters' element types are theirs, bound at each instantiation.
+  std::set<std::string> dtypeNames;
+  for (const KernelParam &p : kernel.params) {
+    if (!isDTypeParam(p) || !dtypeNames.insert(p.name).second)
+      continue;
+    std::optional<ConstValue> value = ConstValue::ofDType(Scalar::BF16);
+    if (p.defaultValue)
+      value = bindDType(impl, kernel, p, {}, nullptr);
+    if (value)
+      impl.declareConst(p.name, p.range, Type::typeName(ElemType{value->dtype(), false}), *value);
+  }
   std::vector<Type> types;
-  for (const KernelParam &p : kernel.params)
-    types.push_back(impl.resolveType(*p.type, false));
+  if (elemFrom)
+    elemFrom->clear();
+  for (const KernelParam &p : kernel.params) {
+    if (isDTypeParam(p)) {
+      const Sema::Symbol *symbol = impl.lookupLocal(p.name);
+      types.push_back(symbol ? symbol->type : Type::error());
+    } else {
+      types.push_back(impl.resolveType(*p.type, false));
+    }
+    if (elemFrom) {
+      const std::string &elem = p.type->name == "ptr" && p.type->inner ? p.type->inner->name : p.type->name;
+      elemFrom->push_back(!isDTypeParam(p) && dtypeNames.count(elem) ? elem : "");
+    }
+  }
+  impl.popScope();
   return types;
 }
 
@@ -472,9 +570,27 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     diags_.error(kernel.nameRange, "kernel '" + kernel.name + "' has " + std::to_string(kernel.params.size()) +
                                        " parameters; at most " + std::to_string(SemaLimits::kMaxKernelParams) +
                                        " (a launch passes at most 32 KB of arguments)");
+  // The `const T: dtype` parameters first: the other parameters' types may name them (`ptr<T>`).
+  std::map<std::string, ConstValue> dtypes;
+  std::set<std::string> seen;
+  for (const KernelParam &p : kernel.params) {
+    if (!seen.insert(p.name).second || !isDTypeParam(p))
+      continue;
+    std::optional<ConstValue> value = bindDType(impl, kernel, p, defines, config);
+    if (value)
+      dtypes.emplace(p.name, *value);
+    // Without a value (reported) it stands for bf16, so that `ptr<T>` reports nothing more.
+    Scalar scalar = value ? value->dtype() : Scalar::BF16;
+    impl.declareConst(p.name, p.range, Type::typeName(ElemType{scalar, false}), ConstValue::ofDType(scalar));
+  }
   for (const KernelParam &p : kernel.params) {
     if (!names.insert(p.name).second) {
       diags_.error(p.range, "duplicate parameter '" + p.name + "'");
+      continue;
+    }
+    if (isDTypeParam(p)) {
+      if (auto it = dtypes.find(p.name); it != dtypes.end())
+        instance->constants.emplace_back(p.name, it->second);
       continue;
     }
     Type type = impl.resolveType(*p.type, false);
@@ -502,7 +618,12 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     } else if (config) {
       for (auto &[name, v] : config->values)
         if (name == p.name) {
-          ExprPtr literal;
+          if (v.kind == ConstValue::Kind::DType) {
+            diags_.error(p.range, "@autotune sets '" + p.name + "' to the type " + v.str() + "; '" + p.name +
+                                      "' is of type " + type.str() + " (a type parameter is declared 'const " + p.name +
+                                      ": dtype')");
+            break;
+          }
           Type from = v.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32) : Type::scalar(Scalar::I64);
           value = SemaImpl::castConst(v, from, type);
         }

@@ -283,7 +283,8 @@ Type SemaImpl::checkName(NameExpr &e) {
       e.var = symbol->var;
       return symbol->var->type;
     }
-    e.value = symbol->value;
+    if (symbol->type.kind != Type::Kind::TypeName) // a dtype parameter names a type, as `f32` does
+      e.value = symbol->value;
     return symbol->type;
   }
   if (const GlobalSymbol *global = program_.lookup(fileId_, e.name)) {

@@ -40,6 +40,10 @@ public:
   /// Counts one node against SemaLimits::kMaxCheckedNodes; false (reported once) past it.
   bool spend(SrcRange range);
   Type resolveType(const TypeExpr &t, bool allowShape);
+  /// A scalar type's name, or a `const T: dtype` parameter in scope standing for one.
+  std::optional<Scalar> scalarTypeNamed(const std::string &name) const;
+  /// " (it is a runtime value ...)" when `name` is in scope but not a type; "" otherwise.
+  std::string notATypeHint(const std::string &name) const;
   std::optional<int64_t> constInt(Expr *e, const std::string &what);
   std::optional<std::vector<int64_t>> constShape(Expr *e, const std::string &what);
   bool checkTileShape(const std::vector<int64_t> &shape, SrcRange range);

@@ -4,13 +4,8 @@
 
 #include "tk/Runtime/Files.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <regex>
-#include <sstream>
 
 namespace tk::graph {
 
@@ -34,15 +29,6 @@ int64_t elements(const TensorInfo &t) {
 
 Const flag(bool on) { return Const(on); }
 
-/// A stdlib template's text (a file of the installation: no limits beyond the stream's).
-std::string readTemplate(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf()))
-    throw Error("graph: cannot read the stdlib template: " + path + ": " + std::strerror(errno));
-  return text.str();
-}
-
 } // namespace
 
 struct Executable::Impl {
@@ -65,21 +51,18 @@ struct Executable::Impl {
 
   Scalar dtype = Scalar::BF16;
 
-  /// A stdlib template, written for bf16; for an f16 graph its element type is rewritten.
+  /// A stdlib template: its element type is its `const T: dtype` parameter (see typed()).
   Kernel stdlibKernel(const std::string &file, const std::string &name) {
     auto it = modules.find(file);
-    if (it == modules.end()) {
-      std::string path = stdlibDir() + "/std/" + file;
-      if (dtype == Scalar::BF16) {
-        it = modules.emplace(file, Module::fromFile(*context, path)).first;
-      } else {
-        std::string text = readTemplate(path);
-        std::string rewritten = std::regex_replace(text, std::regex("\\bbf16\\b"), scalarName(dtype));
-        std::string named = path.substr(0, path.size() - 3) + "." + scalarName(dtype) + ".tk";
-        it = modules.emplace(file, Module::fromString(*context, rewritten, named)).first;
-      }
-    }
+    if (it == modules.end())
+      it = modules.emplace(file, Module::fromFile(*context, stdlibDir() + "/std/" + file)).first;
     return it->second.kernel(name);
+  }
+
+  /// A stdlib template's constants with the graph's element type as its dtype parameter T.
+  Consts typed(Consts consts) const {
+    consts.insert_or_assign("T", Const(dtype));
+    return consts;
   }
 
   Buffer &storage(const Bindings &bindings, int tensor) {
@@ -117,12 +100,13 @@ struct Executable::Impl {
     p.weight = &weight;
     p.norm = &norm;
     p.normBias = normBias;
-    scaleRows.launch(Grid(rows, cdiv(cols, 1024)), {weight, *p.buffer, norm, int32_t(cols)}, {}, stream);
+    scaleRows.launch(Grid(rows, cdiv(cols, 1024)), {weight, *p.buffer, norm, int32_t(cols)}, typed({}), stream);
     if (step.center) {
       p.colShift = std::make_unique<Buffer>(*context, Scalar::F32, size_t(cols));
       p.colBias = std::make_unique<Buffer>(*context, Scalar::F32, size_t(cols));
       for (auto [weights, out] : {std::pair{&norm, p.colShift.get()}, std::pair{normBias, p.colBias.get()}})
-        colSums.launch(Grid(cdiv(cols, 256)), {weight, *weights, *out, int32_t(rows), int32_t(cols)}, {}, stream);
+        colSums.launch(Grid(cdiv(cols, 256)), {weight, *weights, *out, int32_t(rows), int32_t(cols)}, typed({}),
+                       stream);
     }
     return p;
   }
@@ -155,31 +139,32 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"])); });
     kernel.launch(grid,
                   {in(0), b, out, bias, residual, gate, rowScale, rowShift, colShift, colBias, i32(M), i32(N), i32(K),
-                   i32(step.in[0].rowStride),
-                   i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
-                  consts, stream);
+                   i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
+                   i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
+                  typed(consts), stream);
     return;
   }
   case StepKind::RowRstd: {
     const TensorInfo &x = plan.info(graph, graph.nodes[step.nodes[0]].inputs[0]);
     int64_t block = nextPowerOfTwo(x.shape[1]);
     kernel.launch(Grid(x.shape[0]), {in(0), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
-                  {{"BLOCK", block}}, stream); // num_warps: tuned
+                  typed({{"BLOCK", block}}), stream); // num_warps: tuned
     return;
   }
   case StepKind::RowMoments: {
     const TensorInfo &x = plan.info(graph, first.inputs[0]);
     int64_t block = nextPowerOfTwo(x.shape[1]);
-    kernel.launch(Grid(x.shape[0]),
-                  {in(0), storage(bindings, step.out2), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
-                  {{"BLOCK", block}}, stream);
+    kernel.launch(
+        Grid(x.shape[0]),
+        {in(0), storage(bindings, step.out2), out, i32(x.shape[1]), i32(step.in[0].rowStride), float(step.eps)},
+        typed({{"BLOCK", block}}), stream);
     return;
   }
   case StepKind::RmsNorm:
   case StepKind::LayerNorm:
   case StepKind::Softmax: {
     int64_t rows = outInfo.shape[0], cols = outInfo.shape[1], block = nextPowerOfTwo(cols);
-    Consts consts{{"BLOCK", block}}; // num_warps: tuned
+    Consts consts = typed({{"BLOCK", block}}); // num_warps: tuned
     if (step.kind == StepKind::RmsNorm)
       kernel.launch(Grid(rows), {in(0), out, in(1), i32(cols), i32(step.in[0].rowStride), float(step.eps)}, consts, stream);
     else if (step.kind == StepKind::LayerNorm)
@@ -194,7 +179,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     kernel.launch(Grid(tokens, step.heads),
                   {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
                    i32(step.outAt.rowStride), float(std::log2(first.value))},
-                  {{"HALF", headDim / 2}}, stream); // num_warps: tuned
+                  typed({{"HALF", headDim / 2}}), stream); // num_warps: tuned
     return;
   }
   case StepKind::Attention: {
@@ -206,14 +191,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                    i32(step.in[1].rowStride), i32(step.in[2].rowStride), i32(step.outAt.rowStride),
                    i32(step.in[0].column), i32(step.in[1].column), i32(step.in[2].column),
                    float(1.0 / std::sqrt(double(headDim)))},
-                  {{"HEAD_DIM", headDim}, {"CAUSAL", flag(first.causal)}}, stream);
+                  typed({{"HEAD_DIM", headDim}, {"CAUSAL", flag(first.causal)}}), stream);
     return;
   }
   case StepKind::Transpose: {
     const TensorInfo &x = plan.info(graph, first.inputs[0]);
     kernel.launch(Grid(cdiv(x.shape[0], 32), cdiv(x.shape[1], 32)),
-                  {in(0), out, i32(x.shape[0]), i32(x.shape[1]), i32(step.in[0].rowStride), i32(step.in[0].column)}, {},
-                  stream);
+                  {in(0), out, i32(x.shape[0]), i32(x.shape[1]), i32(step.in[0].rowStride), i32(step.in[0].column)},
+                  typed({}), stream);
     return;
   }
   case StepKind::Elementwise: {

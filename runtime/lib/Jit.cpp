@@ -50,6 +50,16 @@ void Kernel::Impl::checkConstants(const Config &config) const {
     if (name != "num_warps" && name != "num_stages" && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
       throw Error("kernel '" + decl.name + "' has no constant '" + name + "' (" +
                   (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: num_warps, num_stages)");
+  for (const KernelDecl::Param &p : decl.params) {
+    auto it = config.values.find(p.name);
+    if (!p.isConst || it == config.values.end())
+      continue;
+    bool isDType = p.type.kind == Type::Kind::TypeName;
+    if (isDType != (it->second.kind() == Const::Kind::DType))
+      throw Error("kernel '" + decl.name + "': constant '" + p.name + "' is " +
+                  (isDType ? "a dtype (such as tk::Scalar::F16)" : "a number (" + p.type.str() + ")") + ", got " +
+                  (it->second.kind() == Const::Kind::DType ? "the type " : "") + it->second.str());
+  }
   if (!missing.empty())
     throw Error("kernel '" + decl.name + "': constant " + missing + " has no value: give it in the launch's constants " +
                 "({{\"" + missing.substr(0, missing.find(',')) + "\", ...}}), a default, or an @autotune space");
@@ -71,6 +81,8 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
       throw Error(what + " does not compile:\n" + variant->interpreted->diagnosticsText());
     KernelSignature sig = variant->interpreted->signatures().at(0);
     variant->threads = sig.numWarps * 32;
+    for (const auto &[name, type] : sig.args)
+      variant->argTypes.push_back(type);
     auto ir_module = mlir::ModuleOp(static_cast<mlir::Operation *>(variant->interpreted->moduleOperation()));
     variant->kernelOp = ir_module.lookupSymbol<mlir::func::FuncOp>(sig.name).getOperation();
     return variant;
@@ -130,7 +142,8 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
   buffers.reserve(count);
   for (size_t k = 0; k < count; ++k) {
     ArgValue value;
-    if (params[k].type.isPtr()) {
+    const Type &type = k < variant.argTypes.size() ? variant.argTypes[k] : params[k].type;
+    if (type.isPtr()) {
       auto *buffer = const_cast<Buffer *>(args[k].buffer());
       auto it = std::find(owners.begin(), owners.end(), buffer);
       value.buffer = int(it - owners.begin());
@@ -143,7 +156,7 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
         buffers.push_back(std::move(host));
         owners.push_back(buffer);
       }
-    } else if (params[k].type.isFloatValue()) {
+    } else if (type.isFloatValue()) {
       value.f = args[k].kind() == Arg::Kind::Float ? args[k].real() : double(args[k].integer());
     } else {
       value.i = args[k].integer();
@@ -208,7 +221,7 @@ void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Co
 void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
                           const Stream &stream) {
   thread_local PackedArgs packed;
-  pack(args, count, packed);
+  pack(args, count, consts, packed);
   bool tuning = tunes(consts);
   LaunchKeyRef key = launchKey(consts, packed.spec, args, tuning);
   Variant *variant = nullptr;
@@ -282,7 +295,7 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
   if (k.configs.empty())
     throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
   PackedArgs packed;
-  k.pack(args.data(), args.size(), packed);
+  k.pack(args.data(), args.size(), consts, packed);
   LaunchKeyRef key = k.launchKey(consts, packed.spec, args.data(), true);
   TuneReport report;
   std::lock_guard<std::mutex> building(k.buildMutex);
@@ -372,7 +385,7 @@ Kernel Module::kernel(const std::string &name) const {
   impl->decl = *decl;
   for (const KernelDecl::Param &p : decl->params)
     if (!p.isConst)
-      impl->params.push_back({p.name, p.type, p.nospec});
+      impl->params.push_back({p.name, p.type, p.nospec, p.elemFrom});
   std::vector<Config> space;
   for (const auto &values : decl->configs) {
     Config config;

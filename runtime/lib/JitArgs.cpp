@@ -44,10 +44,16 @@ bool fitsIn(int64_t value, bool isUnsignedArg, Scalar scalar) {
 
 } // namespace
 
+std::string paramTypeText(const ParamInfo &p) {
+  if (p.elemFrom.empty())
+    return p.type.str();
+  return p.type.elem.isPtr ? "ptr<" + p.elemFrom + ">" : p.elemFrom;
+}
+
 std::string paramList(const std::vector<ParamInfo> &params) {
   std::string list;
   for (const ParamInfo &p : params)
-    list += (list.empty() ? "" : ", ") + p.name + ": " + p.type.str();
+    list += (list.empty() ? "" : ", ") + p.name + ": " + paramTypeText(p);
   return list;
 }
 
@@ -61,6 +67,8 @@ std::optional<Const> Const::parse(const std::string &text) {
     return std::nullopt;
   if (text == "true" || text == "false")
     return Const(text == "true");
+  if (std::optional<Scalar> type = parseScalar(text))
+    return Const(*type);
   char *end = nullptr;
   errno = 0;
   long long integer = std::strtoll(text.c_str(), &end, 0); // as the compiler reads -D: 0x80 too
@@ -76,6 +84,7 @@ std::string Const::str() const {
   switch (kind_) {
   case Kind::Int: return std::to_string(i_);
   case Kind::Bool: return i_ ? "true" : "false";
+  case Kind::DType: return scalarName(dtype());
   case Kind::Float: break;
   }
   char text[40];
@@ -130,7 +139,30 @@ std::string specializationKey(const std::vector<Specialization> &spec) {
   return text;
 }
 
-void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const {
+Type Kernel::Impl::paramType(const ParamInfo &param, const Consts &consts) const {
+  if (param.elemFrom.empty())
+    return param.type;
+  Scalar elem = param.type.elem.scalar; // the dtype parameter's default
+  if (auto it = consts.find(param.elemFrom); it != consts.end()) {
+    if (it->second.kind() != Const::Kind::DType)
+      throw Error("kernel '" + decl.name + "': constant '" + param.elemFrom +
+                  "' is a dtype (such as tk::Scalar::F16), got " + it->second.str());
+    elem = it->second.dtype();
+  } else if (tunedNames.count(param.elemFrom)) {
+    throw Error("kernel '" + decl.name + "': its tuning space sets the dtype '" + param.elemFrom + "' of parameter '" +
+                param.name + "'; give it in the launch's constants");
+  } else {
+    for (const KernelDecl::Param &p : decl.params)
+      if (p.name == param.elemFrom && !p.hasDefault)
+        throw Error("kernel '" + decl.name + "': constant " + p.name +
+                    " has no value: give it in the launch's constants ({{\"" + p.name +
+                    "\", tk::Scalar::F16}}, ...) or a default (parameter '" + param.name + "' is " +
+                    paramTypeText(param) + ")");
+  }
+  return param.type.withElem(ElemType{elem, param.type.elem.isPtr});
+}
+
+void Kernel::Impl::pack(const Arg *args, size_t count, const Consts &consts, PackedArgs &packed) const {
   const std::string &kernel = decl.name;
   if (count != params.size())
     throw Error("kernel '" + kernel + "' takes " + std::to_string(params.size()) + " argument" +
@@ -142,7 +174,8 @@ void Kernel::Impl::pack(const Arg *args, size_t count, PackedArgs &packed) const
   for (size_t k = 0; k < count; ++k) {
     const ParamInfo &param = params[k];
     const Arg &arg = args[k];
-    const Type &type = param.type;
+    Type bound; // only where a dtype constant gives the element type: the hot path copies nothing
+    const Type &type = param.elemFrom.empty() ? param.type : (bound = paramType(param, consts));
     auto mismatch = [&](const std::string &got) {
       return Error("kernel '" + kernel + "': argument " + std::to_string(k + 1) + " ('" + param.name + "') is " +
                    type.str() + ", got " + got);

@@ -36,6 +36,7 @@ struct Variant {
   cuda::CUfunc_st *function = nullptr;  // CUDA
   std::unique_ptr<Compiler> interpreted; // interpreter: the compiler owns the tk IR
   void *kernelOp = nullptr;             // its func.func
+  std::vector<Type> argTypes;           // interpreter: the runtime parameters' types as compiled
 };
 
 /// What one launch argument lets its variant assume: the largest power of two up to 16 that
@@ -208,7 +209,10 @@ struct Kernel::Impl {
     return *module->context;
   }
   /// Checks count and types against the signature (naming the parameter) and packs.
-  void pack(const Arg *args, size_t count, PackedArgs &packed) const;
+  void pack(const Arg *args, size_t count, const Consts &consts, PackedArgs &packed) const;
+  /// A parameter's type at this launch: its element type bound from `consts` (else the
+  /// default) where it is a dtype parameter's (`ptr<T>`). Throws tk::Error naming the constant.
+  Type paramType(const ParamInfo &param, const Consts &consts) const;
   /// Throws tk::Error naming a constant the kernel does not have, or one left without a value.
   void checkConstants(const Config &config) const;
   /// The compile options of a config under a specialization.
@@ -240,6 +244,8 @@ Config configOf(const Consts &consts);
 void specialize(CompileOptions &options, const std::vector<ParamInfo> &params, const std::vector<Specialization> &spec);
 /// A config as the compiler's -D defines (the only place constants become the compiler's text).
 std::map<std::string, std::string> compilerDefines(const Config &config);
+/// "ptr<f32>", or "ptr<T>" for a parameter whose element type is a dtype constant's.
+std::string paramTypeText(const ParamInfo &p);
 /// "x: ptr<f32>, n: i32", for messages.
 std::string paramList(const std::vector<ParamInfo> &params);
 

@@ -904,9 +904,53 @@ def add_run_error_cases():
          expect_message="--grid 'cdiv(n, 0)': division by zero in a constant expression")
 
 
+def add_dtype_cases():
+    """One kernel written over a `const T: dtype` parameter, instantiated at several dtypes (-D T=...)."""
+    src = generated("dtype_axpby", (
+        "kernel axpby(x: ptr<T>, y: ptr<T>, out: ptr<T>, n: i32, const BLOCK: i32 = 128, const T: dtype = bf16) {\n"
+        "    let offs = program_id(0) * BLOCK + arange(0, BLOCK);\n"
+        "    let m = offs < n;\n"
+        "    let acc: f32[BLOCK] = (load(x + offs, mask = m, other = 0) as f32) * 2.0 + (load(y + offs, mask = m) as f32);\n"
+        "    let t: T[BLOCK] = acc as T;\n"
+        "    store(out + offs, t + zeros([BLOCK], T) - full([BLOCK], 1, T) + 1 as T, mask = m);\n"
+        "}\n"))
+    a = (RNG.standard_normal(N) * 4).astype(np.float32)
+    b = (RNG.standard_normal(N) * 4).astype(np.float32)
+    for dtype in ["f16", "f32", "bf16"]:
+        if dtype == "bf16":
+            ia, ib = bf16_bits(a), bf16_bits(b)
+        else:
+            ia, ib = a.astype(storage(dtype)), b.astype(storage(dtype))
+
+        def check(out, ia=ia, ib=ib, dtype=dtype):
+            x = values_of(dtype, ia).astype(np.float32)
+            y = values_of(dtype, ib).astype(np.float32)
+            r = x * np.float32(2) + y
+            # t - 1 + 1 in T: one rounding to T, then T arithmetic (f16/bf16 arithmetic is computed in f32).
+            if dtype == "bf16":
+                t = bf16_round(r)
+                return {"out": bf16_bits(bf16_round(bf16_round(t - 1) + 1))}
+            t = r.astype(storage(dtype))
+            return {"out": ((t - t.dtype.type(1)) + t.dtype.type(1)).astype(storage(dtype))}
+        case("dtype.axpby.%s" % dtype, src, "axpby", "cdiv(n, BLOCK)",
+             {"x": ia, "y": ib, "out": np.zeros(N, storage(dtype)), "n": N}, check,
+             defines={} if dtype == "bf16" else {"T": dtype})
+    # A stdlib template at f16 (its T, bf16 by default), as the graph layer instantiates it.
+    rows, cols = 6, 200
+    x = (RNG.uniform(-3, 3, (rows, cols))).astype(np.float16)
+    w = RNG.uniform(0.5, 1.5, cols).astype(np.float16)
+    xv = x.astype(np.float64)
+    rms = 1 / np.sqrt((xv * xv).mean(1, keepdims=True) + 1e-5)
+    case("dtype.stdlib.rmsnorm.f16", os.path.join(ROOT, "stdlib", "std", "norm.tk"), "rmsnorm", str(rows),
+         {"x": x.ravel(), "y": np.zeros(rows * cols, np.float16), "w": w, "n_cols": cols, "stride": cols, "eps": 1e-5},
+         lambda out: {"y": (xv * rms * w.astype(np.float64)).astype(np.float16).ravel()}, tol=(2e-3, 2e-3),
+         defines={"BLOCK": "256", "T": "f16"})
+
+
 add_structure_cases()
 add_example_cases()
 add_stdlib_cases()
+add_dtype_cases()
 add_run_error_cases()
 
 

@@ -167,7 +167,7 @@ TEST_F(GraphRun, ALayerNormFoldsIntoItsMatmuls) {
   }
 }
 
-TEST_F(GraphRun, AnF16GraphRewritesTheTemplates) {
+TEST_F(GraphRun, AnF16GraphPassesF16AsTheTemplatesDType) {
   Graph g;
   Tensor x = g.input("x", Scalar::F16, {20, 32}), w = g.weight("w", Scalar::F16, {32, 24});
   Tensor res = g.input("res", Scalar::F16, {20, 24});

@@ -449,6 +449,74 @@ TEST_F(JitInterpreterTest, EqualConstantsOfOtherCTypesShareAVariant) {
   EXPECT_EQ(fill.stats().compiles, 2);
 }
 
+const char *kDTypeSource = R"(
+kernel scale(x: ptr<T>, y: ptr<T>, a: f32, n: i32, const BLOCK: i32 = 64, const T: dtype = f32) {
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    let m = i < n;
+    store(y + i, ((load(x + i, mask = m) as f32) * a) as T, mask = m);
+}
+kernel untyped(x: ptr<T>, const T: dtype) { }
+)";
+
+TEST_F(JitInterpreterTest, ADTypeConstantTypesThePointerParameters) {
+  for (int round = 0; round < 2; ++round) { // the second module's declarations come from the disk cache
+    Kernel scale = Module::fromString(context, kDTypeSource, "scale.tk", options()).kernel("scale");
+    const int n = 100;
+    std::vector<float> x = ramp(n, 0.25f);
+    Buffer x32 = Buffer::of(context, x), y32(context, Scalar::F32, n);
+    scale.launch(Grid(2), {x32, y32, 2.0f, n}); // T's default, f32
+    std::vector<double> x64d(x.begin(), x.end());
+    Buffer x64 = Buffer::of(context, x64d), y64(context, Scalar::F64, n);
+    scale.launch(Grid(2), {x64, y64, 2.0f, n}, {{"T", Scalar::F64}});
+    std::vector<float> out32 = y32.toVector<float>();
+    std::vector<double> out64 = y64.toVector<double>();
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(out32[i], x[i] * 2.0f) << i;
+      ASSERT_EQ(out64[i], double(x[i]) * 2.0) << i;
+    }
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", Scalar::F64}});
+              }),
+              "kernel 'scale': argument 1 ('x') is ptr<f64>, got a buffer of f32");
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x64, y64, 2.0f, n});
+              }),
+              "kernel 'scale': argument 1 ('x') is ptr<f32>, got a buffer of f64");
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f});
+              }),
+              "kernel 'scale' takes 4 arguments (x: ptr<T>, y: ptr<T>, a: f32, n: i32), got 3");
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"T", 3}});
+              }),
+              "kernel 'scale': constant 'T' is a dtype (such as tk::Scalar::F16), got 3");
+    EXPECT_EQ(errorOf([&] {
+                scale.launch(Grid(2), {x32, y32, 2.0f, n}, {{"BLOCK", Scalar::F16}});
+              }),
+              "kernel 'scale': constant 'BLOCK' is a number (i32), got the type f16");
+  }
+  Kernel untyped = Module::fromString(context, kDTypeSource, "scale.tk", options()).kernel("untyped");
+  Buffer u8(context, Scalar::U8, 4);
+  EXPECT_EQ(errorOf([&] { untyped.launch(Grid(1), {u8}); }),
+            "kernel 'untyped': constant T has no value: give it in the launch's constants ({{\"T\", "
+            "tk::Scalar::F16}}, ...) or a default (parameter 'x' is ptr<T>)");
+  untyped.launch(Grid(1), {u8}, {{"T", Scalar::U8}});
+}
+
+TEST(JitConstants, DTypesAreConstantsToo) {
+  EXPECT_EQ(Const(Scalar::F16).str(), "f16");
+  EXPECT_EQ(Const(Scalar::BF16).kind(), Const::Kind::DType);
+  EXPECT_EQ(Const(Scalar::BF16).dtype(), Scalar::BF16);
+  EXPECT_EQ(Const::parse("bf16"), Const(Scalar::BF16));
+  EXPECT_EQ(Const::parse("f8e4m3")->str(), "f8e4m3");
+  EXPECT_NE(Const(Scalar::I32), Const(int(Scalar::I32)));
+  EXPECT_FALSE(Const::parse("i7"));
+  Config config{{{"BLOCK", 64}, {"T", Scalar::F16}}};
+  EXPECT_EQ(config.str(), "BLOCK=64, T=f16"); // in cache keys as in the compiler's defines
+  EXPECT_EQ(compilerDefines(config).at("T"), "f16");
+  EXPECT_FALSE(config.integer("T"));
+}
+
 TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   test::TempDir dir("tk-module-cache");
   std::string helper = dir.path() + "/helper.tk", main = dir.path() + "/main.tk";

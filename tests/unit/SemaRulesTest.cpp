@@ -179,5 +179,49 @@ TEST(SemaRules, KernelParametersAreScalarsOrPointers) {
   EXPECT_EQ(firstError("kernel k(q: ptr<tile>) { }"), "1:17: pointee must be a scalar type, found 'tile'");
 }
 
+TEST(SemaRules, DTypeParameters) {
+  // A `const T: dtype` parameter is a scalar type wherever one is written.
+  std::string axpy = "kernel axpy(x: ptr<T>, y: ptr<T>, a: T, n: i32, const BLOCK: i32 = 64, const T: dtype = bf16) {\n"
+                     "  let i = program_id(0) * BLOCK + arange(0, BLOCK);\n"
+                     "  let acc: f32[BLOCK] = zeros([BLOCK], f32) + (load(x + i, mask = i < n) as f32) * (a as f32);\n"
+                     "  let t: T[BLOCK] = acc as T;\n"
+                     "  store(y + i, t + zeros([BLOCK], T) + full([BLOCK], 0, T), mask = i < n);\n"
+                     "}\n";
+  EXPECT_EQ(firstError(axpy), "");
+  EXPECT_EQ(firstError(axpy, {{"T", "f16"}}), "");
+  EXPECT_EQ(firstError(axpy, {{"T", "f32"}}), "");
+  EXPECT_NE(emitTk(axpy).find("!tk.ptr<bf16>"), std::string::npos) << emitTk(axpy);
+  EXPECT_EQ(firstError(axpy, {{"T", "i7"}}),
+            "1:78: -D T=i7 is not a valid dtype (one of i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, "
+            "f8e4m3 or f8e5m2)");
+  EXPECT_EQ(firstError(axpy, {{"T", "foo"}}).substr(0, 35), "1:78: -D T=foo is not a valid dtype");
+  EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype) { }"),
+            "1:27: const parameter 'T' of kernel 'k' has no value; give it with -D T=TYPE (such as f16), a default or "
+            "@autotune");
+  EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype) { }", {{"T", "u8"}}), "");
+  EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype = 3) { }"),
+            "1:38: the default of dtype parameter 'T' must be a scalar type such as bf16, found i32");
+  EXPECT_EQ(firstError("kernel k(x: ptr<T>, const T: dtype = ptr) { }"),
+            "1:38: 'ptr' needs a pointee type, as in ptr<f32>");
+  EXPECT_EQ(firstError("kernel k(x: dtype) { }"),
+            "1:13: 'dtype' is the type of a kernel's const parameters only, as in 'const T: dtype = bf16'");
+  EXPECT_EQ(firstError("kernel k(x: ptr<B>, const B: i32 = 4) { }"), "1:17: pointee must be a scalar type, found 'B'");
+  EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = n as U; }"), "1:55: unknown type 'U'");
+  EXPECT_EQ(firstError("kernel k(n: i32, const B: i32 = 4) { let v = n as B; }"),
+            "1:51: unknown type 'B' (it is a constant of type i32; a type parameter is declared 'const B: dtype')");
+  EXPECT_EQ(firstError("kernel k(n: i32, const T: dtype = f16) { let v = T + 1; }"),
+            "1:52: operator + needs values, found type f16 and i32");
+  // From @autotune: a type where a dtype is expected, and nowhere else.
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: f16 }, { T: f32 }])\n"
+                       "kernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
+            "");
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ T: 4 }])\nkernel k(x: ptr<T>, n: i32, const T: dtype) { }"),
+            "2:35: @autotune sets dtype parameter 'T' to 4, which is not a type (one of i1, i8, i16, i32, i64, u8, "
+            "u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2)");
+  EXPECT_EQ(
+      firstError("@autotune(key = [n], configs = [{ B: f16 }])\nkernel k(n: i32, const B: i32) { }"),
+      "2:24: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
+}
+
 } // namespace
 } // namespace tk::test

@@ -89,8 +89,13 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     Module module = Module::fromFile(context, options.file);
     Kernel kernel = module.kernel(options.kernel);
     std::vector<std::pair<std::string, Type>> params;
-    for (const ParamInfo &param : kernel.params())
-      params.emplace_back(param.name, param.type);
+    for (const ParamInfo &param : kernel.params()) {
+      Type type = param.type; // `ptr<T>`: T's default, unless -D T=... gives it
+      if (auto it = options.defines.find(param.elemFrom); !param.elemFrom.empty() && it != options.defines.end())
+        if (std::optional<Scalar> elem = parseScalar(it->second))
+          type = type.withElem(ElemType{*elem, type.elem.isPtr});
+      params.emplace_back(param.name, type);
+    }
     std::vector<HostBuffer> hosts;
     std::map<std::string, int64_t> names; // for the grid's expressions
     std::vector<ArgValue> values = bindArguments(kernel.name(), params, options, hosts, names);
@@ -116,7 +121,7 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     for (const auto &[name, value] : options.defines) {
       std::optional<Const> constant = Const::parse(value);
       if (!constant)
-        throw UsageError("-D " + name + "=" + value + ": not an integer, a float or a bool");
+        throw UsageError("-D " + name + "=" + value + ": not an integer, a float, a bool or a type");
       consts.emplace(name, *constant);
     }
     std::vector<std::string> dims = splitGrid(options.grid);

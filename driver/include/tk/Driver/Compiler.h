@@ -38,8 +38,11 @@ struct CompileOptions {
 struct KernelDecl {
   struct Param {
     std::string name;
-    Type type;
+    Type type; // `type T` for a `const T: dtype` parameter (at its default, else bf16)
     bool isConst = false, nospec = false, hasDefault = false;
+    /// The `const T: dtype` parameter whose value is this parameter's element type (`ptr<T>`,
+    /// `T`), bound per launch; `type` holds it at T's default. Empty for none.
+    std::string elemFrom;
   };
   std::string name;
   std::vector<Param> params;

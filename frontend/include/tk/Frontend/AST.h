@@ -14,15 +14,18 @@
 
 namespace tk {
 
-/// A compile-time value: an integer (also i1), a float, or a list of values (shapes).
+/// A compile-time value: an integer (also i1), a float, a list of values (shapes), or a scalar
+/// type (the value of a `const T: dtype` parameter; `i` holds the Scalar).
 struct ConstValue {
-  enum class Kind { Int, Float, List };
+  enum class Kind { Int, Float, List, DType };
   Kind kind = Kind::Int;
   int64_t i = 0;
   double f = 0;
   std::vector<ConstValue> list;
   static ConstValue ofInt(int64_t v) { ConstValue c; c.i = v; return c; }
   static ConstValue ofFloat(double v) { ConstValue c; c.kind = Kind::Float; c.f = v; return c; }
+  static ConstValue ofDType(Scalar s) { ConstValue c; c.kind = Kind::DType; c.i = int64_t(s); return c; }
+  Scalar dtype() const { return Scalar(i); }
   double asDouble() const { return kind == Kind::Float ? f : (double)i; }
   std::string str() const;
 };

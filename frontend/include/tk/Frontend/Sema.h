@@ -74,6 +74,8 @@ struct SemaLimits {
   static constexpr size_t kMaxCheckedNodes = size_t(1) << 20;
 };
 
+class SemaImpl;
+
 class Sema {
 public:
   Sema(Program &program, DiagEngine &diags) : program_(program), diags_(diags) {}
@@ -87,9 +89,12 @@ public:
                                               const std::map<std::string, std::string> &defines,
                                               const TuneConfig *config);
 
-  /// Constant parameters that have no value from defines, config or default.
   /// The types written for a kernel's parameters, in order (errors reported; Type::error()).
-  std::vector<Type> declaredParamTypes(const KernelItem &kernel);
+  /// A `const T: dtype` parameter is `type T` at its default (bf16 without one), and so are the
+  /// element types that name it (`ptr<T>`); `elemFrom` gets, per parameter, the dtype parameter
+  /// its element type is ("" for none), which only instantiation binds.
+  std::vector<Type> declaredParamTypes(const KernelItem &kernel, std::vector<std::string> *elemFrom = nullptr);
+  /// Constant parameters that have no value from defines, config or default.
   std::vector<std::string> unboundConstants(const KernelItem &kernel,
                                             const std::map<std::string, std::string> &defines,
                                             const TuneConfig *config);
@@ -108,6 +113,8 @@ public:
 
 private:
   friend class SemaImpl;
+  std::optional<ConstValue> bindDType(SemaImpl &impl, const KernelItem &kernel, const KernelParam &p,
+                                      const std::map<std::string, std::string> &defines, const TuneConfig *config);
   Program &program_;
   DiagEngine &diags_;
   std::vector<std::unique_ptr<FnInstance>> fnInstances_;
@@ -116,6 +123,9 @@ private:
   std::vector<const ConstItem *> constStack_;
   size_t checkedNodes_ = 0;
 };
+
+/// Whether `p` is a `const NAME: dtype` parameter: a scalar type bound at compile time.
+bool isDTypeParam(const KernelParam &p);
 
 /// Whether every path through `stmt` ends in a return.
 bool alwaysReturns(const Stmt &stmt);

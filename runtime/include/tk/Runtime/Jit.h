@@ -17,11 +17,12 @@
 
 namespace tk {
 
-/// A compile-time constant: what a kernel's `const` parameters take (an integer, a float or a
-/// bool), given at launch, in a tuning space or in a Config.
+/// A compile-time constant: what a kernel's `const` parameters take (an integer, a float, a
+/// bool, or a scalar type for a `const T: dtype` parameter), given at launch, in a tuning space
+/// or in a Config.
 class Const {
 public:
-  enum class Kind { Int, Float, Bool };
+  enum class Kind { Int, Float, Bool, DType };
   Const(int value) : kind_(Kind::Int), i_(value) {}
   Const(long value) : kind_(Kind::Int), i_(value) {}
   Const(long long value) : kind_(Kind::Int), i_(value) {}
@@ -31,18 +32,23 @@ public:
   Const(unsigned long long value);
   Const(double value) : kind_(Kind::Float), f_(value) {}
   Const(bool value) : kind_(Kind::Bool), i_(value) {}
+  /// An element type, for a `const T: dtype` parameter: `{{"T", tk::Scalar::F16}}`.
+  Const(Scalar type) : kind_(Kind::DType), i_(int64_t(type)) {}
   /// Text is no constant (it would convert to a bool): see Const::parse.
   Const(const char *) = delete;
-  /// A value as the language writes it: "true"/"false", an integer ("128", "0x80", as the
-  /// compiler's -D reads it), else a float ("0.5", "1e-6"); none when the text is none of these.
+  /// A value as the language writes it: "true"/"false", a scalar type ("f16", "bf16"), an
+  /// integer ("128", "0x80", as the compiler's -D reads it), else a float ("0.5", "1e-6"); none
+  /// when the text is none of these.
   static std::optional<Const> parse(const std::string &text);
 
   Kind kind() const { return kind_; }
   /// The value of an integer or a bool (0 or 1).
   int64_t integer() const { return i_; }
+  /// The type of a DType constant.
+  Scalar dtype() const { return Scalar(i_); }
   /// The value of a float, or of an integer or a bool as a double.
   double real() const { return kind_ == Kind::Float ? f_ : double(i_); }
-  /// As the language writes it ("128", "0.5", "2.0", "true"): the one text of a constant, in
+  /// As the language writes it ("128", "0.5", "2.0", "true", "f16"): the one text of a constant, in
   /// cache keys and in what the compiler is given.
   std::string str() const;
 
@@ -134,8 +140,11 @@ struct JitOptions {
 
 struct ParamInfo {
   std::string name;
-  Type type;
+  Type type; // for a parameter whose element type is a dtype constant: at that constant's default
   bool nospec = false;
+  /// The `const T: dtype` parameter whose value (given at launch, else its default) is this
+  /// parameter's element type (`ptr<T>`); empty for none.
+  std::string elemFrom;
 };
 
 /// One config the tuner looked at: its time, or why it was left out.
