@@ -1,6 +1,7 @@
 // The tk-allocate-shared pass: each op that exchanges values between threads gets its byte
 // range of the kernel's one shared buffer (`tkg.shared_offset`), stage rings first.
-#include "ThreadLowering.h"
+#include "SharedAllocation.h"
+#include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"

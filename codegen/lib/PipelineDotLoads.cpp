@@ -18,7 +18,8 @@
 // The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
 // with the induction variable advanced and the loop-carried values that only feed addresses
 // (pointers bumped each iteration: "address arguments") carried S - 1 updates ahead.
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "MmaPlan.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -18,7 +18,19 @@
 //
 // The fence and the wait are inline PTX that take and return the registers they order, so
 // that LLVM moves no write of them below the fence and no read above the wait.
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "MmaPlan.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "StageRings.h"
+#include "Swizzle.h"
+#include "TensorCoreOperands.h"
+#include "TensorCores.h"
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 
