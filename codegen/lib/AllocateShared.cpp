@@ -97,8 +97,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   if (walk.wasInterrupted())
     return failure();
   if (size > maxSharedBytes(sm)) {
-    auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-    firstRing->emitError() << "the software pipeline (num_stages = " << (stages ? stages.getInt() : 0) << ") needs " << size
+    firstRing->emitError() << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
                            << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
                            << "; use fewer stages or smaller tiles";
     return failure();

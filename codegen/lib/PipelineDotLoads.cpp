@@ -321,9 +321,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
-      auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-      int64_t threads = threadsOf(kernel);
-      if (!stages || stages.getInt() < 2)
+      int64_t stages = numStagesOf(kernel), threads = threadsOf(kernel);
+      if (stages < 2)
         continue;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -331,8 +330,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         bool invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
-          DotOp inFlight = wgmma && stages.getInt() >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
-          Pipeliner(loop, std::move(*plan), stages.getInt(), inFlight).run();
+          DotOp inFlight = wgmma && stages >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
+          Pipeliner(loop, std::move(*plan), stages, inFlight).run();
         } else if (invariants) {
           // Before: the copies are done; after: every thread is done reading the buffer
           // before an enclosing loop copies into it again.
