@@ -1,6 +1,8 @@
 // Affine pointer tiles: when a pointer (or integer) tile is an affine function of its element
 // index, the slots a thread holds differ from its first slot by constants, so one address
 // register serves them all (the constants fold into the instructions' offsets).
+// Rematerializable tiles: cheap functions of the element index and scalars, which a broadcast
+// recomputes in each thread (ShapeToThreads.cpp's elementAt) instead of moving them.
 
 #include "AffineAddresses.h"
 #include "IndexArithmetic.h"
