@@ -1,8 +1,14 @@
 // Affine pointer tiles: when a pointer (or integer) tile is an affine function of its element
 // index, the slots a thread holds differ from its first slot by constants, so one address
 // register serves them all (the constants fold into the instructions' offsets).
-#include "ThreadLowering.h"
+// Rematerializable tiles: cheap functions of the element index and scalars, which a broadcast
+// recomputes in each thread (ShapeToThreads.cpp's elementAt) instead of moving them.
 
+#include "AffineAddresses.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -94,6 +100,37 @@ Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, co
     return ptrs[slot]; // beyond a GEP's constant index
   Type element = memoryType(cast<PtrType>(tk::elementTypeOf(ptrTile.getType())).getPointee());
   return LLVM::GEPOp::create(b, loc, ptrs[0].getType(), element, ptrs[0], ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+}
+
+namespace {
+
+/// Tiles that are cheap functions of element indices and scalars (ranges, splats, constants,
+/// shape changes and elementwise arithmetic over them): a broadcast of such a tile computes its
+/// elements where they are needed instead of moving them through shared memory, as Triton's
+/// layout propagation rematerializes them.
+constexpr int kMaxRematerializedOps = 12;
+
+bool rematerializableWithin(Value value, int &budget) {
+  Operation *def = value.getDefiningOp();
+  if (!isa<RankedTensorType>(value.getType()))
+    return true; // a scalar, used as it is
+  if (!def || --budget < 0 || def->getNumResults() != 1 || def->getNumRegions())
+    return false;
+  if (isa<MakeRangeOp, SplatOp>(def))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
+  if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget); });
+}
+
+} // namespace
+
+bool rematerializable(Value value) {
+  int budget = kMaxRematerializedOps;
+  return rematerializableWithin(value, budget);
 }
 
 } // namespace tk::codegen

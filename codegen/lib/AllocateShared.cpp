@@ -1,6 +1,7 @@
 // The tk-allocate-shared pass: each op that exchanges values between threads gets its byte
 // range of the kernel's one shared buffer (`tkg.shared_offset`), stage rings first.
-#include "ThreadLowering.h"
+#include "SharedAllocation.h"
+#include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -96,8 +97,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   if (walk.wasInterrupted())
     return failure();
   if (size > maxSharedBytes(sm)) {
-    auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-    firstRing->emitError() << "the software pipeline (num_stages = " << (stages ? stages.getInt() : 0) << ") needs " << size
+    firstRing->emitError() << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
                            << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
                            << "; use fewer stages or smaller tiles";
     return failure();

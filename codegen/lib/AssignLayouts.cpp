@@ -3,6 +3,7 @@
 // follows from them without moving data (the op rules of LayoutRules.cpp); every other tile
 // takes the default blocked layout (`#tkg.blocked`). Where a tile meets an op that does not
 // take its layout, a `tkg.convert_layout` moves it.
+#include "AffineAddresses.h"
 #include "LayoutRules.h"
 #include "tk/Codegen/Passes.h"
 

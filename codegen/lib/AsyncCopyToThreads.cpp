@@ -6,8 +6,21 @@
 // `local_load` reads the stage unless only tensor-core dots use it (they read it themselves).
 // Stages are column blocks of at most 128 bytes, rows of 16-byte chunks XOR-swizzled in each
 // (SwizzleParams: the layout ldmatrix reads without bank conflicts and wgmma's descriptors name).
-#include "ThreadLowering.h"
 
+#include "AffineAddresses.h"
+#include "AxisAnalysis.h"
+#include "IndexArithmetic.h"
+#include "MemoryAccess.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "StageRings.h"
+#include "Swizzle.h"
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -32,11 +45,6 @@ bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter) 
     unsigned operand = use.getOperandNumber();
     return dot && (operand == 1 || (operand == 0 && !op.getTrans())) && hasLinearLayout(dot.getResult().getType());
   });
-}
-
-std::pair<Value, Value> rowAndColumn(OpBuilder &b, Location loc, Value index, int64_t rowLength) {
-  return {arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, log2Of(rowLength))),
-          arith::AndIOp::create(b, loc, index, i32Constant(b, loc, rowLength - 1))};
 }
 
 namespace {

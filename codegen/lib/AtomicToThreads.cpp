@@ -2,8 +2,15 @@
 // small tile, and every thread but one for a scalar pointer, would repeat it); the old values
 // reach the replicas through shared memory when the result is used. Ordering acq_rel at GPU
 // scope, as Triton's defaults.
-#include "ThreadLowering.h"
 
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;

@@ -35,7 +35,7 @@ int64_t pointeeBytes(Type type) {
 AxisAnalysis::AxisAnalysis(func::FuncOp kernel) {
   for (BlockArgument arg : kernel.getArguments()) {
     AxisInfo a;
-    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tk.divisibility"))
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), TkDialect::kDivisibility))
       a.divisibility = div.getInt();
     a.constancy = kLarge;
     info_[arg] = a;

@@ -20,7 +20,7 @@ struct AxisInfo {
 
 class AxisAnalysis {
 public:
-  /// Analyses one kernel; arguments marked `tk.divisibility` get that divisibility.
+  /// Analyses one kernel; arguments marked `tk.divisibility` (TkDialect::kDivisibility) get that divisibility.
   explicit AxisAnalysis(mlir::func::FuncOp kernel);
   AxisInfo get(mlir::Value value) const;
 

@@ -2,8 +2,13 @@
 // printing thread owns, in the interpreter's format ("pid (x, y, z) idx (i, j) label value");
 // assert (kept only with --debug, as Triton's device_assert) calls __assertfail, which prints
 // file, line and message and stops the kernel with CUDA_ERROR_ASSERT.
-#include "ThreadLowering.h"
 
+#include "IndexArithmetic.h"
+#include "Patterns.h"
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;

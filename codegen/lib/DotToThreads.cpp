@@ -3,24 +3,22 @@
 // its result elements over k in order, in f32 for floats (f32 inputs rounded to tf32 unless
 // precision = "ieee"), i32 for i8, f64 for f64 — the interpreter's arithmetic, rounded once to
 // the accumulator's type at the end.
-#include "ThreadLowering.h"
+
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "MmaPlan.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "TensorCoreOperands.h"
+#include "TensorCores.h"
+#include "ThreadTypeConverter.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
 namespace tk::codegen {
-
-Value roundToTf32(OpBuilder &b, Location loc, Value x) {
-  Type i32 = b.getI32Type();
-  Value u = arith::BitcastOp::create(b, loc, i32, x);
-  Value exponent = arith::AndIOp::create(b, loc, u, i32Constant(b, loc, 0x7f800000));
-  Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent, i32Constant(b, loc, 0x7f800000));
-  Value odd = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, i32Constant(b, loc, 13)), i32Constant(b, loc, 1));
-  Value rounded = arith::AddIOp::create(b, loc, u, arith::AddIOp::create(b, loc, odd, i32Constant(b, loc, 0xFFF)));
-  rounded = arith::AndIOp::create(b, loc, rounded, i32Constant(b, loc, ~0x1FFF));
-  return arith::SelectOp::create(b, loc, finite, arith::BitcastOp::create(b, loc, b.getF32Type(), rounded), x);
-}
 
 namespace {
 

@@ -2,7 +2,9 @@
 // scalars (a scalar operand serves every slot). Where the axis analysis proves a result
 // constant over each group of contiguous slots (a mask such as `cols < n`), the op runs once
 // per group, so neither the other slots' operands nor their results stay live.
-#include "ThreadLowering.h"
+#include "AxisAnalysis.h"
+#include "Patterns.h"
+#include "ThreadTypeConverter.h"
 
 using namespace mlir;
 

@@ -3,7 +3,8 @@
 // past the largest finite value it gives inf (e5m2) or NaN (e4m3fn, which has no inf), as the
 // interpreter does. f8 -> f32 is exact. Other widths go through f32 (exact both ways for f16
 // and bf16 inputs, whose values f32 holds exactly).
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "Patterns.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"

@@ -2,6 +2,8 @@
 // (tensor-core accumulators and what follows from them without moving data) an op's results
 // take from its operands, and which operands it takes in such a layout as they are.
 #include "LayoutRules.h"
+#include "IndexArithmetic.h"
+#include "MmaPlan.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 

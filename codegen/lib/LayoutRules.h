@@ -3,9 +3,12 @@
 #ifndef TK_CODEGEN_LAYOUTRULES_H
 #define TK_CODEGEN_LAYOUTRULES_H
 
-#include "ThreadLowering.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 namespace tk::codegen {
+using namespace ::tk::gpu;
 
 /// What tk-assign-layouts has decided so far: the tiles held in a layout other than the
 /// default blocked one (tensor-core accumulators, what follows from them without moving data).

@@ -1,8 +1,15 @@
 // Pointer arithmetic, loads and stores. Each thread accesses its groups of contiguous elements
 // with one vector instruction when the axis analysis proves the group contiguous, aligned and
 // under one mask value; otherwise element by element. Masked-off lanes never touch memory.
-#include "ThreadLowering.h"
+#include "AffineAddresses.h"
+#include "AxisAnalysis.h"
+#include "IndexArithmetic.h"
+#include "MemoryAccess.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;

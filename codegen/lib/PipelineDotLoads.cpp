@@ -18,7 +18,8 @@
 // The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
 // with the induction variable advanced and the loop-carried values that only feed addresses
 // (pointers bumped each iteration: "address arguments") carried S - 1 updates ahead.
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "MmaPlan.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -323,9 +324,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
-      auto stages = kernel->getAttrOfType<IntegerAttr>("tk.num_stages");
-      int64_t threads = threadsOf(kernel);
-      if (!stages || stages.getInt() < 2)
+      int64_t stages = numStagesOf(kernel), threads = threadsOf(kernel);
+      if (stages < 2)
         continue;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -333,11 +333,11 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         bool invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
-          DotOp inFlight = wgmma && stages.getInt() >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
+          DotOp inFlight = wgmma && stages >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
-                                  << " loads in " << stages.getInt() << " stages"
+                                  << " loads in " << stages << " stages"
                                   << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");
-          Pipeliner(loop, std::move(*plan), stages.getInt(), inFlight).run();
+          Pipeliner(loop, std::move(*plan), stages, inFlight).run();
           continue;
         }
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": not pipelined\n");

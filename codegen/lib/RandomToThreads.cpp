@@ -1,7 +1,9 @@
 // rand and randn: Philox-4x32-10 per element, exactly the interpreter's mapping (Triton's):
 // counter (offset, 0, 0, 0), key (seed low, seed high); uniform from the first word, normal by
 // Box-Muller from the first two (its log and cos use the GPU's approximations).
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "Patterns.h"
+#include "ThreadTypeConverter.h"
 
 using namespace mlir;
 

@@ -2,8 +2,15 @@
 // the axis, lanes that split the axis combine with butterfly shuffles, and when warps split it
 // too (or the reduced tile's layout puts results in other threads) the partial results go
 // through shared memory, where each thread folds the ones its result elements need.
-#include "ThreadLowering.h"
+#include "Combine.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;

@@ -2,8 +2,16 @@
 // scan order: each thread scans its contiguous group, lanes scan the group totals with
 // shuffles, warps pass their totals through shared memory, and each repetition of the groups
 // carries the totals of the ones before it. The combine must be associative, as in Triton.
-#include "ThreadLowering.h"
+#include "Combine.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;

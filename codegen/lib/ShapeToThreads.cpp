@@ -1,8 +1,15 @@
 // Shape changes: broadcast, expand_dims, reshape and trans. Each is a bit map from the result's
 // row-major element index to the source's; the elements move between threads only when the
 // thread does not already hold them (redistribute).
-#include "ThreadLowering.h"
+#include "AffineAddresses.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -10,66 +17,6 @@ using namespace mlir;
 namespace tk::codegen {
 
 namespace {
-
-/// The lowest index bit of each dimension of a row-major tile.
-SmallVector<int> lowBits(ArrayRef<int64_t> shape) {
-  SmallVector<int> low(shape.size());
-  int bit = 0;
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    low[d] = bit;
-    bit += log2Of(shape[d]);
-  }
-  return low;
-}
-
-} // namespace
-
-BitMap resultToSource(Operation *op) {
-  auto source = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  ArrayRef<int64_t> in = source.getShape(), out = result.getShape();
-  BitMap map(log2Of(result.getNumElements()));
-  SmallVector<int> inLow = lowBits(in), outLow = lowBits(out);
-  if (isa<BroadcastOp>(op)) {
-    for (size_t d = 0; d < out.size(); ++d)
-      for (int p = 0; p < log2Of(out[d]); ++p)
-        map[outLow[d] + p] = in[d] == 1 ? -1 : inLow[d] + p;
-  } else if (auto trans = dyn_cast<TransOp>(op)) {
-    ArrayRef<int32_t> order = trans.getOrder();
-    for (size_t d = 0; d < out.size(); ++d)
-      for (int p = 0; p < log2Of(out[d]); ++p)
-        map[outLow[d] + p] = inLow[order[d]] + p;
-  } else {
-    for (size_t bit = 0; bit < map.size(); ++bit)
-      map[bit] = bit; // expand_dims and reshape keep the row-major order
-  }
-  return map;
-}
-
-namespace {
-
-/// Tiles that are cheap functions of element indices and scalars (ranges, splats, constants,
-/// shape changes and elementwise arithmetic over them): a broadcast of such a tile computes its
-/// elements where they are needed instead of moving them through shared memory, as Triton's
-/// layout propagation rematerializes them.
-constexpr int kMaxRematerializedOps = 12;
-
-bool rematerializableWithin(Value value, int &budget) {
-  Operation *def = value.getDefiningOp();
-  if (!isa<RankedTensorType>(value.getType()))
-    return true; // a scalar, used as it is
-  if (!def || --budget < 0 || def->getNumResults() != 1 || def->getNumRegions())
-    return false;
-  if (isa<MakeRangeOp, SplatOp>(def))
-    return true;
-  if (auto constant = dyn_cast<arith::ConstantOp>(def))
-    return isa<SplatElementsAttr>(constant.getValue());
-  bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
-  if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget); });
-}
-
 
 /// The scalar value of element `index` (row-major) of `value`, computed from its definition.
 Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index) {
@@ -153,11 +100,6 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
 };
 
 } // namespace
-
-bool rematerializable(Value value) {
-  int budget = kMaxRematerializedOps;
-  return rematerializableWithin(value, budget);
-}
 
 int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &converter) {
   if (!hasLinearLayout(op.getSrc().getType()) && !hasLinearLayout(op.getResult().getType()))

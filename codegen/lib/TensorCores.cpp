@@ -1,169 +1,35 @@
-// Tensor-core `dot`s: mma.sync m16n8k16 for f16/bf16 into f32 (and f16 into f16), m16n8k8 for
-// tf32 into f32, m16n8k32 for i8 into i32. Operands come from a stage ring (`tkg.local_load`),
-// from registers (a chained dot's A in the accumulator layout of the first), or are staged by
-// the dot into its shared region with 16-byte stores into rows whose 16-byte chunks are
-// XOR-swizzled; ldmatrix reads them (`.trans` for B as loaded, K rows of N; without it for B
-// from a stage's `trans`, stored as N rows of K; tf32's and i8's B, which ldmatrix cannot
-// transpose, element by element). `planMma` splits the result over the warps.
-#include "ThreadLowering.h"
+// Tensor-core `dot`s on mma.sync: m16n8k16 for f16/bf16 into f32 (and f16 into f16), m16n8k8
+// for tf32 into f32, m16n8k32 for i8 into i32, issued over the fragments of the operands
+// (TensorCoreOperands.cpp: from a stage ring, from registers, or staged by the dot). `planMma`
+// (MmaPlan.cpp) splits the result over the warps.
+#include "TensorCores.h"
+#include "IndexArithmetic.h"
+#include "MmaPlan.h"
+#include "TensorCoreOperands.h"
+#include "ThreadTypeConverter.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 
 namespace tk::codegen {
 
-Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Value row, Value column) {
-  auto c = [&](int64_t v) { return i32Constant(b, loc, v); };
-  int chunkBits = log2Of(swizzle.chunk), blockBits = log2Of(swizzle.blockLength);
-  Value phase = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, row, c(log2Of(swizzle.perPhase))),
-                                      c(swizzle.maxPhase - 1));
-  Value inBlock = swizzle.blockLength < swizzle.rowLength ? (Value)arith::AndIOp::create(b, loc, column, c(swizzle.blockLength - 1))
-                                                          : column;
-  Value chunk = arith::XOrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, inBlock, c(chunkBits)), phase);
-  Value within = arith::AndIOp::create(b, loc, column, c(swizzle.chunk - 1));
-  Value rowStart = arith::ShLIOp::create(b, loc, row, c(blockBits));
-  if (swizzle.blockLength < swizzle.rowLength) {
-    Value block = arith::ShRUIOp::create(b, loc, column, c(blockBits));
-    rowStart = arith::AddIOp::create(b, loc, rowStart, arith::MulIOp::create(b, loc, block, c(swizzle.blockStride())));
-  }
-  return arith::AddIOp::create(b, loc, rowStart,
-                               arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
-}
-
-Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
-  auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
-  std::optional<SwizzleParams::Fold> fold = swizzle_.fold(rows, columns);
-  if (!fold)
-    return swizzledIndex(b_, loc_, swizzle_, arith::AddIOp::create(b_, loc_, row_, c(rows)),
-                         arith::AddIOp::create(b_, loc_, column_, c(columns)));
-  Value &base = bases_[fold->lowChunk];
-  if (!base)
-    base = swizzledIndex(b_, loc_, swizzle_, row_, arith::AddIOp::create(b_, loc_, column_, c(fold->lowChunk * swizzle_.chunk)));
-  return arith::AddIOp::create(b_, loc_, base, c(fold->offset));
-}
-
-/// The stage a tensor-core operand is read from when `tkg.local_load` names one (B with `trans`:
-/// stored as rows of N); null when the dot stages the operand in its own region.
-LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
-  auto local = operand.getDefiningOp<LocalLoadOp>();
-  return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
-}
-
-void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values, const BlockedLayout &l,
-                   Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32) {
-  auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
-  OpBuilder b = ifOp.getThenBodyBuilder();
-  Type element = values[0].getType();
-  int64_t group = l.sizePerThread >= swizzle.chunk ? swizzle.chunk : 1;
-  auto valueAt = [&](size_t slot) { return tf32 ? roundToTf32(b, loc, values[slot]) : values[slot]; };
-  for (size_t slot = 0; slot < values.size(); slot += group) {
-    Value index = elementIndex(b, loc, l, slot, tid);
-    auto [row, column] = rowAndColumn(b, loc, index, swizzle.rowLength);
-    Value at = swizzledIndex(b, loc, swizzle, row, column);
-    if (group == 1) {
-      shared.store(b, loc, valueAt(slot), at, offset);
-      continue;
-    }
-    auto vectorType = VectorType::get({group}, element);
-    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
-    for (int64_t j = 0; j < group; ++j)
-      vector = LLVM::InsertElementOp::create(b, loc, vector, valueAt(slot + j), i32Constant(b, loc, j));
-    LLVM::StoreOp::create(b, loc, vector, shared.address(b, loc, element, at, offset), /*alignment=*/16);
-  }
-}
-
-SmallVector<Value> registerFragment(OpBuilder &b, Location loc, ValueRange a, int64_t k, int64_t tile, int64_t kk) {
-  // Slots of the 8-column n-tile t of m-tile `tile`: (t + k/8 * tile) * 4 + (column pair,
-  // row + 8); k-step kk is n-tiles 2 kk and 2 kk + 1.
-  auto pair = VectorType::get({2}, a[0].getType());
-  SmallVector<Value> registers;
-  for (auto [nTile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}}) {
-    int64_t first = (nTile + k / 8 * tile) * 4 + 2 * rowHalf;
-    Value packed = LLVM::PoisonOp::create(b, loc, pair);
-    for (int64_t e = 0; e < 2; ++e)
-      packed = LLVM::InsertElementOp::create(b, loc, packed, a[first + e], i32Constant(b, loc, e));
-    registers.push_back(packed);
-  }
-  return registers;
-}
-
-/// mma.sync m16n8k16 (row.col; m16n8k8 for tf32) over fragments read from shared memory
-/// with ldmatrix (B transposed on the way, as the col operand wants it; tf32's B, whose
-/// 4-byte elements ldmatrix cannot transpose, element by element).
+/// mma.sync m16n8k16 (row.col; m16n8k8 for tf32, m16n8k32 for i8) per k-step over the warp's
+/// m-tiles and n-tiles, on the fragments MmaFragments reads.
 void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueRange accValues,
                         ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  int64_t k = aType.getDimSize(1), n = bType.getDimSize(1);
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  int64_t k = aType.getDimSize(1);
   MmaPlan plan = *planMma(op, converter.threads(), converter.warpgroupMma());
-  Type element = aType.getElementType(), i32 = rewriter.getI32Type();
+  Type element = aType.getElementType();
   Type accElement = cast<RankedTensorType>(op.getType()).getElementType();
   bool bf16 = element.isBF16(), tf32 = element.isF32(), int8 = element.isInteger(8), f16Acc = accElement.isF16();
-  auto pair = VectorType::get({2}, element);
-  // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two.
-  int64_t kStep = mmaKStep(element), chunk = kStep / 2;
-  LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
-  // A in the accumulator layout of an earlier dot over the same rows: its registers are the
-  // A fragments already (two n-tiles of 8 columns make one k-step of 16).
-  bool aInRegisters = hasLinearLayout(op.getA().getType());
-  bool bRowsOfN = bStage && bStage.getTrans();
-  SwizzleParams aSwizzle(aType.getDimSize(0), k, chunk), bSwizzle(bRowsOfN ? n : k, bRowsOfN ? k : n, chunk);
-
-  // Operands not already in a stage go to the op's region: A first, then B.
-  SharedRegion shared(rewriter, loc, op);
-  Value tid = threadId(rewriter, loc);
-  int64_t bOffset = aStage || aInRegisters ? 0 : roundUp16(aType.getNumElements() * elementBytes(aType));
-  auto elementPointer = [&](Value base, Value index) -> Value {
-    return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
-  };
-  auto baseOf = [&](LocalLoadOp stage, int64_t offset) -> Value {
-    if (!stage)
-      return shared.address(rewriter, loc, element, i32Constant(rewriter, loc, 0), offset);
-    return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
-                     stage.getBuffer().getType());
-  };
-  if ((!aStage && !aInRegisters) || !bStage) {
-    shared.beginWrites(rewriter, loc);
-    if (!aStage && !aInRegisters)
-      stageSwizzled(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle, tf32);
-    if (!bStage)
-      stageSwizzled(rewriter, loc, shared, bValues, converter.layoutOf(bType), tid, bOffset, bSwizzle, tf32);
-    shared.endWrites(rewriter, loc);
-  }
-  Value aBase = baseOf(aStage, 0), bBase = baseOf(bStage, bOffset);
-
+  int64_t kStep = mmaKStep(element);
+  MmaOperands operands = stageMmaOperands(op, aValues, bValues, rewriter, converter);
+  MmaFragments fragments(rewriter, loc, op, plan, operands, aValues);
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
-  auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y).getResult(); };
-  auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult(); };
-  Value lane = arith::AndIOp::create(rewriter, loc, tid, c(31));
-  Value warp = arith::ShRUIOp::create(rewriter, loc, tid, c(5));
-  Value warpN = arith::AndIOp::create(rewriter, loc, warp, c(plan.warpsN - 1));
-  Value warpM = arith::ShRUIOp::create(rewriter, loc, warp, c(log2Of(plan.warpsN)));
-  int64_t rowsPerWarp = plan.mTiles * 16, colsPerWarp = plan.nTiles * 8;
-
-  // ldmatrix: lanes 8i..8i+7 give the row addresses of 8x8 matrix i of 16-byte rows; A's
-  // four matrices are (rows +0/+8) x (k +0/+chunk), B's (k +0/+8) x (columns +0/+8),
-  // transposed on the way in; B stored as rows of N: (columns +0/+8) x (k +0/+chunk), read as
-  // they are.
-  Value laneRow = arith::AndIOp::create(rewriter, loc, lane, c(7));
-  Value laneMid = arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lane, c(3)), c(1));
-  Value laneHigh = arith::ShRUIOp::create(rewriter, loc, lane, c(4));
-  Value rowInMatrix = add(laneRow, mul(laneMid, 8));
-  Value aRowBase = add(mul(warpM, rowsPerWarp), rowInMatrix), aColumn = mul(laneHigh, chunk);
-  Value bColBase = add(mul(warpN, colsPerWarp), bRowsOfN ? add(laneRow, mul(laneHigh, 8)) : mul(laneHigh, 8));
-  auto ldmatrix = [&](Value base, Value elementIndex, int count, bool transpose) {
-    Type result = count == 1 ? (Type)i32 : (Type)LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(count, i32));
-    Value matrices = NVVM::LdMatrixOp::create(rewriter, loc, result, elementPointer(base, elementIndex),
-                                              count, transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-                                              NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
-    SmallVector<Value> registers;
-    for (int i = 0; i < count; ++i) {
-      Value r = count == 1 ? matrices : (Value)LLVM::ExtractValueOp::create(rewriter, loc, matrices, ArrayRef<int64_t>{i});
-      registers.push_back(bf16 || tf32 || int8 ? r : (Value)LLVM::BitcastOp::create(rewriter, loc, pair, r));
-    }
-    return registers;
-  };
 
   SmallVector<Value> acc(accValues.begin(), accValues.end());
   if (acc.size() == 1)
@@ -171,8 +37,8 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   // Four accumulators per m16n8 tile: f32 or s32 registers, or two f16x2 pairs (the same
   // elements in the same order).
   auto accPair = VectorType::get({2}, accElement);
-  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
-                                                     f16Acc ? SmallVector<Type>(2, accPair) : SmallVector<Type>(4, accElement));
+  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), f16Acc ? SmallVector<Type>(2, accPair)
+                                                                                   : SmallVector<Type>(4, accElement));
   NVVM::MMATypes operandType = tf32   ? NVVM::MMATypes::tf32
                                : bf16 ? NVVM::MMATypes::bf16
                                : int8 ? NVVM::MMATypes::s8
@@ -182,58 +48,9 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     overflow = NVVM::MMAIntOverflow::wrapped; // i32 arithmetic wraps, as the interpreter's
   auto types = std::array<NVVM::MMATypes, 2>{operandType, operandType};
   auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col};
-  Value groupRow = arith::ShRUIOp::create(rewriter, loc, lane, c(2)), inGroup = arith::AndIOp::create(rewriter, loc, lane, c(3));
-  // The lanes' ldmatrix rows and columns; B's single n-tile (an odd last one) reads its two
-  // matrices from the warp's first column.
-  SwizzledOffsets aIndex(rewriter, loc, aSwizzle, aRowBase, aColumn);
-  SwizzledOffsets bIndex = bRowsOfN ? SwizzledOffsets(rewriter, loc, bSwizzle, bColBase, mul(laneMid, chunk))
-                                    : SwizzledOffsets(rewriter, loc, bSwizzle, rowInMatrix, bColBase);
-  SwizzledOffsets bSingle(rewriter, loc, bSwizzle, rowInMatrix, mul(warpN, colsPerWarp));
   for (int64_t kk = 0; kk < k / kStep; ++kk) {
-    SmallVector<SmallVector<Value>> aFragments;
-    for (int64_t mi = 0; mi < plan.mTiles && aInRegisters; ++mi) {
-      SmallVector<Value> pairs = registerFragment(rewriter, loc, aValues, k, mi, kk);
-      if (bf16)
-        for (Value &p : pairs)
-          p = LLVM::BitcastOp::create(rewriter, loc, i32, p);
-      aFragments.push_back(pairs);
-    }
-    for (int64_t mi = 0; mi < plan.mTiles && !aInRegisters; ++mi)
-      aFragments.push_back(ldmatrix(aBase, aIndex.at(mi * 16, kk * kStep), 4, false));
-    SmallVector<SmallVector<Value>> bFragments;
-    // B in elements ldmatrix cannot transpose, element by element (always as K rows of N: the
-    // pipeliner stages 2-byte operands only), for lane = 4g + t: tf32's b0 = B[k + t][n + g],
-    // b1 = B[k + t + 4][n + g]; i8's b0 holds B[k + 4t + j][n + g] in byte j, b1 the same 16
-    // rows further.
-    bool elementwiseB = tf32 || int8;
-    for (int64_t ni = 0; ni < plan.nTiles && elementwiseB; ++ni) {
-      Value column = add(add(mul(warpN, colsPerWarp), c(ni * 8)), groupRow);
-      SmallVector<Value> regs;
-      for (int64_t half = 0; half < 2; ++half) {
-        if (tf32) {
-          Value index = swizzledIndex(rewriter, loc, bSwizzle, add(inGroup, c(kk * kStep + half * 4)), column);
-          regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, elementPointer(bBase, index)));
-          continue;
-        }
-        Value word = c(0);
-        for (int64_t j = 0; j < 4; ++j) {
-          Value row = add(mul(inGroup, 4), c(kk * kStep + half * 16 + j));
-          Value byte = LLVM::LoadOp::create(rewriter, loc, element, elementPointer(bBase, swizzledIndex(rewriter, loc, bSwizzle, row, column)));
-          Value wide = arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, byte), c(8 * j));
-          word = arith::OrIOp::create(rewriter, loc, word, wide);
-        }
-        regs.push_back(word);
-      }
-      bFragments.push_back(regs);
-    }
-    for (int64_t ni = 0; ni < plan.nTiles && !elementwiseB; ni += 2) {
-      bool both = ni + 1 < plan.nTiles;
-      Value index = bRowsOfN ? bIndex.at(ni * 8, kk * kStep) : both ? bIndex.at(kk * kStep, ni * 8) : bSingle.at(kk * kStep, ni * 8);
-      SmallVector<Value> regs = ldmatrix(bBase, index, both ? 4 : 2, !bRowsOfN);
-      bFragments.push_back({regs[0], regs[1]});
-      if (both)
-        bFragments.push_back({regs[2], regs[3]});
-    }
+    SmallVector<SmallVector<Value>> aFragments = fragments.a(kk);
+    SmallVector<SmallVector<Value>> bFragments = fragments.b(kk);
     for (int64_t ni = 0; ni < plan.nTiles; ++ni) {
       for (int64_t mi = 0; mi < plan.mTiles; ++mi) {
         int64_t first = (mi * plan.nTiles + ni) * 4;
@@ -262,130 +79,6 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
     }
   }
   rewriter.replaceOpWithMultiple(op, {acc});
-}
-
-std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRowsOfN) {
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  Type element = aType.getElementType();
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
-  // Dots chained in one loop body (attention) split rows only, as on mma.sync.
-  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
-  // Rows of at least 32 bytes: a swizzle mode.
-  int64_t bRow = bRowsOfN ? k : n;
-  if (!(element.isF16() || element.isBF16()) || bType.getElementType() != element ||
-      !cast<RankedTensorType>(op.getType()).getElementType().isF32() || threads % 128 || k % 16 || m % 64 || bRow < 16)
-    return std::nullopt;
-  int64_t groups = threads / 128;
-  MmaPlan plan;
-  plan.warpgroup = true;
-  while (plan.warpsM < groups && m / (plan.warpsM * 2) >= 64)
-    plan.warpsM *= 2;
-  plan.warpsN = groups / plan.warpsM;
-  if (chained && plan.warpsN > 1)
-    return std::nullopt;
-  int64_t instructionN = n / plan.warpsN;
-  SwizzleParams bSwizzle(bRowsOfN ? n : k, bRow);
-  // N rows of K: each group starts at a row; K rows of N: at a column block.
-  if (instructionN < 8 || instructionN % 8 || instructionN > 256 ||
-      (!bRowsOfN && plan.warpsN > 1 && instructionN % bSwizzle.blockLength))
-    return std::nullopt;
-  plan.mTiles = m / plan.warpsM / 64;
-  plan.nTiles = instructionN / 8;
-  plan.accumulator = warpgroupAccumulatorBits(m, n, plan.warpsM, plan.warpsN);
-  return plan;
-}
-
-namespace {
-
-/// The layout of m16n8 fragments: slots (column pair, row + 8, n-tiles of 8 columns, m-tiles),
-/// lanes (column pairs, row groups), then `innerWarpBits` bits of warps that each hold 16 rows
-/// of every m-tile (wgmma's 4 warps of a group), then the warps along N and along M. Element
-/// index bits: column c is bit c, row r is bit log2(n) + r.
-LayoutBits fragmentBits(int64_t n, int64_t mTiles, int64_t nTiles, int innerWarpBits, int64_t warpsM, int64_t warpsN) {
-  int rowBit = log2Of(n), tileRowBit = rowBit + 4 + innerWarpBits;
-  int nTileBits = log2Of(nTiles), mTileBits = log2Of(mTiles);
-  LayoutBits bits;
-  bits.slot = {0, rowBit + 3};
-  for (int b = 0; b < nTileBits; ++b)
-    bits.slot.push_back(3 + b);
-  for (int b = 0; b < mTileBits; ++b)
-    bits.slot.push_back(tileRowBit + b);
-  bits.thread = {1, 2, rowBit + 0, rowBit + 1, rowBit + 2};
-  for (int b = 0; b < innerWarpBits; ++b)
-    bits.thread.push_back(rowBit + 4 + b);
-  for (int b = 0; b < log2Of(warpsN); ++b)
-    bits.thread.push_back(3 + nTileBits + b);
-  for (int b = 0; b < log2Of(warpsM); ++b)
-    bits.thread.push_back(tileRowBit + mTileBits + b);
-  return bits;
-}
-
-} // namespace
-
-LayoutBits warpgroupAccumulatorBits(int64_t m, int64_t n, int64_t groupsM, int64_t groupsN) {
-  // wgmma's register order is the slots' (column pair, row + 8, n-tile); tiles of 64 rows.
-  return fragmentBits(n, m / groupsM / 64, n / groupsN / 8, 2, groupsM, groupsN);
-}
-
-std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
-  // wgmma reads B from shared memory: a stage; A from a stage as rows of K, or from registers
-  // (an earlier dot's accumulator), or staged by the dot.
-  auto aStage = op.getA().getDefiningOp<LocalLoadOp>(), bStage = op.getB().getDefiningOp<LocalLoadOp>();
-  auto onlyOperand = [](LocalLoadOp stage, unsigned operand) {
-    return stage && llvm::all_of(stage->getUses(), [&](OpOperand &use) {
-             return isa<DotOp>(use.getOwner()) && use.getOperandNumber() == operand;
-           });
-  };
-  if (warpgroupMma && (!aStage || !aStage.getTrans()) && onlyOperand(bStage, 1))
-    if (std::optional<MmaPlan> plan = planWarpgroupShapes(op, threads, bStage.getTrans()))
-      return plan;
-  auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
-  Type element = aType.getElementType();
-  auto result = cast<RankedTensorType>(op.getType());
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
-  // f16/bf16 into f32 or f16 into f16 (m16n8k16), f32 at tf32 precision (m16n8k8; "ieee"
-  // keeps the exact FMA path), i8 into i32 (m16n8k32).
-  bool tf32 = element.isF32() && op.getPrecision() == DotPrecision::tf32;
-  Type acc = result.getElementType();
-  bool supported = ((element.isF16() || element.isBF16() || tf32) && acc.isF32()) || (element.isF16() && acc.isF16()) ||
-                   (element.isInteger(8) && acc.isInteger(32));
-  if (!supported || bType.getElementType() != element || m % 16 || n % 8 || k % mmaKStep(element))
-    return std::nullopt;
-  MmaPlan plan;
-  int64_t warps = threads / 32;
-  // Dots chained in one loop body (attention's S = QK^T, then O += PV): warps split rows
-  // only, so row statistics of S stay within a warp, as in Triton.
-  bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
-  while (chained && plan.warpsM < warps && m / (plan.warpsM * 2) >= 16)
-    plan.warpsM *= 2;
-  while (plan.warpsM * plan.warpsN < warps) {
-    bool splitM = m / (plan.warpsM * 2) >= 16, splitN = n / (plan.warpsN * 2) >= 8;
-    if (!splitM && !splitN)
-      return std::nullopt; // too small a tile for every warp to own a 16x8 block
-    if (splitM && (!splitN || m / plan.warpsM >= n / plan.warpsN))
-      plan.warpsM *= 2;
-    else
-      plan.warpsN *= 2;
-  }
-  plan.mTiles = m / plan.warpsM / 16;
-  plan.nTiles = n / plan.warpsN / 8;
-  plan.accumulator = accumulatorBits(m, n, plan.warpsM, plan.warpsN);
-  return plan;
-}
-
-LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
-  return fragmentBits(n, m / warpsM / 16, n / warpsN / 8, 0, warpsM, warpsN);
-}
-
-std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma) {
-  std::optional<MmaPlan> plan = planMma(op, threads, warpgroupMma);
-  auto a = cast<RankedTensorType>(op.getA().getType());
-  // Two 2-byte accumulator columns per register make an A fragment; tf32's do not line up.
-  if (!plan || plan->warpsN != 1 || a.getElementTypeBitWidth() != 16)
-    return std::nullopt;
-  if (plan->warpgroup)
-    return warpgroupAccumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
-  return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
 }
 
 } // namespace tk::codegen

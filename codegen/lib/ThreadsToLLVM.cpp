@@ -1,7 +1,7 @@
 // Per-thread code to the LLVM and NVVM dialects: scf to cf, upstream arith/cf/func/math
 // conversions, and math functions as the NVVM approximations Triton uses.
+#include "Patterns.h"
 #include "tk/Codegen/Passes.h"
-#include "ThreadLowering.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -13,6 +13,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,7 +83,7 @@ template <typename MathOp> struct MathToNVVM : public ConvertOpToLLVMPattern<Mat
 struct RemFAsFmod : public OpRewritePattern<arith::RemFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::RemFOp op, PatternRewriter &rewriter) const override {
-    if (op->hasAttr("tk.fmod"))
+    if (op->hasAttr(tk::TkDialect::kFmod))
       return failure();
     Type type = op.getType();
     Location loc = op.getLoc();
@@ -90,7 +92,7 @@ struct RemFAsFmod : public OpRewritePattern<arith::RemFOp> {
     Value a = narrow ? (Value)arith::ExtFOp::create(rewriter, loc, compute, op.getLhs()) : op.getLhs();
     Value b = narrow ? (Value)arith::ExtFOp::create(rewriter, loc, compute, op.getRhs()) : op.getRhs();
     auto rem = arith::RemFOp::create(rewriter, loc, a, b);
-    rem->setAttr("tk.fmod", rewriter.getUnitAttr());
+    rem->setAttr(tk::TkDialect::kFmod, rewriter.getUnitAttr());
     Value signed_ = math::CopySignOp::create(rewriter, loc, rem, a);
     if (narrow)
       rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, signed_);
@@ -122,7 +124,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     // Kernels and their thread counts, before func.func goes away.
     llvm::StringMap<int64_t> kernels;
     for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn->hasAttr("tk.kernel")) {
+      if (fn->hasAttr(tk::TkDialect::kKernel)) {
         kernels[fn.getSymName()] = tk::gpu::threadsOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))

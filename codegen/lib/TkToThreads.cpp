@@ -1,10 +1,15 @@
 // The tk-to-threads pass: per kernel, a 1:N conversion of tiles to the scalars each thread
 // owns, with patterns by op family (this file: program ids, ranges, splats, constants, hints;
 // MemoryToThreads.cpp, ReduceToThreads.cpp, ElementwiseToThreads.cpp for the rest).
-#include "ThreadLowering.h"
+#include "AxisAnalysis.h"
+#include "IndexArithmetic.h"
+#include "Patterns.h"
+#include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
@@ -18,102 +23,6 @@ namespace tk {
 using namespace mlir;
 
 namespace tk::codegen {
-
-ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads) : threads_(threads) {
-  addConversion([](Type type) { return type; });
-  addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
-  addConversion([context](SharedBufferType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
-  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
-    Type element = convertType(type.getElementType());
-    if (!element)
-      return failure();
-    // Only a tile whose type names its layout (tk-assign-layouts) says how many scalars each
-    // thread keeps.
-    if (!layoutBitsOf(type))
-      return failure();
-    results.append(scalarsPerThread(type), element);
-    return success();
-  });
-}
-
-Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(value)));
-}
-
-Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
-
-Value elementIndex(OpBuilder &b, Location loc, const BlockedLayout &l, int64_t slot, Value tid) {
-  // The thread's bits or'ed with the slot's (LLVM then carries the slot's through the index
-  // arithmetic of addresses as constant offsets), wrapped when the tile is replicated.
-  Value index = arith::MulIOp::create(b, loc, tid, i32Constant(b, loc, l.sizePerThread));
-  int64_t offset = l.slotOffset(slot);
-  if (l.size < l.threads * l.sizePerThread)
-    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, index, i32Constant(b, loc, offset)),
-                                 i32Constant(b, loc, l.size - 1));
-  return offset ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, offset)) : index;
-}
-
-SmallVector<Value> combineRegion(OpBuilder &b, Region &region, ValueRange acc, ValueRange next) {
-  Block &block = region.front();
-  IRMapping mapping;
-  for (size_t k = 0; k < acc.size(); ++k) {
-    mapping.map(block.getArgument(k), acc[k]);
-    mapping.map(block.getArgument(acc.size() + k), next[k]);
-  }
-  for (Operation &op : block.without_terminator())
-    b.clone(op, mapping);
-  SmallVector<Value> results;
-  for (Value v : block.getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
-  return results;
-}
-
-Value shuffle(OpBuilder &b, Location loc, Value value, int64_t offset, NVVM::ShflKind kind, int64_t clamp) {
-  Type type = value.getType(), i32 = b.getI32Type();
-  unsigned bits = type.getIntOrFloatBitWidth();
-  auto shuffle32 = [&](Value v) -> Value {
-    return NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1), v, i32Constant(b, loc, offset),
-                                i32Constant(b, loc, clamp), kind, UnitAttr());
-  };
-  if (bits == 64) {
-    auto pair = VectorType::get({2}, i32);
-    Value halves = LLVM::BitcastOp::create(b, loc, pair, value);
-    Value lo = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 0)));
-    Value hi = shuffle32(LLVM::ExtractElementOp::create(b, loc, halves, i32Constant(b, loc, 1)));
-    Value joined = LLVM::InsertElementOp::create(b, loc, LLVM::PoisonOp::create(b, loc, pair), lo, i32Constant(b, loc, 0));
-    joined = LLVM::InsertElementOp::create(b, loc, joined, hi, i32Constant(b, loc, 1));
-    return LLVM::BitcastOp::create(b, loc, type, joined);
-  }
-  Type intType = b.getIntegerType(bits);
-  Value asInt = type == intType ? value : (Value)LLVM::BitcastOp::create(b, loc, intType, value);
-  Value wide = bits == 32 ? asInt : (Value)LLVM::ZExtOp::create(b, loc, i32, asInt);
-  Value shuffled = shuffle32(wide);
-  Value narrow = bits == 32 ? shuffled : (Value)LLVM::TruncOp::create(b, loc, intType, shuffled);
-  return type == intType ? narrow : (Value)LLVM::BitcastOp::create(b, loc, type, narrow);
-}
-
-Type memoryType(Type element) {
-  if (element.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
-    return IntegerType::get(element.getContext(), 8);
-  return element;
-}
-
-Value toMemory(OpBuilder &b, Location loc, Value v) {
-  Type stored = memoryType(v.getType());
-  if (stored == v.getType())
-    return v;
-  if (isa<FloatType>(v.getType()))
-    return arith::BitcastOp::create(b, loc, stored, v);
-  return arith::ExtUIOp::create(b, loc, stored, v);
-}
-
-Value fromMemory(OpBuilder &b, Location loc, Value stored, Type type) {
-  if (stored.getType() == type)
-    return stored;
-  if (isa<FloatType>(type))
-    return arith::BitcastOp::create(b, loc, type, stored);
-  return arith::TruncIOp::create(b, loc, type, stored);
-}
 
 namespace {
 

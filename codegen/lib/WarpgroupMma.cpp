@@ -18,7 +18,19 @@
 //
 // The fence and the wait are inline PTX that take and return the registers they order, so
 // that LLVM moves no write of them below the fence and no read above the wait.
-#include "ThreadLowering.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "MmaPlan.h"
+#include "SharedAllocation.h"
+#include "SharedRegion.h"
+#include "StageRings.h"
+#include "Swizzle.h"
+#include "TensorCoreOperands.h"
+#include "TensorCores.h"
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 
@@ -46,7 +58,8 @@ Value descriptor(OpBuilder &b, Location loc, Value base, const SwizzleParams &sw
 
 /// `descriptor` moved `bytes` further into the stage (a multiple of 16).
 Value advance(OpBuilder &b, Location loc, Value descriptor, Value bytes) {
-  Value units = arith::ExtUIOp::create(b, loc, b.getI64Type(), arith::ShRUIOp::create(b, loc, bytes, i32Constant(b, loc, 4)));
+  Value units =
+      arith::ExtUIOp::create(b, loc, b.getI64Type(), arith::ShRUIOp::create(b, loc, bytes, i32Constant(b, loc, 4)));
   return arith::AddIOp::create(b, loc, descriptor, units);
 }
 
@@ -72,9 +85,10 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
   SmallVector<Value> operands(values.begin(), values.end());
   operands.append(extra.begin(), extra.end());
   auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), llvm::to_vector(values.getTypes()));
-  auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
-                                         /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  auto asmOp =
+      LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
+                                /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
   SmallVector<Value> out;
   for (size_t i = 0; i < values.size(); ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), ArrayRef<int64_t>{int64_t(i)}));
@@ -88,29 +102,30 @@ bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
   return hasLinearLayout(op.getA().getType()) && wanted && *layoutBitsOf(op.getA().getType()) == *wanted;
 }
 
-} // namespace
+/// What the MMAs of a wgmma dot read: A and B through matrix descriptors already advanced to
+/// this warpgroup's rows of A and columns of B, or A as registers (four per 64-row tile and
+/// k-step).
+struct WarpgroupOperands {
+  bool registersA, bRowsOfN;
+  SwizzleParams aSwizzle, bSwizzle;
+  Value aDescriptor, bDescriptor;
+  SmallVector<Value> aRegisters;
+};
 
-int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
-  if (tensorCoreStage(op.getA(), converter) || aInRegisters(op, converter))
-    return 0;
-  auto a = cast<RankedTensorType>(op.getA().getType());
-  return roundUp16(a.getNumElements() * elementBytes(a));
-}
-
-void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, ConversionPatternRewriter &rewriter,
-                         const ThreadTypeConverter &converter) {
+/// Reads A and B in place from their stages, or stages A into the dot's region first (A in the
+/// default layout), or packs A's registers (A in an earlier dot's accumulator layout).
+WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const MmaPlan &plan,
+                                         ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();
-  MmaPlan plan = *planMma(op, converter.threads(), /*warpgroupMma=*/true);
   LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
   bool registersA = !aStage && aInRegisters(op, converter);
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
-  Type element = aType.getElementType();
   bool bRowsOfN = bStage.getTrans();
   SwizzleParams aSwizzle(m, k), bSwizzle = bRowsOfN ? SwizzleParams(n, k) : SwizzleParams(k, n);
   auto baseOf = [&](LocalLoadOp stage) {
-    return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()), rewriter.getRemappedValue(stage.getStage()),
-                     stage.getBuffer().getType());
+    return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()),
+                     rewriter.getRemappedValue(stage.getStage()), stage.getBuffer().getType());
   };
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
   Value tid = threadId(rewriter, loc);
@@ -141,10 +156,6 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
     aDescriptor = advance(rewriter, loc, aDescriptor, arith::MulIOp::create(rewriter, loc, groupM, c(aGroupBytes)));
   bDescriptor = advance(rewriter, loc, bDescriptor, arith::MulIOp::create(rewriter, loc, groupN, c(bGroupBytes)));
 
-  SmallVector<Value> acc(accValues.begin(), accValues.end());
-  int64_t perTile = instructionN / 2;
-  if (acc.size() == 1)
-    acc.assign(plan.mTiles * perTile, acc[0]);
   // A from registers: per 64-row tile and k-step, the four pairs of each warp's 16 rows, as
   // 32-bit registers for the inline PTX.
   SmallVector<Value> aRegisters;
@@ -152,6 +163,38 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
     for (int64_t kk = 0; kk < k / 16; ++kk)
       for (Value pair : registerFragment(rewriter, loc, aValues, k, mt, kk))
         aRegisters.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair));
+  return WarpgroupOperands{registersA, bRowsOfN, aSwizzle, bSwizzle, aDescriptor, bDescriptor, aRegisters};
+}
+
+} // namespace
+
+int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
+  if (tensorCoreStage(op.getA(), converter) || aInRegisters(op, converter))
+    return 0;
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  return roundUp16(a.getNumElements() * elementBytes(a));
+}
+
+/// Per k-step, one `wgmma.mma_async` for each of the warpgroup's 64-row tiles, between
+/// wgmma.fence and the commit; then the wait.
+void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, ConversionPatternRewriter &rewriter,
+                         const ThreadTypeConverter &converter) {
+  Location loc = op.getLoc();
+  MmaPlan plan = *planMma(op, converter.threads(), /*warpgroupMma=*/true);
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  int64_t k = aType.getDimSize(1);
+  Type element = aType.getElementType();
+  auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
+  WarpgroupOperands operands = stageWarpgroupOperands(op, aValues, plan, rewriter, converter);
+  bool registersA = operands.registersA, bRowsOfN = operands.bRowsOfN;
+  const SwizzleParams &aSwizzle = operands.aSwizzle, &bSwizzle = operands.bSwizzle;
+  SmallVector<Value> &aRegisters = operands.aRegisters;
+
+  int64_t instructionN = plan.nTiles * 8;
+  SmallVector<Value> acc(accValues.begin(), accValues.end());
+  int64_t perTile = instructionN / 2;
+  if (acc.size() == 1)
+    acc.assign(plan.mTiles * perTile, acc[0]);
 
   std::string types = element.isBF16() ? ".f32.bf16.bf16" : ".f32.f16.f16";
   // Operands: the accumulators out ($0 ..) and tied in, then A (a descriptor, or 4 registers),
@@ -176,13 +219,13 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   std::copy(fenced.begin() + acc.size(), fenced.end(), aRegisters.begin());
   for (int64_t kk = 0; kk < k / 16; ++kk) {
     int64_t bBytes = (bRowsOfN ? bSwizzle.index(0, kk * 16) : bSwizzle.index(kk * 16, 0)) * 2;
-    Value b = advance(rewriter, loc, bDescriptor, c(bBytes));
+    Value b = advance(rewriter, loc, operands.bDescriptor, c(bBytes));
     for (int64_t mt = 0; mt < plan.mTiles; ++mt) {
       SmallVector<Value> extra;
       if (registersA)
         extra.append(aRegisters.begin() + (mt * (k / 16) + kk) * 4, aRegisters.begin() + (mt * (k / 16) + kk + 1) * 4);
       else
-        extra.push_back(advance(rewriter, loc, aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2)));
+        extra.push_back(advance(rewriter, loc, operands.aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2)));
       extra.append({b, scaleD});
       MutableArrayRef<Value> tile = MutableArrayRef<Value>(acc).slice(mt * perTile, perTile);
       SmallVector<Value> out = tiedAsm(rewriter, loc, text, tile, extra, extraConstraints);
@@ -190,11 +233,13 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-  rewriter.replaceOpWithMultiple(op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr(TkgDialect::kMmaInFlight) ? 1 : 0)});
+  rewriter.replaceOpWithMultiple(
+      op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr(TkgDialect::kMmaInFlight) ? 1 : 0)});
 }
 
 SmallVector<Value> waitForWarpgroupMma(OpBuilder &b, Location loc, ValueRange accumulators, int pending) {
-  return tiedAsm(b, loc, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", accumulators, ValueRange{}, "");
+  return tiedAsm(b, loc, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", accumulators, ValueRange{},
+                 "");
 }
 
 } // namespace tk::codegen

@@ -69,8 +69,8 @@ struct Compiler::Impl {
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         argAttrs.push_back(fn.getArgAttrDict(i) ? fn.getArgAttrDict(i) : mlir::DictionaryAttr::get(context.get()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-        auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, "tk.name");
-        if (!name || fn.getArgAttr(i, "tk.nospec"))
+        auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, TkDialect::kName);
+        if (!name || fn.getArgAttr(i, TkDialect::kNoSpec))
           continue;
         mlir::Value arg = fn.getArgument(i);
         if (std::find(options.equalToOne.begin(), options.equalToOne.end(), name.str()) != options.equalToOne.end() &&
@@ -85,7 +85,7 @@ struct Compiler::Impl {
           divisibility = it->second;
         if (divisibility > 1) {
           mlir::NamedAttrList attrs(argAttrs[i]);
-          attrs.set("tk.divisibility", mlir::IntegerAttr::get(mlir::IntegerType::get(context.get(), 64), divisibility));
+          attrs.set(TkDialect::kDivisibility, mlir::IntegerAttr::get(mlir::IntegerType::get(context.get(), 64), divisibility));
           argAttrs[i] = attrs.getDictionary(context.get());
         }
       }

@@ -538,9 +538,9 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
   builder_.setInsertionPointToEnd(module.getBody());
   auto op = func::FuncOp::create(builder_, loc(kernel.decl->nameRange), kernel.decl->name,
                                  builder_.getFunctionType(params, {}));
-  op->setAttr("tk.kernel", builder_.getUnitAttr());
-  op->setAttr("tk.num_warps", builder_.getI32IntegerAttr(kernel.numWarps));
-  op->setAttr("tk.num_stages", builder_.getI32IntegerAttr(kernel.numStages));
+  op->setAttr(TkDialect::kKernel, builder_.getUnitAttr());
+  op->setAttr(TkDialect::kNumWarps, builder_.getI32IntegerAttr(kernel.numWarps));
+  op->setAttr(TkDialect::kNumStages, builder_.getI32IntegerAttr(kernel.numStages));
   SmallVector<NamedAttribute> constants;
   for (auto &[name, value] : kernel.constants)
     constants.emplace_back(builder_.getStringAttr(name),
@@ -548,17 +548,17 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
                            : value.kind == ConstValue::Kind::DType
                                ? (Attribute)TypeAttr::get(mlirType(Type::scalar(value.dtype())))
                                : (Attribute)builder_.getI64IntegerAttr(value.i));
-  op->setAttr("tk.constants", builder_.getDictionaryAttr(constants));
+  op->setAttr(TkDialect::kConstants, builder_.getDictionaryAttr(constants));
   // All argument attributes at once: setArgAttr per argument rebuilds (and uniques, for the
   // context's lifetime) the whole array each time, quadratic in the parameter count.
   SmallVector<DictionaryAttr> argAttrs;
   for (size_t i = 0; i < kernel.args.size(); ++i) {
     NamedAttrList attrs;
-    attrs.append("tk.name", builder_.getStringAttr(kernel.args[i].name));
+    attrs.append(TkDialect::kName, builder_.getStringAttr(kernel.args[i].name));
     if (!kernel.args[i].type.isPtr() && isUnsigned(kernel.args[i].type.elem.scalar))
-      attrs.append("tk.unsigned", builder_.getUnitAttr());
+      attrs.append(TkDialect::kUnsigned, builder_.getUnitAttr());
     if (kernel.args[i].nospec)
-      attrs.append("tk.nospec", builder_.getUnitAttr());
+      attrs.append(TkDialect::kNoSpec, builder_.getUnitAttr());
     argAttrs.push_back(attrs.getDictionary(builder_.getContext()));
   }
   op.setAllArgAttrs(argAttrs);

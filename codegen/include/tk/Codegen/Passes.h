@@ -15,7 +15,7 @@ namespace tk {
 
 /// tk IR (after the tile pipeline) to LLVM + NVVM dialect for compute capability `sm`
 /// (`archSpecific`: sm_90a, with wgmma); `debug` keeps `assert`. The module's
-/// `tkg.shared_bytes` is the dynamic shared memory it needs.
+/// `tkg.shared_bytes` (TkgDialect::kSharedBytes) is the dynamic shared memory it needs.
 void buildGpuLoweringPipeline(mlir::OpPassManager &pm, bool debug = false, int sm = 90, bool archSpecific = false);
 } // namespace tk
 

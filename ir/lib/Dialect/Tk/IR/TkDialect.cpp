@@ -62,6 +62,25 @@ bool tk::sameIgnoringLayout(Type a, Type b) {
   return a == b;
 }
 
+namespace {
+/// The kernel function `op` is or is in (null outside one).
+func::FuncOp kernelOf(Operation *op) {
+  return isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+}
+} // namespace
+
+int64_t tk::numWarpsOf(Operation *kernelOrInside) {
+  func::FuncOp kernel = kernelOf(kernelOrInside);
+  auto warps = kernel ? kernel->getAttrOfType<IntegerAttr>(TkDialect::kNumWarps) : IntegerAttr();
+  return warps ? warps.getInt() : TkDialect::kDefaultNumWarps;
+}
+
+int64_t tk::numStagesOf(Operation *kernelOrInside) {
+  func::FuncOp kernel = kernelOf(kernelOrInside);
+  auto stages = kernel ? kernel->getAttrOfType<IntegerAttr>(TkDialect::kNumStages) : IntegerAttr();
+  return stages ? stages.getInt() : 1;
+}
+
 void tk::registerTkDialects(DialectRegistry &registry) {
   registry.insert<tk::TkDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
                   func::FuncDialect>();

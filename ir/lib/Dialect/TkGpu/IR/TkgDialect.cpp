@@ -114,11 +114,7 @@ LogicalResult LinearLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
   return success();
 }
 
-int64_t tk::gpu::threadsOf(Operation *op) {
-  auto kernel = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
-  auto warps = kernel ? kernel->getAttrOfType<IntegerAttr>("tk.num_warps") : IntegerAttr();
-  return (warps ? warps.getInt() : 4) * kLanes;
-}
+int64_t tk::gpu::threadsOf(Operation *op) { return tk::numWarpsOf(op) * kLanes; }
 
 std::optional<BlockedLayout> tk::gpu::blockedLayoutOf(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);

@@ -33,6 +33,12 @@ llvm::ArrayRef<int64_t> shapeOf(mlir::Type type);
 /// Whether two types are the same scalar type, or tiles of the same shape and element type in
 /// any layouts (the GPU backend's encodings).
 bool sameIgnoringLayout(mlir::Type a, mlir::Type b);
+/// The warps of a program: the `tk.num_warps` of the kernel that `kernelOrInside` is or is in
+/// (TkDialect::kDefaultNumWarps when unset). The one place that reads it.
+int64_t numWarpsOf(mlir::Operation *kernelOrInside);
+/// The stages of the kernel's software pipeline: its `tk.num_stages` (1, no pipelining, when
+/// unset). The one place that reads it.
+int64_t numStagesOf(mlir::Operation *kernelOrInside);
 /// Registers the tk dialect and the upstream dialects tk IR uses.
 void registerTkDialects(mlir::DialectRegistry &registry);
 } // namespace tk

@@ -17,6 +17,29 @@ def Tk_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];
+  let extraClassDeclaration = [{
+    /// Discardable attributes of the dialect (tk::numWarpsOf and tk::numStagesOf read the
+    /// kernel's launch options). On a kernel's `func.func`:
+    /// the function is a kernel (unit);
+    static constexpr ::llvm::StringLiteral kKernel = "tk.kernel";
+    /// the warps of a program (i32; kDefaultNumWarps when unset);
+    static constexpr ::llvm::StringLiteral kNumWarps = "tk.num_warps";
+    static constexpr int64_t kDefaultNumWarps = 4;
+    /// the stages of the software pipeline of its dot loops (i32; 1, none, when unset);
+    static constexpr ::llvm::StringLiteral kNumStages = "tk.num_stages";
+    /// the values of its constexpr parameters (a dictionary by name).
+    static constexpr ::llvm::StringLiteral kConstants = "tk.constants";
+    /// On a kernel's arguments: the parameter's name in the source (string);
+    static constexpr ::llvm::StringLiteral kName = "tk.name";
+    /// an integer parameter of an unsigned type (unit);
+    static constexpr ::llvm::StringLiteral kUnsigned = "tk.unsigned";
+    /// a parameter not specialized on its value (unit);
+    static constexpr ::llvm::StringLiteral kNoSpec = "tk.nospec";
+    /// what the argument is known to be divisible by (i64; elements for pointers).
+    static constexpr ::llvm::StringLiteral kDivisibility = "tk.divisibility";
+    /// On an `arith.remf` of tk-threads-to-llvm: already rewritten as C's fmod (unit).
+    static constexpr ::llvm::StringLiteral kFmod = "tk.fmod";
+  }];
 }
 
 class Tk_Op<string mnemonic, list<Trait> traits = []>

@@ -20,8 +20,7 @@
 
 namespace tk::gpu {
 
-/// The threads of a program: the kernel's `tk.num_warps` (4 when unset) times 32. The one
-/// place that reads it.
+/// The threads of a program: the kernel's warps (tk::numWarpsOf) times 32.
 int64_t threadsOf(mlir::Operation *kernelOrInside);
 
 /// The blocked layout of a tile type under `#tkg.blocked`; none for other encodings.

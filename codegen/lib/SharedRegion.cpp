@@ -1,116 +1,19 @@
 // Shared memory for the exchanges between threads: one buffer per module (`tk_smem`), byte
 // ranges given to ops by `assignShared`, and `redistribute`, which moves a tile's elements to
 // the threads that need them under another shape.
-#include "ThreadLowering.h"
+#include "SharedRegion.h"
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "SharedAllocation.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace tk::codegen {
-
-int64_t roundUp16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
-int64_t elementBytes(Type type) {
-  Type element = tk::elementTypeOf(type);
-  if (isa<PtrType, LLVM::LLVMPointerType>(element))
-    return 8;
-  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-}
-
-BitMap identityMap(int bits) {
-  BitMap map(bits);
-  for (int bit = 0; bit < bits; ++bit)
-    map[bit] = bit;
-  return map;
-}
-
-BlockedLayout ThreadTypeConverter::layoutOf(Type type) const {
-  if (!isa<RankedTensorType>(type))
-    return BlockedLayout{1, threads_, 1};
-  std::optional<BlockedLayout> blocked = blockedLayoutOf(type);
-  if (!blocked) {
-    std::string text;
-    llvm::raw_string_ostream(text) << "tk-to-threads: a blocked layout was expected, not " << type;
-    llvm::report_fatal_error(llvm::StringRef(text));
-  }
-  return *blocked;
-}
-
-Distribution distributionOf(Value tile) {
-  Type type = tile.getType();
-  if (hasLinearLayout(type))
-    return Distribution{*layoutBitsOf(type), std::nullopt};
-  if (std::optional<BlockedLayout> blocked = blockedLayoutOf(type))
-    return Distribution::of(*blocked);
-  // A scalar: the one element every thread holds.
-  return Distribution::of(BlockedLayout{1, threadsOf(tile.getParentBlock()->getParentOp()), 1});
-}
-
-Value remapIndex(OpBuilder &b, Location loc, Value index, const BitMap &map) {
-  Value result;
-  for (size_t bit = 0; bit < map.size();) {
-    if (map[bit] < 0) {
-      ++bit;
-      continue;
-    }
-    size_t length = 1;
-    while (bit + length < map.size() && map[bit + length] == map[bit] + int(length))
-      ++length;
-    Value piece = index;
-    if (bit)
-      piece = arith::ShRUIOp::create(b, loc, piece, i32Constant(b, loc, bit));
-    piece = arith::AndIOp::create(b, loc, piece, i32Constant(b, loc, (int64_t(1) << length) - 1));
-    if (map[bit])
-      piece = arith::ShLIOp::create(b, loc, piece, i32Constant(b, loc, map[bit]));
-    result = result ? (Value)arith::OrIOp::create(b, loc, result, piece) : piece;
-    bit += length;
-  }
-  return result ? result : i32Constant(b, loc, 0);
-}
-
-BitMap dropAxis(ArrayRef<int64_t> shape, int64_t axis) {
-  int low = 0;
-  for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
-    low += log2Of(shape[d]);
-  int width = log2Of(shape[axis]), total = log2Of(llvm::product_of(shape));
-  BitMap map;
-  for (int bit = 0; bit < total; ++bit)
-    map.push_back(bit < low ? bit : bit < low + width ? -1 : bit - width);
-  return map;
-}
-
-Value isOwner(OpBuilder &b, Location loc, const BlockedLayout &layout, Value tid) {
-  if (layout.owners() >= layout.threads)
-    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, i32Constant(b, loc, layout.owners()));
-}
-
-Value elementIndex(OpBuilder &b, Location loc, const Distribution &d, int64_t slot, Value tid) {
-  if (d.blocked)
-    return elementIndex(b, loc, *d.blocked, slot, tid);
-  BitMap threadMap(d.bits.thread.begin(), d.bits.thread.end());
-  int64_t constant = 0;
-  for (size_t bit = 0; bit < d.bits.slot.size(); ++bit)
-    if ((slot >> bit & 1) && d.bits.slot[bit] >= 0)
-      constant |= int64_t(1) << d.bits.slot[bit];
-  Value index = remapIndex(b, loc, tid, threadMap);
-  return constant ? (Value)arith::OrIOp::create(b, loc, index, i32Constant(b, loc, constant)) : index;
-}
-
-Value isOwner(OpBuilder &b, Location loc, const Distribution &d, Value tid) {
-  if (d.blocked)
-    return isOwner(b, loc, *d.blocked, tid);
-  int64_t replicas = 0;
-  for (size_t bit = 0; bit < d.bits.thread.size(); ++bit)
-    if (d.bits.thread[bit] < 0)
-      replicas |= int64_t(1) << bit;
-  if (!replicas)
-    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arith::AndIOp::create(b, loc, tid, i32Constant(b, loc, replicas)),
-                               i32Constant(b, loc, 0));
-}
 
 SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();

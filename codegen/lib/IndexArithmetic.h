@@ -1,0 +1,74 @@
+// Per-thread index arithmetic: which element of a tile a thread's slot holds, bit maps between
+// element indices of tiles, and indices into row-major and swizzled 2-D arrays.
+#ifndef TK_CODEGEN_INDEXARITHMETIC_H
+#define TK_CODEGEN_INDEXARITHMETIC_H
+
+#include "Swizzle.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace tk::codegen {
+using namespace ::tk::gpu;
+
+mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
+mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
+
+/// How a tile's elements sit in a program's threads: the default blocked layout, or another
+/// linear layout (the tensor-core accumulator's), as bits of the element index.
+struct Distribution {
+  LayoutBits bits;
+  std::optional<BlockedLayout> blocked; // the default layout (its index arithmetic is add/mul)
+  static Distribution of(const BlockedLayout &l) { return {bitsOf(l), l}; }
+  int64_t perThread() const { return int64_t(1) << bits.slot.size(); }
+};
+/// The distribution of a tile under the layout in its type.
+Distribution distributionOf(mlir::Value tile);
+
+/// The index of the element that slot `slot` of this thread holds under `layout`.
+mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &layout, int64_t slot,
+                         mlir::Value tid);
+mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, int64_t slot, mlir::Value tid);
+/// Threads that hold distinct elements of a tile under `layout` (the others are replicas).
+mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &layout, mlir::Value tid);
+mlir::Value isOwner(mlir::OpBuilder &b, mlir::Location loc, const Distribution &d, mlir::Value tid);
+
+/// The bit map of a tile of 2^bits elements onto itself.
+BitMap identityMap(int bits);
+/// Rewrites an element index of one tile into the index of another under a bit map.
+mlir::Value remapIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index, const BitMap &map);
+/// The bit map from the row-major index of `shape` that drops the bits of `axis`.
+BitMap dropAxis(llvm::ArrayRef<int64_t> shape, int64_t axis);
+/// The bit map from a shape op's result element index to its source's.
+BitMap resultToSource(mlir::Operation *op);
+
+/// (row, column) of element `index` of a row-major tile with rows of `rowLength`.
+std::pair<mlir::Value, mlir::Value> rowAndColumn(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
+                                                 int64_t rowLength);
+/// Element index of (row, column) in a swizzled 2-D array (SwizzleParams as arithmetic).
+mlir::Value swizzledIndex(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
+                          mlir::Value column);
+/// Swizzled indices of (row + R, column + C) for a thread's row and column and constants R and
+/// C, written so that LLVM sees the constants (SwizzleParams::fold): each distinct low chunk of
+/// C gets one base index, the rest is an offset that folds into the instruction's address
+/// (otherwise every (R, C) keeps its own address register live across a loop).
+class SwizzledOffsets {
+public:
+  SwizzledOffsets(mlir::OpBuilder &b, mlir::Location loc, const SwizzleParams &swizzle, mlir::Value row,
+                  mlir::Value column)
+      : b_(b), loc_(loc), swizzle_(swizzle), row_(row), column_(column) {}
+  mlir::Value at(int64_t rows, int64_t columns);
+
+private:
+  mlir::OpBuilder &b_;
+  mlir::Location loc_;
+  SwizzleParams swizzle_;
+  mlir::Value row_, column_;
+  std::map<int64_t, mlir::Value> bases_;
+};
+
+} // namespace tk::codegen
+
+#endif

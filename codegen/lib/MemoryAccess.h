@@ -1,0 +1,20 @@
+// The width of global memory accesses (MemoryToThreads.cpp).
+#ifndef TK_CODEGEN_MEMORYACCESS_H
+#define TK_CODEGEN_MEMORYACCESS_H
+
+#include "AxisAnalysis.h"
+#include "ThreadTypeConverter.h"
+
+namespace tk::codegen {
+
+/// How many consecutive slots one memory instruction covers for a pointer tile and mask
+/// (contiguous, aligned, under one mask value, at most 16 bytes).
+int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, mlir::Value ptr, mlir::Value mask,
+                    mlir::Type element);
+/// The same for an access of `tile` through `ptr`, within the tile's last dimension.
+int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
+                    mlir::RankedTensorType tile);
+
+} // namespace tk::codegen
+
+#endif

@@ -1,0 +1,37 @@
+// Whether and how a `dot` runs on tensor cores: the split of its result over warps (mma.sync)
+// or warpgroups (wgmma), and the accumulator layout that follows (AccumulatorLayouts.h).
+#ifndef TK_CODEGEN_MMAPLAN_H
+#define TK_CODEGEN_MMAPLAN_H
+
+#include "MemoryTypes.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+namespace tk::codegen {
+using namespace ::tk::gpu;
+
+/// A tensor-core `dot`: how the warps split the result, and the accumulator's layout. None
+/// when the shapes or types do not fit. On mma.sync, warps split it warpsM x warpsN, each
+/// computing mTiles x nTiles m16n8 tiles. On wgmma (`warpgroup`), warpgroups of 4 warps split
+/// it warpsM x warpsN, each issuing m64nNk16 with N = nTiles * 8 for each of mTiles 64-row
+/// tiles (warp w of a group holds rows 16w .. 16w + 15 of each: the mma.sync m16n8 layout).
+struct MmaPlan {
+  int64_t warpsM = 1, warpsN = 1, mTiles = 1, nTiles = 1;
+  bool warpgroup = false;
+  LayoutBits accumulator;
+};
+/// `warpgroupMma`: the dot may run on wgmma (sm_90a), which it does when both operands are
+/// stages of 2-byte elements (A as rows of K) and the warpgroups can split it.
+std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// The wgmma plan of a dot whose operands are stages (A as rows of K, B as rows of N when
+/// `bRowsOfN`), when wgmma takes its shapes and types; planMma checks the stages.
+std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRowsOfN);
+/// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
+/// elements, 8 for tf32, 32 for i8).
+inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
+/// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
+/// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
+std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);
+
+} // namespace tk::codegen
+
+#endif

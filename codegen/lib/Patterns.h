@@ -1,0 +1,29 @@
+// The conversion patterns of tk-to-threads (one populate function per op family) and of the
+// f8 casts before tk-threads-to-llvm.
+#ifndef TK_CODEGEN_PATTERNS_H
+#define TK_CODEGEN_PATTERNS_H
+
+#include "AxisAnalysis.h"
+#include "ThreadTypeConverter.h"
+
+namespace tk::codegen {
+
+void populateElementwiseToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
+                                  mlir::RewritePatternSet &patterns);
+void populateMemoryToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
+                             mlir::RewritePatternSet &patterns);
+void populateReduceToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateScanToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateRandomToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateShapeToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDotToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateAsyncCopyToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
+                                mlir::RewritePatternSet &patterns);
+void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
+void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);
+void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);
+
+} // namespace tk::codegen
+
+#endif

@@ -1,0 +1,39 @@
+// The 1:N type converter of tk-to-threads.
+#include "ThreadTypeConverter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads) : threads_(threads) {
+  addConversion([](Type type) { return type; });
+  addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
+  addConversion([context](SharedBufferType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return failure();
+    // Only a tile whose type names its layout (tk-assign-layouts) says how many scalars each
+    // thread keeps.
+    if (!layoutBitsOf(type))
+      return failure();
+    results.append(scalarsPerThread(type), element);
+    return success();
+  });
+}
+
+BlockedLayout ThreadTypeConverter::layoutOf(Type type) const {
+  if (!isa<RankedTensorType>(type))
+    return BlockedLayout{1, threads_, 1};
+  std::optional<BlockedLayout> blocked = blockedLayoutOf(type);
+  if (!blocked) {
+    std::string text;
+    llvm::raw_string_ostream(text) << "tk-to-threads: a blocked layout was expected, not " << type;
+    llvm::report_fatal_error(llvm::StringRef(text));
+  }
+  return *blocked;
+}
+
+} // namespace tk::codegen

@@ -1,0 +1,35 @@
+// The 1:N type converter of tk-to-threads: a tile becomes the scalars one thread holds under
+// the layout in its type, a tk pointer a global LLVM pointer.
+#ifndef TK_CODEGEN_THREADTYPECONVERTER_H
+#define TK_CODEGEN_THREADTYPECONVERTER_H
+
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tk::codegen {
+using namespace ::tk::gpu;
+
+/// Converts tiles to the scalars one thread holds under the layout in their type, and tk
+/// pointers to global LLVM pointers.
+class ThreadTypeConverter : public mlir::TypeConverter {
+public:
+  ThreadTypeConverter(mlir::MLIRContext *context, int64_t threads);
+  /// The blocked layout of a tile type (a scalar: one element every thread holds).
+  BlockedLayout layoutOf(mlir::Type type) const;
+  int64_t threads() const { return threads_; }
+  /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
+  bool warpgroupMma() const { return warpgroupMma_; }
+  void setWarpgroupMma(bool on) { warpgroupMma_ = on; }
+
+private:
+  int64_t threads_;
+  bool warpgroupMma_ = false;
+};
+
+/// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).
+inline mlir::Value slotOf(mlir::ValueRange values, size_t i) { return values.size() == 1 ? values[0] : values[i]; }
+
+} // namespace tk::codegen
+
+#endif
