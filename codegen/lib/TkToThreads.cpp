@@ -129,12 +129,22 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                              Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
     }
     // The pass only reads layouts: a tile without one is a pipeline error, said as such.
+    // Its threads are the kernel's: a layout over another number would index the wrong ones.
     WalkResult unassigned = module.walk([](Operation *op) {
-      for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-        if (isa<RankedTensorType>(type) && !layoutBitsOf(type)) {
+      for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+        if (!isa<RankedTensorType>(type))
+          continue;
+        std::optional<LayoutBits> bits = layoutBitsOf(type);
+        if (!bits) {
           op->emitError() << "tile " << type << " has no layout; run tk-assign-layouts first";
           return WalkResult::interrupt();
         }
+        if (int64_t(1) << bits->thread.size() != threadsOf(op)) {
+          op->emitError() << "tile " << type << " is laid out over " << (int64_t(1) << bits->thread.size())
+                          << " threads, but the kernel has " << threadsOf(op);
+          return WalkResult::interrupt();
+        }
+      }
       return WalkResult::advance();
     });
     if (unassigned.wasInterrupted())

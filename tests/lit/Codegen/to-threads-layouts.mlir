@@ -38,3 +38,12 @@ func.func @unassigned(%x: !tk.ptr<f32>) attributes {tk.kernel} {
   %r = tk.make_range 0, 128 : tensor<128xi32>
   return
 }
+
+// -----
+
+// A layout over another number of threads than the kernel's (8 warps here) is refused.
+func.func @other_threads(%x: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps = 8 : i32} {
+  // expected-error @+1 {{is laid out over 128 threads, but the kernel has 256}}
+  %r = tk.make_range 0, 128 : tensor<128xi32, #tkg.blocked<per_thread = 1, threads = 128>>
+  return
+}

@@ -35,3 +35,24 @@ func.func @lanes(%x: tensor<4xf32, #tkg.linear<slots = [], lanes = [0, 1], warps
 func.func @blocked(%x: tensor<1024xf16, #tkg.blocked<per_thread = 3, threads = 128>>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+func.func @dynamic(%x: tensor<?xf32, #tkg.blocked<per_thread = 4, threads = 128>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+func.func @huge(%x: tensor<4294967296x4294967296xf32, #tkg.linear<slots = [], lanes = [0, 1, 2, 3, 4], warps = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+func.func @empty(%x: tensor<0x8xf32, #tkg.blocked<per_thread = 4, threads = 128>>) {
+  return
+}

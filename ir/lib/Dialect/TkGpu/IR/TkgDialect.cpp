@@ -58,6 +58,18 @@ void TkgDialect::initialize() {
 
 namespace {
 bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/// The elements of a static shape whose count is a power of two (layouts spread 2^k elements),
+/// or an error: dynamic or empty dimensions and counts beyond 2^62 have no layout.
+FailureOr<int64_t> layoutElementCount(ArrayRef<int64_t> shape, function_ref<InFlightDiagnostic()> emitError) {
+  int64_t size = 1;
+  for (int64_t d : shape) {
+    if (!isPowerOfTwo(d) || size > (int64_t(1) << 62) / d)
+      return emitError() << "a layout needs static dimensions of 2^k elements, at most 2^62 in all";
+    size *= d;
+  }
+  return size;
+}
 constexpr int64_t kLanes = 32;
 } // namespace
 
@@ -75,12 +87,7 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
 
 LogicalResult BlockedLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                                 function_ref<InFlightDiagnostic()> emitError) const {
-  int64_t size = 1;
-  for (int64_t d : shape)
-    size *= d;
-  if (!isPowerOfTwo(size))
-    return emitError() << "a blocked layout needs a tile of 2^k elements, not " << size;
-  return success();
+  return failure(failed(layoutElementCount(shape, emitError)));
 }
 
 LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int32_t>,
@@ -94,17 +101,15 @@ LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitEr
 /// element per slot of a thread), and every bit by one of them (every element somewhere).
 LogicalResult LinearLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                                function_ref<InFlightDiagnostic()> emitError) const {
-  int64_t size = 1;
-  for (int64_t d : shape)
-    size *= d;
-  if (!isPowerOfTwo(size))
-    return emitError() << "a linear layout needs a tile of 2^k elements, not " << size;
-  int bits = log2Of(size);
+  FailureOr<int64_t> size = layoutElementCount(shape, emitError);
+  if (failed(size))
+    return failure();
+  int bits = log2Of(*size);
   std::vector<int> seen(bits, 0);
   for (ArrayRef<int32_t> group : {getSlots(), getLanes(), getWarps()})
     for (int32_t bit : group) {
       if (bit < -1 || bit >= bits)
-        return emitError() << "layout bit " << bit << " is outside a tile of " << size << " elements";
+        return emitError() << "layout bit " << bit << " is outside a tile of " << *size << " elements";
       if (bit >= 0 && seen[bit]++)
         return emitError() << "element-index bit " << bit << " is set by two bits of the layout";
     }
