@@ -5,6 +5,7 @@
 // take its layout, a `tkg.convert_layout` moves it.
 #include "AffineAddresses.h"
 #include "LayoutRules.h"
+#include "MemoryTypes.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -34,7 +35,7 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
     if (!isa<RankedTensorType>(ptr))
       return;
     Type pointee = cast<PtrType>(tk::elementTypeOf(ptr)).getPointee();
-    narrowest = std::min<int64_t>(narrowest, std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8));
+    narrowest = std::min<int64_t>(narrowest, elementBytes(pointee));
   });
   return 16 / narrowest;
 }
@@ -42,6 +43,21 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
 bool hasTiles(Operation *op) {
   auto isTileType = [](Type type) { return isa<RankedTensorType>(type); };
   return llvm::any_of(op->getOperandTypes(), isTileType) || llvm::any_of(op->getResultTypes(), isTileType);
+}
+
+/// A program of 1 to 32 warps (a power of two), and tiles that can take a layout.
+LogicalResult checkShapes(func::FuncOp kernel) {
+  int64_t warps = numWarpsOf(kernel);
+  if (warps < 1 || warps > 32 || (warps & (warps - 1)))
+    return kernel.emitError() << "num_warps must be a power of two from 1 to 32, not " << warps;
+  WalkResult walk = kernel.walk([](Operation *op) {
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (auto tile = dyn_cast<RankedTensorType>(type))
+        if (failed(verifyLayoutShape(tile.getShape(), [&] { return op->emitError() << "tile " << type << ": "; })))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 /// What the GPU backend cannot compile yet gets a located error that names the way out.
@@ -231,7 +247,7 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
         }
       });
       Assignment assignment(kernel, wgmma);
-      if (failed(checkSupported(kernel)) || failed(assignment.checkRules()))
+      if (failed(checkShapes(kernel)) || failed(checkSupported(kernel)) || failed(assignment.checkRules()))
         return signalPassFailure();
       assignment.propagate();
       assignment.insertConversions();

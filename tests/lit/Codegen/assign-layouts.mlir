@@ -69,3 +69,31 @@ func.func @no_rule(%x: !tk.ptr<f32>) attributes {tk.kernel} {
   %s = "test.opaque"(%r) : (tensor<128xi32>) -> tensor<128xi32>
   return
 }
+
+// -----
+
+// Hand-written IR the front end would refuse gets an error, not a crash or a layout that does
+// not verify: a warp count that is no power of two, a tile of 3 elements.
+// expected-error @+1 {{num_warps must be a power of two from 1 to 32, not 0}}
+func.func @no_warps(%x: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps = 0 : i32} {
+  return
+}
+
+// -----
+
+func.func @odd_tile(%x: !tk.ptr<f32>, %v: f32) attributes {tk.kernel} {
+  // expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 1048576 in all}}
+  %t = tk.splat %v : f32 -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Pointers to pointers move as 8-byte elements.
+// CHECK-LABEL: func.func @pointers
+// CHECK: tk.load {{.*}} -> tensor<128x!tk.ptr<f32>, #tkg.blocked<per_thread = 1, threads = 128>>
+func.func @pointers(%x: !tk.ptr<!tk.ptr<f32>>) attributes {tk.kernel} {
+  %xs = tk.splat %x : !tk.ptr<!tk.ptr<f32>> -> tensor<128x!tk.ptr<!tk.ptr<f32>>>
+  %v = tk.load %xs : (tensor<128x!tk.ptr<!tk.ptr<f32>>>) -> tensor<128x!tk.ptr<f32>>
+  return
+}

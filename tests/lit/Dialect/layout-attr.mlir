@@ -31,28 +31,49 @@ func.func @lanes(%x: tensor<4xf32, #tkg.linear<slots = [], lanes = [0, 1], warps
 
 // -----
 
-// expected-error @+1 {{blocked layout needs powers of two, at least one warp (per_thread = 3, threads = 128)}}
+// expected-error @+1 {{blocked layout needs powers of two, at least one warp, at most 1024 threads (per_thread = 3, threads = 128)}}
 func.func @blocked(%x: tensor<1024xf16, #tkg.blocked<per_thread = 3, threads = 128>>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 1048576 in all}}
 func.func @dynamic(%x: tensor<?xf32, #tkg.blocked<per_thread = 4, threads = 128>>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 1048576 in all}}
 func.func @huge(%x: tensor<4294967296x4294967296xf32, #tkg.linear<slots = [], lanes = [0, 1, 2, 3, 4], warps = []>>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 2^62 in all}}
+// expected-error @+1 {{a layout needs static dimensions of 2^k elements, at most 1048576 in all}}
 func.func @empty(%x: tensor<0x8xf32, #tkg.blocked<per_thread = 4, threads = 128>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout needs powers of two, at least one warp, at most 1024 threads (per_thread = 4611686018427387904, threads = 128)}}
+func.func @runs(%x: tensor<4xf32, #tkg.blocked<per_thread = 4611686018427387904, threads = 128>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{every slot bit of a linear layout sets an element-index bit (no -1)}}
+func.func @replica_slot(%x: tensor<64xf32, #tkg.linear<slots = [3, -1], lanes = [4, 5, 0, 1, 2], warps = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a linear layout names at most 5 warp bits (1024 threads), not 6}}
+func.func @warps(%x: tensor<64xf32, #tkg.linear<slots = [], lanes = [0, 1, 2, 3, 4], warps = [5, -1, -1, -1, -1, -1]>>) {
   return
 }

@@ -57,15 +57,17 @@ void TkgDialect::initialize() {
 }
 
 namespace {
+constexpr int64_t kMaxThreads = 1024;
 bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 /// The elements of a static shape whose count is a power of two (layouts spread 2^k elements),
-/// or an error: dynamic or empty dimensions and counts beyond 2^62 have no layout.
+/// or an error: dynamic or empty dimensions and tiles beyond kMaxLayoutElements have no layout.
 FailureOr<int64_t> layoutElementCount(ArrayRef<int64_t> shape, function_ref<InFlightDiagnostic()> emitError) {
   int64_t size = 1;
   for (int64_t d : shape) {
-    if (!isPowerOfTwo(d) || size > (int64_t(1) << 62) / d)
-      return emitError() << "a layout needs static dimensions of 2^k elements, at most 2^62 in all";
+    if (!isPowerOfTwo(d) || size > kMaxLayoutElements / d)
+      return emitError() << "a layout needs static dimensions of 2^k elements, at most " << kMaxLayoutElements
+                         << " in all";
     size *= d;
   }
   return size;
@@ -79,9 +81,10 @@ constexpr int64_t kLanes = 32;
 
 LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t perThread,
                                         int64_t threads) {
-  if (!isPowerOfTwo(perThread) || !isPowerOfTwo(threads) || threads < kLanes)
-    return emitError() << "blocked layout needs powers of two, at least one warp (per_thread = " << perThread
-                       << ", threads = " << threads << ")";
+  if (!isPowerOfTwo(perThread) || !isPowerOfTwo(threads) || threads < kLanes || threads > kMaxThreads ||
+      perThread > kMaxLayoutElements)
+    return emitError() << "blocked layout needs powers of two, at least one warp, at most " << kMaxThreads
+                       << " threads (per_thread = " << perThread << ", threads = " << threads << ")";
   return success();
 }
 
@@ -90,10 +93,14 @@ LogicalResult BlockedLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
   return failure(failed(layoutElementCount(shape, emitError)));
 }
 
-LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int32_t>,
-                                       ArrayRef<int32_t> lanes, ArrayRef<int32_t>) {
+LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int32_t> slots,
+                                       ArrayRef<int32_t> lanes, ArrayRef<int32_t> warps) {
   if (lanes.size() != 5)
     return emitError() << "a linear layout names 5 lane bits, not " << lanes.size();
+  if (warps.size() > 5)
+    return emitError() << "a linear layout names at most 5 warp bits (1024 threads), not " << warps.size();
+  if (llvm::is_contained(slots, -1))
+    return emitError() << "every slot bit of a linear layout sets an element-index bit (no -1)";
   return success();
 }
 
@@ -168,6 +175,10 @@ RankedTensorType tk::gpu::withLayout(Type type, Attribute encoding) {
   return RankedTensorType::get(tile.getShape(), tile.getElementType(), encoding);
 }
 
+LogicalResult tk::gpu::verifyLayoutShape(ArrayRef<int64_t> shape, function_ref<InFlightDiagnostic()> emitError) {
+  return failure(failed(layoutElementCount(shape, emitError)));
+}
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
@@ -221,7 +232,8 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
   StringRef name = attribute.getName().getValue();
   if (name == kSharedOffset || name == kSharedBytes) {
     auto bytes = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!bytes || bytes.getInt() < 0)
+    if (!bytes || !bytes.getType().isSignlessInteger() || bytes.getType().getIntOrFloatBitWidth() > 64 ||
+        bytes.getInt() < 0)
       return op->emitError() << "'" << name << "' must be a non-negative integer (bytes)";
     return success();
   }

@@ -20,6 +20,13 @@
 
 namespace tk::gpu {
 
+/// Tiles of more elements have no layout (the front end's limit on a tile).
+constexpr int64_t kMaxLayoutElements = int64_t(1) << 20;
+/// Whether tiles of `shape` can take a layout: static dimensions of 2^k elements, at most
+/// kMaxLayoutElements in all.
+mlir::LogicalResult verifyLayoutShape(llvm::ArrayRef<int64_t> shape,
+                                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The threads of a program: the kernel's warps (tk::numWarpsOf) times 32.
 int64_t threadsOf(mlir::Operation *kernelOrInside);
 
