@@ -220,6 +220,10 @@ struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, Redu
     const LayoutBits *source = state.layoutOf(reduce.getSrcs()[0]);
     if (!source || !isTile(reduce.getResult(0)) || state.layoutOf(reduce.getResult(0)))
       return false;
+    // Only when every operand is in that layout (an argmax's indices follow its values): an
+    // operand in another would be converted to the default, and the slice would not follow.
+    if (!llvm::all_of(reduce.getSrcs(), [&](Value src) { return sameAs(state, src, *source); }))
+      return false;
     auto shape = cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape();
     BitMap toResult = dropAxis(shape, reduce.getAxis());
     // Only where the reduction stays within warps: across them its partials go through shared

@@ -97,3 +97,30 @@ func.func @pointers(%x: !tk.ptr<!tk.ptr<f32>>) attributes {tk.kernel} {
   %v = tk.load %xs : (tensor<128x!tk.ptr<!tk.ptr<f32>>>) -> tensor<128x!tk.ptr<f32>>
   return
 }
+
+// -----
+
+// A reduction takes the slice of a non-default layout only when all its operands are in it: an
+// argmax of a dot result with indices in the default layout reduces in the default layout
+// (one conversion in, none back), not in a slice it would then have to leave.
+// CHECK-LABEL: func.func @argmax
+// CHECK: %[[V:.*]] = tkg.convert_layout %{{.*}} : tensor<16x16xf32, #tkg.linear<{{.*}}>> -> tensor<16x16xf32, #tkg.blocked
+// CHECK: tk.reduce %[[V]], %{{.*}} axis = 1 : tensor<16x16xf32, #tkg.blocked<{{.*}}>>, tensor<16x16xi32, #tkg.blocked<{{.*}}>> -> tensor<16xf32, #tkg.blocked<{{.*}}>>, tensor<16xi32, #tkg.blocked<{{.*}}>>
+// CHECK-NOT: tkg.convert_layout
+func.func @argmax(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 1 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+  %d = tk.dot %a, %b, %zero : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  %r = tk.make_range 0, 16 : tensor<16xi32>
+  %re = tk.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %rb = tk.broadcast %re : tensor<1x16xi32> -> tensor<16x16xi32>
+  %m, %i = tk.reduce %d, %rb axis = 1 : tensor<16x16xf32>, tensor<16x16xi32> -> tensor<16xf32>, tensor<16xi32> {
+  ^bb0(%v0: f32, %i0: i32, %v1: f32, %i1: i32):
+    %gt = arith.cmpf ogt, %v1, %v0 : f32
+    %v = arith.select %gt, %v1, %v0 : f32
+    %k = arith.select %gt, %i1, %i0 : i32
+    tk.yield %v, %k : f32, i32
+  }
+  %cs = tk.splat %c : !tk.ptr<i32> -> tensor<16x!tk.ptr<i32>>
+  tk.store %cs, %i : tensor<16x!tk.ptr<i32>>, tensor<16xi32>
+  return
+}
