@@ -8,17 +8,18 @@ namespace {
 std::vector<BuiltinInfo> buildTable() {
   struct Row {
     BuiltinId id;
+    BuiltinFamily family;
     const char *name;
     const char *params;
   };
   static const Row rows[] = {
-#define TK_BUILTIN_ROW(id, name, params) {BuiltinId::id, name, params},
+#define TK_BUILTIN_ROW(id, name, params, family) {BuiltinId::id, BuiltinFamily::family, name, params},
       TK_BUILTINS(TK_BUILTIN_ROW)
 #undef TK_BUILTIN_ROW
   };
   std::vector<BuiltinInfo> table;
   for (const Row &row : rows) {
-    BuiltinInfo info{row.id, row.name, {}};
+    BuiltinInfo info{row.id, row.family, row.name, {}};
     std::stringstream ss(row.params);
     std::string item;
     while (std::getline(ss, item, ',')) {

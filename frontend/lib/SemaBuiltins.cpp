@@ -94,65 +94,17 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
     return Type::error();
   e.builtin = (int)info.id;
   BuiltinCallChecker checker(*this, e, info);
-  // No default case, so that -Wswitch (in -Wall) names a builtin added to Builtins.h without a
-  // family here.
-  switch (info.id) {
-  case BuiltinId::ProgramId:
-  case BuiltinId::NumPrograms:
-  case BuiltinId::Arange:
-  case BuiltinId::Zeros:
-  case BuiltinId::Full: return checker.checkTileCreation();
-  case BuiltinId::Reshape:
-  case BuiltinId::BroadcastTo:
-  case BuiltinId::Trans:
-  case BuiltinId::Permute:
-  case BuiltinId::ExpandDims: return checker.checkShapeManipulation();
-  case BuiltinId::Load:
-  case BuiltinId::Store:
-  case BuiltinId::AtomicAdd:
-  case BuiltinId::AtomicMax:
-  case BuiltinId::AtomicMin:
-  case BuiltinId::AtomicXchg:
-  case BuiltinId::AtomicCas: return checker.checkMemoryAccess();
-  case BuiltinId::MultipleOf:
-  case BuiltinId::MaxContiguous: return checker.checkCompilerHint();
-  case BuiltinId::Dot: return checker.checkDot();
-  case BuiltinId::Sum:
-  case BuiltinId::Max:
-  case BuiltinId::Min:
-  case BuiltinId::Argmax:
-  case BuiltinId::Argmin:
-  case BuiltinId::Reduce:
-  case BuiltinId::Cumsum:
-  case BuiltinId::Cumprod:
-  case BuiltinId::Scan: return checker.checkReductionOrScan();
-  case BuiltinId::Exp:
-  case BuiltinId::Exp2:
-  case BuiltinId::Log:
-  case BuiltinId::Log2:
-  case BuiltinId::Sqrt:
-  case BuiltinId::Rsqrt:
-  case BuiltinId::Sin:
-  case BuiltinId::Cos:
-  case BuiltinId::Tanh:
-  case BuiltinId::Sigmoid:
-  case BuiltinId::Erf:
-  case BuiltinId::Abs:
-  case BuiltinId::Floor:
-  case BuiltinId::Ceil:
-  case BuiltinId::Fma:
-  case BuiltinId::Maximum:
-  case BuiltinId::Minimum:
-  case BuiltinId::Clamp:
-  case BuiltinId::Where:
-  case BuiltinId::Cdiv:
-  case BuiltinId::Bitcast: return checker.checkElementwiseMath();
-  case BuiltinId::Rand:
-  case BuiltinId::Randn: return checker.checkRandom();
-  case BuiltinId::Print:
-  case BuiltinId::Assert:
-  case BuiltinId::StaticAssert: return checker.checkDebug();
-  case BuiltinId::Count: break;
+  // No default case, so that -Wswitch (in -Wall) names a family without its checker.
+  switch (info.family) {
+  case BuiltinFamily::TileCreation: return checker.checkTileCreation();
+  case BuiltinFamily::ShapeManipulation: return checker.checkShapeManipulation();
+  case BuiltinFamily::MemoryAccess: return checker.checkMemoryAccess();
+  case BuiltinFamily::CompilerHint: return checker.checkCompilerHint();
+  case BuiltinFamily::Dot: return checker.checkDot();
+  case BuiltinFamily::ReductionOrScan: return checker.checkReductionOrScan();
+  case BuiltinFamily::ElementwiseMath: return checker.checkElementwiseMath();
+  case BuiltinFamily::Random: return checker.checkRandom();
+  case BuiltinFamily::Debug: return checker.checkDebug();
   }
   return checker.unhandled();
 }

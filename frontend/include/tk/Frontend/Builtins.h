@@ -8,70 +8,83 @@
 
 namespace tk {
 
-// X(Id, "name", "params"): params are comma-separated; `?` marks an optional (keyword)
-// parameter, `*` a variadic tail.
+// X(Id, "name", "params", Family): params are comma-separated; `?` marks an optional
+// (keyword) parameter, `*` a variadic tail; Family is the Sema checker that types the call.
 #define TK_BUILTINS(X)                                                                         \
-  X(ProgramId, "program_id", "axis")                                                           \
-  X(NumPrograms, "num_programs", "axis")                                                       \
-  X(Arange, "arange", "start,end")                                                             \
-  X(Zeros, "zeros", "shape,dtype")                                                             \
-  X(Full, "full", "shape,value,dtype")                                                         \
-  X(Load, "load", "ptrs,mask?,other?,cache?,evict?")                                           \
-  X(Store, "store", "ptrs,value,mask?,evict?")                                                 \
-  X(Dot, "dot", "a,b,acc?,precision?")                                                         \
-  X(Sum, "sum", "x,axis?")                                                                     \
-  X(Max, "max", "x,axis?")                                                                     \
-  X(Min, "min", "x,axis?")                                                                     \
-  X(Argmax, "argmax", "x,axis?")                                                               \
-  X(Argmin, "argmin", "x,axis?")                                                               \
-  X(Reduce, "reduce", "x,axis,combine_fn")                                                     \
-  X(Cumsum, "cumsum", "x,axis?,reverse?")                                                      \
-  X(Cumprod, "cumprod", "x,axis?,reverse?")                                                    \
-  X(Scan, "scan", "x,axis,combine_fn,reverse?")                                                \
-  X(Reshape, "reshape", "x,shape")                                                             \
-  X(Trans, "trans", "x")                                                                       \
-  X(Permute, "permute", "x,dims")                                                              \
-  X(BroadcastTo, "broadcast_to", "x,shape")                                                    \
-  X(ExpandDims, "expand_dims", "x,axis")                                                       \
-  X(Exp, "exp", "x")                                                                           \
-  X(Exp2, "exp2", "x")                                                                         \
-  X(Log, "log", "x")                                                                           \
-  X(Log2, "log2", "x")                                                                         \
-  X(Sqrt, "sqrt", "x")                                                                         \
-  X(Rsqrt, "rsqrt", "x")                                                                       \
-  X(Sin, "sin", "x")                                                                           \
-  X(Cos, "cos", "x")                                                                           \
-  X(Tanh, "tanh", "x")                                                                         \
-  X(Sigmoid, "sigmoid", "x")                                                                   \
-  X(Erf, "erf", "x")                                                                           \
-  X(Abs, "abs", "x")                                                                           \
-  X(Floor, "floor", "x")                                                                       \
-  X(Ceil, "ceil", "x")                                                                         \
-  X(Fma, "fma", "a,b,c")                                                                       \
-  X(Maximum, "maximum", "a,b")                                                                 \
-  X(Minimum, "minimum", "a,b")                                                                 \
-  X(Clamp, "clamp", "x,lo,hi")                                                                 \
-  X(Where, "where", "cond,a,b")                                                                \
-  X(Cdiv, "cdiv", "a,b")                                                                       \
-  X(AtomicAdd, "atomic_add", "ptrs,value,mask?")                                               \
-  X(AtomicMax, "atomic_max", "ptrs,value,mask?")                                               \
-  X(AtomicMin, "atomic_min", "ptrs,value,mask?")                                               \
-  X(AtomicXchg, "atomic_xchg", "ptrs,value,mask?")                                             \
-  X(AtomicCas, "atomic_cas", "ptrs,cmp,value")                                                 \
-  X(MultipleOf, "multiple_of", "x,n")                                                          \
-  X(MaxContiguous, "max_contiguous", "x,n")                                                    \
-  X(Rand, "rand", "seed,offsets")                                                              \
-  X(Randn, "randn", "seed,offsets")                                                            \
-  X(Print, "print", "label,values*")                                                           \
-  X(Assert, "assert", "cond,msg?")                                                             \
-  X(StaticAssert, "static_assert", "cond,msg?")                                                \
-  X(Bitcast, "bitcast", "x,dtype")
+  X(ProgramId, "program_id", "axis", TileCreation)                                           \
+  X(NumPrograms, "num_programs", "axis", TileCreation)                                       \
+  X(Arange, "arange", "start,end", TileCreation)                                             \
+  X(Zeros, "zeros", "shape,dtype", TileCreation)                                             \
+  X(Full, "full", "shape,value,dtype", TileCreation)                                         \
+  X(Load, "load", "ptrs,mask?,other?,cache?,evict?", MemoryAccess)                           \
+  X(Store, "store", "ptrs,value,mask?,evict?", MemoryAccess)                                 \
+  X(Dot, "dot", "a,b,acc?,precision?", Dot)                                                  \
+  X(Sum, "sum", "x,axis?", ReductionOrScan)                                                  \
+  X(Max, "max", "x,axis?", ReductionOrScan)                                                  \
+  X(Min, "min", "x,axis?", ReductionOrScan)                                                  \
+  X(Argmax, "argmax", "x,axis?", ReductionOrScan)                                            \
+  X(Argmin, "argmin", "x,axis?", ReductionOrScan)                                            \
+  X(Reduce, "reduce", "x,axis,combine_fn", ReductionOrScan)                                  \
+  X(Cumsum, "cumsum", "x,axis?,reverse?", ReductionOrScan)                                   \
+  X(Cumprod, "cumprod", "x,axis?,reverse?", ReductionOrScan)                                 \
+  X(Scan, "scan", "x,axis,combine_fn,reverse?", ReductionOrScan)                             \
+  X(Reshape, "reshape", "x,shape", ShapeManipulation)                                        \
+  X(Trans, "trans", "x", ShapeManipulation)                                                  \
+  X(Permute, "permute", "x,dims", ShapeManipulation)                                         \
+  X(BroadcastTo, "broadcast_to", "x,shape", ShapeManipulation)                               \
+  X(ExpandDims, "expand_dims", "x,axis", ShapeManipulation)                                  \
+  X(Exp, "exp", "x", ElementwiseMath)                                                        \
+  X(Exp2, "exp2", "x", ElementwiseMath)                                                      \
+  X(Log, "log", "x", ElementwiseMath)                                                        \
+  X(Log2, "log2", "x", ElementwiseMath)                                                      \
+  X(Sqrt, "sqrt", "x", ElementwiseMath)                                                      \
+  X(Rsqrt, "rsqrt", "x", ElementwiseMath)                                                    \
+  X(Sin, "sin", "x", ElementwiseMath)                                                        \
+  X(Cos, "cos", "x", ElementwiseMath)                                                        \
+  X(Tanh, "tanh", "x", ElementwiseMath)                                                      \
+  X(Sigmoid, "sigmoid", "x", ElementwiseMath)                                                \
+  X(Erf, "erf", "x", ElementwiseMath)                                                        \
+  X(Abs, "abs", "x", ElementwiseMath)                                                        \
+  X(Floor, "floor", "x", ElementwiseMath)                                                    \
+  X(Ceil, "ceil", "x", ElementwiseMath)                                                      \
+  X(Fma, "fma", "a,b,c", ElementwiseMath)                                                    \
+  X(Maximum, "maximum", "a,b", ElementwiseMath)                                              \
+  X(Minimum, "minimum", "a,b", ElementwiseMath)                                              \
+  X(Clamp, "clamp", "x,lo,hi", ElementwiseMath)                                              \
+  X(Where, "where", "cond,a,b", ElementwiseMath)                                             \
+  X(Cdiv, "cdiv", "a,b", ElementwiseMath)                                                    \
+  X(AtomicAdd, "atomic_add", "ptrs,value,mask?", MemoryAccess)                               \
+  X(AtomicMax, "atomic_max", "ptrs,value,mask?", MemoryAccess)                               \
+  X(AtomicMin, "atomic_min", "ptrs,value,mask?", MemoryAccess)                               \
+  X(AtomicXchg, "atomic_xchg", "ptrs,value,mask?", MemoryAccess)                             \
+  X(AtomicCas, "atomic_cas", "ptrs,cmp,value", MemoryAccess)                                 \
+  X(MultipleOf, "multiple_of", "x,n", CompilerHint)                                          \
+  X(MaxContiguous, "max_contiguous", "x,n", CompilerHint)                                    \
+  X(Rand, "rand", "seed,offsets", Random)                                                    \
+  X(Randn, "randn", "seed,offsets", Random)                                                  \
+  X(Print, "print", "label,values*", Debug)                                                  \
+  X(Assert, "assert", "cond,msg?", Debug)                                                    \
+  X(StaticAssert, "static_assert", "cond,msg?", Debug)                                       \
+  X(Bitcast, "bitcast", "x,dtype", ElementwiseMath)
 
 enum class BuiltinId {
-#define TK_BUILTIN_ENUM(id, name, params) id,
+#define TK_BUILTIN_ENUM(id, name, params, family) id,
   TK_BUILTINS(TK_BUILTIN_ENUM)
 #undef TK_BUILTIN_ENUM
       Count
+};
+
+/// The families of builtins Sema checks together (one checker each, SemaBuiltins*.cpp).
+enum class BuiltinFamily {
+  TileCreation,
+  ShapeManipulation,
+  MemoryAccess,
+  CompilerHint,
+  Dot,
+  ReductionOrScan,
+  ElementwiseMath,
+  Random,
+  Debug
 };
 
 struct BuiltinParam {
@@ -82,6 +95,7 @@ struct BuiltinParam {
 
 struct BuiltinInfo {
   BuiltinId id;
+  BuiltinFamily family;
   std::string name;
   std::vector<BuiltinParam> params;
   /// `load(ptrs, mask = ..., other = ..., cache = ..., evict = ...)`, for messages.
