@@ -29,9 +29,9 @@ BlockedLayout ThreadTypeConverter::layoutOf(Type type) const {
     return BlockedLayout{1, threads_, 1};
   std::optional<BlockedLayout> blocked = blockedLayoutOf(type);
   if (!blocked) {
-    std::string text;
-    llvm::raw_string_ostream(text) << "tk-to-threads: a blocked layout was expected, not " << type;
-    llvm::report_fatal_error(llvm::StringRef(text));
+    if (!misplaced_)
+      misplaced_ = type;
+    return BlockedLayout{cast<RankedTensorType>(type).getNumElements(), threads_, 1};
   }
   return *blocked;
 }

@@ -15,8 +15,13 @@ using namespace ::tk::gpu;
 class ThreadTypeConverter : public mlir::TypeConverter {
 public:
   ThreadTypeConverter(mlir::MLIRContext *context, int64_t threads);
-  /// The blocked layout of a tile type (a scalar: one element every thread holds).
+  /// The blocked layout of a tile type (a scalar: one element every thread holds). A tile in
+  /// another layout here (hand-written IR: tk-assign-layouts never puts one where a lowering
+  /// needs the blocked one) gets a stand-in and is remembered, so that the pass fails with a
+  /// diagnostic instead of aborting mid-conversion.
   BlockedLayout layoutOf(mlir::Type type) const;
+  /// The first tile type layoutOf was asked for that is not in the blocked layout, or null.
+  mlir::Type misplacedLayout() const { return misplaced_; }
   int64_t threads() const { return threads_; }
   /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
   bool warpgroupMma() const { return warpgroupMma_; }
@@ -25,6 +30,7 @@ public:
 private:
   int64_t threads_;
   bool warpgroupMma_ = false;
+  mutable mlir::Type misplaced_;
 };
 
 /// Operand k of a 1:N adaptor at slot i (a scalar operand serves every slot).

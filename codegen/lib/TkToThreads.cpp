@@ -152,7 +152,14 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>())) {
       ThreadTypeConverter converter(&getContext(), threadsOf(kernel));
       converter.setWarpgroupMma(wgmma);
-      if (failed(convertKernel(kernel, converter)))
+      LogicalResult converted = convertKernel(kernel, converter);
+      if (Type misplaced = converter.misplacedLayout()) {
+        kernel.emitError() << "a tile " << misplaced
+                           << " reached an op that takes tiles only in the blocked layout; "
+                              "tk-assign-layouts puts a tkg.convert_layout there";
+        return signalPassFailure();
+      }
+      if (failed(converted))
         return signalPassFailure();
     }
   }
