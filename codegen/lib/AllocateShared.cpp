@@ -41,7 +41,15 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
   // Stage rings live through the whole kernel: they come first, and the exchanges of other ops
   // share the range after them.
-  int64_t pinned = 0;
+  // mbarriers come first and are never reused: memory that was a barrier may only serve
+  // another purpose after an mbarrier.inval.
+  int64_t barriers = 0;
+  kernel.walk([&](BarrierAllocOp alloc) {
+    alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(barriers));
+    barriers += 8 * alloc.getType().getCount();
+  });
+  barriers = roundUp16(barriers);
+  int64_t pinned = barriers;
   LocalAllocOp firstRing;
   kernel.walk([&](LocalAllocOp alloc) {
     firstRing = firstRing ? firstRing : alloc;
@@ -59,13 +67,14 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       ringsEnd = body.findAncestorOpInBlock(*wait);
   });
   int64_t next = pinned, size = pinned;
-  bool wrapped = false;
+  bool wrapped = false, ringsReleased = false;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
-    if (pinned && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
-      pinned = next = 0;
+    if (!ringsReleased && pinned > barriers && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
+      ringsReleased = true;
+      pinned = next = barriers;
       wrapped = false;
     }
     if (bytes > kSharedLimit) {

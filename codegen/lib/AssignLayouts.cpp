@@ -239,7 +239,7 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
       // can take the layout its user wants (it is recomputed where it is needed, so copies
       // cost nothing; a broadcast through shared memory keeps its single exchange).
       kernel.walk([](BroadcastOp broadcast) {
-        if (!rematerializable(broadcast.getSrc()))
+        if (broadcast->use_empty() || !rematerializable(broadcast.getSrc()))
           return;
         for (OpOperand &use : llvm::make_early_inc_range(llvm::drop_begin(broadcast->getUses()))) {
           OpBuilder b(use.getOwner());

@@ -19,6 +19,8 @@ void populateShapeToThreads(ThreadTypeConverter &converter, mlir::RewritePattern
 void populateDotToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAsyncCopyToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
                                 mlir::RewritePatternSet &patterns);
+/// mbarriers and TMA copies (TmaPipeline.cpp's ops).
+void populateTmaToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
 /// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
 void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);

@@ -18,6 +18,7 @@
 // The addresses of iteration k + S - 1 come from a clone of the pure ops that compute them,
 // with the induction variable advanced and the loop-carried values that only feed addresses
 // (pointers bumped each iteration: "address arguments") carried S - 1 updates ahead.
+#include "DotLoadPipelines.h"
 #include "IndexArithmetic.h"
 #include "MmaPlan.h"
 #include "tk/Codegen/Passes.h"
@@ -40,14 +41,6 @@ using namespace mlir;
 
 namespace tk::codegen {
 namespace {
-
-/// What a loop's pipeline needs: the loads, the body's ops that compute their operands and the
-/// address arguments' updates (in block order), and those arguments' numbers.
-struct LoopPlan {
-  SmallVector<LoadOp> loads;
-  SmallVector<Operation *> addressOps;
-  SmallVector<unsigned> addressArgs;
-};
 
 bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
 
@@ -73,8 +66,8 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
   return load->getBlock() == loop.getBody() && dotFedBy(load, loop.getBody(), threads);
 }
 
-/// Replaces `load` (and the `trans` it feeds, if any) by a `tkg.local_load` of `buffer`'s
-/// `stage`, placed before the op that used it.
+} // namespace
+
 void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
   Operation *replaced = trans ? trans.getOperation() : load.getOperation();
@@ -85,6 +78,8 @@ void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stag
   if (trans)
     rewriter.eraseOp(load);
 }
+
+namespace {
 
 /// Loads before the loop that only feed a tensor-core dot inside it (attention's Q) are copied
 /// once into a one-stage buffer, so the dot does not stage them again every iteration.
@@ -337,7 +332,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
                                   << " loads in " << stages << " stages"
                                   << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");
-          Pipeliner(loop, std::move(*plan), stages, inFlight).run();
+          if (!(wgmma && pipelineByTma(loop, *plan, stages, inFlight)))
+            Pipeliner(loop, std::move(*plan), stages, inFlight).run();
           continue;
         }
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": not pipelined\n");

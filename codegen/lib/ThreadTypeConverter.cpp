@@ -11,6 +11,9 @@ ThreadTypeConverter::ThreadTypeConverter(MLIRContext *context, int64_t threads) 
   addConversion([](Type type) { return type; });
   addConversion([context](PtrType) -> Type { return LLVM::LLVMPointerType::get(context, 1); });
   addConversion([context](SharedBufferType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
+  addConversion([context](BarriersType) -> Type { return LLVM::LLVMPointerType::get(context, 3); });
+  // A tensor map is passed by value; the kernel reads it through its parameter's address.
+  addConversion([context](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(context); });
   addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
     Type element = convertType(type.getElementType());
     if (!element)

@@ -138,6 +138,12 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
           for (NamedAttribute attr : attrs.getValue())
             if (!attr.getName().strref().starts_with("tk."))
               kept.push_back(attr);
+        // A tensor map is a 128-byte __grid_constant__ parameter, read where it is.
+        if (fn.getArgAttr(i, tk::gpu::TkgDialect::kTensorMap)) {
+          kept.set(LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(context, 8), 128)));
+          kept.set(LLVM::LLVMDialect::getAlignAttrName(), IntegerAttr::get(IntegerType::get(context, 64), 64));
+          kept.set(NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(context));
+        }
         argAttrs.push_back(kept.getDictionary(context));
       }
       if (fn.getNumArguments())

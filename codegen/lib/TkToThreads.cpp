@@ -179,6 +179,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateShapeToThreads(converter, patterns);
     populateDotToThreads(converter, patterns);
     populateAtomicToThreads(converter, patterns);
+    populateTmaToThreads(converter, patterns);
     populateDebugToThreads(converter, debug, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

@@ -2,6 +2,7 @@
 // shared buffer type, the verifiers of its ops and of the attributes its passes set.
 #include "tk/Dialect/TkGpu/IR/TkGpu.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -222,6 +223,65 @@ LogicalResult LocalLoadOp::verify() {
 
 void LocalLoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+}
+
+LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t base, ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> shapeValues, ArrayRef<int64_t> strides,
+                                    ArrayRef<int64_t> strideValues, ArrayRef<int64_t> box, int64_t swizzle) {
+  size_t rank = shape.size();
+  if (rank < 1 || rank > 5 || box.size() != rank || shapeValues.size() != rank || strides.size() + 1 != rank ||
+      strideValues.size() + 1 != rank)
+    return emitError() << "a tensor map has 1 to 5 dimensions, with a shape, value and box entry for each and a stride "
+                          "for each but the last";
+  if (base < 0)
+    return emitError() << "the base must be a kernel argument";
+  for (auto [arg, value] : llvm::zip(llvm::concat<const int64_t>(shape, strides),
+                                     llvm::concat<const int64_t>(shapeValues, strideValues)))
+    if (arg < -1 || (arg == -1 && (value < 1 || value > (int64_t(1) << 32))))
+      return emitError() << "a shape or stride is an argument index or (with -1) a value in [1, 2^32]";
+  for (int64_t b : box)
+    if (b < 1 || b > 256)
+      return emitError() << "box dimensions are 1 to 256 elements";
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "the swizzle is 0, 32, 64 or 128 bytes";
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  ArrayRef<int64_t> tile = getBuffer().getType().tileShape();
+  if (getCoords().size() != tile.size())
+    return emitOpError() << "has " << getCoords().size() << " coordinates for a " << tile.size() << "-D stage";
+  if (tile.size() != 2)
+    return emitOpError() << "copies 2-D stages only";
+  auto arg = dyn_cast<BlockArgument>(getMap());
+  auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
+  auto map = kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
+  if (!map)
+    return emitOpError() << "needs a kernel argument with a '" << TkgDialect::kTensorMap << "' attribute as its map";
+  ArrayRef<int64_t> box = map.getBox();
+  if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
+    return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage, which boxes of " << box[0] << "x"
+                         << box.back() << " do not tile";
+  return success();
+}
+
+LogicalResult TkgDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned argIndex, NamedAttribute attribute) {
+  if (attribute.getName() != kTensorMap)
+    return op->emitError() << "unknown argument attribute '" << attribute.getName().getValue() << "' of the tkg dialect";
+  auto map = dyn_cast<TensorMapAttr>(attribute.getValue());
+  if (!map)
+    return op->emitError() << "'" << kTensorMap << "' is a #tkg.tensor_map";
+  // Checked against the tile-level kernel; lowered kernels carry it to the launcher as it is.
+  auto kernel = dyn_cast<func::FuncOp>(op);
+  if (!kernel || !isa<TensorMapType, tk::PtrType, IntegerType>(kernel.getArgument(argIndex).getType()))
+    return success();
+  if (!isa<TensorMapType>(kernel.getArgument(argIndex).getType()))
+    return op->emitError() << "'" << kTensorMap << "' belongs on a !tkg.tensor_map kernel argument";
+  int64_t base = map.getBase();
+  for (int64_t arg : llvm::concat<const int64_t>(ArrayRef<int64_t>(base), map.getShape(), map.getStrides()))
+    if (arg >= int64_t(kernel.getNumArguments()) || (arg >= 0 && isa<TensorMapType>(kernel.getArgument(arg).getType())))
+      return op->emitError() << "'" << kTensorMap << "' names argument " << arg << ", which is not a kernel parameter";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

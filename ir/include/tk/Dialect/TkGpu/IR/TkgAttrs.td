@@ -52,4 +52,32 @@ def Tkg_LinearLayoutAttr : AttrDef<Tkg_Dialect, "LinearLayout", [
   let genVerifyDecl = 1;
 }
 
+def Tkg_TensorMapAttr : AttrDef<Tkg_Dialect, "TensorMap"> {
+  let mnemonic = "tensor_map";
+  let summary = "how the launcher builds a kernel's tensor-map argument from its other arguments";
+  let description = [{
+    On a `!tkg.tensor_map` kernel argument (as `tkg.tensor_map`): the TMA tensor map over the
+    row-major tensor at pointer argument `base` with `shape` (outer dimension first) and the
+    row strides of every dimension but the last (whose stride is 1), in elements; the launcher
+    reads a shape or stride from the argument of that index when it is >= 0, else from the
+    `shape_values`/`stride_values` entry. Each copy moves a `box` (outer first) into shared
+    memory with the `swizzle` (0, 32, 64 or 128 bytes) wgmma's descriptors name; elements
+    outside the shape read as zero.
+
+    `#tkg.tensor_map<base = 0, shape = [3, 5], shape_values = [0, 0], strides = [6],
+    stride_values = [0], box = [128, 64], swizzle = 128>`: a 128x64 box of the M x K matrix
+    at argument 0 (M, K: arguments 3 and 5) whose rows are argument 6 elements apart.
+  }];
+  let parameters = (ins "int64_t":$base, ArrayRefParameter<"int64_t">:$shape,
+                        ArrayRefParameter<"int64_t">:$shapeValues, ArrayRefParameter<"int64_t">:$strides,
+                        ArrayRefParameter<"int64_t">:$strideValues, ArrayRefParameter<"int64_t">:$box,
+                        "int64_t":$swizzle);
+  let assemblyFormat = [{
+    `<` `base` `=` $base `,` `shape` `=` `[` $shape `]` `,` `shape_values` `=` `[` $shapeValues `]` `,`
+    `strides` `=` `[` $strides `]` `,` `stride_values` `=` `[` $strideValues `]` `,` `box` `=` `[` $box `]` `,`
+    `swizzle` `=` $swizzle `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif

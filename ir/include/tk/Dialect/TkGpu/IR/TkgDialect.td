@@ -19,6 +19,7 @@ def Tkg_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::tk::TkDialect"];
   let extraClassDeclaration = [{
     /// Discardable attributes the GPU backend's passes put on ops, verified by the dialect.
@@ -30,6 +31,8 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kMmaInFlight = "tkg.mma_in_flight";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
+    /// On a `!tkg.tensor_map` kernel argument: how the launcher builds it (`TensorMapAttr`).
+    static constexpr ::llvm::StringLiteral kTensorMap = "tkg.tensor_map";
   }];
 }
 

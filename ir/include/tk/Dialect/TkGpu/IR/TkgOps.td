@@ -96,6 +96,79 @@ def Tkg_LocalLoadOp : Tkg_Op<"local_load", [DeclareOpInterfaceMethods<MemoryEffe
 }
 
 //===----------------------------------------------------------------------===//
+// TMA pipelines (made by tk-pipeline-dot-loads on sm_90a)
+//===----------------------------------------------------------------------===//
+
+def Tkg_ElectOp : Tkg_Op<"elect", [Pure]> {
+  let summary = "true in the one thread of the program that issues TMA copies";
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tkg_BarrierAllocOp : Tkg_Op<"barrier_alloc"> {
+  let summary = "mbarriers in shared memory, each expecting `arrivals` arrivals per phase";
+  let description = [{
+    One thread initializes every barrier (`mbarrier.init`), fences the initialization and the
+    program synchronizes, so that every thread (and the TMA unit) sees them initialized.
+  }];
+  let arguments = (ins I64Attr:$arrivals);
+  let results = (outs Tkg_Barriers:$result);
+  let assemblyFormat = "`arrivals` `=` $arrivals attr-dict `:` qualified(type($result))";
+}
+
+def Tkg_BarrierExpectOp : Tkg_Op<"barrier_expect"> {
+  let summary = "arrive on a barrier expecting `bytes` more bytes of TMA copies in this phase";
+  let description = [{
+    `mbarrier.arrive.expect_tx` (PTX ISA, "mbarrier.expect_tx",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-expect-tx),
+    by the thread that calls it (in a `tkg.elect` branch).
+  }];
+  let arguments = (ins Tkg_Barriers:$barriers, I32:$index, I64Attr:$bytes);
+  let assemblyFormat = "$barriers `[` $index `]` `,` $bytes attr-dict `:` qualified(type($barriers))";
+}
+
+def Tkg_BarrierWaitOp : Tkg_Op<"barrier_wait"> {
+  let summary = "wait until the phase of the given parity of a barrier has completed";
+  let description = [{
+    `mbarrier.try_wait.parity` in a loop (PTX ISA, "mbarrier.test_wait/mbarrier.try_wait",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-mbarrier-try-wait):
+    phase k completes with parity k % 2; a fresh barrier counts its (never-run) phase -1 as
+    complete, so waiting for parity 1 passes at once.
+  }];
+  let arguments = (ins Tkg_Barriers:$barriers, I32:$index, I32:$parity);
+  let assemblyFormat = "$barriers `[` $index `]` `,` $parity attr-dict `:` qualified(type($barriers))";
+}
+
+def Tkg_BarrierArriveOp : Tkg_Op<"barrier_arrive"> {
+  let summary = "one arrival per warp on a barrier";
+  let description = [{
+    Lane 0 of every warp arrives (`mbarrier.arrive`) once all lanes got here: a consumer
+    releasing a stage, with the barrier expecting one arrival per warp.
+  }];
+  let arguments = (ins Tkg_Barriers:$barriers, I32:$index);
+  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+}
+
+def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
+  let summary = "copy a tile from global memory into one stage of a shared buffer by TMA";
+  let description = [{
+    `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes` (PTX ISA,
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor)
+    of the tile whose top-left element is at `coords` (outer first) of the tensor `map`
+    describes, one box per column block of the stage's swizzled layout, completing bytes on
+    barrier `index`. Issued by the thread that calls it (in a `tkg.elect` branch); elements
+    outside the tensor read as zero.
+  }];
+  let arguments = (ins Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer, I32:$stage,
+                       Tkg_Barriers:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` attr-dict `:` qualified(type($buffer))
+    `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Tensor cores
 //===----------------------------------------------------------------------===//
 

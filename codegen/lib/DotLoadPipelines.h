@@ -1,0 +1,33 @@
+// What tk-pipeline-dot-loads' two pipelines share (PipelineDotLoads.cpp: cp.async rings;
+// TmaPipeline.cpp: TMA rings with mbarriers on sm_90a).
+#ifndef TK_CODEGEN_DOTLOADPIPELINES_H
+#define TK_CODEGEN_DOTLOADPIPELINES_H
+
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace tk::codegen {
+using namespace ::tk::gpu;
+
+/// What a loop's pipeline needs: the loads, the body's ops that compute their operands and the
+/// address arguments' updates (in block order), and those arguments' numbers.
+struct LoopPlan {
+  llvm::SmallVector<LoadOp> loads;
+  llvm::SmallVector<mlir::Operation *> addressOps;
+  llvm::SmallVector<unsigned> addressArgs;
+};
+
+/// Replaces `load` (and the `trans` it feeds, if any) by a `tkg.local_load` of `buffer`'s
+/// `stage`, placed before the op that used it.
+void readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer, mlir::Value stage);
+
+/// Pipelines `loop` with TMA copies into rings of `stages` stages, when every load of the plan
+/// reads a rectangle TMA can copy (RectangularAccess.h); false (and nothing changed) otherwise.
+/// `inFlight` is the dot whose MMAs stay in flight across iterations, if any.
+bool pipelineByTma(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight);
+
+} // namespace tk::codegen
+
+#endif

@@ -1,0 +1,363 @@
+// The rectangle a masked pointer-tile load reads, proven by polynomial arithmetic on the ops
+// that compute its pointers and mask (see RectangularAccess.h).
+#include "RectangularAccess.h"
+#include "IndexArithmetic.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+
+//===----------------------------------------------------------------------===//
+// Polynomials
+//===----------------------------------------------------------------------===//
+
+Polynomial Polynomial::constant(int64_t value) {
+  Polynomial p;
+  if (value)
+    p.terms[{}] = value;
+  return p;
+}
+
+Polynomial Polynomial::atom(int id) {
+  Polynomial p;
+  p.terms[{id}] = 1;
+  return p;
+}
+
+Polynomial Polynomial::operator+(const Polynomial &other) const {
+  Polynomial sum = *this;
+  for (auto &[monomial, coefficient] : other.terms)
+    if ((sum.terms[monomial] += coefficient) == 0)
+      sum.terms.erase(monomial);
+  return sum;
+}
+
+Polynomial Polynomial::operator-(const Polynomial &other) const { return *this + other * constant(-1); }
+
+Polynomial Polynomial::operator*(const Polynomial &other) const {
+  Polynomial product;
+  for (auto &[a, ca] : terms)
+    for (auto &[b, cb] : other.terms) {
+      Monomial m(a);
+      m.append(b.begin(), b.end());
+      llvm::sort(m);
+      if ((product.terms[m] += ca * cb) == 0)
+        product.terms.erase(m);
+    }
+  return product;
+}
+
+bool Polynomial::contains(int atom) const {
+  return llvm::any_of(terms, [&](auto &term) { return llvm::is_contained(term.first, atom); });
+}
+
+std::pair<Polynomial, Polynomial> Polynomial::splitBy(int atom) const {
+  Polynomial with, without;
+  for (auto &[monomial, coefficient] : terms) {
+    auto it = llvm::find(monomial, atom);
+    if (it == monomial.end()) {
+      without.terms[monomial] = coefficient;
+      continue;
+    }
+    Monomial rest(monomial);
+    rest.erase(rest.begin() + (it - monomial.begin()));
+    with.terms[rest] = coefficient;
+  }
+  return {with, without};
+}
+
+Polynomial Polynomial::shiftAxes(unsigned from, unsigned shift) const {
+  Polynomial shifted;
+  for (auto &[monomial, coefficient] : terms) {
+    Monomial m(monomial);
+    for (int &atom : m)
+      if (atom < 0 && unsigned(-1 - atom) >= from)
+        atom -= int(shift);
+    llvm::sort(m);
+    shifted.terms[m] = coefficient;
+  }
+  return shifted;
+}
+
+std::optional<int> Polynomial::singleAtom() const {
+  if (terms.size() != 1 || terms.begin()->first.size() != 1 || terms.begin()->second != 1)
+    return std::nullopt;
+  return terms.begin()->first.front();
+}
+
+std::optional<int64_t> Polynomial::constantValue() const {
+  if (terms.empty())
+    return 0;
+  if (terms.size() != 1 || !terms.begin()->first.empty())
+    return std::nullopt;
+  return terms.begin()->second;
+}
+
+//===----------------------------------------------------------------------===//
+// The analysis
+//===----------------------------------------------------------------------===//
+
+int RectangularAccessAnalysis::atomOf(Value value) {
+  auto [it, inserted] = atomIds_.try_emplace(value, int(atoms_.size()));
+  if (inserted)
+    atoms_.push_back(value);
+  return it->second;
+}
+
+std::optional<Polynomial> RectangularAccessAnalysis::of(Value value) {
+  if (auto it = memo_.find(value); it != memo_.end())
+    return it->second;
+  std::optional<Polynomial> result = compute(value);
+  memo_[value] = result;
+  return result;
+}
+
+std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
+  bool tile = isa<RankedTensorType>(value.getType());
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (arg && arg.getOwner() == loop_.getBody()) {
+    if (arg == loop_.getInductionVar())
+      return Polynomial::atom(atomOf(arg));
+    // A carried value: start + iteration * bump, the bump found with the argument as an atom.
+    if (!matchPattern(loop_.getLowerBound(), m_Zero()) || !matchPattern(loop_.getStep(), m_One()))
+      return std::nullopt;
+    unsigned number = arg.getArgNumber() - 1;
+    int self = atomOf(arg);
+    memo_[arg] = Polynomial::atom(self);
+    std::optional<Polynomial> next = of(loop_.getBody()->getTerminator()->getOperand(number));
+    // What was computed from the stand-in is recomputed on demand.
+    for (auto it = memo_.begin(); it != memo_.end(); ++it)
+      if (it->second && it->second->contains(self))
+        memo_.erase(it);
+    std::optional<Polynomial> start = of(loop_.getInitArgs()[number]);
+    if (!next || !start)
+      return std::nullopt;
+    Polynomial bump = *next - Polynomial::atom(self);
+    int iteration = atomOf(loop_.getInductionVar());
+    if (bump.contains(self) || bump.contains(iteration))
+      return std::nullopt;
+    return *start + Polynomial::atom(iteration) * bump;
+  }
+  Operation *def = value.getDefiningOp();
+  if (def) {
+    APInt constant;
+    if (matchPattern(value, m_ConstantInt(&constant)))
+      return Polynomial::constant(constant.getSExtValue());
+  }
+  // Other scalars from before the loop (and kernel arguments) are atoms; sums and products are
+  // expanded wherever they are (a bump `BK * ldb` must show its row stride).
+  bool arithmetic = isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp, AddPtrOp>(def);
+  if (!tile && !arithmetic && (!def || !loop_->isAncestor(def)))
+    return isa<IntegerType, PtrType>(value.getType()) ? std::optional(Polynomial::atom(atomOf(value))) : std::nullopt;
+  if (!def)
+    return std::nullopt;
+  auto binary = [&](auto combine) -> std::optional<Polynomial> {
+    std::optional<Polynomial> lhs = of(def->getOperand(0)), rhs = of(def->getOperand(1));
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return combine(*lhs, *rhs);
+  };
+  if (isa<arith::AddIOp, AddPtrOp>(def))
+    return binary([](const Polynomial &a, const Polynomial &b) { return a + b; });
+  if (isa<arith::SubIOp>(def))
+    return binary([](const Polynomial &a, const Polynomial &b) { return a - b; });
+  if (isa<arith::MulIOp>(def))
+    return binary([](const Polynomial &a, const Polynomial &b) { return a * b; });
+  if (auto range = dyn_cast<MakeRangeOp>(def))
+    return Polynomial::constant(range.getStart()) + Polynomial::atom(Polynomial::axisAtom(0));
+  if (auto splat = dyn_cast<SplatOp>(def))
+    return of(splat.getSrc());
+  if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
+    std::optional<Polynomial> src = of(expand.getSrc());
+    return src ? std::optional(src->shiftAxes(expand.getAxis(), 1)) : std::nullopt;
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+    std::optional<Polynomial> src = of(broadcast.getSrc());
+    auto from = cast<RankedTensorType>(broadcast.getSrc().getType()), to = cast<RankedTensorType>(broadcast.getType());
+    return src ? std::optional(src->shiftAxes(0, to.getRank() - from.getRank())) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTrue(Value mask) {
+  Operation *def = mask.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (matchPattern(mask, m_One()))
+    return SmallVector<Polynomial>{};
+  if (auto both = dyn_cast<arith::AndIOp>(def)) {
+    auto lhs = negativeWhenTrue(both.getLhs()), rhs = negativeWhenTrue(both.getRhs());
+    if (!lhs || !rhs)
+      return std::nullopt;
+    lhs->append(rhs->begin(), rhs->end());
+    return lhs;
+  }
+  auto shifted = [&](Value src, unsigned from, unsigned shift) -> std::optional<SmallVector<Polynomial>> {
+    auto inner = negativeWhenTrue(src);
+    if (inner)
+      for (Polynomial &p : *inner)
+        p = p.shiftAxes(from, shift);
+    return inner;
+  };
+  if (auto broadcast = dyn_cast<BroadcastOp>(def))
+    return shifted(broadcast.getSrc(), 0,
+                   cast<RankedTensorType>(broadcast.getType()).getRank() -
+                       cast<RankedTensorType>(broadcast.getSrc().getType()).getRank());
+  if (auto expand = dyn_cast<ExpandDimsOp>(def))
+    return shifted(expand.getSrc(), expand.getAxis(), 1);
+  auto compare = dyn_cast<arith::CmpIOp>(def);
+  if (!compare)
+    return std::nullopt;
+  std::optional<Polynomial> lhs = of(compare.getLhs()), rhs = of(compare.getRhs());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  Polynomial one = Polynomial::constant(1);
+  switch (compare.getPredicate()) {
+  case arith::CmpIPredicate::slt:
+    return SmallVector<Polynomial>{*lhs - *rhs};
+  case arith::CmpIPredicate::sgt:
+    return SmallVector<Polynomial>{*rhs - *lhs};
+  case arith::CmpIPredicate::sle:
+    return SmallVector<Polynomial>{*lhs - *rhs - one};
+  case arith::CmpIPredicate::sge:
+    return SmallVector<Polynomial>{*rhs - *lhs - one};
+  default:
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+int64_t divisibilityOf(BlockArgument arg) {
+  auto kernel = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto attr = kernel ? kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), TkDialect::kDivisibility) : IntegerAttr();
+  return attr ? attr.getInt() : 1;
+}
+
+/// A kernel argument of the loop's function (not of an inner region).
+BlockArgument kernelArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? arg : BlockArgument();
+}
+
+} // namespace
+
+std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || !load.getMask())
+    return std::nullopt;
+  constexpr int64_t elementBytes = 2;
+  std::optional<Polynomial> pointers = of(load.getPtr());
+  if (!pointers)
+    return std::nullopt;
+  // The base: the one pointer atom, alone in its term, a kernel argument.
+  RectangularAccess access;
+  for (auto &[monomial, coefficient] : pointers->terms)
+    for (int atom : monomial)
+      if (atom >= 0 && isa<PtrType>(atoms_[atom].getType())) {
+        if (access.base || monomial.size() != 1 || coefficient != 1)
+          return std::nullopt;
+        access.base = kernelArgument(atoms_[atom]);
+        if (!access.base || divisibilityOf(access.base) % 16)
+          return std::nullopt;
+      }
+  if (!access.base)
+    return std::nullopt;
+  int row = Polynomial::axisAtom(0), col = Polynomial::axisAtom(1);
+  Polynomial offsets = *pointers - Polynomial::atom(atomOf(access.base));
+  auto [perColumn, notColumns] = offsets.splitBy(col);
+  auto [perRow, rest] = notColumns.splitBy(row);
+  if (perColumn.constantValue() != 1 || perRow.contains(row) || perRow.contains(col) || rest.contains(row))
+    return std::nullopt;
+  access.rowStride = perRow;
+
+  // Launch-time values: constants >= 1 and i32 kernel arguments, with a required divisibility.
+  auto launchValue = [&](const Polynomial &p, int64_t divisor) {
+    if (std::optional<int64_t> value = p.constantValue())
+      return *value >= 1 && *value % divisor == 0;
+    std::optional<int> atom = p.singleAtom();
+    BlockArgument arg = atom && *atom >= 0 ? kernelArgument(atoms_[*atom]) : BlockArgument();
+    return arg && arg.getType().isInteger(32) && divisibilityOf(arg) % divisor == 0;
+  };
+  if (!launchValue(access.rowStride, 16 / elementBytes))
+    return std::nullopt;
+
+  // Each mask term bounds one axis: axis + r < 0 from above, -axis + r < 0 from below.
+  std::optional<SmallVector<Polynomial>> bounds = negativeWhenTrue(load.getMask());
+  if (!bounds)
+    return std::nullopt;
+  SmallVector<Polynomial> upper[2], lower[2];
+  for (const Polynomial &bound : *bounds) {
+    auto [onRow, rowRest] = bound.splitBy(row);
+    auto [onCol, colRest] = bound.splitBy(col);
+    bool isRow = !onRow.terms.empty();
+    if (isRow == !onCol.terms.empty())
+      return std::nullopt;
+    const Polynomial &remainder = isRow ? rowRest : colRest;
+    std::optional<int64_t> coefficient = (isRow ? onRow : onCol).constantValue();
+    if (remainder.contains(row) || remainder.contains(col) || (coefficient != 1 && coefficient != -1))
+      return std::nullopt;
+    (*coefficient == 1 ? upper : lower)[isRow ? 0 : 1].push_back(remainder);
+  }
+  // The starts: from a lower bound (0 <= start + axis: r = -start - 1), else the terms of the
+  // offset with the row stride (an argument) are the row's.
+  std::optional<Polynomial> start[2];
+  for (int axis : {0, 1})
+    if (!lower[axis].empty())
+      start[axis] = Polynomial::constant(-1) - lower[axis].front();
+  std::optional<int> strideAtom = access.rowStride.singleAtom();
+  if (!start[0] && !start[1] && strideAtom)
+    std::tie(start[0], start[1]) = rest.splitBy(*strideAtom);
+  else if (!start[0] && start[1] && strideAtom)
+    start[0] = (rest - *start[1]).splitBy(*strideAtom).first;
+  else if (start[0] && !start[1])
+    start[1] = rest - *start[0] * access.rowStride;
+  if (!start[0] || !start[1] || !(rest == *start[0] * access.rowStride + *start[1]))
+    return std::nullopt;
+  for (int axis : {0, 1})
+    for (const Polynomial &r : lower[axis])
+      if (!(r == Polynomial::constant(-1) - *start[axis]))
+        return std::nullopt;
+  // The extents: every upper bound says start + axis < extent, with extent = start - r.
+  std::optional<Polynomial> extent[2];
+  for (int axis : {0, 1}) {
+    for (const Polynomial &r : upper[axis]) {
+      Polynomial e = *start[axis] - r;
+      if (extent[axis] && !(*extent[axis] == e))
+        return std::nullopt;
+      extent[axis] = e;
+    }
+    if (!extent[axis] || !launchValue(*extent[axis], 1))
+      return std::nullopt;
+  }
+  // Coordinates are built in i32.
+  for (int axis : {0, 1})
+    for (auto &[monomial, coefficient] : start[axis]->terms)
+      for (int atom : monomial)
+        if (atom < 0 || !atoms_[atom].getType().isInteger(32))
+          return std::nullopt;
+  access.rowStart = *start[0];
+  access.colStart = *start[1];
+  access.rowExtent = *extent[0];
+  access.colExtent = *extent[1];
+  return access;
+}
+
+Value RectangularAccessAnalysis::build(OpBuilder &b, Location loc, const Polynomial &value, const IRMapping &mapping) {
+  Value sum;
+  for (auto &[monomial, coefficient] : value.terms) {
+    Value term;
+    for (int atom : monomial) {
+      Value factor = mapping.lookupOrDefault(atoms_[atom]);
+      term = term ? arith::MulIOp::create(b, loc, term, factor).getResult() : factor;
+    }
+    Value scale = i32Constant(b, loc, int32_t(coefficient));
+    term = !term ? scale : coefficient == 1 ? term : arith::MulIOp::create(b, loc, term, scale).getResult();
+    sum = sum ? arith::AddIOp::create(b, loc, sum, term).getResult() : term;
+  }
+  return sum ? sum : i32Constant(b, loc, 0);
+}
+
+} // namespace tk::codegen

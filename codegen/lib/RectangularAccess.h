@@ -1,0 +1,81 @@
+// Proves that a masked pointer-tile load in a loop reads a rectangle of a row-major matrix and
+// masks off exactly what lies outside it: the load a TMA copy does (elements outside the
+// tensor map's shape read as zero).
+#ifndef TK_CODEGEN_RECTANGULARACCESS_H
+#define TK_CODEGEN_RECTANGULARACCESS_H
+
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <map>
+
+namespace tk::codegen {
+
+/// An integer polynomial over scalar SSA values ("atoms", numbered in the order the analysis
+/// meets them, so that what is built from it does not depend on addresses) and the axes of a
+/// tile (axis k is the element's index along dimension k, atom -1 - k).
+struct Polynomial {
+  using Monomial = llvm::SmallVector<int, 2>; // sorted atom numbers
+  std::map<Monomial, int64_t> terms;          // no zero coefficients
+
+  static Polynomial constant(int64_t value);
+  static Polynomial atom(int id);
+  static int axisAtom(unsigned axis) { return -1 - int(axis); }
+  Polynomial operator+(const Polynomial &other) const;
+  Polynomial operator-(const Polynomial &other) const;
+  Polynomial operator*(const Polynomial &other) const;
+  bool operator==(const Polynomial &other) const { return terms == other.terms; }
+  bool contains(int atom) const;
+  /// The terms with `atom`, divided by it (each must hold it once), and the rest.
+  std::pair<Polynomial, Polynomial> splitBy(int atom) const;
+  /// Renumbers axis k as axis k + shift for k >= from (a tile gaining dimensions).
+  Polynomial shiftAxes(unsigned from, unsigned shift) const;
+  /// The atom (with coefficient 1, alone), if the polynomial is one.
+  std::optional<int> singleAtom() const;
+  std::optional<int64_t> constantValue() const;
+};
+
+/// A load proven to read `rows x cols` elements of the row-major matrix at kernel argument
+/// `base` (`rowStride` elements between rows, the last dimension contiguous) whose top-left
+/// element is (rowStart, colStart), masked exactly by the matrix's `extent`s.
+struct RectangularAccess {
+  mlir::BlockArgument base;
+  Polynomial rowStride, rowExtent, colExtent, rowStart, colStart;
+};
+
+/// Polynomials of the integer and pointer values of one loop, in terms of values defined before
+/// it and its induction variable; a loop-carried value bumped by the same amount every iteration
+/// is its start plus the bump times the iteration's number.
+class RectangularAccessAnalysis {
+public:
+  explicit RectangularAccessAnalysis(mlir::scf::ForOp loop) : loop_(loop) {}
+
+  /// `load`'s rectangle, if it is one TMA can copy: a 2-D tile of 2-byte elements, its base
+  /// a kernel argument aligned to 16 bytes, its row stride a constant or a kernel argument
+  /// divisible by 16 bytes, the extents constants or kernel arguments.
+  std::optional<RectangularAccess> match(LoadOp load);
+
+  /// Builds `value` from its atoms, each looked up in `mapping` first (the induction variable
+  /// of another iteration), in i32.
+  mlir::Value build(mlir::OpBuilder &b, mlir::Location loc, const Polynomial &value, const mlir::IRMapping &mapping);
+
+  /// The atom's value.
+  mlir::Value atomValue(int id) const { return atoms_[id]; }
+
+private:
+  std::optional<Polynomial> of(mlir::Value value);
+  std::optional<Polynomial> compute(mlir::Value value);
+  std::optional<llvm::SmallVector<Polynomial>> negativeWhenTrue(mlir::Value mask);
+  int atomOf(mlir::Value value);
+
+  mlir::scf::ForOp loop_;
+  llvm::SmallVector<mlir::Value> atoms_;
+  llvm::DenseMap<mlir::Value, int> atomIds_;
+  llvm::DenseMap<mlir::Value, std::optional<Polynomial>> memo_;
+};
+
+} // namespace tk::codegen
+
+#endif

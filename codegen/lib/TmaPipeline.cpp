@@ -1,0 +1,228 @@
+// TMA pipelines (sm_90a): when every load a loop's tensor-core dot reads is a rectangle of a
+// row-major matrix under exactly its bounds (RectangularAccess.h), one thread copies each
+// stage with TMA instead of every thread with cp.async, and mbarriers replace the barrier of
+// the whole program in the loop:
+//
+//   before       full[s] expects one arrival plus the stage's bytes, empty[s] one arrival per
+//                warp; the elected thread copies iterations 0 .. S-2 into stages 0 .. S-2
+//   iteration k  every thread waits for full[k % S] (phase parity (k / S) % 2) and the dot
+//                reads stage k % S; each warp releases the stage whose MMAs it finished on
+//                empty (k - 1's when the MMAs stay in flight, else k's); the elected thread
+//                waits for empty of the stage iteration k + S - 1 fills (parity flipped: the
+//                first S fills find their stages free), expects its bytes on full and copies
+//   after        the MMAs' wait, then a barrier, before the epilogue reuses the rings' bytes
+//
+// The coordinates of iteration k + S - 1 are built from the rectangle's polynomials with the
+// induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
+#include "DotLoadPipelines.h"
+#include "IndexArithmetic.h"
+#include "RectangularAccess.h"
+#include "Swizzle.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-pipeline-dot-loads"
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// The launcher's recipe for one load's tensor map.
+TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType tile, const RectangularAccessAnalysis &analysis) {
+  SmallVector<int64_t> args, values;
+  auto launchValue = [&](const Polynomial &p) {
+    if (std::optional<int64_t> value = p.constantValue()) {
+      args.push_back(-1);
+      values.push_back(*value);
+      return;
+    }
+    args.push_back(cast<BlockArgument>(analysis.atomValue(*p.singleAtom())).getArgNumber());
+    values.push_back(0);
+  };
+  launchValue(access.rowExtent);
+  launchValue(access.colExtent);
+  launchValue(access.rowStride);
+  SwizzleParams swizzle(tile.getShape()[0], tile.getShape()[1]);
+  int64_t blockBytes = swizzle.blockLength * 2;
+  return TensorMapAttr::get(tile.getContext(), access.base.getArgNumber(), ArrayRef(args).take_front(2),
+                            ArrayRef(values).take_front(2), ArrayRef(args).drop_front(2), ArrayRef(values).drop_front(2),
+                            {tile.getShape()[0], swizzle.blockLength}, blockBytes >= 32 ? blockBytes : 0);
+}
+
+Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {
+  if (i == 0)
+    return from;
+  Value times = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from.getType(), i));
+  return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop.getStep(), times));
+}
+
+/// (value + 1) mod stages, and the parity flipped when it wraps.
+std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value parity, int64_t stages) {
+  Value plusOne = arith::AddIOp::create(b, loc, stage, i32Constant(b, loc, 1));
+  Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, plusOne, i32Constant(b, loc, stages));
+  Value flipped = arith::XOrIOp::create(b, loc, parity, i32Constant(b, loc, 1));
+  return {arith::SelectOp::create(b, loc, wraps, i32Constant(b, loc, 0), plusOne),
+          arith::SelectOp::create(b, loc, wraps, flipped, parity)};
+}
+
+class TmaPipeliner {
+public:
+  TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
+               SmallVector<RectangularAccess> accesses)
+      : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
+        accesses_(std::move(accesses)) {}
+
+  void run() {
+    MLIRContext *context = loop_.getContext();
+    IRRewriter rewriter(context);
+    Location loc = loop_.getLoc();
+    auto kernel = loop_->getParentOfType<func::FuncOp>();
+    rewriter.setInsertionPoint(loop_);
+    for (auto [load, access] : llvm::zip(plan_.loads, accesses_)) {
+      auto type = cast<RankedTensorType>(load.getType());
+      SmallVector<int64_t> shape{stages_};
+      llvm::append_range(shape, type.getShape());
+      buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
+      stageBytes_ += type.getNumElements() * 2;
+      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, type, analysis_));
+      unsigned index = kernel.getNumArguments();
+      (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());
+      maps_.push_back(kernel.getArgument(index));
+    }
+    auto barriers = BarriersType::get(context, stages_);
+    full_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1));
+    empty_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
+    leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
+    Value oldInduction = loop_.getInductionVar();
+    for (int64_t i = 0; i + 1 < stages_; ++i) {
+      Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
+      issue(rewriter, loc, oldInduction, iv, i32Constant(rewriter, loc, i), Value());
+    }
+
+    // Carried: the stage this iteration reads and its phase, the stage it fills and its phase.
+    Value zero = i32Constant(rewriter, loc, 0);
+    SmallVector<Value> starts{zero, zero, i32Constant(rewriter, loc, stages_ - 1), zero};
+    auto grown = loop_.replaceWithAdditionalYields(
+        rewriter, starts, /*replaceInitOperandUsesInLoop=*/false, [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
+          auto [read, readParity] = nextStage(b, loc, args[0], args[1], stages_);
+          auto [fill, fillParity] = nextStage(b, loc, args[2], args[3], stages_);
+          return SmallVector<Value>{read, readParity, fill, fillParity};
+        });
+    loop_ = cast<scf::ForOp>(grown->getOperation());
+    auto carried = loop_.getRegionIterArgs().take_back(4);
+    Value readStage = carried[0], readParity = carried[1], fillStage = carried[2], fillParity = carried[3];
+
+    rewriter.setInsertionPointToStart(loop_.getBody());
+    BarrierWaitOp::create(rewriter, loc, full_, readStage, readParity);
+    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
+      readFromStage(rewriter, load, buffer, readStage);
+
+    auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
+    rewriter.setInsertionPoint(yield);
+    Value iv = loop_.getInductionVar();
+    if (inFlight_) {
+      // The MMAs of iteration k - 1 are done once iteration k's dot has waited for all but its own.
+      Value last = i32Constant(rewriter, loc, stages_ - 1);
+      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, readStage, zero);
+      Value previous = arith::SelectOp::create(rewriter, loc, first, last,
+                                               arith::SubIOp::create(rewriter, loc, readStage, i32Constant(rewriter, loc, 1)));
+      Value notFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, iv, loop_.getLowerBound());
+      auto release = scf::IfOp::create(rewriter, loc, TypeRange{}, notFirst, false);
+      OpBuilder inside = release.getThenBodyBuilder();
+      BarrierArriveOp::create(inside, loc, empty_, previous);
+    } else {
+      BarrierArriveOp::create(rewriter, loc, empty_, readStage);
+    }
+    Value ahead = advance(rewriter, loc, loop_, iv, stages_ - 1);
+    issue(rewriter, loc, oldInduction, ahead, fillStage,
+          arith::XOrIOp::create(rewriter, loc, fillParity, i32Constant(rewriter, loc, 1)));
+    // The carried pointers now only feed their own updates: they stay as they start (and fold away).
+    for (unsigned arg : plan_.addressArgs)
+      yield->setOperand(arg, loop_.getRegionIterArgs()[arg]);
+    for (Operation *op : llvm::reverse(plan_.addressOps))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+
+    rewriter.setInsertionPointAfter(loop_);
+    if (inFlight_) {
+      inFlight_->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
+      Value result = loop_.getResult(cast<BlockArgument>(inFlight_.getAcc()).getArgNumber() - 1);
+      auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
+      rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    }
+    // The rings' end: every thread is done with them before the epilogue reuses their bytes.
+    AsyncWaitOp::create(rewriter, loc, 0);
+    dropDeadAddresses(kernel);
+  }
+
+private:
+  /// Removes the carried pointers (now forwarded unchanged) and the pointer and mask tiles
+  /// that only fed the copied loads.
+  void dropDeadAddresses(func::FuncOp kernel) {
+    RewritePatternSet patterns(kernel.getContext());
+    scf::ForOp::getCanonicalizationPatterns(patterns, kernel.getContext());
+    Operation *loop = loop_;
+    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{loop}, std::move(patterns),
+                                  GreedyRewriteConfig().setStrictness(GreedyRewriteStrictness::ExistingOps));
+    loop_ = scf::ForOp(); // replaced
+    SmallVector<Operation *> ops;
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops))
+      if (op != kernel && isOpTriviallyDead(op))
+        op->erase();
+  }
+
+  /// The elected thread copies iteration `iv` (the loop's induction variable `induction` in
+  /// the rectangles' polynomials) into `stage`, after waiting for its release with `emptyParity`
+  /// (none: the stage was never filled), when `iv` is inside the loop.
+  void issue(OpBuilder &b, Location loc, Value induction, Value iv, Value stage, Value emptyParity) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop_.getUpperBound());
+    Value issuer = arith::AndIOp::create(b, loc, leader_, inRange);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, issuer, false);
+    OpBuilder inside = branch.getThenBodyBuilder();
+    if (emptyParity)
+      BarrierWaitOp::create(inside, loc, empty_, stage, emptyParity);
+    BarrierExpectOp::create(inside, loc, full_, stage, inside.getI64IntegerAttr(stageBytes_));
+    IRMapping mapping;
+    mapping.map(induction, iv);
+    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_)) {
+      Value row = analysis_.build(inside, loc, access.rowStart, mapping);
+      Value col = analysis_.build(inside, loc, access.colStart, mapping);
+      TmaLoadOp::create(inside, loc, map, ValueRange{row, col}, buffer, stage, full_, stage);
+    }
+  }
+
+  scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
+  LoopPlan &plan_;
+  int64_t stages_, stageBytes_ = 0;
+  DotOp inFlight_;
+  RectangularAccessAnalysis &analysis_;
+  SmallVector<RectangularAccess> accesses_;
+  SmallVector<Value> buffers_, maps_;
+  Value full_, empty_, leader_;
+};
+
+} // namespace
+
+bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight) {
+  RectangularAccessAnalysis analysis(loop);
+  SmallVector<RectangularAccess> accesses;
+  for (LoadOp load : plan.loads) {
+    std::optional<RectangularAccess> access = analysis.match(load);
+    // A box has at most 256 rows.
+    if (!access || cast<RankedTensorType>(load.getType()).getShape()[0] > 256) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] load at " << load.getLoc() << ": not a TMA rectangle\n");
+      return false;
+    }
+    accesses.push_back(*access);
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan.loads.size()
+                          << " loads by TMA in " << stages << " stages\n");
+  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses)).run();
+  return true;
+}
+
+} // namespace tk::codegen

@@ -1,0 +1,139 @@
+// TMA pipelines (TmaPipeline.cpp) in per-thread code: mbarriers are 8-byte words of the
+// kernel's shared buffer at the byte offset tk-allocate-shared gave their `barrier_alloc`;
+// their operations and the TMA copies are inline PTX (the forms CUTLASS's ClusterBarrier and
+// SM90_TMA_LOAD issue), each in the thread that the pipeline's `tkg.elect` branch chose or, for
+// waits, in every thread.
+#include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Patterns.h"
+#include "SharedRegion.h"
+#include "StageRings.h"
+#include "Swizzle.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// Side-effecting inline PTX without results.
+void ptx(OpBuilder &b, Location loc, const std::string &text, ValueRange operands, StringRef constraints) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints, /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+}
+
+/// The 32-bit shared-memory address of barrier `index` of the array at `barriers`.
+Value barrierAddress(OpBuilder &b, Location loc, Value barriers, Value index) {
+  Value at = LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(), barriers, ValueRange{index});
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), at);
+}
+
+Value isThreadZero(OpBuilder &b, Location loc) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(b, loc), i32Constant(b, loc, 0));
+}
+
+struct ElectPattern : public OpConversionPattern<ElectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ElectOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, isThreadZero(rewriter, op.getLoc()));
+    return success();
+  }
+};
+
+struct BarrierAllocPattern : public OpConversionPattern<BarrierAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierAllocOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value base = SharedRegion(rewriter, loc, op).base();
+    auto init = scf::IfOp::create(rewriter, loc, TypeRange{}, isThreadZero(rewriter, loc), false);
+    OpBuilder b = init.getThenBodyBuilder();
+    for (int64_t i = 0; i < op.getType().getCount(); ++i)
+      ptx(b, loc, "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(op.getArrivals()) + ";",
+          barrierAddress(b, loc, base, i32Constant(b, loc, i)), "r");
+    // The TMA unit (another proxy) and the other threads see the barriers initialized.
+    ptx(b, loc, "fence.mbarrier_init.release.cluster;", {}, "");
+    NVVM::Barrier0Op::create(rewriter, loc);
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct BarrierExpectPattern : public OpConversionPattern<BarrierExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierExpectOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ptx(rewriter, loc, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(op.getBytes()) + ";",
+        barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()), "r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierWaitPattern : public OpConversionPattern<BarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierWaitOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // Labels in a { } block are local to it, so the loop may be inlined any number of times.
+    ptx(rewriter, loc,
+        "{\n\t.reg .pred tk_ready;\n\ttk_wait:\n\tmbarrier.try_wait.parity.shared::cta.b64 tk_ready, [$0], $1;\n\t"
+        "@!tk_ready bra tk_wait;\n\t}",
+        ValueRange{barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()), adaptor.getParity()}, "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierArrivePattern : public OpConversionPattern<BarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierArriveOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lane = arith::AndIOp::create(rewriter, loc, threadId(rewriter, loc), i32Constant(rewriter, loc, 31));
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0));
+    auto arrive = scf::IfOp::create(rewriter, loc, TypeRange{}, first, false);
+    OpBuilder b = arrive.getThenBodyBuilder();
+    ptx(b, loc, "mbarrier.arrive.shared::cta.b64 _, [$0];", barrierAddress(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        "r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType type = op.getBuffer().getType();
+    ArrayRef<int64_t> tile = type.tileShape();
+    SwizzleParams swizzle(tile[0], tile[1]);
+    Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), adaptor.getStage(), type);
+    Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap());
+    Value barrier = barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+    Value row = adaptor.getCoords()[0], col = adaptor.getCoords()[1];
+    int64_t bytes = elementBytes(type.getElementType());
+    // One box per column block of the stage's swizzled layout.
+    for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
+      Value dst = LLVM::GEPOp::create(rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
+                                      ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
+      Value column = arith::AddIOp::create(rewriter, loc, col, i32Constant(rewriter, loc, block * swizzle.blockLength));
+      ptx(rewriter, loc,
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+          ValueRange{LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst), map, column, row, barrier},
+          "r,l,r,r,r");
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElectPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
+               TmaLoadPattern>(converter, patterns.getContext());
+}
+
+} // namespace tk::codegen
