@@ -116,6 +116,24 @@ struct NarrowErfInF32 : public OpRewritePattern<math::ErfOp> {
   }
 };
 
+/// One line of `tk_tensor_maps_<kernel>`, the text the runtime reads (runtime/lib/TensorMaps.h).
+std::string tensorMapRecipe(unsigned param, tk::gpu::TensorMapAttr map) {
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  auto values = [&](ArrayRef<int64_t> args, ArrayRef<int64_t> values) {
+    for (auto [k, arg] : llvm::enumerate(args))
+      os << (k ? "," : "") << (arg >= 0 ? "a" + std::to_string(arg) : std::to_string(values[k]));
+  };
+  os << "param=" << param << " base=" << map.getBase() << " shape=";
+  values(map.getShape(), map.getShapeValues());
+  os << " strides=";
+  values(map.getStrides(), map.getStrideValues());
+  os << " box=";
+  llvm::interleave(map.getBox(), os, ",");
+  os << " swizzle=" << map.getSwizzle() << " bytes=" << map.getElementBytes() << "\n";
+  return line;
+}
+
 struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -123,6 +141,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 
     // Kernels and their thread counts, before func.func goes away.
     llvm::StringMap<int64_t> kernels;
+    llvm::StringMap<std::string> tensorMaps;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr(tk::TkDialect::kKernel)) {
         kernels[fn.getSymName()] = tk::gpu::threadsOf(fn);
@@ -138,8 +157,11 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
           for (NamedAttribute attr : attrs.getValue())
             if (!attr.getName().strref().starts_with("tk."))
               kept.push_back(attr);
-        // A tensor map is a 128-byte __grid_constant__ parameter, read where it is.
-        if (fn.getArgAttr(i, tk::gpu::TkgDialect::kTensorMap)) {
+        // A tensor map is a 128-byte __grid_constant__ parameter, read where it is; its recipe
+        // goes to the launcher.
+        if (auto map = fn.getArgAttrOfType<tk::gpu::TensorMapAttr>(i, tk::gpu::TkgDialect::kTensorMap)) {
+          tensorMaps[fn.getSymName()] += tensorMapRecipe(i, map);
+          kept.erase(tk::gpu::TkgDialect::kTensorMap);
           kept.set(LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(context, 8), 128)));
           kept.set(LLVM::LLVMDialect::getAlignAttrName(), IntegerAttr::get(IntegerType::get(context, 64), 64));
           kept.set(NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(context));
@@ -188,6 +210,13 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
       if (it == kernels.end())
         continue;
       fn->setAttr("nvvm.kernel", UnitAttr::get(context));
+      if (auto recipes = tensorMaps.find(fn.getSymName()); recipes != tensorMaps.end()) {
+        OpBuilder b(fn);
+        auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8), recipes->second.size());
+        LLVM::GlobalOp::create(b, fn.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
+                               ("tk_tensor_maps_" + fn.getSymName()).str(), b.getStringAttr(recipes->second),
+                               /*alignment=*/0, /*addrSpace=*/1);
+      }
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));
       // The thread id's range lets LLVM see that a thread's part of an element index and the
       // slot's constant part share no bits, so that per-slot addresses fold into offsets.

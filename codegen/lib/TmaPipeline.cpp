@@ -16,6 +16,7 @@
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 #include "DotLoadPipelines.h"
 #include "IndexArithmetic.h"
+#include "MemoryTypes.h"
 #include "RectangularAccess.h"
 #include "Swizzle.h"
 
@@ -49,7 +50,8 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
   int64_t blockBytes = swizzle.blockLength * 2;
   return TensorMapAttr::get(tile.getContext(), access.base.getArgNumber(), ArrayRef(args).take_front(2),
                             ArrayRef(values).take_front(2), ArrayRef(args).drop_front(2), ArrayRef(values).drop_front(2),
-                            {tile.getShape()[0], swizzle.blockLength}, blockBytes >= 32 ? blockBytes : 0);
+                            {tile.getShape()[0], swizzle.blockLength}, blockBytes >= 32 ? blockBytes : 0,
+                            elementBytes(tile.getElementType()));
 }
 
 Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {

@@ -1,5 +1,6 @@
 #include "tk/Runtime/Aot.h"
 
+#include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
 
 #include <cstring>
@@ -24,6 +25,7 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
   }
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
+  tensormaps::load(module, function, kernel);
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),

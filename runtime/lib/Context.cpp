@@ -1,5 +1,6 @@
 #include "tk/Runtime/Context.h"
 
+#include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
 
 #include <algorithm>
@@ -205,9 +206,10 @@ void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
 
 void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
                              int64_t sharedBytes, void **params, const Stream &stream) {
+  tensormaps::LaunchParams all(function, kernel, params);
   cuda::CUresult result =
       driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
-                              unsigned(sharedBytes), stream.handle(), params, nullptr);
+                              unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
   if (result != 0) {
     grid.check(kernel);
     driver().check(result, "launching kernel '" + kernel + "' (" + std::to_string(threads) + " threads, " +

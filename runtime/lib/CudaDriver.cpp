@@ -62,6 +62,8 @@ Driver load() {
   bind(library, d.cuGraphLaunch, "cuGraphLaunch");
   bind(library, d.cuGraphExecDestroy, "cuGraphExecDestroy");
   bind(library, d.cuGraphDestroy, "cuGraphDestroy");
+  bind(library, d.cuModuleGetGlobal, "cuModuleGetGlobal", "cuModuleGetGlobal_v2");
+  d.cuTensorMapEncodeTiled = reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(dlsym(library, "cuTensorMapEncodeTiled"));
   d.check(d.cuInit(0), "cuInit");
   int count = 0;
   d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");

@@ -71,6 +71,10 @@ struct Driver {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  /// CUDA 12+ (TMA tensor maps); null on an older driver.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *,
+                                     const unsigned long long *, const unsigned *, const unsigned *, int, int, int, int);
 
   /// The loaded driver; throws tk::Error when libcuda.so.1 or a GPU is missing.
   static Driver &get();

@@ -227,7 +227,8 @@ void LocalLoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryE
 
 LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t base, ArrayRef<int64_t> shape,
                                     ArrayRef<int64_t> shapeValues, ArrayRef<int64_t> strides,
-                                    ArrayRef<int64_t> strideValues, ArrayRef<int64_t> box, int64_t swizzle) {
+                                    ArrayRef<int64_t> strideValues, ArrayRef<int64_t> box, int64_t swizzle,
+                                    int64_t elementBytes) {
   size_t rank = shape.size();
   if (rank < 1 || rank > 5 || box.size() != rank || shapeValues.size() != rank || strides.size() + 1 != rank ||
       strideValues.size() + 1 != rank)
@@ -244,6 +245,8 @@ LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError
       return emitError() << "box dimensions are 1 to 256 elements";
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "the swizzle is 0, 32, 64 or 128 bytes";
+  if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4)
+    return emitError() << "elements are 1, 2 or 4 bytes";
   return success();
 }
 

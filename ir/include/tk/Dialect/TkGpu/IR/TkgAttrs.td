@@ -61,21 +61,22 @@ def Tkg_TensorMapAttr : AttrDef<Tkg_Dialect, "TensorMap"> {
     row strides of every dimension but the last (whose stride is 1), in elements; the launcher
     reads a shape or stride from the argument of that index when it is >= 0, else from the
     `shape_values`/`stride_values` entry. Each copy moves a `box` (outer first) into shared
-    memory with the `swizzle` (0, 32, 64 or 128 bytes) wgmma's descriptors name; elements
+    memory with the `swizzle` (0, 32, 64 or 128 bytes) wgmma's descriptors name, elements of
+    `element_bytes` (1, 2 or 4) each; elements
     outside the shape read as zero.
 
     `#tkg.tensor_map<base = 0, shape = [3, 5], shape_values = [0, 0], strides = [6],
-    stride_values = [0], box = [128, 64], swizzle = 128>`: a 128x64 box of the M x K matrix
+    stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>`: a 128x64 box of the M x K matrix
     at argument 0 (M, K: arguments 3 and 5) whose rows are argument 6 elements apart.
   }];
   let parameters = (ins "int64_t":$base, ArrayRefParameter<"int64_t">:$shape,
                         ArrayRefParameter<"int64_t">:$shapeValues, ArrayRefParameter<"int64_t">:$strides,
                         ArrayRefParameter<"int64_t">:$strideValues, ArrayRefParameter<"int64_t">:$box,
-                        "int64_t":$swizzle);
+                        "int64_t":$swizzle, "int64_t":$elementBytes);
   let assemblyFormat = [{
     `<` `base` `=` $base `,` `shape` `=` `[` $shape `]` `,` `shape_values` `=` `[` $shapeValues `]` `,`
     `strides` `=` `[` $strides `]` `,` `stride_values` `=` `[` $strideValues `]` `,` `box` `=` `[` $box `]` `,`
-    `swizzle` `=` $swizzle `>`
+    `swizzle` `=` $swizzle `,` `element_bytes` `=` $elementBytes `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,187 @@
+#include "TensorMaps.h"
+
+#include "tk/Runtime/Error.h"
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace tk::tensormaps {
+
+namespace {
+
+constexpr int kNotFound = 500, kMaxRecipeBytes = 1 << 16, kMaxCachedMaps = 4096;
+constexpr int kDataTypeU8 = 0, kDataTypeU16 = 1, kDataTypeU32 = 2, kL2Promotion256B = 3;
+
+std::mutex registryMutex;
+std::unordered_map<cuda::CUfunction, std::vector<Recipe>> registry;
+
+/// Encoded maps by everything that determines them.
+using Key = std::array<unsigned long long, 20>;
+std::mutex cacheMutex;
+std::map<Key, std::array<unsigned char, 128>> cache;
+
+std::vector<std::string> split(const std::string &text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, separator);)
+    parts.push_back(part);
+  return parts;
+}
+
+long long number(const std::string &text, const std::string &what) {
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end)
+    throw Error(what);
+  return value;
+}
+
+} // namespace
+
+std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
+  std::string bad = "kernel '" + kernel + "': malformed tensor-map recipe in its module";
+  std::vector<Recipe> recipes;
+  for (const std::string &line : split(text, '\n')) {
+    if (line.empty() || line[0] == '\0')
+      continue;
+    Recipe recipe;
+    for (const std::string &field : split(line, ' ')) {
+      size_t eq = field.find('=');
+      if (eq == std::string::npos)
+        throw Error(bad);
+      std::string key = field.substr(0, eq), value = field.substr(eq + 1);
+      auto values = [&] {
+        std::vector<LaunchValue> list;
+        for (const std::string &item : split(value, ','))
+          list.push_back(!item.empty() && item[0] == 'a' ? LaunchValue{int(number(item.substr(1), bad)), 0}
+                                                         : LaunchValue{-1, number(item, bad)});
+        return list;
+      };
+      if (key == "param")
+        recipe.param = unsigned(number(value, bad));
+      else if (key == "base")
+        recipe.base = unsigned(number(value, bad));
+      else if (key == "shape")
+        recipe.shape = values();
+      else if (key == "strides")
+        recipe.strides = values();
+      else if (key == "box")
+        for (const LaunchValue &b : values())
+          recipe.box.push_back(unsigned(b.value));
+      else if (key == "swizzle")
+        recipe.swizzle = int(number(value, bad));
+      else if (key == "bytes")
+        recipe.elementBytes = int(number(value, bad));
+      else
+        throw Error(bad);
+    }
+    size_t rank = recipe.shape.size();
+    if (rank < 1 || rank > 5 || recipe.box.size() != rank || recipe.strides.size() + 1 != rank ||
+        recipe.param < recipe.base || (recipe.elementBytes != 1 && recipe.elementBytes != 2 && recipe.elementBytes != 4))
+      throw Error(bad);
+    for (const LaunchValue &v : recipe.shape)
+      if (v.arg >= int(recipe.param))
+        throw Error(bad);
+    for (const LaunchValue &v : recipe.strides)
+      if (v.arg >= int(recipe.param))
+        throw Error(bad);
+    recipes.push_back(std::move(recipe));
+  }
+  for (size_t i = 0; i < recipes.size(); ++i)
+    if (recipes[i].param != recipes[0].param + i)
+      throw Error(bad);
+  return recipes;
+}
+
+void load(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
+  cuda::Driver &d = cuda::Driver::get();
+  cuda::CUdeviceptr address = 0;
+  size_t bytes = 0;
+  cuda::CUresult found = d.cuModuleGetGlobal(&address, &bytes, module, ("tk_tensor_maps_" + kernel).c_str());
+  if (found == kNotFound)
+    return;
+  d.check(found, "reading the tensor-map recipes of kernel '" + kernel + "'");
+  if (bytes == 0 || bytes > size_t(kMaxRecipeBytes))
+    throw Error("kernel '" + kernel + "': tensor-map recipes of " + std::to_string(bytes) + " bytes");
+  std::string text(bytes, '\0');
+  d.check(d.cuMemcpyDtoH(text.data(), address, bytes), "reading the tensor-map recipes of kernel '" + kernel + "'");
+  std::vector<Recipe> recipes = parse(text, kernel);
+  if (!recipes.empty() && !d.cuTensorMapEncodeTiled)
+    throw Error("kernel '" + kernel + "' copies by TMA, which needs a CUDA 12 driver (no cuTensorMapEncodeTiled)");
+  std::lock_guard<std::mutex> lock(registryMutex);
+  registry[function] = std::move(recipes);
+}
+
+LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel, void **params) : params_(params) {
+  const std::vector<Recipe> *recipes = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    if (registry.empty())
+      return;
+    auto it = registry.find(function);
+    if (it == registry.end() || it->second.empty())
+      return;
+    recipes = &it->second; // entries are never erased
+  }
+  maps_.resize(recipes->size());
+  all_.assign(params, params + recipes->front().param);
+  for (size_t m = 0; m < recipes->size(); ++m) {
+    const Recipe &r = (*recipes)[m];
+    auto read = [&](const LaunchValue &v) -> long long {
+      return v.arg < 0 ? v.value : *static_cast<const int *>(params[v.arg]);
+    };
+    size_t rank = r.shape.size();
+    unsigned long long base = *static_cast<const cuda::CUdeviceptr *>(params[r.base]);
+    unsigned long long dims[5], strides[4];
+    unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
+    Key key{};
+    key[0] = base;
+    key[1] = (unsigned long long)(r.swizzle) << 32 | unsigned(r.elementBytes) << 8 | rank;
+    // The driver's order is innermost first; an empty dimension (nothing is read) is one element.
+    for (size_t i = 0; i < rank; ++i) {
+      dims[i] = (unsigned long long)std::max<long long>(1, read(r.shape[rank - 1 - i]));
+      box[i] = r.box[rank - 1 - i];
+      key[2 + i] = dims[i];
+      key[7 + i] = box[i];
+    }
+    for (size_t i = 0; i + 1 < rank; ++i) {
+      long long stride = read(r.strides[rank - 2 - i]) * r.elementBytes;
+      if (stride <= 0 || stride % 16)
+        throw Error("kernel '" + kernel + "': a row stride of " + std::to_string(stride) +
+                    " bytes, but its TMA copies need a positive multiple of 16");
+      strides[i] = (unsigned long long)stride;
+      key[12 + i] = strides[i];
+    }
+    if (base % 16)
+      throw Error("kernel '" + kernel + "': argument " + std::to_string(r.base) +
+                  " must be 16-byte aligned for its TMA copies");
+    {
+      std::lock_guard<std::mutex> lock(cacheMutex);
+      auto it = cache.find(key);
+      if (it != cache.end()) {
+        std::memcpy(maps_[m].bytes, it->second.data(), 128);
+        all_.push_back(maps_[m].bytes);
+        continue;
+      }
+    }
+    int type = r.elementBytes == 1 ? kDataTypeU8 : r.elementBytes == 2 ? kDataTypeU16 : kDataTypeU32;
+    int swizzle = r.swizzle == 128 ? 3 : r.swizzle == 64 ? 2 : r.swizzle == 32 ? 1 : 0;
+    cuda::Driver &d = cuda::Driver::get();
+    d.check(d.cuTensorMapEncodeTiled(maps_[m].bytes, type, unsigned(rank), reinterpret_cast<void *>(base), dims, strides,
+                                     box, elementStrides, /*interleave=*/0, swizzle, kL2Promotion256B, /*oobFill=*/0),
+            "encoding a TMA tensor map for kernel '" + kernel + "'");
+    {
+      std::lock_guard<std::mutex> lock(cacheMutex);
+      if (cache.size() >= size_t(kMaxCachedMaps))
+        cache.clear();
+      std::memcpy(cache[key].data(), maps_[m].bytes, 128);
+    }
+    all_.push_back(maps_[m].bytes);
+  }
+}
+
+} // namespace tk::tensormaps
