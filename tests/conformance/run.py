@@ -777,6 +777,17 @@ def add_example_cases():
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
              tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32"}, example=True)
+    # The same with tensor descriptors (examples/matmul_desc.tk): ragged, benchmark tiles, no k-steps.
+    for (M, N_, K, defines) in [(200, 136, 72, {"BM": "64", "BN": "64", "BK": "32"}),
+                                (200, 264, 264, {"BM": "128", "BN": "256", "BK": "64", "num_warps": "8", "num_stages": "3"}),
+                                (64, 64, 0, {"BM": "64", "BN": "64", "BK": "32"})]:
+        a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
+        bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
+        case("example.matmul_desc.%dx%dx%d_bm%s" % (M, N_, K, defines["BM"]), ex("matmul_desc"), "matmul_desc",
+             "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), defines=defines, example=True)
     # The benchmark's tiles (on Hopper: wgmma with two 64-row tiles per warpgroup, two
     # warpgroups over rows, two over columns), ragged on every edge.
     # (8 warps, 3 stages: the epilogue's exchange reuses the stage ring, so both warpgroups'
