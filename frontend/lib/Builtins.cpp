@@ -5,6 +5,22 @@
 namespace tk {
 
 namespace {
+std::vector<BuiltinParam> parseParams(const char *params) {
+  std::vector<BuiltinParam> out;
+  std::stringstream ss(params);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    BuiltinParam param;
+    if (item.back() == '?')
+      param.optional = true, item.pop_back();
+    else if (item.back() == '*')
+      param.variadic = true, item.pop_back();
+    param.name = item;
+    out.push_back(param);
+  }
+  return out;
+}
+
 std::vector<BuiltinInfo> buildTable() {
   struct Row {
     BuiltinId id;
@@ -18,21 +34,8 @@ std::vector<BuiltinInfo> buildTable() {
 #undef TK_BUILTIN_ROW
   };
   std::vector<BuiltinInfo> table;
-  for (const Row &row : rows) {
-    BuiltinInfo info{row.id, row.family, row.name, {}};
-    std::stringstream ss(row.params);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      BuiltinParam param;
-      if (item.back() == '?')
-        param.optional = true, item.pop_back();
-      else if (item.back() == '*')
-        param.variadic = true, item.pop_back();
-      param.name = item;
-      info.params.push_back(param);
-    }
-    table.push_back(std::move(info));
-  }
+  for (const Row &row : rows)
+    table.push_back(BuiltinInfo{row.id, row.family, row.name, parseParams(row.params)});
   return table;
 }
 } // namespace
@@ -50,6 +53,17 @@ const BuiltinInfo *lookupBuiltin(const std::string &name) {
 }
 
 const BuiltinInfo &builtinInfo(BuiltinId id) { return allBuiltins()[(int)id]; }
+
+const BuiltinInfo *descriptorForm(BuiltinId id) {
+  auto form = [](BuiltinId id, const char *params) {
+    BuiltinInfo info{id, BuiltinFamily::MemoryAccess, builtinInfo(id).name, parseParams(params)};
+    info.onDescriptor = true;
+    return info;
+  };
+  static const BuiltinInfo load = form(BuiltinId::Load, "desc,offsets");
+  static const BuiltinInfo store = form(BuiltinId::Store, "desc,offsets,value");
+  return id == BuiltinId::Load ? &load : id == BuiltinId::Store ? &store : nullptr;
+}
 
 std::string BuiltinInfo::signature() const {
   std::string out = name + "(";

@@ -334,7 +334,9 @@ bool MLIRGenImpl::emitStmt(const Stmt &stmt, Value &returned) {
     return emitBlock(static_cast<const BlockStmt &>(stmt), returned);
   case StmtKind::Let: {
     auto &let = static_cast<const LetStmt &>(stmt);
-    if (let.decl)
+    if (let.decl && let.decl->type.isDesc())
+      descriptors_[let.decl] = emitDescriptor(*let.init);
+    else if (let.decl)
       vars_[let.decl] = emitConverted(*let.init, let.decl->type);
     return false;
   }

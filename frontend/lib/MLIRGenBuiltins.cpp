@@ -190,7 +190,12 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     return zero(e.type, l);
   case BuiltinId::Full:
     return emitConverted(arg(1), e.type);
+  case BuiltinId::TensorDesc:
+    emitDescriptor(e); // bound by `let`; alone, only its operands are evaluated
+    return Value();
   case BuiltinId::Load: {
+    if (arg(0).type.isDesc())
+      return emitDescriptorAccess(e);
     const Type &ptrs = arg(0).type;
     Value p = emit(arg(0));
     Value m = mask(1, ptrs);
@@ -199,6 +204,8 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
                           evictOf(present(e, 4) ? &arg(4) : nullptr));
   }
   case BuiltinId::Store: {
+    if (arg(0).type.isDesc())
+      return emitDescriptorAccess(e);
     const Type &ptrs = arg(0).type;
     Value p = emit(arg(0));
     Value v = pointeeValue(1, ptrs);

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <map>
+#include <vector>
 
 namespace tk {
 
@@ -41,6 +42,18 @@ public:
   mlir::Value emitReduction(const CallExpr &e, BuiltinId id);
   mlir::Value emitScan(const CallExpr &e, BuiltinId id);
 
+  /// A tensor descriptor: the scalars tensor_desc was given. Loads and stores through it become
+  /// a tile of pointers and a mask (MLIRGenDesc.cpp); it is never an IR value itself.
+  struct Descriptor {
+    mlir::Value base;
+    std::vector<mlir::Value> shape;
+    std::vector<mlir::Value> strides; // null where the stride is the constant 1: no multiply
+  };
+  /// The descriptor a tensor_desc call makes, or that a name is bound to.
+  Descriptor emitDescriptor(const Expr &e);
+  /// load(desc, offsets) or store(desc, offsets, value).
+  mlir::Value emitDescriptorAccess(const CallExpr &e);
+
   mlir::Value constant(const Type &type, const ConstValue &value, mlir::Location loc);
   mlir::Value zero(const Type &type, mlir::Location loc);
   /// Converts element type, then broadcasts to the target shape.
@@ -61,6 +74,7 @@ public:
   mlir::OpBuilder builder_;
   const SourceManager &sources_;
   std::map<const VarDecl *, mlir::Value> vars_;
+  std::map<const VarDecl *, Descriptor> descriptors_; // `let` bindings of descriptors (never carried)
   std::map<const FnInstance *, mlir::func::FuncOp> fns_;
   const FnInstance *currentFn_ = nullptr;
 };

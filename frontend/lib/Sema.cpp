@@ -24,8 +24,17 @@ std::optional<int64_t> SemaImpl::constInt(Expr *e, const std::string &what) {
 std::optional<std::vector<int64_t>> SemaImpl::constShape(Expr *e, const std::string &what) {
   if (!e || e->type.isError())
     return std::nullopt;
-  if (e->type.kind != Type::Kind::List || !e->value) {
+  if (e->type.kind != Type::Kind::List) {
     error(e->range, what + " must be a list of integer constants such as [BM, BN], found " + e->type.str());
+    return std::nullopt;
+  }
+  if (!e->value) { // a list with runtime elements: name the first
+    for (const ExprPtr &elem : static_cast<ListExpr *>(e)->elems)
+      if (!elem->value) {
+        error(elem->range, what + " must be a list of integer constants, found a runtime value of type " +
+                               elem->type.str());
+        break;
+      }
     return std::nullopt;
   }
   std::vector<int64_t> shape;

@@ -25,7 +25,7 @@ size_t editDistance(const std::string &a, const std::string &b) {
 } // namespace
 
 bool SemaImpl::bindArguments(CallExpr &e, const std::vector<std::string> &names, const std::vector<bool> &optional,
-                             bool variadicTail, const std::string &what) {
+                             bool variadicTail, const std::string &what, size_t alreadyChecked) {
   size_t fixed = variadicTail ? names.size() - 1 : names.size();
   e.bound.assign(fixed, nullptr);
   bool ok = true, sawKeyword = false;
@@ -68,8 +68,8 @@ bool SemaImpl::bindArguments(CallExpr &e, const std::vector<std::string> &names,
     }
     e.bound[index] = arg.value.get();
   }
-  for (CallArg &arg : e.args)
-    check(*arg.value);
+  for (size_t k = alreadyChecked; k < e.args.size(); ++k)
+    check(*e.args[k].value);
   for (size_t k = 0; k < fixed; ++k)
     if (!e.bound[k] && !optional[k]) {
       error(e.range, what + "() is missing argument '" + names[k] + "'");
@@ -81,7 +81,22 @@ bool SemaImpl::bindArguments(CallExpr &e, const std::vector<std::string> &names,
   return ok;
 }
 
-Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
+Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &builtin) {
+  // load and store take other parameters on a tensor descriptor: an argument named 'desc', or
+  // a descriptor as the first positional argument (checked before the others are bound),
+  // picks that form.
+  const BuiltinInfo *form = &builtin;
+  size_t checked = 0;
+  if (const BuiltinInfo *onDesc = descriptorForm(builtin.id)) {
+    if (std::any_of(e.args.begin(), e.args.end(), [](const CallArg &a) { return a.name == "desc"; })) {
+      form = onDesc;
+    } else if (!e.args.empty() && e.args[0].name.empty()) {
+      checked = 1;
+      if (check(*e.args[0].value).isDesc())
+        form = onDesc;
+    }
+  }
+  const BuiltinInfo &info = *form;
   std::vector<std::string> names;
   std::vector<bool> optional;
   bool variadic = false;
@@ -90,7 +105,7 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &info) {
     optional.push_back(p.optional);
     variadic |= p.variadic;
   }
-  if (!bindArguments(e, names, optional, variadic, info.name))
+  if (!bindArguments(e, names, optional, variadic, info.name, checked))
     return Type::error();
   e.builtin = (int)info.id;
   BuiltinCallChecker checker(*this, e, info);

@@ -18,7 +18,7 @@ public:
   // reported why not.
   Type checkTileCreation();      // program_id num_programs arange zeros full (SemaBuiltinsTile.cpp)
   Type checkShapeManipulation(); // reshape broadcast_to trans permute expand_dims (SemaBuiltinsTile.cpp)
-  Type checkMemoryAccess();      // load store atomic_* (SemaBuiltinsMemory.cpp)
+  Type checkMemoryAccess();      // load store atomic_* (SemaBuiltinsMemory.cpp), tensor_desc (SemaBuiltinsDesc.cpp)
   Type checkCompilerHint();      // multiple_of max_contiguous (SemaBuiltinsMemory.cpp)
   Type checkDot();               // dot (SemaBuiltinsDot.cpp)
   Type checkReductionOrScan();   // sum max min argmax argmin reduce cumsum cumprod scan (SemaBuiltinsReduce.cpp)
@@ -64,6 +64,11 @@ private:
   bool maskArg(size_t i, const Type &ptrs);
   bool valueFitsPointers(size_t i, const Type &ptrs);
   bool instantiateCombineFn(size_t i, const Type &elemType);
+  // Tensor descriptors (SemaBuiltinsDesc.cpp): tensor_desc, and load and store on one.
+  Type checkTensorDesc();
+  Type checkDescriptorAccess();
+  /// A list of `count` i32 scalars, runtime or constant (a descriptor's shape, strides, offsets).
+  bool i32ListArg(size_t i, size_t count, const std::string &perEntry);
 
   SemaImpl &sema_;
   CallExpr &call_;

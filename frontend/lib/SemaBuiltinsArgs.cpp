@@ -25,6 +25,12 @@ bool BuiltinCallChecker::requireNumber(size_t i) {
 }
 
 bool BuiltinCallChecker::requirePointers(size_t i) {
+  if (type(i).isDesc()) {
+    error(arg(i)->range, paramName(i) + " must be a pointer or a tile of pointers, found " + type(i).str() +
+                             "; a tensor descriptor is read and written only by load(desc, offsets) and "
+                             "store(desc, offsets, value)");
+    return false;
+  }
   if (!requireValue(i))
     return false;
   if (type(i).isPtr())

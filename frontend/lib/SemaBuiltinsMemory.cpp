@@ -1,5 +1,6 @@
 // Builtins that access memory through tiles of pointers (load, store, atomics) and the hints
-// about pointers and offsets that let those accesses become vectors.
+// about pointers and offsets that let those accesses become vectors. Tensor descriptors have
+// their own file (SemaBuiltinsDesc.cpp).
 #include "SemaBuiltins.h"
 
 namespace tk {
@@ -33,7 +34,11 @@ bool BuiltinCallChecker::valueFitsPointers(size_t i, const Type &ptrs) {
 }
 
 Type BuiltinCallChecker::checkMemoryAccess() {
+  if (info_.onDescriptor)
+    return checkDescriptorAccess();
   switch (id_) {
+  case BuiltinId::TensorDesc:
+    return checkTensorDesc();
   case BuiltinId::Load: {
     if (!requirePointers(0))
       return Type::error();

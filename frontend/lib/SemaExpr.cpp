@@ -246,24 +246,27 @@ Type SemaImpl::check(Expr &e) {
   case ExprKind::Call: e.type = checkCall(static_cast<CallExpr &>(e)); break;
   case ExprKind::Index: e.type = checkIndex(static_cast<IndexExpr &>(e)); break;
   case ExprKind::List: {
+    // Integer scalars. A list of constants has a value (a shape); one with runtime elements
+    // (a tensor descriptor's shape or offsets) has none, and constShape rejects it.
     auto &list = static_cast<ListExpr &>(e);
     ConstValue value;
     value.kind = ConstValue::Kind::List;
-    bool ok = true;
+    bool ok = true, constant = true;
     for (ExprPtr &elem : list.elems) {
       Type t = check(*elem);
       if (t.isError()) {
         ok = false;
-      } else if (!elem->value || !t.isIntValue()) {
-        error(elem->range, "list elements must be integer constants, found " +
-                               (elem->value ? t.str() : "a runtime value"));
+      } else if (!t.isIntValue() || !t.isScalarValue()) {
+        error(elem->range, "list elements must be integers, found " + t.str());
         ok = false;
+      } else if (!elem->value) {
+        constant = false;
       } else {
         value.list.push_back(*elem->value);
       }
     }
     e.type = ok ? Type::make(Type::Kind::List) : Type::error();
-    if (ok)
+    if (ok && constant)
       e.value = value;
     break;
   }

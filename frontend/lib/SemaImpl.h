@@ -32,8 +32,11 @@ public:
 
   // Builtins (SemaBuiltins.cpp binds and dispatches; SemaBuiltins.h checks each family)
   Type checkBuiltin(CallExpr &e, const BuiltinInfo &info);
+  /// Binds e's arguments to the parameters `names`, then checks them (all but the first
+  /// `alreadyChecked`, which the caller checked).
   bool bindArguments(CallExpr &e, const std::vector<std::string> &names,
-                     const std::vector<bool> &optional, bool variadicTail, const std::string &what);
+                     const std::vector<bool> &optional, bool variadicTail, const std::string &what,
+                     size_t alreadyChecked = 0);
 
   // Helpers
   Type error(SrcRange range, const std::string &message);

@@ -165,7 +165,10 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
       declareConst(let.name, let.nameRange, type, *let.init->value);
       return;
     }
-    if (!type.isError() && !type.isValue()) {
+    if (type.isDesc() && let.isVar) {
+      error(let.init->range, "a tensor descriptor is immutable: bind '" + let.name + "' with 'let', not 'var'");
+      type = Type::error();
+    } else if (!type.isError() && !type.isValue() && !type.isDesc()) {
       error(let.init->range, "cannot bind '" + let.name + "' to " + type.str());
       type = Type::error();
     }

@@ -63,7 +63,7 @@ int64_t Type::numElements() const {
 }
 
 bool Type::sameAs(const Type &o) const {
-  return kind == o.kind && (kind != Kind::Value || (elem == o.elem && shape == o.shape)) &&
+  return kind == o.kind && ((kind != Kind::Value && kind != Kind::Desc) || (elem == o.elem && shape == o.shape)) &&
          (kind != Kind::TypeName || elem == o.elem);
 }
 
@@ -95,6 +95,7 @@ std::string Type::str() const {
   case Kind::None: return "none";
   case Kind::List: return "list";
   case Kind::Function: return "function";
+  case Kind::Desc: return "desc<" + elem.str() + ", " + shapeStr(shape) + ">";
   }
   return "<error>";
 }

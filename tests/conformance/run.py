@@ -653,6 +653,84 @@ def add_structure_cases():
          None, expect_status=2, expect_message="error: integer division by zero (kernel 'divide'")
 
 
+def add_descriptor_cases():
+    """Tensor descriptors: zeros outside the described tensor (ragged edges, negative and wholly
+    outside offsets), clipped stores (padding beyond the shape keeps its canary), ranks 1-3."""
+    desc = os.path.join(KERNELS, "descriptors.tk")
+
+    def block_of(t, offsets, block):
+        """The block of t at offsets, zeros outside t (numpy's independent reading)."""
+        out = np.zeros(block, t.dtype)
+        src = tuple(slice(max(o, 0), min(o + b, n)) for o, b, n in zip(offsets, block, t.shape))
+        dst = tuple(slice(s.start - o, s.stop - o) for s, o in zip(src, offsets))
+        if all(s.stop > s.start for s in src):
+            out[dst] = t[src]
+        return out
+
+    M, N, ldx, ldy, dr, dc, BM, BN = 37, 70, 75, 72, 5, 7, 16, 32
+    gm, gn = -(-(M + dr) // BM) + 1, -(-(N + dc) // BN)  # one more row of blocks, wholly outside x
+    x = RNG.standard_normal((M, ldx)).astype(np.float32)  # columns past N are padding, never read
+    y = np.full((M + 2, ldy), 7.0, np.float32)
+
+    def copy2d_ref(out):
+        tiles = np.zeros((gm * BM, gn * BN), np.float32)
+        for i in range(gm):
+            for j in range(gn):
+                tiles[i * BM:(i + 1) * BM, j * BN:(j + 1) * BN] = block_of(x[:, :N], (i * BM - dr, j * BN - dc), (BM, BN))
+        expected = y.copy()
+        expected[:M, :N] = x[:, :N] + 1
+        return {"tiles": tiles, "y": expected}
+    case("descriptors.rank2_ragged_negative_clipped", desc, "copy2d", "cdiv(M + dr, BM) + 1, cdiv(N + dc, BN)",
+         {"x": x, "y": y, "tiles": np.full(gm * BM * gn * BN, 3.0, np.float32), "M": M, "N": N, "ldx": ldx, "ldy": ldy,
+          "dr": dr, "dc": dc}, copy2d_ref)
+    case("descriptors.rank2_in_bounds", desc, "copy2d", "cdiv(M, BM), cdiv(N, BN)",
+         {"x": x[:32, :64].copy(), "y": np.zeros((32, 64), np.float32), "tiles": np.zeros(32 * 64, np.float32),
+          "M": 32, "N": 64, "ldx": 64, "ldy": 64, "dr": 0, "dc": 0},
+         lambda out: {"tiles": x[:32, :64], "y": x[:32, :64] + 1})
+
+    Mt, Nt, ld = 45, 29, 50
+    xt = RNG.standard_normal((Mt, ld)).astype(np.float16)
+    canary = np.full(Nt * Mt + 16, -3.0, np.float32)
+
+    def transpose_ref(out):
+        expected = canary.copy()
+        expected[:Nt * Mt] = xt[:, :Nt].T.astype(np.float32).ravel()
+        return {"out": expected}
+    case("descriptors.rank2_strided_transpose_f16_to_f32", desc, "transpose", "cdiv(N, BM), cdiv(M, BN)",
+         {"x": xt, "out": canary, "M": Mt, "N": Nt, "ld": ld}, transpose_ref)
+
+    n, m, start, block = 50, 40, -10, 16
+    xg = RNG.integers(-1000, 1000, 3 * n).astype(np.int32)
+    programs = -(-(n - start) // block)
+    yg = np.full(m + 8, -1, np.int32)
+
+    def gather_ref(out):
+        view = xg[::3][:n]
+        expected = yg.copy()
+        expected[:m] = view[:m]
+        return {"gathered": block_of(view, (start,), (programs * block,)), "y": expected}
+    case("descriptors.rank1_strided_negative_clipped", desc, "gather1d", "cdiv(n - start, BLOCK)",
+         {"x": xg, "gathered": np.full(programs * block, 5, np.int32), "y": yg, "n": n, "m": m, "start": start},
+         gather_ref, defines={"BLOCK": str(block)})
+
+    D0, D1, D2 = 5, 6, 13
+    s1, s0 = D2 + 3, 6 * (D2 + 3) + 5
+    o0, o1, o2 = -1, -1, -2
+    flat = RNG.standard_normal(D0 * s0).astype(np.float32)
+    x3 = np.lib.stride_tricks.as_strided(flat, (D0, D1, D2), (s0 * 4, s1 * 4, 4)).copy()
+    p3 = -(-(D0 - o0) // 2)
+    y3 = np.full(D0 * D1 * D2 + 10, 9.0, np.float32)
+
+    def block3d_ref(out):
+        tiles = np.concatenate([block_of(x3, (o0 + p * 2, o1, o2), (2, 8, 16)) for p in range(p3)])
+        expected = y3.copy()
+        expected[:D0 * D1 * D2] = (x3 * 2).ravel()
+        return {"tiles": tiles, "y": expected}
+    case("descriptors.rank3_padded_strides_negative_clipped", desc, "block3d", "cdiv(D0 - o0, 2)",
+         {"x": flat, "y": y3, "tiles": np.full(p3 * 256, 4.0, np.float32), "D0": D0, "D1": D1, "D2": D2,
+          "s0": s0, "s1": s1, "o0": o0, "o1": o1, "o2": o2}, block3d_ref)
+
+
 def add_example_cases():
     ex = lambda name: os.path.join(EXAMPLES, name + ".tk")
     n = 5000
@@ -699,6 +777,17 @@ def add_example_cases():
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
              tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32"}, example=True)
+    # The same with tensor descriptors (examples/matmul_desc.tk): ragged, benchmark tiles, no k-steps.
+    for (M, N_, K, defines) in [(200, 136, 72, {"BM": "64", "BN": "64", "BK": "32"}),
+                                (200, 264, 264, {"BM": "128", "BN": "256", "BK": "64", "num_warps": "8", "num_stages": "3"}),
+                                (64, 64, 0, {"BM": "64", "BN": "64", "BK": "32"})]:
+        a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
+        bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
+        case("example.matmul_desc.%dx%dx%d_bm%s" % (M, N_, K, defines["BM"]), ex("matmul_desc"), "matmul_desc",
+             "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), defines=defines, example=True)
     # The benchmark's tiles (on Hopper: wgmma with two 64-row tiles per warpgroup, two
     # warpgroups over rows, two over columns), ragged on every edge.
     # (8 warps, 3 stages: the epilogue's exchange reuses the stage ring, so both warpgroups'
@@ -948,6 +1037,7 @@ def add_dtype_cases():
 
 
 add_structure_cases()
+add_descriptor_cases()
 add_example_cases()
 add_stdlib_cases()
 add_dtype_cases()

@@ -72,6 +72,16 @@ TEST(SemaTypes, MemoryBuiltins) {
                {"atomic_cas(pu32, u, u)", "u32"}});
 }
 
+TEST(SemaTypes, TensorDescriptors) {
+  const std::string d = "let d = tensor_desc(pf16, shape = [n, 64], strides = [n, 1], block = [16, 32]);";
+  EXPECT_EQ(typeOf("tensor_desc(pf16, shape = [n, 64], strides = [n, 1], block = [16, 32])"), "desc<f16, [16, 32]>");
+  EXPECT_EQ(typeOf("tensor_desc(pi8, [n], [2], [B])"), "desc<i8, [64]>");
+  EXPECT_EQ(typeOf("tensor_desc(pf32, [n, n, n, n, n], [1, 1, 1, 1, 1], [2, 2, 2, 2, 2])"), "desc<f32, [2, 2, 2, 2, 2]>");
+  EXPECT_EQ(typeOf("load(d, [n, 3 - n])", d), "f16[16, 32]");
+  EXPECT_EQ(typeOf("load(offsets = [0, 0], desc = d)", d), "f16[16, 32]");
+  EXPECT_EQ(typeOf("load(tensor_desc(pu32, [n], [1], [8]), [-4])"), "u32[8]");
+}
+
 TEST(SemaTypes, DotBuiltin) {
   expectTypes({{"dot(t16x32, t32x16)", "f32[16, 16]"},
                {"dot(t16x32, t32x16, acc = zeros([16, 16], f16))", "f16[16, 16]"},

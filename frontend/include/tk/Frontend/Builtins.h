@@ -18,6 +18,7 @@ namespace tk {
   X(Full, "full", "shape,value,dtype", TileCreation)                                         \
   X(Load, "load", "ptrs,mask?,other?,cache?,evict?", MemoryAccess)                           \
   X(Store, "store", "ptrs,value,mask?,evict?", MemoryAccess)                                 \
+  X(TensorDesc, "tensor_desc", "base,shape,strides,block", MemoryAccess)                     \
   X(Dot, "dot", "a,b,acc?,precision?", Dot)                                                  \
   X(Sum, "sum", "x,axis?", ReductionOrScan)                                                  \
   X(Max, "max", "x,axis?", ReductionOrScan)                                                  \
@@ -98,6 +99,8 @@ struct BuiltinInfo {
   BuiltinFamily family;
   std::string name;
   std::vector<BuiltinParam> params;
+  /// The form `load` and `store` take on a tensor descriptor (descriptorForm).
+  bool onDescriptor = false;
   /// `load(ptrs, mask = ..., other = ..., cache = ..., evict = ...)`, for messages.
   std::string signature() const;
 };
@@ -106,6 +109,10 @@ struct BuiltinInfo {
 const BuiltinInfo *lookupBuiltin(const std::string &name);
 const BuiltinInfo &builtinInfo(BuiltinId id);
 const std::vector<BuiltinInfo> &allBuiltins();
+/// `load(desc, offsets)` and `store(desc, offsets, value)`: the parameters load and store take
+/// when their first argument is a tensor descriptor (same id, onDescriptor set); null for the
+/// builtins that have no such form.
+const BuiltinInfo *descriptorForm(BuiltinId id);
 
 } // namespace tk
 

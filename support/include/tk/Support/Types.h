@@ -1,5 +1,5 @@
 // Types of the tk language, shared by the compiler and the runtime: scalars, pointers, tiles, plus the
-// compile-time-only kinds (types used as values, strings, shape lists, functions).
+// compile-time-only kinds (types used as values, strings, shape lists, functions, tensor descriptors).
 #ifndef TK_SUPPORT_TYPES_H
 #define TK_SUPPORT_TYPES_H
 
@@ -33,10 +33,10 @@ struct ElemType {
 struct FnItem;
 
 struct Type {
-  enum class Kind { Error, Void, Value, TypeName, String, None, List, Function };
+  enum class Kind { Error, Void, Value, TypeName, String, None, List, Function, Desc };
   Kind kind = Kind::Error;
-  ElemType elem;              // Value, TypeName
-  std::vector<int64_t> shape; // Value: empty for a scalar
+  ElemType elem;              // Value, TypeName; Desc: the element type of the described tensor
+  std::vector<int64_t> shape; // Value: empty for a scalar; Desc: the block shape
   bool weak = false;          // a literal (or arithmetic on literals only): yields to others
   const FnItem *fn = nullptr; // Function
 
@@ -50,6 +50,13 @@ struct Type {
     return t;
   }
   static Type scalar(Scalar s, bool weak = false) { return value(ElemType{s, false}, {}, weak); }
+  /// A tensor descriptor (`tensor_desc`): loads and stores blocks of `block` elements of type `elem`.
+  static Type desc(Scalar elem, std::vector<int64_t> block) {
+    Type t = make(Kind::Desc);
+    t.elem = ElemType{elem, false};
+    t.shape = std::move(block);
+    return t;
+  }
   static Type typeName(ElemType elem) {
     Type t = make(Kind::TypeName);
     t.elem = elem;
@@ -63,6 +70,7 @@ struct Type {
 
   bool isError() const { return kind == Kind::Error; }
   bool isValue() const { return kind == Kind::Value; }
+  bool isDesc() const { return kind == Kind::Desc; }
   bool isTile() const { return isValue() && !shape.empty(); }
   bool isScalarValue() const { return isValue() && shape.empty(); }
   bool isPtr() const { return isValue() && elem.isPtr; }
@@ -75,7 +83,7 @@ struct Type {
   Type withShape(std::vector<int64_t> newShape) const;
   Type withElem(ElemType newElem) const;
   Type strong() const;
-  /// `f32`, `f16[64, 32]`, `ptr<f16>[64]`, `type f32`, `string`...
+  /// `f32`, `f16[64, 32]`, `ptr<f16>[64]`, `type f32`, `string`, `desc<f16, [64, 128]>`...
   std::string str() const;
 };
 
