@@ -2,6 +2,7 @@
 
 #include "tk/Runtime/Error.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -38,6 +39,19 @@ long long number(const std::string &text, const std::string &what) {
   if (text.empty() || *end)
     throw Error(what);
   return value;
+}
+
+/// 64 KiB of zeroed device memory, more than a box holds (256 rows of at most 128 bytes), for
+/// the maps of empty tensors.
+unsigned long long zeros() {
+  static std::once_flag once;
+  static cuda::CUdeviceptr buffer = 0;
+  std::call_once(once, [] {
+    cuda::Driver &d = cuda::Driver::get();
+    d.check(d.cuMemAlloc(&buffer, 1 << 16), "allocating the zeros that empty TMA tensors read");
+    d.check(d.cuMemsetD8(buffer, 0, 1 << 16), "zeroing the memory that empty TMA tensors read");
+  });
+  return buffer;
 }
 
 } // namespace
@@ -136,6 +150,10 @@ LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel,
     };
     size_t rank = r.shape.size();
     unsigned long long base = *static_cast<const cuda::CUdeviceptr *>(params[r.base]);
+    // An empty tensor reads as zeros everywhere: a map over zeroed memory as large as the box.
+    bool empty = std::any_of(r.shape.begin(), r.shape.end(), [&](const LaunchValue &v) { return read(v) <= 0; });
+    if (empty)
+      base = zeros();
     unsigned long long dims[5], strides[4];
     unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
     Key key{};
@@ -143,13 +161,14 @@ LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel,
     key[1] = (unsigned long long)(r.swizzle) << 32 | unsigned(r.elementBytes) << 8 | rank;
     // The driver's order is innermost first; an empty dimension (nothing is read) is one element.
     for (size_t i = 0; i < rank; ++i) {
-      dims[i] = (unsigned long long)std::max<long long>(1, read(r.shape[rank - 1 - i]));
       box[i] = r.box[rank - 1 - i];
+      dims[i] = empty ? box[i] : (unsigned long long)read(r.shape[rank - 1 - i]);
       key[2 + i] = dims[i];
       key[7 + i] = box[i];
     }
     for (size_t i = 0; i + 1 < rank; ++i) {
-      long long stride = read(r.strides[rank - 2 - i]) * r.elementBytes;
+      long long stride = empty ? (long long)(dims[i] * (i ? strides[i - 1] : r.elementBytes))
+                               : read(r.strides[rank - 2 - i]) * r.elementBytes;
       if (stride <= 0 || stride % 16)
         throw Error("kernel '" + kernel + "': a row stride of " + std::to_string(stride) +
                     " bytes, but its TMA copies need a positive multiple of 16");
