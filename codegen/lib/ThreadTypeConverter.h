@@ -26,10 +26,14 @@ public:
   /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
   bool warpgroupMma() const { return warpgroupMma_; }
   void setWarpgroupMma(bool on) { warpgroupMma_ = on; }
+  /// Whether threads write stage rings (cp.async): the tensor cores' proxy then needs a fence
+  /// before it reads them (TMA writes through that proxy itself).
+  bool stagesWrittenByThreads() const { return stagesWrittenByThreads_; }
+  void setStagesWrittenByThreads(bool on) { stagesWrittenByThreads_ = on; }
 
 private:
   int64_t threads_;
-  bool warpgroupMma_ = false;
+  bool warpgroupMma_ = false, stagesWrittenByThreads_ = true;
   mutable mlir::Type misplaced_;
 };
 

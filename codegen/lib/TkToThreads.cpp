@@ -167,6 +167,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   LogicalResult convertKernel(func::FuncOp kernel, ThreadTypeConverter &converter) {
     MLIRContext *context = &getContext();
     AxisAnalysis axis(kernel);
+    converter.setStagesWrittenByThreads(kernel.walk([](AsyncCopyOp) { return WalkResult::interrupt(); }).wasInterrupted());
     RewritePatternSet patterns(context);
     patterns.add<GridIndexPattern<ProgramIdOp>, GridIndexPattern<NumProgramsOp>, MakeRangePattern, SplatPattern,
                  ConstantPattern, HintPattern, BitcastPattern>(converter, context);

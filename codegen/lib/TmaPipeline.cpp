@@ -4,12 +4,13 @@
 // the whole program in the loop:
 //
 //   before       full[s] expects one arrival plus the stage's bytes, empty[s] one arrival per
-//                warp; the elected thread copies iterations 0 .. S-2 into stages 0 .. S-2
+//                warp; the elected thread copies iterations 0 .. D-1 into stages 0 .. D-1
 //   iteration k  every thread waits for full[k % S] (phase parity (k / S) % 2) and the dot
 //                reads stage k % S; each warp releases the stage whose MMAs it finished on
 //                empty (k - 1's when the MMAs stay in flight, else k's); the elected thread
-//                waits for empty of the stage iteration k + S - 1 fills (parity flipped: the
-//                first S fills find their stages free), expects its bytes on full and copies
+//                waits for empty of the stage iteration k + D fills (parity flipped: the first
+//                S fills find their stages free), expects its bytes on full and copies; D is
+//                S - 1, or S - 2 with the MMAs in flight (the stage k - 2 released)
 //   after        the MMAs' wait, then a barrier, before the epilogue reuses the rings' bytes
 //
 // The coordinates of iteration k + S - 1 are built from the rectangle's polynomials with the
@@ -75,7 +76,12 @@ public:
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
                SmallVector<RectangularAccess> accesses)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
-        accesses_(std::move(accesses)) {}
+        accesses_(std::move(accesses)) {
+    // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
+    // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
+    // than refilling k - 1's stage at 4096^3, 8192^3 and 2048x4096x11008 (H200).
+    distance_ = inFlight && stages >= 3 ? stages - 2 : stages - 1;
+  }
 
   void run() {
     MLIRContext *context = loop_.getContext();
@@ -99,14 +105,14 @@ public:
     empty_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
     leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
     Value oldInduction = loop_.getInductionVar();
-    for (int64_t i = 0; i + 1 < stages_; ++i) {
+    for (int64_t i = 0; i < distance_; ++i) {
       Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
       issue(rewriter, loc, oldInduction, iv, i32Constant(rewriter, loc, i), Value());
     }
 
     // Carried: the stage this iteration reads and its phase, the stage it fills and its phase.
     Value zero = i32Constant(rewriter, loc, 0);
-    SmallVector<Value> starts{zero, zero, i32Constant(rewriter, loc, stages_ - 1), zero};
+    SmallVector<Value> starts{zero, zero, i32Constant(rewriter, loc, distance_), zero};
     auto grown = loop_.replaceWithAdditionalYields(
         rewriter, starts, /*replaceInitOperandUsesInLoop=*/false, [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
           auto [read, readParity] = nextStage(b, loc, args[0], args[1], stages_);
@@ -138,7 +144,7 @@ public:
     } else {
       BarrierArriveOp::create(rewriter, loc, empty_, readStage);
     }
-    Value ahead = advance(rewriter, loc, loop_, iv, stages_ - 1);
+    Value ahead = advance(rewriter, loc, loop_, iv, distance_);
     issue(rewriter, loc, oldInduction, ahead, fillStage,
           arith::XOrIOp::create(rewriter, loc, fillParity, i32Constant(rewriter, loc, 1)));
     // The carried pointers now only feed their own updates: they stay as they start (and fold away).
@@ -199,7 +205,7 @@ private:
 
   scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
   LoopPlan &plan_;
-  int64_t stages_, stageBytes_ = 0;
+  int64_t stages_, distance_, stageBytes_ = 0;
   DotOp inFlight_;
   RectangularAccessAnalysis &analysis_;
   SmallVector<RectangularAccess> accesses_;

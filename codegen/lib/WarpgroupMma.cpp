@@ -7,8 +7,9 @@
 // mma.sync's A fragment), or staged here. The accumulators stay in registers in each warp's
 // m16n8 layout (warpgroupAccumulatorBits).
 //
-//   fence.proxy.async        the stage was written by cp.async, which the tensor cores'
-//                            (async) proxy only sees after a proxy fence
+//   fence.proxy.async        the stage was written by cp.async (or A staged by the dot),
+//                            which the tensor cores' (async) proxy only sees after a proxy
+//                            fence; TMA writes through that proxy and needs none
 //   wgmma.fence              orders the register writes of the accumulators and of A before
 //                            the MMAs
 //   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
@@ -106,7 +107,7 @@ bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
 /// this warpgroup's rows of A and columns of B, or A as registers (four per 64-row tile and
 /// k-step).
 struct WarpgroupOperands {
-  bool registersA, bRowsOfN;
+  bool registersA, bRowsOfN, stagedByDot;
   SwizzleParams aSwizzle, bSwizzle;
   Value aDescriptor, bDescriptor;
   SmallVector<Value> aRegisters;
@@ -163,7 +164,7 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
     for (int64_t kk = 0; kk < k / 16; ++kk)
       for (Value pair : registerFragment(rewriter, loc, aValues, k, mt, kk))
         aRegisters.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair));
-  return WarpgroupOperands{registersA, bRowsOfN, aSwizzle, bSwizzle, aDescriptor, bDescriptor, aRegisters};
+  return WarpgroupOperands{registersA, bRowsOfN, /*stagedByDot=*/!aStage && !registersA, aSwizzle, bSwizzle, aDescriptor, bDescriptor, aRegisters};
 }
 
 } // namespace
@@ -209,8 +210,9 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   std::string extraConstraints = registersA ? "r,r,r,r,l,r" : "l,l,r";
   Value scaleD = c(1);
 
-  NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
-                             NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
+  if (operands.stagedByDot || converter.stagesWrittenByThreads())
+    NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
   // wgmma.fence after every write of the registers the MMAs read: it takes and returns them.
   SmallVector<Value> fenced(acc);
   fenced.append(aRegisters);
