@@ -140,7 +140,8 @@ struct AsyncWaitPattern : public OpConversionPattern<AsyncWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    programBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
     return success();
   }
 };

@@ -216,7 +216,7 @@ struct ScanPattern : public OpConversionPattern<ScanOp> {
         shared.store(sb, loc, acc[k], index, offsets[k]);
       scf::YieldOp::create(sb, loc, acc);
     }
-    NVVM::Barrier0Op::create(rewriter, loc);
+    programBarrier(rewriter, loc);
     SmallVector<SmallVector<Value>> results(count);
     for (int64_t slot = 0; slot < l.perThread(); ++slot) {
       Value index = elementIndex(rewriter, loc, l, slot, tid);

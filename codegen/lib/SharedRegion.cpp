@@ -15,6 +15,15 @@ using namespace mlir;
 
 namespace tk::codegen {
 
+void programBarrier(OpBuilder &b, Location loc) {
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  if (producerWarpsOf(at) == 0) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32Constant(b, loc, 1), i32Constant(b, loc, threadsOf(at)), {}, Value());
+}
+
 SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   auto buffer = module.lookupSymbol<LLVM::GlobalOp>("tk_smem");
@@ -49,10 +58,10 @@ Value SharedRegion::slot(OpBuilder &b, Location loc, int64_t group, Value index)
 
 void SharedRegion::beginWrites(OpBuilder &b, Location loc) const {
   if (leadingBarrier_)
-    NVVM::Barrier0Op::create(b, loc); // an earlier use of these bytes may still be read
+    programBarrier(b, loc); // an earlier use of these bytes may still be read
 }
 
-void SharedRegion::endWrites(OpBuilder &b, Location loc) const { NVVM::Barrier0Op::create(b, loc); }
+void SharedRegion::endWrites(OpBuilder &b, Location loc) const { programBarrier(b, loc); }
 
 void SharedRegion::publish(OpBuilder &b, Location loc, Value writer, ValueRange values, Value index) const {
   beginWrites(b, loc);
@@ -105,7 +114,7 @@ SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, Valu
   SmallVector<Value> result(resultLayout.perThread());
   for (int64_t round = 0; round < (int64_t(1) << rounds.size()); ++round) {
     if (round)
-      NVVM::Barrier0Op::create(b, loc); // the previous round's reads
+      programBarrier(b, loc); // the previous round's reads
     else
       region.beginWrites(b, loc);
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isOwner(b, loc, sourceLayout, tid), false);

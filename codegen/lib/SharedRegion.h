@@ -7,6 +7,11 @@
 
 namespace tk::codegen {
 
+/// A barrier of the threads the kernel's tiles are laid out over: `bar.sync 0` (the whole
+/// program), or, in a warp-specialized kernel, named barrier 1 of its consumer threads (the
+/// producer warpgroup never joins).
+void programBarrier(mlir::OpBuilder &b, mlir::Location loc);
+
 /// The bytes of the kernel's shared buffer (`tk_smem`) that `tk-allocate-shared` gave an op, through
 /// which its threads exchange values: a barrier before the first write when an earlier use
 /// (or the previous loop iteration) may still be reading them, and one after the writes.

@@ -144,10 +144,10 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     llvm::StringMap<std::string> tensorMaps;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr(tk::TkDialect::kKernel)) {
-        kernels[fn.getSymName()] = tk::gpu::threadsOf(fn);
+        kernels[fn.getSymName()] = tk::gpu::launchThreadsOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
-        if (attr.getName().strref().starts_with("tk."))
+        if (attr.getName().strref().starts_with("tk.") || attr.getName() == tk::gpu::TkgDialect::kProducerWarps)
           fn->removeAttr(attr.getName());
       // Rebuilt at once: removeArgAttr per argument is quadratic in their number.
       SmallVector<DictionaryAttr> argAttrs;

@@ -74,9 +74,9 @@ std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value
 class TmaPipeliner {
 public:
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
-               SmallVector<RectangularAccess> accesses)
+               SmallVector<RectangularAccess> accesses, bool specialized)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
-        accesses_(std::move(accesses)) {
+        accesses_(std::move(accesses)), specialized_(specialized) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
     // than refilling k - 1's stage at 4096^3, 8192^3 and 2048x4096x11008 (H200).
@@ -88,7 +88,11 @@ public:
     IRRewriter rewriter(context);
     Location loc = loop_.getLoc();
     auto kernel = loop_->getParentOfType<func::FuncOp>();
-    rewriter.setInsertionPoint(loop_);
+    // A producer warpgroup needs the rings and barriers before the kernel splits.
+    if (specialized_)
+      rewriter.setInsertionPointToStart(&kernel.front());
+    else
+      rewriter.setInsertionPoint(loop_);
     for (auto [load, access] : llvm::zip(plan_.loads, accesses_)) {
       auto type = cast<RankedTensorType>(load.getType());
       SmallVector<int64_t> shape{stages_};
@@ -103,25 +107,36 @@ public:
     auto barriers = BarriersType::get(context, stages_);
     full_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1));
     empty_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
-    leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
     Value oldInduction = loop_.getInductionVar();
-    for (int64_t i = 0; i < distance_; ++i) {
-      Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
-      issue(rewriter, loc, oldInduction, iv, i32Constant(rewriter, loc, i), Value());
+    if (specialized_) {
+      buildProducer(rewriter, kernel, oldInduction);
+      rewriter.setInsertionPoint(loop_);
+    } else {
+      leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
+      for (int64_t i = 0; i < distance_; ++i) {
+        Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
+        issue(rewriter, loc, oldInduction, iv, i32Constant(rewriter, loc, i), Value());
+      }
     }
 
-    // Carried: the stage this iteration reads and its phase, the stage it fills and its phase.
+    // Carried: the stage this iteration reads and its phase (and without a producer, the stage
+    // it fills and its phase).
     Value zero = i32Constant(rewriter, loc, 0);
-    SmallVector<Value> starts{zero, zero, i32Constant(rewriter, loc, distance_), zero};
+    SmallVector<Value> starts{zero, zero};
+    if (!specialized_)
+      starts.append({i32Constant(rewriter, loc, distance_), zero});
     auto grown = loop_.replaceWithAdditionalYields(
         rewriter, starts, /*replaceInitOperandUsesInLoop=*/false, [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
-          auto [read, readParity] = nextStage(b, loc, args[0], args[1], stages_);
-          auto [fill, fillParity] = nextStage(b, loc, args[2], args[3], stages_);
-          return SmallVector<Value>{read, readParity, fill, fillParity};
+          SmallVector<Value> next;
+          for (size_t i = 0; i < args.size(); i += 2) {
+            auto [stage, parity] = nextStage(b, loc, args[i], args[i + 1], stages_);
+            next.append({stage, parity});
+          }
+          return next;
         });
     loop_ = cast<scf::ForOp>(grown->getOperation());
-    auto carried = loop_.getRegionIterArgs().take_back(4);
-    Value readStage = carried[0], readParity = carried[1], fillStage = carried[2], fillParity = carried[3];
+    auto carried = loop_.getRegionIterArgs().take_back(starts.size());
+    Value readStage = carried[0], readParity = carried[1];
 
     rewriter.setInsertionPointToStart(loop_.getBody());
     BarrierWaitOp::create(rewriter, loc, full_, readStage, readParity);
@@ -144,9 +159,11 @@ public:
     } else {
       BarrierArriveOp::create(rewriter, loc, empty_, readStage);
     }
-    Value ahead = advance(rewriter, loc, loop_, iv, distance_);
-    issue(rewriter, loc, oldInduction, ahead, fillStage,
-          arith::XOrIOp::create(rewriter, loc, fillParity, i32Constant(rewriter, loc, 1)));
+    if (!specialized_) {
+      Value ahead = advance(rewriter, loc, loop_, iv, distance_);
+      issue(rewriter, loc, oldInduction, ahead, carried[2],
+            arith::XOrIOp::create(rewriter, loc, carried[3], i32Constant(rewriter, loc, 1)));
+    }
     // The carried pointers now only feed their own updates: they stay as they start (and fold away).
     for (unsigned arg : plan_.addressArgs)
       yield->setOperand(arg, loop_.getRegionIterArgs()[arg]);
@@ -164,7 +181,114 @@ public:
     // The rings' end: every thread is done with them before the epilogue reuses their bytes.
     AsyncWaitOp::create(rewriter, loc, 0);
     dropDeadAddresses(kernel);
+    if (specialized_)
+      moveConsumers(kernel);
   }
+
+  /// Whether a producer warpgroup can compute the copies' coordinates and the loop's bounds by
+  /// itself: from kernel arguments through scalar ops of the kernel's top level.
+  static bool producerCanRun(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
+                             const RectangularAccessAnalysis &analysis) {
+    auto kernel = loop->getParentOfType<func::FuncOp>();
+    if (loop->getBlock() != &kernel.front())
+      return false;
+    llvm::SetVector<Operation *> slice;
+    for (Value v : producerInputs(loop, accesses, analysis))
+      if (!collectScalarSlice(v, kernel, slice))
+        return false;
+    return true;
+  }
+
+private:
+  /// The values (other than the induction variable) the producer needs: the loop's bounds and
+  /// the atoms of the coordinates.
+  static SmallVector<Value> producerInputs(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
+                                           const RectangularAccessAnalysis &analysis) {
+    SmallVector<Value> inputs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    for (const RectangularAccess &access : accesses)
+      for (const Polynomial *p : {&access.rowStart, &access.colStart})
+        for (auto &[monomial, coefficient] : p->terms)
+          for (int atom : monomial)
+            if (analysis.atomValue(atom) != loop.getInductionVar())
+              inputs.push_back(analysis.atomValue(atom));
+    return inputs;
+  }
+
+  /// Adds the ops computing scalar `v` at the kernel's top level to `slice`; false if one has
+  /// side effects or regions, or makes a tile.
+  static bool collectScalarSlice(Value v, func::FuncOp kernel, llvm::SetVector<Operation *> &slice) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &kernel.front();
+    Operation *def = v.getDefiningOp();
+    if (slice.contains(def))
+      return true;
+    // Side-effect free is enough (a division need not be speculatable): the producer computes
+    // what every thread of the kernel computes at its start anyway.
+    if (def->getBlock() != &kernel.front() || !isMemoryEffectFree(def) || def->getNumRegions() ||
+        llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+      return false;
+    for (Value operand : def->getOperands())
+      if (!collectScalarSlice(operand, kernel, slice))
+        return false;
+    slice.insert(def);
+    return true;
+  }
+
+  /// At the kernel's start: the producer warpgroup gives registers back and one of its threads
+  /// fills every iteration's stage, waiting for the consumers to release it (parity flipped:
+  /// the first round of stages is free); the consumers take the registers (else branch, which
+  /// moveConsumers fills with the rest of the kernel).
+  void buildProducer(IRRewriter &rewriter, func::FuncOp kernel, Value induction) {
+    Location loc = loop_.getLoc();
+    MLIRContext *context = kernel.getContext();
+    kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
+    Value isProducer = IsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+    split_ = scf::IfOp::create(rewriter, loc, TypeRange{}, isProducer, /*withElseRegion=*/true);
+    // 128 producer threads keep 40 registers; the consumers share the rest (at most 240 each).
+    int64_t consumers = threadsOf(kernel);
+    int64_t consumerRegisters = std::min<int64_t>(240, (65536 - 128 * 40) / consumers / 8 * 8);
+    OpBuilder consumer = split_.getElseBodyBuilder();
+    SetMaxRegistersOp::create(consumer, loc, consumerRegisters, /*increase=*/true);
+    OpBuilder producer = split_.getThenBodyBuilder();
+    SetMaxRegistersOp::create(producer, loc, 40, /*increase=*/false);
+    auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);
+    OpBuilder b = issuer.getThenBodyBuilder();
+    llvm::SetVector<Operation *> slice;
+    for (Value v : producerInputs(loop_, accesses_, analysis_))
+      (void)collectScalarSlice(v, kernel, slice);
+    SmallVector<Operation *> ordered(slice.begin(), slice.end());
+    llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    IRMapping mapping;
+    for (Operation *op : ordered)
+      b.clone(*op, mapping);
+    Value zero = i32Constant(b, loc, 0);
+    auto fills = scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop_.getLowerBound()),
+                                    mapping.lookupOrDefault(loop_.getUpperBound()), mapping.lookupOrDefault(loop_.getStep()),
+                                    ValueRange{zero, zero});
+    OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
+    Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
+    mapping.map(induction, fills.getInductionVar());
+    BarrierWaitOp::create(body, loc, empty_, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
+    BarrierExpectOp::create(body, loc, full_, stage, body.getI64IntegerAttr(stageBytes_));
+    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_)) {
+      Value row = analysis_.build(body, loc, access.rowStart, mapping);
+      Value col = analysis_.build(body, loc, access.colStart, mapping);
+      TmaLoadOp::create(body, loc, map, ValueRange{row, col}, buffer, stage, full_, stage);
+    }
+    auto [nextStageValue, nextParity] = nextStage(body, loc, stage, parity, stages_);
+    scf::YieldOp::create(body, loc, ValueRange{nextStageValue, nextParity});
+  }
+
+  /// The rest of the kernel runs in the consumers' branch.
+  void moveConsumers(func::FuncOp kernel) {
+    Block &entry = kernel.front();
+    Operation *yield = split_.getElseRegion().front().getTerminator();
+    for (Operation &op : llvm::make_early_inc_range(llvm::make_range(std::next(split_->getIterator()), entry.end())))
+      if (!op.hasTrait<OpTrait::IsTerminator>())
+        op.moveBefore(yield);
+  }
+
+public:
 
 private:
   /// Removes the carried pointers (now forwarded unchanged) and the pointer and mask tiles
@@ -211,6 +335,8 @@ private:
   SmallVector<RectangularAccess> accesses_;
   SmallVector<Value> buffers_, maps_;
   Value full_, empty_, leader_;
+  bool specialized_;
+  scf::IfOp split_; // producer / consumers
 };
 
 } // namespace
@@ -229,7 +355,9 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   }
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan.loads.size()
                           << " loads by TMA in " << stages << " stages\n");
-  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses)).run();
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && TmaPipeliner::producerCanRun(loop, accesses, analysis);
+  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), specialized).run();
   return true;
 }
 

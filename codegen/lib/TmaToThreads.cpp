@@ -36,10 +36,33 @@ Value isThreadZero(OpBuilder &b, Location loc) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(b, loc), i32Constant(b, loc, 0));
 }
 
+/// Thread 0, or the producer warpgroup's first thread in a warp-specialized kernel.
 struct ElectPattern : public OpConversionPattern<ElectOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ElectOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, isThreadZero(rewriter, op.getLoc()));
+    Location loc = op.getLoc();
+    int64_t first = producerWarpsOf(op) ? threadsOf(op) : 0;
+    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+                                                 i32Constant(rewriter, loc, first)));
+    return success();
+  }
+};
+
+struct IsProducerPattern : public OpConversionPattern<IsProducerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(IsProducerOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, threadId(rewriter, loc),
+                                                 i32Constant(rewriter, loc, threadsOf(op))));
+    return success();
+  }
+};
+
+struct SetMaxRegistersPattern : public OpConversionPattern<SetMaxRegistersOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SetMaxRegistersOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(
+        op, op.getCount(), op.getIncrease() ? NVVM::SetMaxRegisterAction::increase : NVVM::SetMaxRegisterAction::decrease);
     return success();
   }
 };
@@ -132,7 +155,7 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
 } // namespace
 
 void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElectPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
+  patterns.add<ElectPattern, IsProducerPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
                TmaLoadPattern>(converter, patterns.getContext());
 }
 

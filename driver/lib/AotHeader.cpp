@@ -69,6 +69,7 @@ struct Variant {
   std::string kernel, config, ptx, cubin;
   KernelSignature sig;
   int64_t sharedBytes = 0;
+  int threads = 128;
 };
 
 } // namespace
@@ -108,10 +109,12 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       v.sig = compiler.signatures().at(0);
       v.ptx = ptx.str();
       v.sharedBytes = compiler.sharedBytes();
+      v.threads = compiler.launchThreads();
       for (const auto &[name, value] : v.sig.constants)
         v.config += (v.config.empty() ? "" : ", ") + name + "=" + value;
       v.config += std::string(v.config.empty() ? "" : ", ") + "num_warps=" + std::to_string(v.sig.numWarps) +
-                  ", num_stages=" + std::to_string(v.sig.numStages);
+                  ", num_stages=" + std::to_string(v.sig.numStages) +
+                  (v.sig.warpSpecialize ? ", warp_specialize=1" : "");
       GpuTarget target;
       target.sm = base.sm;
       target.archSpecific = base.archSpecific;
@@ -138,7 +141,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
     const Variant &v = variants[i];
     std::string name = identifier(v.kernel + "__" + v.config);
     firstOfKernel.emplace(v.kernel, int(i));
-    h << "\n/// " << v.kernel << " {" << v.config << "}: " << v.sig.numWarps * 32 << " threads, " << v.sharedBytes
+    h << "\n/// " << v.kernel << " {" << v.config << "}: " << v.threads << " threads, " << v.sharedBytes
       << " bytes of dynamic shared memory.\nstruct " << name << " {\n";
     for (const auto &[constant, value] : v.sig.constants) {
       if (std::optional<Scalar> dtype = parseScalar(value)) { // a `const T: dtype` parameter
@@ -157,7 +160,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       h << ", " << (type.isPtr() ? "const tk::Buffer &" : std::string(cppType(type.elem.scalar)) + " ") << param;
     h << ", const tk::Stream &stream = tk::Stream()) {\n";
     h << "    static tk::AotKernel kernel(\"" << v.kernel << "\", cubin, " << v.cubin.size() << ", " << base.sm
-      << ", ptx, " << v.sig.numWarps * 32 << ", " << v.sharedBytes << ");\n";
+      << ", ptx, " << v.threads << ", " << v.sharedBytes << ");\n";
     std::vector<std::string> slots;
     for (const auto &[param, type] : v.sig.args) {
       std::string slot = "slot_" + param;

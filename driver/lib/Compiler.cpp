@@ -8,6 +8,7 @@
 #include "tk/Frontend/Parser.h"
 #include "tk/Frontend/Sema.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -55,6 +56,7 @@ struct Compiler::Impl {
   bool internalError = false;
   std::string ptxasReport;
   int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
+  int launchThreads = 0;   // nvvm.maxntid of the last GPU emit (0: none yet)
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
   std::vector<size_t> configCounts;
@@ -155,7 +157,7 @@ bool Compiler::Impl::selectKernels() {
   }
   // Every -D must name a constant of some selected kernel, or a launch option.
   for (auto &[name, value] : options.defines) {
-    bool known = name == "num_warps" || name == "num_stages";
+    bool known = name == "num_warps" || name == "num_stages" || name == "warp_specialize";
     for (const KernelItem *k : selected)
       for (const KernelParam &p : k->params)
         known |= p.mode == KernelParam::Mode::Const && p.name == name;
@@ -286,6 +288,11 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   }
   auto shared = (*gpu)->getAttrOfType<mlir::IntegerAttr>(tk::gpu::TkgDialect::kSharedBytes);
   impl_->sharedBytes = shared ? shared.getInt() : 0;
+  impl_->launchThreads = 0;
+  gpu->walk([&](mlir::LLVM::LLVMFuncOp fn) {
+    if (auto threads = fn->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid"); threads && !threads.empty())
+      impl_->launchThreads = threads[0];
+  });
   if (kind == EmitKind::TkGpu) {
     llvm::raw_os_ostream os(out);
     gpu->print(os, flags);
@@ -315,6 +322,13 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
 const std::string &Compiler::ptxasReport() const { return impl_->ptxasReport; }
 
 int64_t Compiler::sharedBytes() const { return impl_->sharedBytes; }
+
+int Compiler::launchThreads() const {
+  if (impl_->launchThreads)
+    return impl_->launchThreads;
+  std::vector<KernelSignature> sigs = signatures();
+  return sigs.empty() ? 128 : sigs.front().numWarps * 32;
+}
 
 std::vector<std::pair<std::string, std::string>> Compiler::sources() const {
   std::vector<std::pair<std::string, std::string>> files;
@@ -349,6 +363,8 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
             values["num_warps"] = std::to_string(*config.numWarps);
           if (config.numStages)
             values["num_stages"] = std::to_string(*config.numStages);
+          if (config.warpSpecialize)
+            values["warp_specialize"] = std::to_string(*config.warpSpecialize);
           decl.configs.push_back(std::move(values));
         }
       }
@@ -376,6 +392,7 @@ std::vector<KernelSignature> Compiler::signatures() const {
     }
     sig.numWarps = instance->numWarps;
     sig.numStages = instance->numStages;
+    sig.warpSpecialize = instance->warpSpecialize;
     result.push_back(std::move(sig));
   }
   return result;

@@ -543,6 +543,8 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
   op->setAttr(TkDialect::kKernel, builder_.getUnitAttr());
   op->setAttr(TkDialect::kNumWarps, builder_.getI32IntegerAttr(kernel.numWarps));
   op->setAttr(TkDialect::kNumStages, builder_.getI32IntegerAttr(kernel.numStages));
+  if (kernel.warpSpecialize)
+    op->setAttr(TkDialect::kWarpSpecialize, builder_.getUnitAttr());
   SmallVector<NamedAttribute> constants;
   for (auto &[name, value] : kernel.constants)
     constants.emplace_back(builder_.getStringAttr(name),

@@ -286,7 +286,9 @@ std::optional<ConstValue> parseConstText(const std::string &text, const Type &ty
 }
 
 namespace {
-bool isLaunchOption(const std::string &name) { return name == "num_warps" || name == "num_stages"; }
+bool isLaunchOption(const std::string &name) {
+  return name == "num_warps" || name == "num_stages" || name == "warp_specialize";
+}
 
 /// The scalar types a dtype constant may take, for messages.
 const char *kDTypeChoices = "i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2";
@@ -383,7 +385,7 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     if (isLaunchOption(name) || constNames.count(name))
       return true;
     diags_.error(range, "@autotune: '" + name + "' is not a const parameter of '" + kernel.name +
-                            "' (nor num_warps or num_stages)");
+                            "' (nor num_warps, num_stages or warp_specialize)");
     return false;
   };
   auto addValue = [&](TuneConfig &config, const std::string &name, const ConstValue &value, SrcRange range) {
@@ -395,6 +397,12 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
         return;
       }
       (name == "num_warps" ? config.numWarps : config.numStages) = (int)value.i;
+    } else if (name == "warp_specialize") {
+      if (value.kind != ConstValue::Kind::Int || (value.i != 0 && value.i != 1)) {
+        diags_.error(range, "@autotune: warp_specialize must be 0 or 1, got " + value.str());
+        return;
+      }
+      config.warpSpecialize = (int)value.i;
     } else {
       config.values.emplace_back(name, value);
     }
@@ -561,6 +569,14 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
   if (config) {
     instance->numWarps = config->numWarps.value_or(4);
     instance->numStages = config->numStages.value_or(3);
+    instance->warpSpecialize = config->warpSpecialize.value_or(0);
+  }
+  if (auto it = defines.find("warp_specialize"); it != defines.end()) {
+    auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
+    if (!v || (v->i != 0 && v->i != 1))
+      diags_.error(kernel.nameRange, "-D warp_specialize=" + it->second + " is not 0 or 1");
+    else
+      instance->warpSpecialize = (int)v->i;
   }
   for (const char *option : {"num_warps", "num_stages"}) {
     if (auto it = defines.find(option); it != defines.end()) {

@@ -47,9 +47,9 @@ void Kernel::Impl::checkConstants(const Config &config) const {
         missing += (missing.empty() ? "" : ", ") + p.name;
     }
   for (const auto &[name, value] : config.values)
-    if (name != "num_warps" && name != "num_stages" && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
+    if (name != "num_warps" && name != "num_stages" && name != "warp_specialize" && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
       throw Error("kernel '" + decl.name + "' has no constant '" + name + "' (" +
-                  (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: num_warps, num_stages)");
+                  (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: num_warps, num_stages, warp_specialize)");
   for (const KernelDecl::Param &p : decl.params) {
     auto it = config.values.find(p.name);
     if (!p.isConst || it == config.values.end())

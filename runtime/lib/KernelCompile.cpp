@@ -95,7 +95,7 @@ std::optional<CompiledKernel> compileToPtx(const std::string &path, const std::s
     diagnostics = compiler.diagnosticsText();
     return std::nullopt;
   }
-  CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), compiler.signatures().at(0).numWarps * 32,
+  CompiledKernel compiled{ptx.str(), compiler.sharedBytes(), compiler.launchThreads(),
                           /*fromCache=*/false, key};
   std::string error; // best-effort: an unwritable cache only costs the next run a compile
   cache.put(key, compiledEntry(compiled), error);

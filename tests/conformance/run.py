@@ -792,26 +792,32 @@ def add_example_cases():
     # warpgroups over rows, two over columns), ragged on every edge.
     # (8 warps, 3 stages: the epilogue's exchange reuses the stage ring, so both warpgroups'
     # last MMAs must be done before it.)
-    for (bm_, bn_, bk_, warps, stages) in [(128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (128, 128, 64, 8, 3),
-                                           (64, 256, 32, 8, 4)]:
+    # With warp_specialize (ws): on sm_90a a producer warpgroup issues the TMA copies.
+    for (bm_, bn_, bk_, warps, stages, ws) in [(128, 128, 64, 4, 3, 0), (128, 256, 64, 8, 3, 0), (128, 128, 64, 8, 3, 0),
+                                               (64, 256, 32, 8, 4, 0), (128, 256, 64, 8, 3, 1), (64, 128, 128, 4, 4, 1),
+                                               (64, 32, 128, 4, 6, 1)]:
         M, N_, K = 200, 264, 264
         a = RNG.standard_normal((M, K)).astype(np.float16)
         bm = RNG.standard_normal((K, N_)).astype(np.float16)
-        case("example.matmul.tiles_%dx%dx%d_w%d_s%d" % (bm_, bn_, bk_, warps, stages), ex("matmul"), "matmul",
-             "cdiv(M, BM) * cdiv(N, BN)",
+        case("example.matmul.tiles_%dx%dx%d_w%d_s%d%s" % (bm_, bn_, bk_, warps, stages, "_ws" if ws else ""), ex("matmul"),
+             "matmul", "cdiv(M, BM) * cdiv(N, BN)",
              {"a": a, "b": bm, "c": np.zeros(M * N_, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
              tol=(2e-3, 2e-2), example=True, defines={"BM": str(bm_), "BN": str(bn_), "BK": str(bk_),
-                                                      "num_warps": str(warps), "num_stages": str(stages)})
+                                                      "num_warps": str(warps), "num_stages": str(stages),
+                                                      "warp_specialize": str(ws)})
     # Fewer k-steps than the pipeline prefetches (copies past the end are masked off), a single
     # partial k-step, and none at all (the accumulator's zeros).
-    for (M, N_, K, stages) in [(64, 64, 40, 4), (96, 64, 8, 3), (64, 64, 0, 2)]:
+    for (M, N_, K, stages, ws) in [(64, 64, 40, 4, 0), (96, 64, 8, 3, 0), (64, 64, 0, 2, 0), (64, 64, 40, 4, 1),
+                                   (64, 64, 0, 2, 1)]:
         a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
         bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
-        case("example.matmul.short_k_%d_stages_%d" % (K, stages), ex("matmul"), "matmul", "cdiv(M, BM) * cdiv(N, BN)",
+        case("example.matmul.short_k_%d_stages_%d%s" % (K, stages, "_ws" if ws else ""), ex("matmul"), "matmul",
+             "cdiv(M, BM) * cdiv(N, BN)",
              {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
-             tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32", "num_stages": str(stages)}, example=True)
+             tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32", "num_stages": str(stages),
+                                        "warp_specialize": str(ws)}, example=True)
     B, S, D = 2, 200, 64
     for causal in (False, True):
         q, k, v = (RNG.standard_normal((B, S, D)).astype(np.float16) for _ in range(3))

@@ -154,7 +154,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   cudaLaunch.ptx = compiled->ptx;
   cudaLaunch.sharedBytes = compiled->sharedBytes;
   cudaLaunch.kernel = sig.name;
-  cudaLaunch.threads = sig.numWarps * 32;
+  cudaLaunch.threads = compiled->threads;
   cudaLaunch.grid = launch.grid;
   cudaLaunch.params = sig.args;
   cudaLaunch.args = launch.args;

@@ -48,7 +48,7 @@ struct KernelDecl {
   std::vector<Param> params;
   std::vector<std::string> tuneKey;                         // @autotune(key = [...])
   std::vector<std::string> resetToZero;                     // @autotune(reset_to_zero = [...])
-  std::vector<std::map<std::string, std::string>> configs; // constants and num_warps/num_stages, as text
+  std::vector<std::map<std::string, std::string>> configs; // constants and launch options, as text
 };
 
 /// ast, tk: front end; tkgpu: per-thread LLVM+NVVM dialect; llvm: LLVM IR; ptx; cubin (ptxas).
@@ -74,6 +74,7 @@ struct KernelSignature {
   std::vector<std::pair<std::string, std::string>> constants; // values as text
   int numWarps = 4;
   int numStages = 3;
+  int warpSpecialize = 0;
 };
 
 class Compiler {
@@ -94,6 +95,9 @@ public:
   const std::string &ptxasReport() const;
   /// Bytes of dynamic shared memory a launch of the last GPU stage emitted must ask for.
   int64_t sharedBytes() const;
+  /// Threads per program a launch of the last GPU stage emitted must ask for: num_warps * 32,
+  /// plus a producer warpgroup's 128 in a warp-specialized kernel.
+  int launchThreads() const;
   /// Every file loaded (the main file and its imports) as path and text, for cache keys.
   std::vector<std::pair<std::string, std::string>> sources() const;
   /// The selected kernels as declared (after a successful load). False on errors in their

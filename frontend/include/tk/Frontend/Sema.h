@@ -43,13 +43,14 @@ struct KernelInstance {
   std::vector<KernelArg> args;
   int numWarps = 4;
   int numStages = 3;
+  int warpSpecialize = 0; // 1: a producer warpgroup issues the TMA copies (sm_90a)
   BlockPtr body;
 };
 
 /// One `@autotune` configuration: constant values plus launch options.
 struct TuneConfig {
   std::vector<std::pair<std::string, ConstValue>> values;
-  std::optional<int> numWarps, numStages;
+  std::optional<int> numWarps, numStages, warpSpecialize;
 };
 
 struct AutotuneSpec {

@@ -15,7 +15,7 @@ namespace tk {
 struct CompiledKernel {
   std::string ptx;
   int64_t sharedBytes = 0; // dynamic shared memory a launch asks for
-  int threads = 128;       // num_warps * 32
+  int threads = 128;       // num_warps * 32 (+ 128 for a producer warpgroup)
   bool fromCache = false;
   std::string key; // the disk cache's key of this PTX
 };

@@ -129,6 +129,14 @@ LogicalResult LinearLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
 
 int64_t tk::gpu::threadsOf(Operation *op) { return tk::numWarpsOf(op) * kLanes; }
 
+int64_t tk::gpu::producerWarpsOf(Operation *op) {
+  auto kernel = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+  auto warps = kernel ? kernel->getAttrOfType<IntegerAttr>(TkgDialect::kProducerWarps) : IntegerAttr();
+  return warps ? warps.getInt() : 0;
+}
+
+int64_t tk::gpu::launchThreadsOf(Operation *op) { return threadsOf(op) + producerWarpsOf(op) * kLanes; }
+
 std::optional<BlockedLayout> tk::gpu::blockedLayoutOf(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   auto blocked = tile ? dyn_cast_or_null<BlockedLayoutAttr>(tile.getEncoding()) : BlockedLayoutAttr();
@@ -298,6 +306,12 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
     if (!bytes || !bytes.getType().isSignlessInteger() || bytes.getType().getIntOrFloatBitWidth() > 64 ||
         bytes.getInt() < 0)
       return op->emitError() << "'" << name << "' must be a non-negative integer (bytes)";
+    return success();
+  }
+  if (name == kProducerWarps) {
+    auto warps = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!warps || !isa<func::FuncOp>(op) || warps.getInt() != 4)
+      return op->emitError() << "'" << name << "' is 4 (one warpgroup) on a kernel";
     return success();
   }
   if (name == kSharedBarrier || name == kMmaInFlight) {

@@ -27,6 +27,8 @@ def Tk_Dialect : Dialect {
     static constexpr int64_t kDefaultNumWarps = 4;
     /// the stages of the software pipeline of its dot loops (i32; 1, none, when unset);
     static constexpr ::llvm::StringLiteral kNumStages = "tk.num_stages";
+    /// The `warp_specialize` launch option: a producer warpgroup fills TMA pipelines (sm_90a).
+    static constexpr ::llvm::StringLiteral kWarpSpecialize = "tk.warp_specialize";
     /// the values of its constexpr parameters (a dictionary by name).
     static constexpr ::llvm::StringLiteral kConstants = "tk.constants";
     /// On a kernel's arguments: the parameter's name in the source (string);

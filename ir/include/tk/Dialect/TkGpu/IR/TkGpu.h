@@ -29,6 +29,11 @@ mlir::LogicalResult verifyLayoutShape(llvm::ArrayRef<int64_t> shape,
 
 /// The threads of a program: the kernel's warps (tk::numWarpsOf) times 32.
 int64_t threadsOf(mlir::Operation *kernelOrInside);
+/// The warps of a kernel's producer warpgroup (`tkg.producer_warps`, set by a warp-specialized
+/// TMA pipeline), 0 for none; they come after the threadsOf threads the tiles are laid out over.
+int64_t producerWarpsOf(mlir::Operation *kernelOrInside);
+/// The threads a kernel is launched with: threadsOf plus the producer's.
+int64_t launchThreadsOf(mlir::Operation *kernelOrInside);
 
 /// The blocked layout of a tile type under `#tkg.blocked`; none for other encodings.
 std::optional<BlockedLayout> blockedLayoutOf(mlir::Type type);

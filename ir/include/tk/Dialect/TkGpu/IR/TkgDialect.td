@@ -31,6 +31,8 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kMmaInFlight = "tkg.mma_in_flight";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
+    /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
+    static constexpr ::llvm::StringLiteral kProducerWarps = "tkg.producer_warps";
     /// On a `!tkg.tensor_map` kernel argument: how the launcher builds it (`TensorMapAttr`).
     static constexpr ::llvm::StringLiteral kTensorMap = "tkg.tensor_map";
   }];

@@ -105,6 +105,26 @@ def Tkg_ElectOp : Tkg_Op<"elect", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def Tkg_IsProducerOp : Tkg_Op<"is_producer", [Pure]> {
+  let summary = "true in the threads of the kernel's producer warpgroup";
+  let description = [{
+    A warp-specialized kernel (`tkg.producer_warps`) runs one warpgroup more than its tiles
+    are laid out over: its threads, after the others, only issue TMA copies.
+  }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tkg_SetMaxRegistersOp : Tkg_Op<"set_max_registers"> {
+  let summary = "give the warpgroup's registers back (producer) or take more (consumers)";
+  let description = [{
+    `setmaxnreg.inc/dec.sync.aligned.u32 count` (PTX ISA, "setmaxnreg",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#miscellaneous-instructions-setmaxnreg).
+  }];
+  let arguments = (ins I32Attr:$count, UnitAttr:$increase);
+  let assemblyFormat = "$count (`increase` $increase^)? attr-dict";
+}
+
 def Tkg_BarrierAllocOp : Tkg_Op<"barrier_alloc"> {
   let summary = "mbarriers in shared memory, each expecting `arrivals` arrivals per phase";
   let description = [{
