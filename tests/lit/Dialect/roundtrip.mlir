@@ -99,3 +99,40 @@ func.func @stage_rings(%p: tensor<16x32x!tk.ptr<f16>>, %m: tensor<16x32xi1>, %s:
   %u = tkg.local_load %buf[%s] trans : !tkg.shared<[3, 16, 32], f16> -> tensor<32x16xf16>
   return
 }
+
+// The TMA pipeline's ops and types (made by tk-pipeline-dot-loads on sm_90a): tensor-map
+// arguments with the launcher's recipes (argument indices, -1 for a constant value), mbarrier
+// arrays, and the copies and waits between them.
+// CHECK-LABEL: func.func @tma_rings
+// CHECK-SAME: %[[MAP:[^:]*]]: !tkg.tensor_map {tkg.tensor_map = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>}
+// CHECK-SAME: %[[MAPB:[^:]*]]: !tkg.tensor_map {tkg.tensor_map = #tkg.tensor_map<base = 0, shape = [-1, 2], shape_values = [64, 0], strides = [-1], stride_values = [4096], box = [64, 32], swizzle = 64, element_bytes = 2>}
+func.func @tma_rings(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32,
+    %map: !tkg.tensor_map {tkg.tensor_map = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>},
+    %mapb: !tkg.tensor_map {tkg.tensor_map = #tkg.tensor_map<base = 0, shape = [-1, 2], shape_values = [64, 0], strides = [-1], stride_values = [4096], box = [64, 32], swizzle = 64, element_bytes = 2>},
+    %s: i32, %parity: i32, %row: i32, %col: i32) {
+  // CHECK: %[[BUF:.*]] = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  // CHECK: %[[BUFB:.*]] = tkg.local_alloc : !tkg.shared<[3, 64, 128], f16>
+  %bufb = tkg.local_alloc : !tkg.shared<[3, 64, 128], f16>
+  // CHECK: %[[FULL:.*]] = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // CHECK: %[[EMPTY:.*]] = tkg.barrier_alloc arrivals = 8 : !tkg.barriers<3>
+  %empty = tkg.barrier_alloc arrivals = 8 : !tkg.barriers<3>
+  // CHECK: tkg.elect : i1
+  %leader = tkg.elect : i1
+  // CHECK: tkg.barrier_wait %[[EMPTY]][%{{.*}}], %{{.*}} : !tkg.barriers<3>
+  tkg.barrier_wait %empty[%s], %parity : !tkg.barriers<3>
+  // CHECK: tkg.barrier_expect %[[FULL]][%{{.*}}], 32768 : !tkg.barriers<3>
+  tkg.barrier_expect %full[%s], 32768 : !tkg.barriers<3>
+  // CHECK: tkg.tma_load %[[MAP]][%{{.*}}, %{{.*}}], %[[BUF]][%{{.*}}], %[[FULL]][%{{.*}}] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  tkg.tma_load %map[%row, %col], %buf[%s], %full[%s] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  // CHECK: tkg.tma_load %[[MAPB]][%{{.*}}, %{{.*}}], %[[BUFB]][%{{.*}}], %[[FULL]][%{{.*}}] : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
+  tkg.tma_load %mapb[%col, %row], %bufb[%s], %full[%s] : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
+  // CHECK: tkg.barrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !tkg.barriers<3>
+  tkg.barrier_wait %full[%s], %parity : !tkg.barriers<3>
+  // CHECK: tkg.local_load %[[BUF]][%{{.*}}] : !tkg.shared<[3, 128, 64], f16> -> tensor<128x64xf16>
+  %t = tkg.local_load %buf[%s] : !tkg.shared<[3, 128, 64], f16> -> tensor<128x64xf16>
+  // CHECK: tkg.barrier_arrive %[[EMPTY]][%{{.*}}] : !tkg.barriers<3>
+  tkg.barrier_arrive %empty[%s] : !tkg.barriers<3>
+  return
+}

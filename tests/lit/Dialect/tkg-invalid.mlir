@@ -46,3 +46,194 @@ func.func @unknown(%x: i32) {
   %y = arith.addi %x, %x {tkg.smem_offset = 0 : i32} : i32
   return
 }
+
+// -----
+
+// TMA pipelines: the tensor-map recipes on kernel arguments, and the copies that read them.
+
+// expected-error @+1 {{the swizzle is 0, 32, 64 or 128 bytes}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 96, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{box dimensions are 1 to 256 elements}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [512, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{box dimensions are 1 to 256 elements}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [0, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{elements are 1, 2 or 4 bytes}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 3>
+
+// -----
+
+// Two dimensions have one stride (the last is contiguous), not two.
+// expected-error @+1 {{a tensor map has 1 to 5 dimensions, with a shape, value and box entry for each and a stride for each but the last}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3, 4], stride_values = [0, 0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{a tensor map has 1 to 5 dimensions}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{a tensor map has 1 to 5 dimensions}}
+#bad = #tkg.tensor_map<base = 0, shape = [1, 2, 3], shape_values = [0, 0], strides = [3, 4], stride_values = [0, 0], box = [1, 128, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{a shape or stride is an argument index or (with -1) a value in [1, 2^32]}}
+#bad = #tkg.tensor_map<base = 0, shape = [-1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+// expected-error @+1 {{the base must be a kernel argument}}
+#bad = #tkg.tensor_map<base = -1, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @one_coordinate(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op has 1 coordinates for a 2-D stage}}
+  tkg.tma_load %map[%i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @three_coordinates(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op has 3 coordinates for a 2-D stage}}
+  tkg.tma_load %map[%i, %i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2, 3], shape_values = [0, 0, 0], strides = [3, 3], stride_values = [0, 0], box = [2, 128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @three_dimensions(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 2, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op copies 2-D stages only}}
+  tkg.tma_load %map[%i, %i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 2, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+// A tensor-map argument without its recipe: the launcher would not know how to build it.
+func.func @no_recipe(%a: !tk.ptr<f16>, %map: !tkg.tensor_map, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op needs a kernel argument with a 'tkg.tensor_map' attribute as its map}}
+  tkg.tma_load %map[%i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// A block argument of a region inside the kernel is not the kernel's argument.
+func.func @not_a_kernel_argument(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %it = %c0 to %c1 step %c1 iter_args(%carried = %map) -> (!tkg.tensor_map) {
+    // expected-error @+1 {{'tkg.tma_load' op needs a kernel argument with a 'tkg.tensor_map' attribute as its map}}
+    tkg.tma_load %carried[%i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+    scf.yield %carried : !tkg.tensor_map
+  }
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 48], swizzle = 0, element_bytes = 2>
+
+func.func @box_columns(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op copies a 128x64 stage, which boxes of 128x48 do not tile}}
+  tkg.tma_load %map[%i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [64, 64], swizzle = 128, element_bytes = 2>
+
+// One box covers all the stage's rows: two boxes of 64 rows do not make a stage of 128.
+func.func @box_rows(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op copies a 128x64 stage, which boxes of 64x64 do not tile}}
+  tkg.tma_load %map[%i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' belongs on a !tkg.tensor_map kernel argument}}
+func.func @on_an_integer(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32 {tkg.tensor_map = #a}) {
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' belongs on a !tkg.tensor_map kernel argument}}
+func.func @on_a_pointer(%a: !tk.ptr<f16> {tkg.tensor_map = #a}, %m: i32, %k: i32, %ld: i32) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tkg.tensor_map' is a #tkg.tensor_map}}
+func.func @not_a_recipe(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensor_map = 128 : i64}) {
+  return
+}
+
+// -----
+
+// The shape names argument 7 of a kernel with 5.
+#a = #tkg.tensor_map<base = 0, shape = [1, 7], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' names argument 7, which is not a kernel parameter}}
+func.func @shape_out_of_range(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}) {
+  return
+}
+
+// -----
+
+// The base is another tensor map.
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+#b = #tkg.tensor_map<base = 4, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' names argument 4, which is not a kernel parameter}}
+func.func @base_is_a_map(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %map2: !tkg.tensor_map {tkg.tensor_map = #b}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown argument attribute 'tkg.tensormap' of the tkg dialect}}
+func.func @misspelt(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensormap = 0 : i64}) {
+  return
+}
