@@ -25,8 +25,10 @@ void readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer
 
 /// Pipelines `loop` with TMA copies into rings of `stages` stages, when every load of the plan
 /// reads a rectangle TMA can copy (RectangularAccess.h); false (and nothing changed) otherwise.
-/// `inFlight` is the dot whose MMAs stay in flight across iterations, if any.
-bool pipelineByTma(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight);
+/// `inFlight` is the dot whose MMAs stay in flight across iterations, if any; with
+/// `invariantsCopied`, loop-invariant operands were copied by cp.async before the loop, and the
+/// loop waits for them first (it has no cp.async wait of its own).
+bool pipelineByTma(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, bool invariantsCopied);
 
 } // namespace tk::codegen
 

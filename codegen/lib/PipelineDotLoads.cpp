@@ -332,7 +332,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
                                   << " loads in " << stages << " stages"
                                   << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");
-          if (!(wgmma && pipelineByTma(loop, *plan, stages, inFlight)))
+          if (!(wgmma && pipelineByTma(loop, *plan, stages, inFlight, invariants)))
             Pipeliner(loop, std::move(*plan), stages, inFlight).run();
           continue;
         }

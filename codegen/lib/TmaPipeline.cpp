@@ -341,7 +341,7 @@ private:
 
 } // namespace
 
-bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight) {
+bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, bool invariantsCopied) {
   RectangularAccessAnalysis analysis(loop);
   SmallVector<RectangularAccess> accesses;
   for (LoadOp load : plan.loads) {
@@ -357,6 +357,10 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
                           << " loads by TMA in " << stages << " stages\n");
   auto kernel = loop->getParentOfType<func::FuncOp>();
   bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && TmaPipeliner::producerCanRun(loop, accesses, analysis);
+  if (invariantsCopied) {
+    OpBuilder b(loop);
+    AsyncWaitOp::create(b, loop.getLoc(), 0);
+  }
   TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), specialized).run();
   return true;
 }

@@ -63,6 +63,7 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
     if (line.empty() || line[0] == '\0')
       continue;
     Recipe recipe;
+    bool hasParam = false;
     for (const std::string &field : split(line, ' ')) {
       size_t eq = field.find('=');
       if (eq == std::string::npos)
@@ -70,32 +71,52 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
       std::string key = field.substr(0, eq), value = field.substr(eq + 1);
       auto values = [&] {
         std::vector<LaunchValue> list;
-        for (const std::string &item : split(value, ','))
-          list.push_back(!item.empty() && item[0] == 'a' ? LaunchValue{int(number(item.substr(1), bad)), 0}
-                                                         : LaunchValue{-1, number(item, bad)});
+        for (const std::string &item : split(value, ',')) {
+          bool argument = !item.empty() && item[0] == 'a';
+          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1), bad)), 0} : LaunchValue{-1, number(item, bad)};
+          // An argument's index, or a positive constant.
+          if (argument ? v.arg < 0 : v.value < 1)
+            throw Error(bad);
+          list.push_back(v);
+        }
         return list;
       };
-      if (key == "param")
-        recipe.param = unsigned(number(value, bad));
-      else if (key == "base")
-        recipe.base = unsigned(number(value, bad));
+      if (key == "param") {
+        long long param = number(value, bad);
+        if (param < 0 || param > 4096)
+          throw Error(bad);
+        recipe.param = unsigned(param);
+        hasParam = true;
+      }
+      else if (key == "base") {
+        long long base = number(value, bad);
+        if (base < 0)
+          throw Error(bad);
+        recipe.base = unsigned(base);
+      }
       else if (key == "shape")
         recipe.shape = values();
       else if (key == "strides")
         recipe.strides = values();
       else if (key == "box")
-        for (const LaunchValue &b : values())
+        for (const LaunchValue &b : values()) {
+          if (b.arg >= 0 || b.value > 256)
+            throw Error(bad);
           recipe.box.push_back(unsigned(b.value));
-      else if (key == "swizzle")
+        }
+      else if (key == "swizzle") {
         recipe.swizzle = int(number(value, bad));
+        if (recipe.swizzle != 0 && recipe.swizzle != 32 && recipe.swizzle != 64 && recipe.swizzle != 128)
+          throw Error(bad);
+      }
       else if (key == "bytes")
         recipe.elementBytes = int(number(value, bad));
       else
         throw Error(bad);
     }
     size_t rank = recipe.shape.size();
-    if (rank < 1 || rank > 5 || recipe.box.size() != rank || recipe.strides.size() + 1 != rank ||
-        recipe.param < recipe.base || (recipe.elementBytes != 1 && recipe.elementBytes != 2 && recipe.elementBytes != 4))
+    if (!hasParam || rank < 1 || rank > 5 || recipe.box.size() != rank || recipe.strides.size() + 1 != rank ||
+        recipe.param <= recipe.base || (recipe.elementBytes != 1 && recipe.elementBytes != 2 && recipe.elementBytes != 4))
       throw Error(bad);
     for (const LaunchValue &v : recipe.shape)
       if (v.arg >= int(recipe.param))

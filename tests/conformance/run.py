@@ -794,7 +794,7 @@ def add_example_cases():
     # last MMAs must be done before it.)
     # With warp_specialize (ws): on sm_90a a producer warpgroup issues the TMA copies.
     for (bm_, bn_, bk_, warps, stages, ws) in [(128, 128, 64, 4, 3, 0), (128, 256, 64, 8, 3, 0), (128, 128, 64, 8, 3, 0),
-                                               (64, 256, 32, 8, 4, 0), (128, 256, 64, 8, 3, 1), (64, 128, 128, 4, 4, 1),
+                                               (64, 256, 32, 8, 4, 0), (128, 256, 64, 8, 3, 1), (64, 128, 128, 4, 3, 1),
                                                (64, 32, 128, 4, 6, 1)]:
         M, N_, K = 200, 264, 264
         a = RNG.standard_normal((M, K)).astype(np.float16)

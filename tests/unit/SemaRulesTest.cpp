@@ -156,7 +156,7 @@ TEST(SemaRules, ConstantConditionsCheckOnlyTheTakenBranch) {
 
 TEST(SemaRules, Autotune) {
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }, { BX: 32 }])\nkernel k(n: i32, const BM: i32) { }"),
-            "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor num_warps or num_stages)");
+            "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor num_warps, num_stages or warp_specialize)");
   EXPECT_EQ(firstError("@autotune(key = [q], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
             "1:18: @autotune: key entries must name runtime parameters of 'k'");
   EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], num_warps: [3] })\nkernel k(n: i32, const BM: i32) { }"),
