@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import re
 
 import warnings
 
@@ -1202,7 +1203,38 @@ def check_ptxas(args):
                     assembled += 1
     print("ptxas accepted %d kernel builds (sm_80 and sm_90; sm_90a for dots); %d kernels are not on the GPU backend yet: %s"
           % (assembled, len(unsupported), ", ".join(sorted(set(unsupported)))))
+    failures += check_matmul_spills(args, ptxas)
     return 1 if failures or assembled == 0 else 0
+
+
+def check_matmul_spills(args, ptxas):
+    """Every @autotune config of examples/matmul.tk, built for sm_90a as the JIT specializes the
+    benchmark's shapes (TMA pipelines), must not spill registers. Returns the failures."""
+    path = os.path.join(EXAMPLES, "matmul.tk")
+    if args.filter not in "example.matmul.spills":
+        return 0
+    with open(path) as f:
+        configs = re.findall(r"\{ BM: (\d+),\s*BN: (\d+),\s*BK: (\d+),\s*num_warps: (\d+),\s*num_stages: (\d+)"
+                             r"(?:,\s*warp_specialize: (\d))? \}", f.read())
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tk-spills-") as tmp:
+        for bm, bn, bk, warps, stages, ws in configs:
+            ptx = os.path.join(tmp, "k.ptx")
+            cmd = [args.tkc, path, "--kernel", "matmul", "--emit=ptx", "--arch=sm_90a", "-o", ptx,
+                   "-D", "BM=" + bm, "-D", "BN=" + bn, "-D", "BK=" + bk, "-D", "num_warps=" + warps,
+                   "-D", "num_stages=" + stages, "-D", "warp_specialize=" + (ws or "0")]
+            for name in ("M", "N", "K", "lda", "ldb", "ldc"):
+                cmd += ["--divisibility", name + "=16"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            result = subprocess.run([ptxas, "-arch=sm_90a", "-v", ptx, "-o", os.path.join(tmp, "k.cubin")],
+                                    capture_output=True, text=True) if proc.returncode == 0 else proc
+            spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
+            if result.returncode != 0 or not spills or any(int(n) for n in spills) or "cp.async.bulk.tensor" not in open(ptx).read():
+                failures += 1
+                print("FAIL example.matmul.spills %sx%sx%s w%s s%s ws%s: spills, fails or no TMA\n  %s"
+                      % (bm, bn, bk, warps, stages, ws or "0", result.stderr.strip()[-500:]))
+    print("matmul configs without spills on sm_90a (TMA): %d of %d" % (len(configs) - failures, len(configs)))
+    return failures
 
 
 def main():
