@@ -116,6 +116,14 @@ TEST(TensorMapRecipe, MalformedRecipesThrowNamingTheKernel) {
       {"a second map at the first's parameter",
        "param=9 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=128 bytes=2\n"
        "param=9 base=1 shape=a5,a4 strides=a7 box=64,64 swizzle=128 bytes=2"},
+      {"a base at the map's index", "param=9 base=9 shape=a3,a5 strides=a6 box=128,64 swizzle=128 bytes=2"},
+      {"a box of 0", "param=9 base=0 shape=a3,a5 strides=a6 box=0,64 swizzle=128 bytes=2"},
+      {"a box over 256", "param=9 base=0 shape=a3,a5 strides=a6 box=300,64 swizzle=128 bytes=2"},
+      {"a box from an argument", "param=9 base=0 shape=a3,a5 strides=a6 box=a3,64 swizzle=128 bytes=2"},
+      {"a swizzle of 48 bytes", "param=9 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=48 bytes=2"},
+      {"a negative argument", "param=9 base=0 shape=a-1,a5 strides=a6 box=128,64 swizzle=128 bytes=2"},
+      {"a zero constant extent", "param=9 base=0 shape=0,a5 strides=a6 box=128,64 swizzle=128 bytes=2"},
+      {"no param", "base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=128 bytes=2"},
       {"maps out of order",
        "param=10 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=128 bytes=2\n"
        "param=9 base=1 shape=a5,a4 strides=a7 box=64,64 swizzle=128 bytes=2"},
