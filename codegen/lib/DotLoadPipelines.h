@@ -23,6 +23,11 @@ struct LoopPlan {
 /// `stage`, placed before the op that used it.
 void readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer, mlir::Value stage);
 
+/// After a pipelined `loop`: the wait for the MMAs `inFlight` left running (if any), then the
+/// wait for every copy ending in a barrier, after which the epilogue may reuse the rings' bytes
+/// (no warpgroup still reads a stage).
+void endPipeline(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::scf::ForOp loop, DotOp inFlight);
+
 /// Pipelines `loop` with TMA copies into rings of `stages` stages, when every load of the plan
 /// reads a rectangle TMA can copy (RectangularAccess.h); false (and nothing changed) otherwise.
 /// `inFlight` is the dot whose MMAs stay in flight across iterations, if any; with

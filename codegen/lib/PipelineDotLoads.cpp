@@ -68,6 +68,19 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
 
 } // namespace
 
+void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp inFlight) {
+  rewriter.setInsertionPointAfter(loop);
+  // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
+  // reads a stage whose bytes the epilogue's exchanges reuse.
+  if (inFlight) {
+    inFlight->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
+    Value result = loop.getResult(cast<BlockArgument>(inFlight.getAcc()).getArgNumber() - 1);
+    auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
+    rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
+  }
+  AsyncWaitOp::create(rewriter, loc, 0);
+}
+
 void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
   Operation *replaced = trans ? trans.getOperation() : load.getOperation();
@@ -248,16 +261,7 @@ public:
       yield->setOperand(arg, updated[k]);
     for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
       readFromStage(rewriter, load, buffer, readStage);
-    rewriter.setInsertionPointAfter(loop_);
-    // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
-    // reads a stage whose bytes the epilogue's exchanges reuse.
-    if (inFlight_) {
-      inFlight_->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
-      Value result = loop_.getResult(cast<BlockArgument>(inFlight_.getAcc()).getArgNumber() - 1);
-      auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
-      rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
-    }
-    AsyncWaitOp::create(rewriter, loc, 0);
+    endPipeline(rewriter, loc, loop_, inFlight_);
     // The body's own address ops now only fed the loads and updates that were replaced.
     for (Operation *op : llvm::reverse(plan_.addressOps))
       if (op->use_empty())

@@ -171,15 +171,7 @@ public:
       if (op->use_empty())
         rewriter.eraseOp(op);
 
-    rewriter.setInsertionPointAfter(loop_);
-    if (inFlight_) {
-      inFlight_->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
-      Value result = loop_.getResult(cast<BlockArgument>(inFlight_.getAcc()).getArgNumber() - 1);
-      auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
-      rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
-    }
-    // The rings' end: every thread is done with them before the epilogue reuses their bytes.
-    AsyncWaitOp::create(rewriter, loc, 0);
+    endPipeline(rewriter, loc, loop_, inFlight_);
     dropDeadAddresses(kernel);
     if (specialized_)
       moveConsumers(kernel);
