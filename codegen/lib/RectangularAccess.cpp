@@ -81,6 +81,23 @@ Polynomial Polynomial::shiftAxes(unsigned from, unsigned shift) const {
   return shifted;
 }
 
+Polynomial Polynomial::withoutAxis(unsigned axis) const {
+  Polynomial kept;
+  for (auto &[monomial, coefficient] : terms)
+    if (!llvm::is_contained(monomial, axisAtom(axis)))
+      kept.terms[monomial] = coefficient;
+  return kept;
+}
+
+Polynomial Polynomial::broadcast(RankedTensorType from, RankedTensorType to) const {
+  Polynomial p = *this;
+  int64_t shift = to.getRank() - from.getRank();
+  for (int64_t d = 0; d < from.getRank(); ++d)
+    if (from.getDimSize(d) == 1 && to.getDimSize(d + shift) != 1)
+      p = p.withoutAxis(d);
+  return p.shiftAxes(0, unsigned(shift));
+}
+
 std::optional<int> Polynomial::singleAtom() const {
   if (terms.size() != 1 || terms.begin()->first.size() != 1 || terms.begin()->second != 1)
     return std::nullopt;
@@ -176,7 +193,7 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
   if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
     std::optional<Polynomial> src = of(broadcast.getSrc());
     auto from = cast<RankedTensorType>(broadcast.getSrc().getType()), to = cast<RankedTensorType>(broadcast.getType());
-    return src ? std::optional(src->shiftAxes(0, to.getRank() - from.getRank())) : std::nullopt;
+    return src ? std::optional(src->broadcast(from, to)) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -201,10 +218,14 @@ std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTr
         p = p.shiftAxes(from, shift);
     return inner;
   };
-  if (auto broadcast = dyn_cast<BroadcastOp>(def))
-    return shifted(broadcast.getSrc(), 0,
-                   cast<RankedTensorType>(broadcast.getType()).getRank() -
-                       cast<RankedTensorType>(broadcast.getSrc().getType()).getRank());
+  if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+    auto inner = negativeWhenTrue(broadcast.getSrc());
+    auto from = cast<RankedTensorType>(broadcast.getSrc().getType()), to = cast<RankedTensorType>(broadcast.getType());
+    if (inner)
+      for (Polynomial &p : *inner)
+        p = p.broadcast(from, to);
+    return inner;
+  }
   if (auto expand = dyn_cast<ExpandDimsOp>(def))
     return shifted(expand.getSrc(), expand.getAxis(), 1);
   auto compare = dyn_cast<arith::CmpIOp>(def);
@@ -226,6 +247,49 @@ std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTr
   default:
     return std::nullopt;
   }
+}
+
+bool RectangularAccessAnalysis::nonNegative(const Polynomial &p) {
+  for (auto &[monomial, coefficient] : p.terms) {
+    if (coefficient < 0)
+      return false;
+    for (int atom : monomial)
+      if (atom < 0 || !nonNegative(atoms_[atom]))
+        return false;
+  }
+  return true;
+}
+
+/// A small sign analysis. Program ids and integer kernel arguments are taken as non-negative:
+/// kernel arguments that feed a load's coordinates are sizes, strides and offsets, which the
+/// grid and the masks already presume non-negative; an explicit subtraction or a negative
+/// constant (a window that starts before the matrix) is not, unless it only feeds a divisor.
+bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
+  if (depth > 16)
+    return false;
+  if (atom == loop_.getInductionVar()) {
+    APInt lower, step;
+    return matchPattern(loop_.getLowerBound(), m_ConstantInt(&lower)) && !lower.isNegative() &&
+           matchPattern(loop_.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive();
+  }
+  if (auto arg = dyn_cast<BlockArgument>(atom))
+    return isa<func::FuncOp>(arg.getOwner()->getParentOp()) && isa<IntegerType>(arg.getType());
+  APInt constant;
+  if (matchPattern(atom, m_ConstantInt(&constant)))
+    return !constant.isNegative();
+  Operation *def = atom.getDefiningOp();
+  auto operandsNonNegative = [&] {
+    return llvm::all_of(def->getOperands(), [&](Value v) { return nonNegative(v, depth + 1); });
+  };
+  if (isa<ProgramIdOp, NumProgramsOp>(def))
+    return true;
+  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::MaxSIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+    return operandsNonNegative();
+  // A remainder has its dividend's sign; divisors in index arithmetic (tile counts, group
+  // sizes) are taken as positive, so a quotient has its dividend's sign too.
+  if (isa<arith::RemSIOp, arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(def))
+    return nonNegative(def->getOperand(0), depth + 1);
+  return false;
 }
 
 namespace {
@@ -316,10 +380,15 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     start[1] = rest - *start[0] * access.rowStride;
   if (!start[0] || !start[1] || !(rest == *start[0] * access.rowStride + *start[1]))
     return std::nullopt;
-  for (int axis : {0, 1})
+  for (int axis : {0, 1}) {
     for (const Polynomial &r : lower[axis])
       if (!(r == Polynomial::constant(-1) - *start[axis]))
         return std::nullopt;
+    // Without a lower bound the load reads below the rectangle's start where TMA reads zeros:
+    // the start must not be negative.
+    if (lower[axis].empty() && !nonNegative(*start[axis]))
+      return std::nullopt;
+  }
   // The extents: every upper bound says start + axis < extent, with extent = start - r.
   std::optional<Polynomial> extent[2];
   for (int axis : {0, 1}) {

@@ -32,6 +32,11 @@ struct Polynomial {
   std::pair<Polynomial, Polynomial> splitBy(int atom) const;
   /// Renumbers axis k as axis k + shift for k >= from (a tile gaining dimensions).
   Polynomial shiftAxes(unsigned from, unsigned shift) const;
+  /// With axis k at 0 (a dimension of size 1, about to be broadcast): its terms are gone.
+  Polynomial withoutAxis(unsigned axis) const;
+  /// As `broadcast` from `from` to `to` changes the tile: size-1 dimensions that grow lose their
+  /// index (every element reads index 0), then axes move right by the ranks' difference.
+  Polynomial broadcast(mlir::RankedTensorType from, mlir::RankedTensorType to) const;
   /// The atom (with coefficient 1, alone), if the polynomial is one.
   std::optional<int> singleAtom() const;
   std::optional<int64_t> constantValue() const;
@@ -68,6 +73,10 @@ private:
   std::optional<Polynomial> of(mlir::Value value);
   std::optional<Polynomial> compute(mlir::Value value);
   std::optional<llvm::SmallVector<Polynomial>> negativeWhenTrue(mlir::Value mask);
+  /// Whether `p` is >= 0 wherever the load runs: non-negative coefficients over atoms that are
+  /// (assumed) non-negative — see nonNegative.
+  bool nonNegative(const Polynomial &p);
+  bool nonNegative(mlir::Value atom, unsigned depth = 0);
   int atomOf(mlir::Value value);
 
   mlir::scf::ForOp loop_;

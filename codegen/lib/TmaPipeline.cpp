@@ -348,7 +348,12 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan.loads.size()
                           << " loads by TMA in " << stages << " stages\n");
   auto kernel = loop->getParentOfType<func::FuncOp>();
-  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && TmaPipeliner::producerCanRun(loop, accesses, analysis);
+  // One producer warpgroup serves one pipeline: a kernel with another loop of dots (which
+  // could be pipelined too, by a thread the split has made a consumer) keeps a single thread.
+  int64_t loopsWithDots = 0;
+  kernel.walk([&](scf::ForOp other) { loopsWithDots += !other.getBody()->getOps<DotOp>().empty(); });
+  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && loopsWithDots == 1 &&
+                     TmaPipeliner::producerCanRun(loop, accesses, analysis);
   if (invariantsCopied) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
