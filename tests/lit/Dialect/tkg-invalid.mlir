@@ -205,6 +205,15 @@ func.func @on_a_pointer(%a: !tk.ptr<f16> {tkg.tensor_map = #a}, %m: i32, %k: i32
 
 // -----
 
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' belongs on a !tkg.tensor_map kernel argument}}
+func.func @on_a_float(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %x: f32 {tkg.tensor_map = #a}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tkg.tensor_map' is a #tkg.tensor_map}}
 func.func @not_a_recipe(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensor_map = 128 : i64}) {
   return

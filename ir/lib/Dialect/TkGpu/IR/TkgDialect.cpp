@@ -282,11 +282,15 @@ LogicalResult TkgDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsi
   auto map = dyn_cast<TensorMapAttr>(attribute.getValue());
   if (!map)
     return op->emitError() << "'" << kTensorMap << "' is a #tkg.tensor_map";
-  // Checked against the tile-level kernel; lowered kernels carry it to the launcher as it is.
+  // Checked against the tile-level kernel; once tk-to-threads has made the argument an LLVM
+  // pointer, the lowered kernel carries the recipe to the launcher as it is.
   auto kernel = dyn_cast<func::FuncOp>(op);
-  if (!kernel || !isa<TensorMapType, tk::PtrType, IntegerType>(kernel.getArgument(argIndex).getType()))
+  if (!kernel)
     return success();
-  if (!isa<TensorMapType>(kernel.getArgument(argIndex).getType()))
+  Type type = kernel.getArgument(argIndex).getType();
+  if (type.getDialect().getNamespace() == "llvm")
+    return success();
+  if (!isa<TensorMapType>(type))
     return op->emitError() << "'" << kTensorMap << "' belongs on a !tkg.tensor_map kernel argument";
   int64_t base = map.getBase();
   for (int64_t arg : llvm::concat<const int64_t>(ArrayRef<int64_t>(base), map.getShape(), map.getStrides()))
