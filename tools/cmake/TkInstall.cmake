@@ -36,6 +36,6 @@ install(EXPORT tkTargets NAMESPACE tk:: DESTINATION lib/cmake/tk)
 configure_package_config_file(tools/cmake/tkConfig.cmake.in ${PROJECT_BINARY_DIR}/tkConfig.cmake
   INSTALL_DESTINATION lib/cmake/tk)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
-  VERSION 0.1.0 COMPATIBILITY SameMinorVersion)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/tkConfig.cmake ${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
   DESTINATION lib/cmake/tk)

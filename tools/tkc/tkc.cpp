@@ -4,6 +4,8 @@
 #include "tk/Frontend/FileIO.h"
 #include "RunCommand.h"
 
+#include "llvm/Config/llvm-config.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +25,8 @@ const char *const kUsage = R"(usage:
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
   tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
   tkc tune FILE.tk --kernel NAME --grid ... ARG...
+  tkc --version | --help
+--stats writes each kernel's summary (and ptxas's report, with --emit=cubin) to stderr.
 )";
 
 int usageError(const std::string &message) {
@@ -86,6 +90,9 @@ int tkcMain(int argc, char **argv) {
     first = 1;
   } else if (args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
+    return 0;
+  } else if (args[0] == "--version") {
+    std::cout << "tkc (tk) " << TK_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
     return 0;
   }
   if (command == "run")
@@ -192,15 +199,16 @@ int tkcMain(int argc, char **argv) {
     return 70; // EX_SOFTWARE: a compiler bug, never the user's fault
   if (!ok)
     return 1;
+  // Statistics go to stderr, with the diagnostics: stdout carries only the output.
   if (stats) {
     for (const tk::KernelSummary &s : compiler.summaries())
-      std::cout << s.str() << "\n";
+      std::cerr << s.str() << "\n";
     // ptxas's own report: registers, shared memory, spills of each kernel.
     std::istringstream report(compiler.ptxasReport());
     for (std::string line; std::getline(report, line);)
       if (line.find("Used") != std::string::npos || line.find("spill") != std::string::npos ||
           line.find("Compiling entry") != std::string::npos)
-        std::cout << line << "\n";
+        std::cerr << line << "\n";
   }
   std::string error;
   if (command == "compile" && !writeOutput(output, out.str(), error)) {
