@@ -9,6 +9,7 @@
 #include "tk/Frontend/Sema.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Config/llvm-config.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -322,6 +323,8 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
 const std::string &Compiler::ptxasReport() const { return impl_->ptxasReport; }
 
 int64_t Compiler::sharedBytes() const { return impl_->sharedBytes; }
+
+std::string Compiler::llvmVersion() { return LLVM_VERSION_STRING; }
 
 int Compiler::launchThreads() const {
   if (impl_->launchThreads)

@@ -4,8 +4,6 @@
 #include "tk/Frontend/FileIO.h"
 #include "RunCommand.h"
 
-#include "llvm/Config/llvm-config.h"
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -92,7 +90,7 @@ int tkcMain(int argc, char **argv) {
     std::cout << kUsage;
     return 0;
   } else if (args[0] == "--version") {
-    std::cout << "tkc (tk) " << TK_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
+    std::cout << "tkc (tk) " << TK_VERSION << " (LLVM " << tk::Compiler::llvmVersion() << ")\n";
     return 0;
   }
   if (command == "run")

@@ -119,6 +119,8 @@ public:
 
   /// The stdlib folder: $TK_STDLIB_DIR, else next to the executable, else the source tree.
   static std::string defaultStdlibDir();
+  /// The version of the LLVM/MLIR inside (for `tkc --version`).
+  static std::string llvmVersion();
 
 private:
   bool emitOnThisStack(EmitKind kind, std::ostream &out);
