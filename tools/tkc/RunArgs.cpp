@@ -1,5 +1,6 @@
 #include "RunArgs.h"
 
+#include "tk/Driver/Compiler.h"
 #include "tk/Frontend/FileIO.h"
 
 #include "tk/Support/FloatFormats.h"
@@ -21,6 +22,20 @@ std::pair<std::string, std::string> splitAssignment(const std::string &text, con
   if (eq == std::string::npos || eq == 0)
     throw UsageError(what + " needs NAME=VALUE, got '" + text + "'");
   return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+/// The kernel of a file that has one; a usage error naming them when it has several (a file
+/// that does not load is left to the compile, which reports why).
+static std::string onlyKernel(const std::string &file) {
+  Compiler compiler(CompileOptions{});
+  std::vector<KernelDecl> kernels;
+  if (!compiler.load(file) || !compiler.declarations(kernels) || kernels.size() == 1)
+    return kernels.size() == 1 ? kernels.front().name : std::string();
+  std::string names;
+  for (const KernelDecl &k : kernels)
+    names += (names.empty() ? "" : ", ") + k.name;
+  throw UsageError(file + " has " + std::to_string(kernels.size()) + " kernels" +
+                   (names.empty() ? "" : " (" + names + ")") + ": choose one with --kernel NAME");
 }
 
 RunOptions parseOptions(const std::vector<std::string> &args) {
@@ -67,7 +82,7 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
   if (o.file.empty())
     throw UsageError("no input file");
   if (o.kernel.empty())
-    throw UsageError("--kernel NAME is required");
+    o.kernel = onlyKernel(o.file);
   if (o.grid.empty())
     throw UsageError("--grid X[,Y,Z] is required");
   if (!o.backend.empty() && o.backend != "interp" && o.backend != "cuda")

@@ -21,8 +21,9 @@ const char *const kUsage = R"(usage:
               [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
               [--divisibility ARG=16]...
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
-  tkc run  FILE.tk --kernel NAME --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
-  tkc tune FILE.tk --kernel NAME --grid ... ARG...
+  tkc run  FILE.tk [--kernel NAME] --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
+  tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
+--kernel may be left out when FILE has one kernel.
   tkc --version | --help
 --stats writes each kernel's summary (and ptxas's report, with --emit=cubin) to stderr.
 )";
