@@ -4,6 +4,8 @@
 #include "tk/Frontend/FileIO.h"
 #include "RunCommand.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -188,6 +190,11 @@ int tkcMain(int argc, char **argv) {
     return 0;
   }
 
+  // A cubin is binary: not for a terminal (before any work, and before ptxas is looked for).
+  if (kind == tk::EmitKind::Cubin && (output.empty() || output == "-") && isatty(STDOUT_FILENO)) {
+    std::cerr << "tkc: error: refusing to write a cubin to a terminal; use -o FILE\n";
+    return 1;
+  }
   tk::Compiler compiler(options);
   bool ok = compiler.load(file);
   std::ostringstream out;
