@@ -19,6 +19,9 @@ struct LoopPlan {
   llvm::SmallVector<unsigned> addressArgs;
 };
 
+/// `from` + i * `loop`'s step: the induction value i iterations after `from`.
+mlir::Value advance(mlir::OpBuilder &b, mlir::Location loc, mlir::scf::ForOp loop, mlir::Value from, int64_t i);
+
 /// Replaces `load` (and the `trans` it feeds, if any) by a `tkg.local_load` of `buffer`'s
 /// `stage`, placed before the op that used it.
 void readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer, mlir::Value stage);

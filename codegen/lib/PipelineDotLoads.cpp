@@ -68,6 +68,13 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
 
 } // namespace
 
+Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {
+  if (i == 0)
+    return from;
+  Value times = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from.getType(), i));
+  return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop.getStep(), times));
+}
+
 void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp inFlight) {
   rewriter.setInsertionPointAfter(loop);
   // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
@@ -223,7 +230,7 @@ public:
     for (unsigned arg : plan_.addressArgs)
       args.push_back(loop_.getInitArgs()[arg]);
     for (int64_t i = 0; i < distance_; ++i) {
-      Value iv = advance(rewriter, loc, loop_.getLowerBound(), i);
+      Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
       IRMapping mapping = cloneAddresses(rewriter, loop_.getInductionVar(), iv, loop_.getRegionIterArgs(), args);
       issueCopies(rewriter, loc, mapping, iv, i32Constant(rewriter, loc, i));
       args = updatedArgs(mapping);
@@ -249,7 +256,7 @@ public:
     // Steady state: wait for this iteration's stage, then start the copies `distance` ahead.
     rewriter.setInsertionPointToStart(loop_.getBody());
     AsyncWaitOp::create(rewriter, loc, distance_ - 1);
-    Value ahead = advance(rewriter, loc, loop_.getInductionVar(), distance_);
+    Value ahead = advance(rewriter, loc, loop_, loop_.getInductionVar(), distance_);
     SmallVector<Value> current;
     for (unsigned arg : plan_.addressArgs)
       current.push_back(iterArgs[arg]);
@@ -269,14 +276,6 @@ public:
   }
 
 private:
-  /// from + i * step.
-  Value advance(OpBuilder &b, Location loc, Value from, int64_t i) {
-    if (i == 0)
-      return from;
-    Value times = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from.getType(), i));
-    return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop_.getStep(), times));
-  }
-
   /// Clones the address ops for the iteration whose induction value is `iv` and whose address
   /// arguments are `args`.
   IRMapping cloneAddresses(OpBuilder &b, Value inductionVar, Value iv, ValueRange iterArgs, ValueRange args) {

@@ -26,11 +26,26 @@ Polynomial Polynomial::atom(int id) {
   return p;
 }
 
+namespace {
+/// `into` += `value` for the monomial, dropping zeros; false when it overflows int64.
+bool addTerm(std::map<Polynomial::Monomial, int64_t> &terms, const Polynomial::Monomial &m, int64_t value) {
+  int64_t &slot = terms[m];
+  if (__builtin_add_overflow(slot, value, &slot))
+    return false;
+  if (slot == 0)
+    terms.erase(m);
+  return true;
+}
+
+/// Recursion bound of the analysis (pointer, mask and slice chains).
+constexpr unsigned kMaxDepth = 128;
+} // namespace
+
 Polynomial Polynomial::operator+(const Polynomial &other) const {
   Polynomial sum = *this;
+  sum.overflow |= other.overflow;
   for (auto &[monomial, coefficient] : other.terms)
-    if ((sum.terms[monomial] += coefficient) == 0)
-      sum.terms.erase(monomial);
+    sum.overflow |= !addTerm(sum.terms, monomial, coefficient);
   return sum;
 }
 
@@ -38,13 +53,14 @@ Polynomial Polynomial::operator-(const Polynomial &other) const { return *this +
 
 Polynomial Polynomial::operator*(const Polynomial &other) const {
   Polynomial product;
+  product.overflow = overflow || other.overflow;
   for (auto &[a, ca] : terms)
     for (auto &[b, cb] : other.terms) {
       Monomial m(a);
       m.append(b.begin(), b.end());
       llvm::sort(m);
-      if ((product.terms[m] += ca * cb) == 0)
-        product.terms.erase(m);
+      int64_t c;
+      product.overflow |= __builtin_mul_overflow(ca, cb, &c) || !addTerm(product.terms, m, c);
     }
   return product;
 }
@@ -126,7 +142,13 @@ int RectangularAccessAnalysis::atomOf(Value value) {
 std::optional<Polynomial> RectangularAccessAnalysis::of(Value value) {
   if (auto it = memo_.find(value); it != memo_.end())
     return it->second;
+  if (depth_ >= kMaxDepth)
+    return std::nullopt;
+  ++depth_;
   std::optional<Polynomial> result = compute(value);
+  --depth_;
+  if (result && result->overflow)
+    result = std::nullopt;
   memo_[value] = result;
   return result;
 }
@@ -145,9 +167,12 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
     memo_[arg] = Polynomial::atom(self);
     std::optional<Polynomial> next = of(loop_.getBody()->getTerminator()->getOperand(number));
     // What was computed from the stand-in is recomputed on demand.
-    for (auto it = memo_.begin(); it != memo_.end(); ++it)
-      if (it->second && it->second->contains(self))
-        memo_.erase(it);
+    SmallVector<Value> standIns;
+    for (auto &[v, p] : memo_)
+      if (p && p->contains(self))
+        standIns.push_back(v);
+    for (Value v : standIns)
+      memo_.erase(v);
     std::optional<Polynomial> start = of(loop_.getInitArgs()[number]);
     if (!next || !start)
       return std::nullopt;
@@ -200,8 +225,15 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
 
 std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTrue(Value mask) {
   Operation *def = mask.getDefiningOp();
-  if (!def)
+  if (!def || depth_ >= kMaxDepth)
     return std::nullopt;
+  ++depth_;
+  auto result = negativeWhenTrueOf(def, mask);
+  --depth_;
+  return result;
+}
+
+std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTrueOf(Operation *def, Value mask) {
   if (matchPattern(mask, m_One()))
     return SmallVector<Polynomial>{};
   if (auto both = dyn_cast<arith::AndIOp>(def)) {
@@ -401,12 +433,15 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     if (!extent[axis] || !launchValue(*extent[axis], 1))
       return std::nullopt;
   }
-  // Coordinates are built in i32.
+  // Coordinates are built in i32, coefficients included.
   for (int axis : {0, 1})
-    for (auto &[monomial, coefficient] : start[axis]->terms)
+    for (auto &[monomial, coefficient] : start[axis]->terms) {
+      if (coefficient < INT32_MIN || coefficient > INT32_MAX)
+        return std::nullopt;
       for (int atom : monomial)
         if (atom < 0 || !atoms_[atom].getType().isInteger(32))
           return std::nullopt;
+    }
   access.rowStart = *start[0];
   access.colStart = *start[1];
   access.rowExtent = *extent[0];

@@ -19,6 +19,7 @@ namespace tk::codegen {
 struct Polynomial {
   using Monomial = llvm::SmallVector<int, 2>; // sorted atom numbers
   std::map<Monomial, int64_t> terms;          // no zero coefficients
+  bool overflow = false;                      // a coefficient left int64: the value is unknown
 
   static Polynomial constant(int64_t value);
   static Polynomial atom(int id);
@@ -73,6 +74,7 @@ private:
   std::optional<Polynomial> of(mlir::Value value);
   std::optional<Polynomial> compute(mlir::Value value);
   std::optional<llvm::SmallVector<Polynomial>> negativeWhenTrue(mlir::Value mask);
+  std::optional<llvm::SmallVector<Polynomial>> negativeWhenTrueOf(mlir::Operation *def, mlir::Value mask);
   /// Whether `p` is >= 0 wherever the load runs: non-negative coefficients over atoms that are
   /// (assumed) non-negative — see nonNegative.
   bool nonNegative(const Polynomial &p);
@@ -83,6 +85,7 @@ private:
   llvm::SmallVector<mlir::Value> atoms_;
   llvm::DenseMap<mlir::Value, int> atomIds_;
   llvm::DenseMap<mlir::Value, std::optional<Polynomial>> memo_;
+  unsigned depth_ = 0; // of()'s recursion: chains deeper than kMaxDepth are not followed
 };
 
 } // namespace tk::codegen

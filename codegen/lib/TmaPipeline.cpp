@@ -55,13 +55,6 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
                             elementBytes(tile.getElementType()));
 }
 
-Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {
-  if (i == 0)
-    return from;
-  Value times = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from.getType(), i));
-  return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop.getStep(), times));
-}
-
 /// (value + 1) mod stages, and the parity flipped when it wraps.
 std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value parity, int64_t stages) {
   Value plusOne = arith::AddIOp::create(b, loc, stage, i32Constant(b, loc, 1));
@@ -74,7 +67,7 @@ std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value
 class TmaPipeliner {
 public:
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
-               SmallVector<RectangularAccess> accesses, bool specialized)
+               SmallVector<RectangularAccess, 2> accesses, bool specialized)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
         accesses_(std::move(accesses)), specialized_(specialized) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
@@ -208,19 +201,22 @@ private:
 
   /// Adds the ops computing scalar `v` at the kernel's top level to `slice`; false if one has
   /// side effects or regions, or makes a tile.
-  static bool collectScalarSlice(Value v, func::FuncOp kernel, llvm::SetVector<Operation *> &slice) {
+  static bool collectScalarSlice(Value v, func::FuncOp kernel, llvm::SetVector<Operation *> &slice,
+                                 unsigned depth = 0) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getOwner() == &kernel.front();
     Operation *def = v.getDefiningOp();
     if (slice.contains(def))
       return true;
+    if (depth > 128) // a chain of scalar ops that long is not worth a producer
+      return false;
     // Side-effect free is enough (a division need not be speculatable): the producer computes
     // what every thread of the kernel computes at its start anyway.
     if (def->getBlock() != &kernel.front() || !isMemoryEffectFree(def) || def->getNumRegions() ||
         llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
       return false;
     for (Value operand : def->getOperands())
-      if (!collectScalarSlice(operand, kernel, slice))
+      if (!collectScalarSlice(operand, kernel, slice, depth + 1))
         return false;
     slice.insert(def);
     return true;
@@ -324,7 +320,7 @@ private:
   int64_t stages_, distance_, stageBytes_ = 0;
   DotOp inFlight_;
   RectangularAccessAnalysis &analysis_;
-  SmallVector<RectangularAccess> accesses_;
+  SmallVector<RectangularAccess, 2> accesses_;
   SmallVector<Value> buffers_, maps_;
   Value full_, empty_, leader_;
   bool specialized_;
@@ -335,7 +331,7 @@ private:
 
 bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, bool invariantsCopied) {
   RectangularAccessAnalysis analysis(loop);
-  SmallVector<RectangularAccess> accesses;
+  SmallVector<RectangularAccess, 2> accesses;
   for (LoadOp load : plan.loads) {
     std::optional<RectangularAccess> access = analysis.match(load);
     // A box has at most 256 rows.

@@ -85,44 +85,57 @@ struct BarrierAllocPattern : public OpConversionPattern<BarrierAllocOp> {
   }
 };
 
-struct BarrierExpectPattern : public OpConversionPattern<BarrierExpectOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(BarrierExpectOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+/// An operation on barrier `index` of an array, as inline PTX whose $0 is the barrier's
+/// address and $1.. the `extra` operands; lane 0 of each warp only with `perWarp`.
+template <typename Op> struct BarrierPtxPattern : public OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  using OpAdaptor = typename Op::Adaptor;
+  virtual std::string text(Op op) const = 0;
+  virtual SmallVector<Value> extra(OpAdaptor) const { return {}; }
+  virtual bool perWarp() const { return false; }
+
+  LogicalResult matchAndRewrite(Op op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    ptx(rewriter, loc, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(op.getBytes()) + ";",
-        barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()), "r");
+    auto emit = [&](OpBuilder &b) {
+      SmallVector<Value> operands{barrierAddress(b, loc, adaptor.getBarriers(), adaptor.getIndex())};
+      llvm::append_range(operands, extra(adaptor));
+      ptx(b, loc, text(op), operands, StringRef(operands.size() == 1 ? "r" : "r,r"));
+    };
+    if (perWarp()) {
+      Value lane = arith::AndIOp::create(rewriter, loc, threadId(rewriter, loc), i32Constant(rewriter, loc, 31));
+      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0));
+      OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, first, false).getThenBodyBuilder();
+      emit(inside);
+    } else {
+      emit(rewriter);
+    }
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct BarrierWaitPattern : public OpConversionPattern<BarrierWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(BarrierWaitOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    // Labels in a { } block are local to it, so the loop may be inlined any number of times.
-    ptx(rewriter, loc,
-        "{\n\t.reg .pred tk_ready;\n\ttk_wait:\n\tmbarrier.try_wait.parity.shared::cta.b64 tk_ready, [$0], $1;\n\t"
-        "@!tk_ready bra tk_wait;\n\t}",
-        ValueRange{barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()), adaptor.getParity()}, "r,r");
-    rewriter.eraseOp(op);
-    return success();
+struct BarrierExpectPattern : public BarrierPtxPattern<BarrierExpectOp> {
+  using BarrierPtxPattern::BarrierPtxPattern;
+  std::string text(BarrierExpectOp op) const override {
+    return "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(op.getBytes()) + ";";
   }
 };
 
-struct BarrierArrivePattern : public OpConversionPattern<BarrierArriveOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(BarrierArriveOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value lane = arith::AndIOp::create(rewriter, loc, threadId(rewriter, loc), i32Constant(rewriter, loc, 31));
-    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, i32Constant(rewriter, loc, 0));
-    auto arrive = scf::IfOp::create(rewriter, loc, TypeRange{}, first, false);
-    OpBuilder b = arrive.getThenBodyBuilder();
-    ptx(b, loc, "mbarrier.arrive.shared::cta.b64 _, [$0];", barrierAddress(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
-        "r");
-    rewriter.eraseOp(op);
-    return success();
+struct BarrierWaitPattern : public BarrierPtxPattern<BarrierWaitOp> {
+  using BarrierPtxPattern::BarrierPtxPattern;
+  // Labels in a { } block are local to it, so the loop may be inlined any number of times.
+  std::string text(BarrierWaitOp) const override {
+    return "{\n\t.reg .pred tk_ready;\n\ttk_wait:\n\tmbarrier.try_wait.parity.shared::cta.b64 tk_ready, [$0], $1;\n\t"
+           "@!tk_ready bra tk_wait;\n\t}";
   }
+  SmallVector<Value> extra(OpAdaptor adaptor) const override { return {adaptor.getParity()}; }
+};
+
+/// Lane 0 of every warp arrives once the warp got here.
+struct BarrierArrivePattern : public BarrierPtxPattern<BarrierArriveOp> {
+  using BarrierPtxPattern::BarrierPtxPattern;
+  std::string text(BarrierArriveOp) const override { return "mbarrier.arrive.shared::cta.b64 _, [$0];"; }
+  bool perWarp() const override { return true; }
 };
 
 struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
