@@ -1,7 +1,9 @@
 // Atomics: only the thread that owns an element performs its read-modify-write (replicas of a
 // small tile, and every thread but one for a scalar pointer, would repeat it); the old values
 // reach the replicas through shared memory when the result is used. Ordering acq_rel at GPU
-// scope, as Triton's defaults.
+// scope, as Triton's defaults; an atomic of fewer owners than threads is preceded by a barrier
+// of the program, so it orders every thread's earlier accesses (the shared-memory exchange of
+// its result orders the later ones).
 
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
@@ -49,6 +51,11 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
     Location loc = op.getLoc();
     BlockedLayout l = converter.layoutOf(op.getPtr().getType());
     ValueRange ptrs = adaptor.getPtr();
+    // An atomic that only some threads perform (a scalar pointer: a program's flag or counter)
+    // releases the whole program's earlier writes only when they happen before it: without the
+    // barrier, another thread's store of a split-K partial could follow the owner's increment.
+    if (l.owners() < l.threads)
+      programBarrier(rewriter, loc);
     Value tid = threadId(rewriter, loc);
     Value owner = isOwner(rewriter, loc, l, tid);
     Type type = converter.convertType(tk::elementTypeOf(op.getResult().getType()));
@@ -60,7 +67,12 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
           pred = arith::AndIOp::create(rewriter, loc, pred, slotOf(adaptor.getMask(), slot));
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{type}, pred, true);
       OpBuilder b = ifOp.getThenBodyBuilder();
-      scf::YieldOp::create(b, loc, atomic(b, loc, op, adaptor, ptrs[slot], slot, type));
+      // LLVM's NVPTX backend (22) writes an atomicrmw or cmpxchg of any ordering as a relaxed
+      // `atom`: the fences around it give the acq_rel the op carries.
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, kScope);
+      Value result = atomic(b, loc, op, adaptor, ptrs[slot], slot, type);
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, kScope);
+      scf::YieldOp::create(b, loc, result);
       OpBuilder otherwise = ifOp.getElseBodyBuilder();
       scf::YieldOp::create(otherwise, loc, zeroOf(otherwise, loc, type));
       old.push_back(ifOp.getResult(0));

@@ -97,12 +97,17 @@ func.func @fma_dot(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>, %out: !tk.ptr<f
 
 // -----
 
-// Atomics: 16 counters, 128 threads: only the 16 owners add (acq_rel, GPU scope); the old
-// values reach the replicas through shared memory.
+// Atomics: 16 counters, 128 threads: after a barrier of the program (so the owners' acq_rel
+// orders every thread's earlier writes), only the 16 owners add, between fences (NVPTX
+// writes the atomicrmw itself as a relaxed atom); the old values reach the replicas through
+// shared memory.
 // CHECK-LABEL: func.func @counters
+// CHECK: nvvm.barrier0
 // CHECK: %[[OWNER:.*]] = arith.cmpi ult, %{{.*}}, %c16_i32 : i32
 // CHECK: scf.if %[[OWNER]] -> (i32)
-// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// CHECK-NEXT: llvm.fence syncscope("device") release
+// CHECK-NEXT: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 func.func @counters(%c: !tk.ptr<i32>, %olds: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
