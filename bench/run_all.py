@@ -31,6 +31,7 @@ import llama_torch  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
 
+MAX_SPLIT_K = 8  # the largest SPLIT_K in examples/matmul.tk's matmul_split_k configs
 SECTIONS = ["memory", "matmul", "attention", "jit", "llama"]  # llama last: its compiles take the longest
 LLAMA_GEMMS = [(12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008)]  # N x K of QKV, O, gate/up, down
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -273,12 +274,27 @@ class Bench:
                 if dtype_name not in sources:
                     sources[dtype_name] = self.source_for("matmul.tk", dtype_name)
                 cpath = os.path.join(self.tmp, "c.npy")
+                operands = dict(a="@" + save_npy(os.path.join(self.tmp, "a.npy"), a), b="@" + bpath,
+                                c="zeros:%s:%dx%d" % (dtype_name, m, n), M=m, N=n, K=k, lda=k, ldb=n, ldc=n)
                 timing, table = self.tk("tune", sources[dtype_name], "matmul", "cdiv(M, BM) * cdiv(N, BN)",
-                                        dict(a="@" + save_npy(os.path.join(self.tmp, "a.npy"), a), b="@" + bpath,
-                                             c="zeros:%s:%dx%d" % (dtype_name, m, n), M=m, N=n, K=k, lda=k, ldb=n, ldc=n),
-                                        {}, reps, dict(c=cpath))
+                                        operands, {}, reps, dict(c=cpath))
                 err = peers.check("tk matmul " + label, load_npy(cpath, dtype).reshape(m, n), want, TOLERANCE[dtype_name])
                 row["tk"] = dict(timing, config=report.tuned_config(table), error=err)
+                # Grids below two waves of the plain kernel's smallest tiles: the split-K kernel
+                # too, autotuned the same way; the faster of the two is tk's (as cuBLAS's
+                # heuristics choose split-K by itself).
+                if -(-m // 64) * -(-n // 128) < 2 * torch.cuda.get_device_properties(0).multi_processor_count:
+                    split_timing, split_table = self.tk(
+                        "tune", sources[dtype_name], "matmul_split_k", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
+                        dict(operands, workspace="zeros:f32:%d" % (MAX_SPLIT_K * m * n),
+                             counters="zeros:i32:%d" % (-(-m // 64) * -(-n // 32))), {}, reps, dict(c=cpath))
+                    split_err = peers.check("tk matmul_split_k " + label, load_npy(cpath, dtype).reshape(m, n), want,
+                                            TOLERANCE[dtype_name])
+                    row.setdefault("tk_configs", {})["matmul"] = timing
+                    row["tk_configs"]["matmul_split_k"] = split_timing
+                    if split_timing["per_call_ms"] < timing["per_call_ms"]:
+                        row["tk"] = dict(split_timing, config="split-K: " + report.tuned_config(split_table),
+                                         error=split_err)
 
     def attention_section(self):
         cases = []

@@ -807,6 +807,24 @@ def add_example_cases():
              tol=(2e-3, 2e-2), example=True, defines={"BM": str(bm_), "BN": str(bn_), "BK": str(bk_),
                                                       "num_warps": str(warps), "num_stages": str(stages),
                                                       "warp_specialize": str(ws)})
+    # Split-K: ragged, uneven splits (16 k-steps in 3), splits with no k-step at all, the
+    # benchmark's tiles; the counters are left zero for the next launch.
+    for (M, N_, K, split, defines) in [(200, 136, 1000, 3, {"BM": "64", "BN": "64", "BK": "64"}),
+                                       (40, 72, 96, 4, {"BM": "64", "BN": "32", "BK": "64", "num_stages": "3"}),
+                                       (1, 264, 520, 2, {"BM": "64", "BN": "128", "BK": "128", "num_stages": "3"}),
+                                       (200, 264, 264, 2, {"BM": "128", "BN": "128", "BK": "64", "num_warps": "8",
+                                                           "num_stages": "4"})]:
+        a = RNG.standard_normal((M, K)).astype(np.float16)
+        bm = RNG.standard_normal((K, N_)).astype(np.float16)
+        tiles = -(-M // int(defines["BM"])) * -(-N_ // int(defines["BN"]))
+        case("example.matmul_split_k.%dx%dx%d_split%d_bm%s" % (M, N_, K, split, defines["BM"]), ex("matmul"),
+             "matmul_split_k", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
+             {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "workspace": np.zeros(split * M * N_, np.float32),
+              "counters": np.zeros(tiles, np.int32), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm, tiles=tiles: {
+                 "c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel(),
+                 "counters": np.zeros(tiles, np.int32)},
+             tol=(2e-3, 2e-2), defines=dict(defines, SPLIT_K=str(split)), example=True)
     # Fewer k-steps than the pipeline prefetches (copies past the end are masked off), a single
     # partial k-step, and none at all (the accumulator's zeros).
     for (M, N_, K, stages, ws) in [(64, 64, 40, 4, 0), (96, 64, 8, 3, 0), (64, 64, 0, 2, 0), (64, 64, 40, 4, 1),
@@ -1208,21 +1226,25 @@ def check_ptxas(args):
 
 
 def check_matmul_spills(args, ptxas):
-    """Every @autotune config of examples/matmul.tk, built for sm_90a as the JIT specializes the
-    benchmark's shapes (TMA pipelines), must not spill registers. Returns the failures."""
+    """Every @autotune config of examples/matmul.tk's kernels, built for sm_90a as the JIT
+    specializes the benchmark's shapes (TMA pipelines), must not spill registers. Returns the
+    failures."""
     path = os.path.join(EXAMPLES, "matmul.tk")
     if args.filter not in "example.matmul.spills":
         return 0
     with open(path) as f:
-        configs = re.findall(r"\{ BM: (\d+),\s*BN: (\d+),\s*BK: (\d+),\s*num_warps: (\d+),\s*num_stages: (\d+)"
-                             r"(?:,\s*warp_specialize: (\d))? \}", f.read())
+        source = f.read()
+    builds = []  # (kernel, {name: value})
+    for configs, kernel in re.findall(r"@autotune\(key = \[[^\]]*\], configs = \[(.*?)\]\)\s*kernel (\w+)\(", source, re.S):
+        for config in re.findall(r"\{([^}]*)\}", configs):
+            builds.append((kernel, dict(re.findall(r"(\w+): (\d+)", config))))
     failures = 0
     with tempfile.TemporaryDirectory(prefix="tk-spills-") as tmp:
-        for bm, bn, bk, warps, stages, ws in configs:
+        for kernel, config in builds:
             ptx = os.path.join(tmp, "k.ptx")
-            cmd = [args.tkc, path, "--kernel", "matmul", "--emit=ptx", "--arch=sm_90a", "-o", ptx,
-                   "-D", "BM=" + bm, "-D", "BN=" + bn, "-D", "BK=" + bk, "-D", "num_warps=" + warps,
-                   "-D", "num_stages=" + stages, "-D", "warp_specialize=" + (ws or "0")]
+            cmd = [args.tkc, path, "--kernel", kernel, "--emit=ptx", "--arch=sm_90a", "-o", ptx]
+            for name, value in config.items():
+                cmd += ["-D", "%s=%s" % (name, value)]
             for name in ("M", "N", "K", "lda", "ldb", "ldc"):
                 cmd += ["--divisibility", name + "=16"]
             proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -1231,9 +1253,9 @@ def check_matmul_spills(args, ptxas):
             spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
             if result.returncode != 0 or not spills or any(int(n) for n in spills) or "cp.async.bulk.tensor" not in open(ptx).read():
                 failures += 1
-                print("FAIL example.matmul.spills %sx%sx%s w%s s%s ws%s: spills, fails or no TMA\n  %s"
-                      % (bm, bn, bk, warps, stages, ws or "0", result.stderr.strip()[-500:]))
-    print("matmul configs without spills on sm_90a (TMA): %d of %d" % (len(configs) - failures, len(configs)))
+                print("FAIL example.matmul.spills %s %s: spills, fails or no TMA\n  %s"
+                      % (kernel, " ".join("%s=%s" % kv for kv in config.items()), result.stderr.strip()[-500:]))
+    print("matmul configs without spills on sm_90a (TMA): %d of %d" % (len(builds) - failures, len(builds)))
     return failures
 
 
