@@ -325,9 +325,21 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
       int64_t stages = numStagesOf(kernel), threads = threadsOf(kernel);
       if (stages < 2)
         continue;
-      SmallVector<scf::ForOp> loops;
-      kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-      for (scf::ForOp loop : loops) {
+      // Inner loops first; a TMA pipeline in a persistent kernel replaces the loop around it
+      // (which then carries the rings' position), so each step looks for the next loop anew.
+      constexpr llvm::StringLiteral visited = "tk.pipeline_visited";
+      auto nextLoop = [&] {
+        scf::ForOp next;
+        kernel.walk([&](scf::ForOp loop) {
+          if (loop->hasAttr(visited))
+            return WalkResult::advance();
+          next = loop;
+          return WalkResult::interrupt();
+        });
+        return next;
+      };
+      while (scf::ForOp loop = nextLoop()) {
+        loop->setAttr(visited, UnitAttr::get(&getContext()));
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         bool invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
@@ -349,6 +361,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
           AsyncWaitOp::create(b, loop.getLoc(), 0);
         }
       }
+      kernel.walk([&](scf::ForOp loop) { loop->removeAttr(visited); });
     }
   }
 };

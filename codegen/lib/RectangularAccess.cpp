@@ -304,8 +304,13 @@ bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
     return matchPattern(loop_.getLowerBound(), m_ConstantInt(&lower)) && !lower.isNegative() &&
            matchPattern(loop_.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive();
   }
-  if (auto arg = dyn_cast<BlockArgument>(atom))
+  if (auto arg = dyn_cast<BlockArgument>(atom)) {
+    // An enclosing loop's induction variable (a persistent kernel's tile index) starts at its
+    // lower bound and only grows (scf.for's step is positive).
+    if (auto outer = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()); outer && arg == outer.getInductionVar())
+      return nonNegative(outer.getLowerBound(), depth + 1);
     return isa<func::FuncOp>(arg.getOwner()->getParentOp()) && isa<IntegerType>(arg.getType());
+  }
   APInt constant;
   if (matchPattern(atom, m_ConstantInt(&constant)))
     return !constant.isNegative();

@@ -64,6 +64,10 @@ std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value
           arith::SelectOp::create(b, loc, wraps, flipped, parity)};
 }
 
+Value flip(OpBuilder &b, Location loc, Value parity) {
+  return arith::XOrIOp::create(b, loc, parity, i32Constant(b, loc, 1));
+}
+
 class TmaPipeliner {
 public:
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
@@ -81,8 +85,11 @@ public:
     IRRewriter rewriter(context);
     Location loc = loop_.getLoc();
     auto kernel = loop_->getParentOfType<func::FuncOp>();
-    // A producer warpgroup needs the rings and barriers before the kernel splits.
-    if (specialized_)
+    // A producer warpgroup needs the rings and barriers before the kernel splits; a loop inside
+    // a loop over tiles (a persistent kernel) keeps one set of barriers, whose phases go on
+    // from tile to tile (initializing a barrier again while copies may be pending is not allowed).
+    auto outer = dyn_cast<scf::ForOp>(loop_->getParentOp());
+    if (specialized_ || outer)
       rewriter.setInsertionPointToStart(&kernel.front());
     else
       rewriter.setInsertionPoint(loop_);
@@ -101,23 +108,45 @@ public:
     full_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1));
     empty_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
     Value oldInduction = loop_.getInductionVar();
+    Value zero = i32Constant(rewriter, loc, 0);
+    // The ring position the loop starts reading at: stage 0 of phase 0, or in a loop over
+    // tiles, where the previous tile's loop stopped (carried by the outer loop).
+    Value firstStage = zero, firstParity = zero;
+    if (outer) {
+      rewriter.setInsertionPoint(outer);
+      auto grownOuter = outer.replaceWithAdditionalYields(
+          rewriter, ValueRange{zero, zero}, /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) { return SmallVector<Value>(args.begin(), args.end()); });
+      outer = cast<scf::ForOp>(grownOuter->getOperation());
+      firstStage = outer.getRegionIterArgs().take_back(2)[0];
+      firstParity = outer.getRegionIterArgs().take_back(2)[1];
+    }
     if (specialized_) {
-      buildProducer(rewriter, kernel, oldInduction);
+      rewriter.setInsertionPointAfter(empty_.getDefiningOp());
+      buildProducer(rewriter, kernel, oldInduction, outer);
       rewriter.setInsertionPoint(loop_);
     } else {
+      rewriter.setInsertionPoint(loop_);
       leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
+      // Iterations 0 .. D-1 go to the D positions from the first; each waits for its stage's
+      // release by the reads S positions earlier (parity flipped: at once on a fresh barrier).
+      // Outside a loop over tiles, the first D positions are stages 0 .. D-1, never filled.
+      Value stage = firstStage, parity = firstParity;
       for (int64_t i = 0; i < distance_; ++i) {
         Value iv = advance(rewriter, loc, loop_, loop_.getLowerBound(), i);
-        issue(rewriter, loc, oldInduction, iv, i32Constant(rewriter, loc, i), Value());
+        issue(rewriter, loc, oldInduction, iv, outer ? stage : i32Constant(rewriter, loc, i),
+              outer ? flip(rewriter, loc, parity) : Value());
+        if (outer)
+          std::tie(stage, parity) = nextStage(rewriter, loc, stage, parity, stages_);
       }
+      fillStart_ = outer ? std::make_pair(stage, parity) : std::make_pair(i32Constant(rewriter, loc, distance_), zero);
     }
 
     // Carried: the stage this iteration reads and its phase (and without a producer, the stage
-    // it fills and its phase).
-    Value zero = i32Constant(rewriter, loc, 0);
-    SmallVector<Value> starts{zero, zero};
+    // it fills and its phase, D positions ahead).
+    SmallVector<Value> starts{firstStage, firstParity};
     if (!specialized_)
-      starts.append({i32Constant(rewriter, loc, distance_), zero});
+      starts.append({fillStart_.first, fillStart_.second});
     auto grown = loop_.replaceWithAdditionalYields(
         rewriter, starts, /*replaceInitOperandUsesInLoop=*/false, [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
           SmallVector<Value> next;
@@ -154,8 +183,7 @@ public:
     }
     if (!specialized_) {
       Value ahead = advance(rewriter, loc, loop_, iv, distance_);
-      issue(rewriter, loc, oldInduction, ahead, carried[2],
-            arith::XOrIOp::create(rewriter, loc, carried[3], i32Constant(rewriter, loc, 1)));
+      issue(rewriter, loc, oldInduction, ahead, carried[2], flip(rewriter, loc, carried[3]));
     }
     // The carried pointers now only feed their own updates: they stay as they start (and fold away).
     for (unsigned arg : plan_.addressArgs)
@@ -164,7 +192,28 @@ public:
       if (op->use_empty())
         rewriter.eraseOp(op);
 
+    scf::ForOp pipelined = loop_;
     endPipeline(rewriter, loc, loop_, inFlight_);
+    if (outer) {
+      // The next tile reads on from here; with the MMAs in flight, the last iteration's stage
+      // was not released in the loop (its MMAs ended at the wait above).
+      Value endStage = pipelined.getResults().take_back(starts.size())[0];
+      Value endParity = pipelined.getResults().take_back(starts.size())[1];
+      if (inFlight_) {
+        Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, pipelined.getLowerBound(),
+                                          pipelined.getUpperBound());
+        auto release = scf::IfOp::create(rewriter, loc, TypeRange{}, ran, false);
+        OpBuilder inside = release.getThenBodyBuilder();
+        Value first = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::eq, endStage, zero);
+        Value previous = arith::SelectOp::create(inside, loc, first, i32Constant(inside, loc, stages_ - 1),
+                                                 arith::SubIOp::create(inside, loc, endStage, i32Constant(inside, loc, 1)));
+        BarrierArriveOp::create(inside, loc, empty_, previous);
+      }
+      auto outerYield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+      unsigned n = outerYield.getNumOperands();
+      outerYield->setOperand(n - 2, endStage);
+      outerYield->setOperand(n - 1, endParity);
+    }
     dropDeadAddresses(kernel);
     if (specialized_)
       moveConsumers(kernel);
@@ -172,14 +221,19 @@ public:
 
   /// Whether a producer warpgroup can compute the copies' coordinates and the loop's bounds by
   /// itself: from kernel arguments through scalar ops of the kernel's top level.
+  /// In a persistent kernel, the scalar ops of the loop over tiles (before the k-loop) count too.
   static bool producerCanRun(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
                              const RectangularAccessAnalysis &analysis) {
     auto kernel = loop->getParentOfType<func::FuncOp>();
-    if (loop->getBlock() != &kernel.front())
+    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (loop->getBlock() != &kernel.front() && !(outer && outer->getBlock() == &kernel.front()))
       return false;
     llvm::SetVector<Operation *> slice;
-    for (Value v : producerInputs(loop, accesses, analysis))
-      if (!collectScalarSlice(v, kernel, slice))
+    SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
+    if (outer)
+      inputs.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
+    for (Value v : inputs)
+      if (!collectScalarSlice(v, kernel, loop, slice))
         return false;
     return true;
   }
@@ -199,24 +253,27 @@ private:
     return inputs;
   }
 
-  /// Adds the ops computing scalar `v` at the kernel's top level to `slice`; false if one has
-  /// side effects or regions, or makes a tile.
-  static bool collectScalarSlice(Value v, func::FuncOp kernel, llvm::SetVector<Operation *> &slice,
+  /// Adds the ops computing scalar `v` to `slice`: ops of the kernel's top level, or of the
+  /// body of the loop over tiles around `loop` (the tile index its induction variable); false
+  /// if one has side effects or regions, or makes a tile.
+  static bool collectScalarSlice(Value v, func::FuncOp kernel, scf::ForOp loop, llvm::SetVector<Operation *> &slice,
                                  unsigned depth = 0) {
+    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
     if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getOwner() == &kernel.front();
+      return arg.getOwner() == &kernel.front() || (outer && arg == outer.getInductionVar());
     Operation *def = v.getDefiningOp();
     if (slice.contains(def))
       return true;
     if (depth > 128) // a chain of scalar ops that long is not worth a producer
       return false;
     // Side-effect free is enough (a division need not be speculatable): the producer computes
-    // what every thread of the kernel computes at its start anyway.
-    if (def->getBlock() != &kernel.front() || !isMemoryEffectFree(def) || def->getNumRegions() ||
+    // what every thread of the kernel computes at its start (or the tile's) anyway.
+    bool placed = def->getBlock() == &kernel.front() || (outer && def->getBlock() == outer.getBody() && def->isBeforeInBlock(loop));
+    if (!placed || !isMemoryEffectFree(def) || def->getNumRegions() ||
         llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
       return false;
     for (Value operand : def->getOperands())
-      if (!collectScalarSlice(operand, kernel, slice, depth + 1))
+      if (!collectScalarSlice(operand, kernel, loop, slice, depth + 1))
         return false;
     slice.insert(def);
     return true;
@@ -226,7 +283,7 @@ private:
   /// fills every iteration's stage, waiting for the consumers to release it (parity flipped:
   /// the first round of stages is free); the consumers take the registers (else branch, which
   /// moveConsumers fills with the rest of the kernel).
-  void buildProducer(IRRewriter &rewriter, func::FuncOp kernel, Value induction) {
+  void buildProducer(IRRewriter &rewriter, func::FuncOp kernel, Value induction, scf::ForOp outer) {
     Location loc = loop_.getLoc();
     MLIRContext *context = kernel.getContext();
     kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
@@ -242,17 +299,40 @@ private:
     auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);
     OpBuilder b = issuer.getThenBodyBuilder();
     llvm::SetVector<Operation *> slice;
-    for (Value v : producerInputs(loop_, accesses_, analysis_))
-      (void)collectScalarSlice(v, kernel, slice);
-    SmallVector<Operation *> ordered(slice.begin(), slice.end());
-    llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    SmallVector<Value> inputs = producerInputs(loop_, accesses_, analysis_);
+    if (outer)
+      inputs.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
+    for (Value v : inputs)
+      (void)collectScalarSlice(v, kernel, loop_, slice);
+    // The kernel's top-level ops first, then (in a persistent kernel) the tile loop's, inside
+    // the producer's own loop over the same tiles.
+    SmallVector<Operation *> top, perTile;
+    for (Operation *op : slice)
+      (op->getBlock() == &kernel.front() ? top : perTile).push_back(op);
+    auto inOrder = [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); };
+    llvm::sort(top, inOrder);
+    llvm::sort(perTile, inOrder);
     IRMapping mapping;
-    for (Operation *op : ordered)
+    for (Operation *op : top)
       b.clone(*op, mapping);
     Value zero = i32Constant(b, loc, 0);
+    scf::ForOp tiles;
+    ValueRange position{zero, zero};
+    if (outer) {
+      tiles = scf::ForOp::create(b, loc, mapping.lookupOrDefault(outer.getLowerBound()),
+                                 mapping.lookupOrDefault(outer.getUpperBound()), mapping.lookupOrDefault(outer.getStep()),
+                                 ValueRange{zero, zero});
+      b.setInsertionPointToStart(tiles.getBody());
+      mapping.map(outer.getInductionVar(), tiles.getInductionVar());
+      for (Operation *op : perTile)
+        b.clone(*op, mapping);
+      position = tiles.getRegionIterArgs();
+    }
     auto fills = scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop_.getLowerBound()),
                                     mapping.lookupOrDefault(loop_.getUpperBound()), mapping.lookupOrDefault(loop_.getStep()),
-                                    ValueRange{zero, zero});
+                                    position);
+    if (tiles)
+      scf::YieldOp::create(b, loc, fills.getResults());
     OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
     Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
     mapping.map(induction, fills.getInductionVar());
@@ -325,6 +405,7 @@ private:
   Value full_, empty_, leader_;
   bool specialized_;
   scf::IfOp split_; // producer / consumers
+  std::pair<Value, Value> fillStart_; // without a producer: the position the loop's copies start at
 };
 
 } // namespace
@@ -340,6 +421,14 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
       return false;
     }
     accesses.push_back(*access);
+  }
+  // Inside other loops, only directly in one loop over tiles (a persistent kernel), whose
+  // iterations carry the rings' position: deeper nests keep cp.async.
+  auto enclosed = [](Operation *op) { return op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>(); };
+  if (enclosed(loop)) {
+    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (!outer || enclosed(outer))
+      return false;
   }
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan.loads.size()
                           << " loads by TMA in " << stages << " stages\n");

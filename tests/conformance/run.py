@@ -825,6 +825,26 @@ def add_example_cases():
                  "c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel(),
                  "counters": np.zeros(tiles, np.int32)},
              tol=(2e-3, 2e-2), defines=dict(defines, SPLIT_K=str(split)), example=True)
+    # Persistent: fewer programs than tiles (each walks several; on sm_90a the rings' position
+    # and barrier phases carry from tile to tile, and a producer warpgroup runs ahead across
+    # tiles), ragged, short and empty K.
+    for (M, N_, K, programs, defines) in [(200, 264, 264, 3, {"BM": "64", "BN": "64", "BK": "32"}),
+                                          (200, 264, 264, 2, {"BM": "128", "BN": "128", "BK": "64", "num_warps": "8",
+                                                              "num_stages": "3", "warp_specialize": "1"}),
+                                          (200, 264, 264, 2, {"BM": "128", "BN": "256", "BK": "64", "num_warps": "8",
+                                                              "num_stages": "2"}),
+                                          (136, 72, 40, 5, {"BM": "64", "BN": "32", "BK": "32", "num_stages": "4",
+                                                            "warp_specialize": "1"}),
+                                          (72, 72, 0, 2, {"BM": "64", "BN": "64", "BK": "32", "num_stages": "3",
+                                                          "warp_specialize": "1"})]:
+        a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
+        bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
+        case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s" % (M, N_, K, programs, defines["BM"],
+                                                                 "_ws" if defines.get("warp_specialize") else ""),
+             ex("matmul"), "matmul_persistent", "minimum(%d, cdiv(M, BM) * cdiv(N, BN))" % programs,
+             {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
+             lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-2), defines=defines, example=True)
     # Fewer k-steps than the pipeline prefetches (copies past the end are masked off), a single
     # partial k-step, and none at all (the accumulator's zeros).
     for (M, N_, K, stages, ws) in [(64, 64, 40, 4, 0), (96, 64, 8, 3, 0), (64, 64, 0, 2, 0), (64, 64, 40, 4, 1),
