@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The JIT's host costs against Triton and torch, in one run on the GPU machine:
-  launch     host time of one launch of a cached kernel (tk: Google Benchmark in tk-jit-bench;
+  launch     host time of one launch of a cached kernel (tk: Google Benchmark in tk-jit-bench,
+             vector add and a TMA matmul;
              Triton and torch add_: 256 launches between synchronizations, median of 200 batches)
   first      a warm process's first launch of a matmul (tk already used by the process for
              another kernel), and the process's first use of tk: from a cold and a warm disk cache;
@@ -119,7 +120,8 @@ def main():
     results["triton launch"], results["torch add_"] = peers_launch()
     print(f"launch host time (us): tk {results['tk BM_LaunchCached']:.2f} "
           f"(with a constant {results['tk BM_LaunchCachedWithConstant']:.2f}; the floor, cuLaunchKernel of packed "
-          f"parameters: {results['tk BM_LaunchFloor']:.2f}), "
+          f"parameters: {results['tk BM_LaunchFloor']:.2f}; a TMA matmul, its tensor maps from the cache: "
+          f"{results['tk BM_LaunchCachedTma']:.2f}), "
           f"Triton {results['triton launch']:.2f}, torch add_ {results['torch add_']:.2f}")
 
     with tempfile.TemporaryDirectory() as tk_cache, tempfile.TemporaryDirectory() as triton_cache:

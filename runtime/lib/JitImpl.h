@@ -51,9 +51,8 @@ struct Specialization {
   static Specialization ofPointer(uint64_t address) {
     return Specialization{uint8_t(tk::divisibilityLog2(address)), false};
   }
-  /// Two's complement: -16 is divisible by 16.
   static Specialization ofInteger(int64_t value) {
-    return Specialization{uint8_t(tk::divisibilityLog2(uint64_t(value))), value == 1};
+    return Specialization{uint8_t(tk::integerDivisibilityLog2(value)), value == 1};
   }
   /// 1 << divisibilityLog2, or none.
   std::optional<int64_t> divisibility() const {

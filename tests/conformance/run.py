@@ -807,6 +807,14 @@ def add_example_cases():
              tol=(2e-3, 2e-2), example=True, defines={"BM": str(bm_), "BN": str(bn_), "BK": str(bk_),
                                                       "num_warps": str(warps), "num_stages": str(stages),
                                                       "warp_specialize": str(ws)})
+    # A row stride of 0 (every row of A the same): no divisibility is claimed for it, so the
+    # loads stay cp.async (on sm_90a TMA would need a positive stride; this failed at launch).
+    arow = RNG.standard_normal(96).astype(np.float16)
+    bz = RNG.standard_normal((96, 64)).astype(np.float16)
+    case("example.matmul.zero_row_stride", ex("matmul"), "matmul", "cdiv(M, BM) * cdiv(N, BN)",
+         {"a": arow, "b": bz, "c": np.zeros(64 * 64, np.float16), "M": 64, "N": 64, "K": 96, "lda": 0, "ldb": 64, "ldc": 64},
+         lambda out, arow=arow, bz=bz: {"c": np.tile(arow.astype(np.float32) @ bz.astype(np.float32), (64, 1)).astype(np.float16).ravel()},
+         tol=(2e-3, 2e-2), defines={"BM": "64", "BN": "64", "BK": "32", "num_warps": "4", "num_stages": "3"}, example=True)
     # Split-K: ragged, uneven splits (16 k-steps in 3), splits with no k-step at all, the
     # benchmark's tiles; the counters are left zero for the next launch.
     for (M, N_, K, split, defines) in [(200, 136, 1000, 3, {"BM": "64", "BN": "64", "BK": "64"}),

@@ -275,8 +275,10 @@ TEST(JitSpecialization, IntegersAreSpecializedOnDivisibilityAndOne) {
   EXPECT_EQ(Specialization::ofInteger(12).divisibility(), 4);
   EXPECT_EQ(Specialization::ofInteger(6).divisibility(), 2);
   EXPECT_EQ(Specialization::ofInteger(7).divisibility(), 1);
-  EXPECT_EQ(Specialization::ofInteger(0).divisibility(), 16);
-  EXPECT_EQ(Specialization::ofInteger(-32).divisibility(), 16);
+  // 0 and negative integers claim no divisor: as a row stride, TMA (which a divisible stride
+  // lets the compiler choose) cannot copy with them; before, lda = 0 failed at launch.
+  EXPECT_EQ(Specialization::ofInteger(0).divisibility(), 1);
+  EXPECT_EQ(Specialization::ofInteger(-32).divisibility(), 1);
   EXPECT_FALSE(Specialization::ofInteger(-1).equalsOne);
   EXPECT_FALSE(Specialization().divisibility()); // nospec, floats, bools, the interpreter
   EXPECT_EQ(specializationKey({Specialization::ofInteger(4096), one, Specialization::ofInteger(1000),
@@ -286,7 +288,8 @@ TEST(JitSpecialization, IntegersAreSpecializedOnDivisibilityAndOne) {
 }
 
 // The characters of the keys, and the compile options, as the text-coded specialization had
-// them: the same variants, the same PTX.
+// them (but for integers of 0 and below, which now claim no divisor): the same variants, the
+// same PTX.
 TEST(JitSpecialization, KeysAndCompileOptionsAreThoseOfTheCharacterCodes) {
   auto oldLog2 = [](uint64_t value) {
     int bits = 0;
@@ -300,7 +303,7 @@ TEST(JitSpecialization, KeysAndCompileOptionsAreThoseOfTheCharacterCodes) {
   for (int64_t v : values) {
     ASSERT_EQ(divisibilityLog2(uint64_t(v)), oldLog2(uint64_t(v))) << v;
     char pointer = char('a' + oldLog2(uint64_t(v)));
-    char integer = v == 1 ? '1' : char('a' + oldLog2(uint64_t(v)));
+    char integer = v == 1 ? '1' : v <= 0 ? 'a' : char('a' + oldLog2(uint64_t(v)));
     std::string key = specializationKey({Specialization::ofPointer(uint64_t(v)), Specialization::ofInteger(v)});
     ASSERT_EQ(key, std::string({pointer, integer})) << v;
   }

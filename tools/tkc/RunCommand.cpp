@@ -133,7 +133,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   for (size_t k = 0; k < sig.args.size(); ++k) {
     if (!sig.args[k].second.isIntValue())
       continue;
-    int64_t divisibility = int64_t(1) << divisibilityLog2(uint64_t(launch.args[k].i));
+    int64_t divisibility = int64_t(1) << integerDivisibilityLog2(launch.args[k].i);
     if (divisibility > 1)
       compileOptions.divisibility[sig.args[k].first] = divisibility;
   }

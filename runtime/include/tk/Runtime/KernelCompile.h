@@ -25,6 +25,9 @@ struct CompiledKernel {
 /// (divisible by 8) still starts every row on a 16-byte boundary.
 /// Inline: the JIT computes it for every pointer and integer argument of every launch.
 inline int divisibilityLog2(uint64_t value) { return value ? std::min(__builtin_ctzll(value), 4) : 4; }
+/// An integer argument's: only a positive one claims a divisor. A row stride of 0 (every row
+/// the same) or below is one TMA cannot copy with, and a claimed divisibility would choose it.
+inline int integerDivisibilityLog2(int64_t value) { return value > 0 ? divisibilityLog2(uint64_t(value)) : 0; }
 
 /// Targets a GPU of compute capability `sm` (90 for sm_90): sm_80 code for Ampere, sm_90 for
 /// newer GPUs (which JIT it); the cubin is for this GPU only, so on Hopper itself its own
