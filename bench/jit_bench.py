@@ -120,8 +120,8 @@ def main():
     results["triton launch"], results["torch add_"] = peers_launch()
     print(f"launch host time (us): tk {results['tk BM_LaunchCached']:.2f} "
           f"(with a constant {results['tk BM_LaunchCachedWithConstant']:.2f}; the floor, cuLaunchKernel of packed "
-          f"parameters: {results['tk BM_LaunchFloor']:.2f}; a TMA matmul, its tensor maps from the cache: "
-          f"{results['tk BM_LaunchCachedTma']:.2f}), "
+          f"parameters: {results['tk BM_LaunchFloor']:.2f}; a matmul by TMA, its tensor maps from the cache: "
+          f"{results['tk BM_LaunchCachedTma']:.2f}, the same by cp.async: {results['tk BM_LaunchCachedCpAsync']:.2f}), "
           f"Triton {results['triton launch']:.2f}, torch add_ {results['torch add_']:.2f}")
 
     with tempfile.TemporaryDirectory() as tk_cache, tempfile.TemporaryDirectory() as triton_cache:
