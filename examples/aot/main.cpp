@@ -1,8 +1,56 @@
-// Kernels compiled ahead of time (vector_add.h, from `tkc --emit=header`): no compiler at run
-// time, only libtkrt. Exit status 0 when the sums are right, 77 when there is no GPU.
+// Kernels compiled ahead of time (vector_add.h and matmul.h, from `tkc --emit=header`): no
+// compiler at run time, only libtkrt. Exit status 0 when the results are right, 77 when there
+// is no GPU.
+#include "matmul.h"
 #include "vector_add.h"
 
+#include <tk/Support/FloatFormats.h>
+
+#include <cmath>
 #include <iostream>
+
+namespace {
+
+/// examples/matmul.tk's first config (128x256x64 tiles, TMA on sm_90a) and its
+/// warp-specialized one, on a ragged 200x264x136 product, against a sum in doubles.
+bool matmulOnHopper(tk::Context &context) {
+  const int M = 200, N = 264, K = 136;
+  std::vector<uint16_t> a(size_t(M) * K), b(size_t(K) * N);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = tk::fp::floatToHalf(float(int(i % 7) - 3) * 0.25f);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = tk::fp::floatToHalf(float(int(i % 5) - 2) * 0.5f);
+  tk::Buffer da(context, tk::Scalar::F16, a.size()), db(context, tk::Scalar::F16, b.size()),
+      dc(context, tk::Scalar::F16, size_t(M) * N);
+  da.upload(a.data(), a.size() * 2);
+  db.upload(b.data(), b.size() * 2);
+  auto check = [&](const char *name) {
+    std::vector<uint16_t> c = dc.toVector<uint16_t>();
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double want = 0;
+        for (int k = 0; k < K; ++k)
+          want += double(tk::fp::halfToFloat(a[size_t(i) * K + k])) * tk::fp::halfToFloat(b[size_t(k) * N + j]);
+        if (std::abs(tk::fp::halfToFloat(c[size_t(i) * N + j]) - want) > 1e-2 * (1 + std::abs(want))) {
+          std::cerr << "aot: " << name << " element (" << i << ", " << j << ") is "
+                    << tk::fp::halfToFloat(c[size_t(i) * N + j]) << ", expected " << want << "\n";
+          return false;
+        }
+      }
+    return true;
+  };
+  using Tma = tk_aot::matmul::matmul; // 128x256x64, 8 warps, 4 stages
+  Tma::launch(context, tk::Grid(((M + Tma::BM - 1) / Tma::BM) * ((N + Tma::BN - 1) / Tma::BN)), da, db, dc, M, N, K, K,
+              N, N);
+  if (!check("matmul (TMA)"))
+    return false;
+  using Specialized = tk_aot::matmul::matmul__BM_64__BN_128__BK_128__GROUP_M_8__num_warps_4__num_stages_4__warp_specialize_1;
+  dc.upload(std::vector<uint16_t>(size_t(M) * N, 0).data(), size_t(M) * N * 2);
+  Specialized::launch(context, tk::Grid(((M + 63) / 64) * ((N + 127) / 128)), da, db, dc, M, N, K, K, N, N);
+  return check("matmul (TMA, producer warpgroup)");
+}
+
+} // namespace
 
 int main() {
   if (tk::Context::defaultBackend() != tk::Backend::Cuda) {
@@ -33,6 +81,11 @@ int main() {
       std::cout << "refused as expected: " << e.what() << "\n";
     }
     std::cout << "aot: vector_add of " << n << " elements on " << context.device().name << ": ok\n";
+    if (context.device().sm == 90) {
+      if (!matmulOnHopper(context))
+        return 1;
+      std::cout << "aot: matmul by TMA (sm_90a), with and without a producer warpgroup: ok\n";
+    }
     return 0;
   } catch (const tk::Error &e) {
     std::cerr << "aot: " << e.what() << "\n";
