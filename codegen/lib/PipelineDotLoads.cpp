@@ -2,11 +2,9 @@
 // copies into rings of `num_stages` shared-memory stages, issued num_stages - 1 iterations
 // ahead, so that the copies of later k-slices overlap this iteration's math.
 //
-//   prologue     copies for iterations 0 .. S-2, one commit group per dot each
-//   iteration k  wait for iteration k's first group (then a barrier); copy for iteration
-//                k + S - 1 into the stage that iteration k - 1 read; the dot reads stage k % S;
-//                a later dot (attention's PV) first waits for its own group, so QK^T never
-//                waits for V
+//   prologue     copies for iterations 0 .. S-2, one commit group each
+//   iteration k  wait for group k (then a barrier); copy for iteration k + S - 1 into the stage
+//                that iteration k - 1 read; the dot reads stage k % S
 //   after        wait for every group (the predicated-off tail copies still write zeros)
 //
 // On Hopper's wgmma (the `wgmma` option) a loop whose one dot accumulates into a loop-carried
@@ -31,8 +29,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
-
-#include <numeric>
 
 #define DEBUG_TYPE "tk-pipeline-dot-loads"
 
@@ -92,16 +88,15 @@ void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp in
   AsyncWaitOp::create(rewriter, loc, 0);
 }
 
-LocalLoadOp readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
+void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
   Operation *replaced = trans ? trans.getOperation() : load.getOperation();
   rewriter.setInsertionPoint(*replaced->getUsers().begin());
-  auto tile = LocalLoadOp::create(rewriter, replaced->getLoc(), replaced->getResult(0).getType(), buffer, stage,
-                                  /*trans=*/bool(trans));
+  Value tile = LocalLoadOp::create(rewriter, replaced->getLoc(), replaced->getResult(0).getType(), buffer, stage,
+                                   /*trans=*/bool(trans));
   rewriter.replaceOp(replaced, tile);
   if (trans)
     rewriter.eraseOp(load);
-  return tile;
 }
 
 namespace {
@@ -217,28 +212,7 @@ class Pipeliner {
 public:
   Pipeliner(scf::ForOp loop, LoopPlan plan, int64_t stages, DotOp inFlight)
       : loop_(loop), plan_(std::move(plan)), stages_(stages), distance_(inFlight ? stages - 2 : stages - 1),
-        inFlight_(inFlight) {
-    // One copy group per dot, in the dots' order, so that a dot waits only for its own
-    // operands (attention's QK^T not for V).
-    SmallVector<Operation *> dots;
-    for (auto [index, load] : llvm::enumerate(plan_.loads)) {
-      Operation *user = *load->getUsers().begin();
-      Operation *dot = isa<TransOp>(user) ? *user->getUsers().begin() : user;
-      auto it = llvm::find(dots, dot);
-      if (it == dots.end()) {
-        dots.push_back(dot);
-        groups_.emplace_back();
-      }
-      groups_[it == dots.end() ? dots.size() - 1 : it - dots.begin()].push_back(index);
-    }
-    SmallVector<size_t> order(dots.size());
-    std::iota(order.begin(), order.end(), 0);
-    llvm::sort(order, [&](size_t x, size_t y) { return dots[x]->isBeforeInBlock(dots[y]); });
-    SmallVector<SmallVector<size_t, 2>> sorted;
-    for (size_t g : order)
-      sorted.push_back(groups_[g]);
-    groups_ = std::move(sorted);
-  }
+        inFlight_(inFlight) {}
 
   void run() {
     IRRewriter rewriter(loop_.getContext());
@@ -279,11 +253,9 @@ public:
     auto iterArgs = loop_.getRegionIterArgs();
     Value readStage = iterArgs[iterArgs.size() - 2], fillStage = iterArgs.back();
 
-    // Steady state: wait for this iteration's first group, then start the copies `distance`
-    // ahead; with G groups an iteration, G * distance groups are in flight before the wait.
-    int64_t groups = groups_.size();
+    // Steady state: wait for this iteration's stage, then start the copies `distance` ahead.
     rewriter.setInsertionPointToStart(loop_.getBody());
-    AsyncWaitOp::create(rewriter, loc, groups * distance_ - 1);
+    AsyncWaitOp::create(rewriter, loc, distance_ - 1);
     Value ahead = advance(rewriter, loc, loop_, loop_.getInductionVar(), distance_);
     SmallVector<Value> current;
     for (unsigned arg : plan_.addressArgs)
@@ -294,19 +266,8 @@ public:
     auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
     for (auto [k, arg] : llvm::enumerate(plan_.addressArgs))
       yield->setOperand(arg, updated[k]);
-    SmallVector<LocalLoadOp> reads;
     for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
-      reads.push_back(readFromStage(rewriter, load, buffer, readStage));
-    // Group j of this iteration is done when no more than the later groups of this iteration
-    // and all of the `distance` iterations' copies issued since are pending.
-    for (int64_t j = 1; j < groups; ++j) {
-      LocalLoadOp first;
-      for (size_t index : groups_[j])
-        if (!first || reads[index]->isBeforeInBlock(first))
-          first = reads[index];
-      rewriter.setInsertionPoint(first);
-      AsyncWaitOp::create(rewriter, loc, groups - 1 - j + groups * distance_);
-    }
+      readFromStage(rewriter, load, buffer, readStage);
     endPipeline(rewriter, loc, loop_, inFlight_);
     // The body's own address ops now only fed the loads and updates that were replaced.
     for (Operation *op : llvm::reverse(plan_.addressOps))
@@ -339,17 +300,14 @@ private:
   /// One async copy per load into `stage`, masked off past the loop's end, and a commit.
   void issueCopies(OpBuilder &b, Location loc, const IRMapping &mapping, Value iv, Value stage) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop_.getUpperBound());
-    for (const auto &group : groups_) {
-      for (size_t index : group) {
-        LoadOp load = plan_.loads[index];
-        auto shape = cast<RankedTensorType>(load.getType()).getShape();
-        Value mask = SplatOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), inRange);
-        if (load.getMask())
-          mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(load.getMask()), mask);
-        AsyncCopyOp::create(b, load.getLoc(), mapping.lookupOrDefault(load.getPtr()), buffers_[index], stage, mask);
-      }
-      AsyncCommitOp::create(b, loc);
+    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_)) {
+      auto shape = cast<RankedTensorType>(load.getType()).getShape();
+      Value mask = SplatOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), inRange);
+      if (load.getMask())
+        mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(load.getMask()), mask);
+      AsyncCopyOp::create(b, load.getLoc(), mapping.lookupOrDefault(load.getPtr()), buffer, stage, mask);
     }
+    AsyncCommitOp::create(b, loc);
   }
 
   scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
@@ -357,7 +315,6 @@ private:
   int64_t stages_, distance_; // copies run `distance` iterations ahead
   DotOp inFlight_;
   SmallVector<Value> buffers_;
-  SmallVector<SmallVector<size_t, 2>> groups_; // indices into plan_.loads: one copy group per dot
 };
 
 struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoads> {
