@@ -91,6 +91,18 @@ bool adoptable(const LayoutState &state, Value value, SmallVector<Value> &adopte
   return true;
 }
 
+/// A 16-bit or narrower tile widened for arithmetic with a tile in a non-default layout (an
+/// epilogue's `load(residual) as f32` next to the f32 accumulator): converting the narrow tile
+/// into that layout moves half the bytes of converting the wide one out of it, and keeps the
+/// accumulator where the tensor cores left it.
+bool widenedNarrow(Value value) {
+  auto extend = value.getDefiningOp<arith::ExtFOp>();
+  if (!extend || !value.hasOneUse())
+    return false;
+  auto narrow = cast<RankedTensorType>(extend.getIn().getType()), wide = cast<RankedTensorType>(value.getType());
+  return narrow.getElementTypeBitWidth() <= 16 && 2 * narrow.getElementTypeBitWidth() <= wide.getElementTypeBitWidth();
+}
+
 /// The bits of a tile reduced along the index bits `map` drops: slots along the axis are folded
 /// away, threads along it hold replicas.
 LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
@@ -290,9 +302,10 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
   if (op->getNumResults() != 1 || !isTile(op->getResult(0)) || state.layoutOf(op->getResult(0)))
     return false;
   // Operands: uniform, in one non-default layout, adoptable, which then produce that layout
-  // themselves, or loop-carried into this op's result, which then carry it.
+  // themselves, loop-carried into this op's result, which then carry it, or narrow tiles
+  // widened, which are converted into it before they widen.
   const LayoutBits *layout = nullptr;
-  SmallVector<Value> adopted, carried;
+  SmallVector<Value> adopted, carried, widened;
   for (Value operand : op->getOperands()) {
     if (!isTile(operand) || isUniform(operand))
       continue;
@@ -302,8 +315,14 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
         carried.push_back(operand);
         continue;
       }
-      if (!adoptable(state, operand, adopted, 6))
+      SmallVector<Value> adoptedHere;
+      if (adoptable(state, operand, adoptedHere, 6)) {
+        adopted.append(adoptedHere);
+        continue;
+      }
+      if (!widenedNarrow(operand))
         return false;
+      widened.push_back(operand);
       continue;
     }
     if (layout && *layout != *own)
@@ -314,7 +333,7 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
     return false;
   LayoutBits bits = *layout;
   bool changed = false;
-  for (Value value : adopted)
+  for (Value value : llvm::concat<Value>(adopted, widened))
     changed |= state.assign(value, bits);
   for (Value arg : carried) {
     auto loop = cast<scf::ForOp>(cast<BlockArgument>(arg).getOwner()->getParentOp());
