@@ -88,11 +88,17 @@ std::optional<std::vector<int64_t>> coefficientsWithin(Value value, int depth) {
 
 std::optional<std::vector<int64_t>> indexBitCoefficients(Value tile) { return coefficientsWithin(tile, 24); }
 
-Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, const BlockedLayout &l, size_t slot,
+Value slotPointer(OpBuilder &b, Location loc, Value ptrTile, ValueRange ptrs, const Distribution &layout, size_t slot,
                   const std::optional<std::vector<int64_t>> &coefficients) {
-  if (!coefficients || slot == 0 || ptrs.size() != size_t(l.perThread()) || l.size < l.threads * l.sizePerThread)
+  // A replicated blocked tile wraps its indices: its slots are not constants or'ed in.
+  const std::optional<BlockedLayout> &l = layout.blocked;
+  if (!coefficients || slot == 0 || ptrs.size() != size_t(layout.perThread()) ||
+      (l && l->size < l->threads * l->sizePerThread))
     return ptrs[slot];
-  int64_t slotBits = l.slotOffset(slot), offset = 0;
+  int64_t slotBits = 0, offset = 0;
+  for (size_t bit = 0; bit < layout.bits.slot.size(); ++bit)
+    if ((slot >> bit & 1) && layout.bits.slot[bit] >= 0)
+      slotBits |= int64_t(1) << layout.bits.slot[bit];
   for (size_t bit = 0; bit < coefficients->size(); ++bit)
     if (slotBits >> bit & 1)
       offset += (*coefficients)[bit];

@@ -3,7 +3,7 @@
 #ifndef TK_CODEGEN_AFFINEADDRESSES_H
 #define TK_CODEGEN_AFFINEADDRESSES_H
 
-#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+#include "IndexArithmetic.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -14,12 +14,13 @@ using namespace ::tk::gpu;
 /// splats, shape changes, adds, subtracts and multiplies by constants, addptr): what each
 /// index bit adds to an element (in elements, for pointers). None for anything else.
 std::optional<std::vector<int64_t>> indexBitCoefficients(mlir::Value tile);
-/// The pointer of slot `slot` of a pointer tile under the default layout: slot 0's plus a
-/// constant when the tile is affine in its index (the slots' index bits are constants or'ed to
-/// the thread's), so that one address register serves every slot; otherwise the slot's own.
-/// i32 offsets that would overflow inside the tile are not wrapped then.
+/// The pointer of slot `slot` of a pointer tile under its layout: slot 0's plus a constant
+/// when the tile is affine in its index (the slots' index bits are constants or'ed to the
+/// thread's), so that one address register serves every slot; otherwise the slot's own. i32
+/// offsets that would overflow inside the tile are not wrapped then.
 mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrTile, mlir::ValueRange ptrs,
-                        const BlockedLayout &l, size_t slot, const std::optional<std::vector<int64_t>> &coefficients);
+                        const Distribution &layout, size_t slot,
+                        const std::optional<std::vector<int64_t>> &coefficients);
 /// Whether a tile is a cheap function of element indices and scalars (ranges, splats,
 /// constants, shape changes, elementwise arithmetic), which a broadcast recomputes in each
 /// thread instead of moving it through shared memory.

@@ -117,8 +117,9 @@ public:
   }
 
   /// An operand in a non-default layout that its user does not take gets a convert_layout to
-  /// the default first; a dot's accumulator and a loop value's yield that arrive in another
-  /// layout than their partner's get one to it.
+  /// the default first; a dot's accumulator, a loop value's yield and an elementwise op's
+  /// operand (a widened narrow tile) that arrive in another layout than their partner's get
+  /// one to it.
   void insertConversions() {
     SmallVector<OpOperand *> toDefault;
     SmallVector<std::pair<OpOperand *, LayoutBits>> toPartner;
@@ -137,7 +138,7 @@ public:
       };
       if (auto dot = dyn_cast<DotOp>(op))
         needs(dot.getAccMutable(), dot.getResult());
-      else if (isa<scf::YieldOp>(op))
+      else if (isa<scf::YieldOp>(op) || op->hasTrait<OpTrait::Elementwise>())
         for (OpOperand &operand : op->getOpOperands())
           if (Value partner = layoutPartner(operand))
             needs(operand, partner);
@@ -235,6 +236,24 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      // A load's mask or pointers computed from indices and used by other ops too (an
+      // epilogue's bounds mask, shared by its loads and its store) get a copy per load, so that
+      // the load can take the layout its user wants (only a tile used once is adopted).
+      // Only one op is copied: arithmetic of broadcasts, which the next step copies in turn.
+      kernel.walk([](LoadOp load) {
+        for (OpOperand &operand : load->getOpOperands()) {
+          Operation *def = operand.get().getDefiningOp();
+          bool ofBroadcasts = def && def->getNumResults() == 1 &&
+                              ((isa<arith::ArithDialect>(def->getDialect()) && isPure(def)) || isa<AddPtrOp>(def)) &&
+                              llvm::all_of(def->getOperands(), [](Value v) {
+                                return !isTile(v) || isUniform(v) || v.getDefiningOp<BroadcastOp>();
+                              });
+          if (!ofBroadcasts || operand.get().hasOneUse())
+            continue;
+          OpBuilder b(load);
+          operand.set(b.clone(*def)->getResult(0));
+        }
+      });
       // A broadcast of index arithmetic used several times gets a copy per use, so that each
       // can take the layout its user wants (it is recomputed where it is needed, so copies
       // cost nothing; a broadcast through shared memory keeps its single exchange).

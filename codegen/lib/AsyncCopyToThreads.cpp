@@ -94,7 +94,7 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
         index = swizzledIndex(b, loc, swizzle, row, column);
       }
       Value dst = LLVM::GEPOp::create(b, loc, base.getType(), chunk, base, ValueRange{index});
-      Value src = slotPointer(b, loc, op.getPtr(), ptrs, l, slot, coefficients);
+      Value src = slotPointer(b, loc, op.getPtr(), ptrs, Distribution::of(l), slot, coefficients);
       Value mask = masks.empty() ? Value() : slotOf(masks, slot);
       int64_t size = width * bytes;
       if (size >= 4) {

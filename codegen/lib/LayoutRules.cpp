@@ -24,7 +24,7 @@ bool isTile(Value value) { return isa<RankedTensorType>(value.getType()); }
 
 Value layoutPartner(OpOperand &operand) {
   Operation *user = operand.getOwner();
-  if (user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1)
+  if ((user->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, LoadOp>(user)) && user->getNumResults() == 1)
     return user->getResult(0);
   if (auto dot = dyn_cast<DotOp>(user))
     return &operand == &dot.getAccMutable() ? dot.getResult() : Value();
@@ -69,9 +69,17 @@ bool carriedInto(Value value, Value result) {
   return reaches(result, *loop.getTiedLoopYieldedValue(arg), 4);
 }
 
+/// Ops that produce their result slot by slot from their operands' slots in any layout:
+/// elementwise arithmetic, pointer arithmetic, and loads (each thread loads the elements it
+/// holds: an epilogue's residual or gate, read straight in the accumulator's layout).
+bool slotBySlot(Operation *op) {
+  return (op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, LoadOp>(op)) && op->getNumResults() == 1;
+}
+
 /// A tile used once that can be produced in any layout where it is needed: a broadcast (each
-/// thread reads, or recomputes, the rows or columns it holds), or an elementwise op of such
-/// tiles (a causal mask `rows >= cols`). Collects what would change layout.
+/// thread reads, or recomputes, the rows or columns it holds), or an op that works slot by
+/// slot on such tiles (a causal mask `rows >= cols`; a load of a residual through a pointer
+/// tile of broadcast rows and columns under a bounds mask). Collects what would change layout.
 bool adoptable(const LayoutState &state, Value value, SmallVector<Value> &adopted, int depth) {
   if (isUniform(value) || state.layoutOf(value))
     return false;
@@ -82,13 +90,25 @@ bool adoptable(const LayoutState &state, Value value, SmallVector<Value> &adopte
     adopted.push_back(value);
     return true;
   }
-  if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+  if (!slotBySlot(def))
     return false;
   for (Value operand : def->getOperands())
     if (isTile(operand) && !isUniform(operand) && !adoptable(state, operand, adopted, depth - 1))
       return false;
   adopted.push_back(value);
   return true;
+}
+
+/// A 16-bit or narrower tile widened for arithmetic with a tile in a non-default layout (an
+/// epilogue's `load(residual) as f32` next to the f32 accumulator): converting the narrow tile
+/// into that layout moves half the bytes of converting the wide one out of it, and keeps the
+/// accumulator where the tensor cores left it.
+bool widenedNarrow(Value value) {
+  auto extend = value.getDefiningOp<arith::ExtFOp>();
+  if (!extend || !value.hasOneUse())
+    return false;
+  auto narrow = cast<RankedTensorType>(extend.getIn().getType()), wide = cast<RankedTensorType>(value.getType());
+  return narrow.getElementTypeBitWidth() <= 16 && 2 * narrow.getElementTypeBitWidth() <= wide.getElementTypeBitWidth();
 }
 
 /// The bits of a tile reduced along the index bits `map` drops: slots along the axis are folded
@@ -268,6 +288,15 @@ struct DotWaitRule : public LayoutRuleOpInterface::ExternalModel<DotWaitRule, Do
   }
 };
 
+/// Pointer arithmetic and loads in a non-default layout (only where `adoptable` put them):
+/// every tile operand arrives in the result's layout.
+template <typename Op> struct SlotBySlotRule : public LayoutRuleOpInterface::ExternalModel<SlotBySlotRule<Op>, Op> {
+  bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    return sameAs(state, op->getResult(0), operandLayout(state, operand));
+  }
+};
+
 /// Broadcasts and transposes move elements from any layout into the default one.
 template <typename Op> struct FromAnyRule : public LayoutRuleOpInterface::ExternalModel<FromAnyRule<Op>, Op> {
   bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
@@ -290,9 +319,10 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
   if (op->getNumResults() != 1 || !isTile(op->getResult(0)) || state.layoutOf(op->getResult(0)))
     return false;
   // Operands: uniform, in one non-default layout, adoptable, which then produce that layout
-  // themselves, or loop-carried into this op's result, which then carry it.
+  // themselves, loop-carried into this op's result, which then carry it, or narrow tiles
+  // widened, which are converted into it before they widen.
   const LayoutBits *layout = nullptr;
-  SmallVector<Value> adopted, carried;
+  SmallVector<Value> adopted, carried, widened;
   for (Value operand : op->getOperands()) {
     if (!isTile(operand) || isUniform(operand))
       continue;
@@ -302,8 +332,14 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
         carried.push_back(operand);
         continue;
       }
-      if (!adoptable(state, operand, adopted, 6))
+      SmallVector<Value> adoptedHere;
+      if (adoptable(state, operand, adoptedHere, 6)) {
+        adopted.append(adoptedHere);
+        continue;
+      }
+      if (!widenedNarrow(operand))
         return false;
+      widened.push_back(operand);
       continue;
     }
     if (layout && *layout != *own)
@@ -314,7 +350,7 @@ bool inferElementwiseLayout(Operation *op, LayoutState &state) {
     return false;
   LayoutBits bits = *layout;
   bool changed = false;
-  for (Value value : adopted)
+  for (Value value : llvm::concat<Value>(adopted, widened))
     changed |= state.assign(value, bits);
   for (Value arg : carried) {
     auto loop = cast<scf::ForOp>(cast<BlockArgument>(arg).getOwner()->getParentOp());
@@ -338,8 +374,10 @@ void registerLayoutRules(DialectRegistry &registry) {
     ReshapeOp::attachInterface<KeepOrderRule<ReshapeOp>>(*context);
     BroadcastOp::attachInterface<FromAnyRule<BroadcastOp>>(*context);
     TransOp::attachInterface<FromAnyRule<TransOp>>(*context);
-    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, AddPtrOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, ScanOp,
-                      RandOp, HintOp, PrintOp, AssertOp>(context);
+    AddPtrOp::attachInterface<SlotBySlotRule<AddPtrOp>>(*context);
+    LoadOp::attachInterface<SlotBySlotRule<LoadOp>>(*context);
+    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, StoreOp, AtomicRMWOp, AtomicCASOp, ScanOp, RandOp, HintOp,
+                      PrintOp, AssertOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, tk::gpu::TkgDialect *) {
     DotWaitOp::attachInterface<DotWaitRule>(*context);

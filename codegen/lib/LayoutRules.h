@@ -41,7 +41,8 @@ private:
 /// Tiles whose every element is the same value (splats): they sit in any layout as they are.
 bool isUniform(mlir::Value value);
 bool isTile(mlir::Value value);
-/// The value whose layout an operand must arrive in: an elementwise op's result, a dot's for
+/// The value whose layout an operand must arrive in: an elementwise op's, addptr's or load's
+/// result, a dot's for
 /// its accumulator, a loop's iteration argument for its init and its yield, a branch's result
 /// for its yields. Null for any other operand.
 mlir::Value layoutPartner(mlir::OpOperand &operand);

@@ -11,6 +11,8 @@ namespace tk::codegen {
 /// (contiguous, aligned, under one mask value, at most 16 bytes).
 int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, mlir::Value ptr, mlir::Value mask,
                     mlir::Type element);
+/// The same for a run of `run` consecutive slots holding consecutive elements.
+int64_t vectorSlots(const AxisAnalysis &axis, int64_t run, mlir::Value ptr, mlir::Value mask, mlir::Type element);
 /// The same for an access of `tile` through `ptr`, within the tile's last dimension.
 int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
                     mlir::RankedTensorType tile);

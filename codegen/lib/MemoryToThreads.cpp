@@ -40,8 +40,12 @@ struct AddPtrPattern : public OpConversionPattern<AddPtrOp> {
 } // namespace
 
 int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, Value ptr, Value mask, Type element) {
-  int64_t width = l.sizePerThread;
-  if (width == 1 || l.size < l.threads * l.sizePerThread)
+  return vectorSlots(axis, l.size < l.threads * l.sizePerThread ? 1 : l.sizePerThread, ptr, mask, element);
+}
+
+int64_t vectorSlots(const AxisAnalysis &axis, int64_t run, Value ptr, Value mask, Type element) {
+  int64_t width = run;
+  if (width == 1)
     return 1;
   AxisInfo p = axis.get(ptr);
   int64_t bytes = bytesOf(element);
@@ -53,8 +57,19 @@ int64_t vectorSlots(const AxisAnalysis &axis, const BlockedLayout &l, Value ptr,
 
 int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, Value ptr, Value mask,
                     RankedTensorType tile) {
-  // Groups of slots are contiguous along the last dimension only up to its length.
-  return std::min(tile.getShape().back(), vectorSlots(axis, converter.layoutOf(tile), ptr, mask, pointeeOf(ptr)));
+  // Groups of slots are contiguous along the last dimension only up to its length. In an
+  // accumulator layout (a load of an epilogue's operand), the slots whose bits are the index's
+  // lowest hold consecutive elements: the column pair.
+  int64_t groups;
+  if (std::optional<LayoutBits> bits = layoutBitsOf(tile)) {
+    int run = 0;
+    while (run < int(bits->slot.size()) && bits->slot[run] == run)
+      ++run;
+    groups = vectorSlots(axis, int64_t(1) << run, ptr, mask, pointeeOf(ptr));
+  } else {
+    groups = vectorSlots(axis, converter.layoutOf(tile), ptr, mask, pointeeOf(ptr));
+  }
+  return std::min(tile.getShape().back(), groups);
 }
 
 namespace {
@@ -193,7 +208,10 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
     std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict());
-    BlockedLayout l = converter.layoutOf(op.getPtr().getType());
+    // The default layout, or an accumulator's (an epilogue's operand read where it is used).
+    Type ptrType = op.getPtr().getType();
+    Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
+                                              : Distribution::of(converter.layoutOf(ptrType));
     auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
     for (size_t start = 0; start < ptrs.size(); start += width) {
@@ -239,7 +257,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
     std::string qualifiers = cacheQualifiers(CacheModifier::none, op.getEvict());
-    BlockedLayout l = converter.layoutOf(op.getPtr().getType());
+    Distribution l = Distribution::of(converter.layoutOf(op.getPtr().getType()));
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);

@@ -92,7 +92,8 @@ struct ConvertLayoutPattern : public OpConversionPattern<ConvertLayoutOp> {
       return success();
     }
     rewriter.replaceOpWithMultiple(op, {redistribute(rewriter, op.getLoc(), op, adaptor.getSrc(), source, result,
-                                                     identityMap(log2Of(op.getType().getNumElements())))});
+                                                     identityMap(log2Of(op.getType().getNumElements())),
+                                                     converter.matrixStores())});
     return success();
   }
 

@@ -3,6 +3,7 @@
 // the threads that need them under another shape.
 #include "SharedRegion.h"
 #include "IndexArithmetic.h"
+#include "MatrixStores.h"
 #include "MemoryTypes.h"
 #include "SharedAllocation.h"
 
@@ -85,7 +86,8 @@ std::vector<int> roundBits(const Distribution &source, const Distribution &resul
 }
 
 SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, ValueRange source,
-                                 const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map) {
+                                 const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map,
+                                 bool matrixStores) {
   SharedRegion region(b, loc, op);
   Type type = source[0].getType();
   Value tid = threadId(b, loc);
@@ -111,12 +113,21 @@ SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, Valu
   for (size_t bit = 0; bit < slotBits.size(); ++bit)
     if (slotBits[bit] < 0 || map[slotBits[bit]] < 0)
       repeated |= int64_t(1) << bit;
+  // A 16-bit accumulator goes by stmatrix into a swizzled arrangement and comes back in runs.
+  std::optional<MatrixStores> matrices =
+      matrixStores && sameShape ? MatrixStores::plan(sourceLayout, resultLayout, type, packed) : std::nullopt;
   SmallVector<Value> result(resultLayout.perThread());
   for (int64_t round = 0; round < (int64_t(1) << rounds.size()); ++round) {
     if (round)
       programBarrier(b, loc); // the previous round's reads
     else
       region.beginWrites(b, loc);
+    if (matrices) {
+      matrices->store(b, loc, region, source, tid, [&](int64_t slot) { return roundOf(sourceLayout, slot) == round; });
+      region.endWrites(b, loc);
+      matrices->load(b, loc, region, type, tid, [&](int64_t slot) { return roundOf(resultLayout, slot) == round; }, result);
+      continue;
+    }
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isOwner(b, loc, sourceLayout, tid), false);
     OpBuilder writer = ifOp.getThenBodyBuilder();
     for (size_t slot = 0; slot < source.size(); ++slot) {
@@ -140,14 +151,15 @@ SmallVector<Value> throughShared(OpBuilder &b, Location loc, Operation *op, Valu
 }
 
 SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op, ValueRange source,
-                                const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map) {
+                                const Distribution &sourceLayout, const Distribution &resultLayout, const BitMap &map,
+                                bool matrixStores) {
   if (auto slots = slotsInThread(resultLayout.bits, sourceLayout.bits, map)) {
     SmallVector<Value> result;
     for (int64_t slot : *slots)
       result.push_back(source[slot]);
     return result;
   }
-  return throughShared(b, loc, op, source, sourceLayout, resultLayout, map);
+  return throughShared(b, loc, op, source, sourceLayout, resultLayout, map, matrixStores);
 }
 
 } // namespace tk::codegen

@@ -44,17 +44,21 @@ private:
 
 /// The values of a tile under `resultLayout` whose slot s holds the source element at
 /// `map(index of s)`: taken from the thread's own slots when it holds them all, otherwise
-/// written to the op's shared region by their owners and read back.
+/// written to the op's shared region by their owners and read back. With `matrixStores`
+/// (sm_90), a 16-bit tile from an accumulator layout to the blocked one goes by stmatrix
+/// (MatrixStores).
 llvm::SmallVector<mlir::Value> redistribute(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                             mlir::ValueRange source, const Distribution &sourceLayout,
-                                            const Distribution &resultLayout, const BitMap &map);
+                                            const Distribution &resultLayout, const BitMap &map,
+                                            bool matrixStores = false);
 /// Index bits along which a move of `bytes` bytes between two layouts goes in rounds so that
 /// each round fits the shared buffer: bits that are slot bits of both.
 std::vector<int> roundBits(const Distribution &source, const Distribution &result, int64_t bytes);
 /// The same, always through shared memory (the owners' values reach their replicas).
 llvm::SmallVector<mlir::Value> throughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                              mlir::ValueRange source, const Distribution &sourceLayout,
-                                             const Distribution &resultLayout, const BitMap &map);
+                                             const Distribution &resultLayout, const BitMap &map,
+                                             bool matrixStores = false);
 
 } // namespace tk::codegen
 

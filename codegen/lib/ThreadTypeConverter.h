@@ -26,6 +26,9 @@ public:
   /// Whether tensor-core dots may run on Hopper's wgmma (sm_90a).
   bool warpgroupMma() const { return warpgroupMma_; }
   void setWarpgroupMma(bool on) { warpgroupMma_ = on; }
+  /// Whether the target has stmatrix (sm_90): layout conversions of 16-bit accumulators use it.
+  bool matrixStores() const { return matrixStores_; }
+  void setMatrixStores(bool on) { matrixStores_ = on; }
   /// Whether threads write stage rings (cp.async): the tensor cores' proxy then needs a fence
   /// before it reads them (TMA writes through that proxy itself).
   bool stagesWrittenByThreads() const { return stagesWrittenByThreads_; }
@@ -33,7 +36,7 @@ public:
 
 private:
   int64_t threads_;
-  bool warpgroupMma_ = false, stagesWrittenByThreads_ = true;
+  bool warpgroupMma_ = false, matrixStores_ = false, stagesWrittenByThreads_ = true;
   mutable mlir::Type misplaced_;
 };
 

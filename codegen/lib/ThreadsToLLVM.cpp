@@ -233,7 +233,7 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool ar
   pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
   pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma}));
   pm.addPass(createTkAllocateShared(TkAllocateSharedOptions{sm, wgmma}));
-  pm.addPass(createTkToThreads(TkToThreadsOptions{debug, wgmma}));
+  pm.addPass(createTkToThreads(TkToThreadsOptions{debug, sm, wgmma}));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is
   // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.
   pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));

@@ -152,6 +152,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>())) {
       ThreadTypeConverter converter(&getContext(), threadsOf(kernel));
       converter.setWarpgroupMma(wgmma);
+      converter.setMatrixStores(sm >= 90);
       LogicalResult converted = convertKernel(kernel, converter);
       if (Type misplaced = converter.misplacedLayout()) {
         kernel.emitError() << "a tile " << misplaced

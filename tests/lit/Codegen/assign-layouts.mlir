@@ -27,6 +27,88 @@ func.func @blocked(%x: !tk.ptr<f16>, %y: !tk.ptr<f32>) attributes {tk.kernel, tk
 
 // -----
 
+// A matmul epilogue with a residual whose pointers are not broadcasts of rows and columns (a
+// reshaped range): the f16 residual, loaded in the default layout and widened for the add, is
+// converted into the accumulator's layout before it widens (half the bytes of converting the
+// f32 accumulator out of it); the sum is rounded in that layout, and only the rounded f16 tile
+// moves to the default layout for the store.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[D:.*]] = tk.dot {{.*}} -> tensor<32x32xf32, #tkg.linear<[[ACC:.*]]>>
+// CHECK: %[[R:.*]] = tk.load {{.*}} -> tensor<32x32xf16, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: %[[RC:.*]] = tkg.convert_layout %[[R]] : tensor<32x32xf16, #tkg.blocked<per_thread = 8, threads = 128>> -> tensor<32x32xf16, #tkg.linear<[[ACC]]>>
+// CHECK: %[[RW:.*]] = arith.extf %[[RC]] : tensor<32x32xf16, #tkg.linear<[[ACC]]>> to tensor<32x32xf32, #tkg.linear<[[ACC]]>>
+// CHECK: %[[S:.*]] = arith.addf %[[D]], %[[RW]] : tensor<32x32xf32, #tkg.linear<[[ACC]]>>
+// CHECK: %[[H:.*]] = arith.truncf %[[S]] : tensor<32x32xf32, #tkg.linear<[[ACC]]>> to tensor<32x32xf16, #tkg.linear<[[ACC]]>>
+// CHECK: %[[HC:.*]] = tkg.convert_layout %[[H]] : tensor<32x32xf16, #tkg.linear<[[ACC]]>> -> tensor<32x32xf16, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: tk.store %{{.*}}, %[[HC]]
+// CHECK-NOT: tkg.convert_layout
+func.func @residual(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %r: !tk.ptr<f16>, %c: !tk.ptr<f16>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %i = tk.make_range 0, 1024 : tensor<1024xi32>
+  %i2 = tk.reshape %i : tensor<1024xi32> -> tensor<32x32xi32>
+  %rs = tk.splat %r : !tk.ptr<f16> -> tensor<32x32x!tk.ptr<f16>>
+  %rp = tk.addptr %rs, %i2 : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi32>
+  %rv = tk.load %rp : (tensor<32x32x!tk.ptr<f16>>) -> tensor<32x32xf16>
+  %rw = arith.extf %rv : tensor<32x32xf16> to tensor<32x32xf32>
+  %sum = arith.addf %d, %rw : tensor<32x32xf32>
+  %h = arith.truncf %sum : tensor<32x32xf32> to tensor<32x32xf16>
+  %cs = tk.splat %c : !tk.ptr<f16> -> tensor<32x32x!tk.ptr<f16>>
+  %cp = tk.addptr %cs, %i2 : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi32>
+  tk.store %cp, %h : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xf16>
+  return
+}
+
+// -----
+
+// The usual epilogue: the residual's pointers and bounds mask are broadcasts of rows and
+// columns, so the load is done in the accumulator's layout (each thread reads the elements it
+// adds); the mask, shared with the store, is copied for the load, and the store's copy stays
+// in the default layout with the converted result.
+// CHECK-LABEL: func.func @adopted
+// CHECK: %[[D:.*]] = tk.dot {{.*}} -> tensor<32x32xf32, #tkg.linear<[[ACC:.*]]>>
+// CHECK-NOT: tkg.convert_layout
+// CHECK: %[[P:.*]] = tk.addptr {{.*}} : tensor<32x32x!tk.ptr<f16>, #tkg.linear<[[ACC]]>>, tensor<32x32xi32, #tkg.linear<[[ACC]]>>
+// CHECK: %[[M:.*]] = arith.andi {{.*}} : tensor<32x32xi1, #tkg.linear<[[ACC]]>>
+// CHECK: %[[R:.*]] = tk.load %[[P]] mask %[[M]] {{.*}} -> tensor<32x32xf16, #tkg.linear<[[ACC]]>>
+// CHECK: arith.extf %[[R]] : tensor<32x32xf16, #tkg.linear<[[ACC]]>> to tensor<32x32xf32, #tkg.linear<[[ACC]]>>
+// CHECK: %[[H:.*]] = arith.truncf {{.*}} to tensor<32x32xf16, #tkg.linear<[[ACC]]>>
+// CHECK: %[[HC:.*]] = tkg.convert_layout %[[H]] : {{.*}} -> tensor<32x32xf16, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK: tk.store %{{.*}}, %[[HC]] mask %{{.*}} : {{.*}}, tensor<32x32xi1, #tkg.blocked<per_thread = 8, threads = 128>>
+// CHECK-NOT: tkg.convert_layout
+func.func @adopted(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %r: !tk.ptr<f16>, %c: !tk.ptr<f16>, %n: i32) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %i = tk.make_range 0, 32 : tensor<32xi32>
+  %rows = tk.expand_dims %i, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %i, 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %s32 = arith.constant dense<32> : tensor<32x1xi32>
+  %rowoff = arith.muli %rows, %s32 : tensor<32x1xi32>
+  %ns = tk.splat %n : i32 -> tensor<1x32xi32>
+  %colin = arith.cmpi slt, %cols, %ns : tensor<1x32xi32>
+  %mask = tk.broadcast %colin : tensor<1x32xi1> -> tensor<32x32xi1>
+  %ones = arith.constant dense<true> : tensor<32x32xi1>
+  %inb = arith.andi %mask, %ones : tensor<32x32xi1>
+  %rs = tk.splat %r : !tk.ptr<f16> -> tensor<32x1x!tk.ptr<f16>>
+  %rrow = tk.addptr %rs, %rowoff : tensor<32x1x!tk.ptr<f16>>, tensor<32x1xi32>
+  %rb = tk.broadcast %rrow : tensor<32x1x!tk.ptr<f16>> -> tensor<32x32x!tk.ptr<f16>>
+  %cb = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+  %rp = tk.addptr %rb, %cb : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi32>
+  %rv = tk.load %rp mask %inb : (tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi1>) -> tensor<32x32xf16>
+  %rw = arith.extf %rv : tensor<32x32xf16> to tensor<32x32xf32>
+  %sum = arith.addf %d, %rw : tensor<32x32xf32>
+  %h = arith.truncf %sum : tensor<32x32xf32> to tensor<32x32xf16>
+  %cs = tk.splat %c : !tk.ptr<f16> -> tensor<32x1x!tk.ptr<f16>>
+  %crow = tk.addptr %cs, %rowoff : tensor<32x1x!tk.ptr<f16>>, tensor<32x1xi32>
+  %cbp = tk.broadcast %crow : tensor<32x1x!tk.ptr<f16>> -> tensor<32x32x!tk.ptr<f16>>
+  %cb2 = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+  %cp = tk.addptr %cbp, %cb2 : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi32>
+  tk.store %cp, %h mask %inb : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xf16>, tensor<32x32xi1>
+  return
+}
+
+// -----
+
 // A 32x32 f32 dot of f16 tiles on mma.sync: 4 warps split the result 2x2. In its layout,
 // element (r, c) = 32r + c: slots hold c's bit 0 (the pair in a register), r's bit 3 (rows g
 // and g + 8) and c's bit 3 (two n-tiles of 8); lanes hold c's bits 1-2 and r's bits 0-2;

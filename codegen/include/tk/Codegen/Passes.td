@@ -92,6 +92,8 @@ def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
   let options = [
     Option<"debug", "debug", "bool", /*default=*/"false",
            "Check `assert` conditions on the GPU (tkc --debug); without it they are dropped">,
+    Option<"sm", "sm", "int", /*default=*/"90",
+           "Compute capability of the target (sm_90: stmatrix in the epilogue's conversions)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">
   ];
