@@ -1,9 +1,10 @@
 // Atomics: only the thread that owns an element performs its read-modify-write (replicas of a
 // small tile, and every thread but one for a scalar pointer, would repeat it); the old values
 // reach the replicas through shared memory when the result is used. Ordering acq_rel at GPU
-// scope, as Triton's defaults; an atomic of fewer owners than threads is preceded by a barrier
-// of the program, so it orders every thread's earlier accesses (the shared-memory exchange of
-// its result orders the later ones).
+// scope, as Triton's defaults; an atomic of fewer owners than threads, or one that another
+// thread's global write may precede (a store or atomic earlier in the kernel, or in a loop
+// around it), is preceded by a barrier of the program, so it orders every thread's earlier
+// accesses (the shared-memory exchange of its result orders the later ones).
 
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
@@ -12,8 +13,10 @@
 #include "SharedRegion.h"
 #include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 
@@ -42,19 +45,42 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 
 constexpr llvm::StringLiteral kScope = "device";
 
+bool writesGlobal(Operation *op) { return isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op); }
+
+/// The kernel's atomics that a global write of another thread may precede: one earlier in the
+/// kernel (pre-order), or any in a loop around the atomic (the atomic itself included: its
+/// previous iteration's). Computed before the conversion replaces the ops.
+llvm::DenseSet<Operation *> atomicsAfterWrites(func::FuncOp kernel) {
+  llvm::DenseSet<Operation *> after;
+  bool written = false;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!writesGlobal(op))
+      return;
+    bool inLoop = false;
+    for (Operation *parent = op->getParentOp(); parent && parent != kernel; parent = parent->getParentOp())
+      inLoop |= isa<scf::ForOp, scf::WhileOp>(parent);
+    if (!isa<StoreOp>(op) && (written || inLoop))
+      after.insert(op);
+    written = true;
+  });
+  return after;
+}
+
 template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
-  AtomicPattern(ThreadTypeConverter &converter, MLIRContext *context)
-      : OpConversionPattern<Op>(converter, context), converter(converter) {}
+  AtomicPattern(ThreadTypeConverter &converter, MLIRContext *context, const llvm::DenseSet<Operation *> &afterWrites)
+      : OpConversionPattern<Op>(converter, context), converter(converter), afterWrites(afterWrites) {}
 
   LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BlockedLayout l = converter.layoutOf(op.getPtr().getType());
     ValueRange ptrs = adaptor.getPtr();
-    // An atomic that only some threads perform (a scalar pointer: a program's flag or counter)
-    // releases the whole program's earlier writes only when they happen before it: without the
-    // barrier, another thread's store of a split-K partial could follow the owner's increment.
-    if (l.owners() < l.threads)
+    // An atomic's release covers another thread's earlier writes only when they happen before
+    // it: without the barrier, another thread's store of a split-K partial could follow the
+    // owner's increment. That holds for an atomic only some threads perform (a scalar pointer:
+    // a program's flag or counter), and for one whose elements each have an owner (a counter
+    // per row) when the rows' data were stored by other threads.
+    if (l.owners() < l.threads || afterWrites.contains(op.getOperation()))
       programBarrier(rewriter, loc);
     Value tid = threadId(rewriter, loc);
     Value owner = isOwner(rewriter, loc, l, tid);
@@ -67,11 +93,15 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
           pred = arith::AndIOp::create(rewriter, loc, pred, slotOf(adaptor.getMask(), slot));
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{type}, pred, true);
       OpBuilder b = ifOp.getThenBodyBuilder();
-      // LLVM's NVPTX backend (22) writes an atomicrmw or cmpxchg of any ordering as a relaxed
-      // `atom`: the fences around it give the acq_rel the op carries.
-      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, kScope);
+      // LLVM's NVPTX backend (22) writes an atomicrmw of any ordering as a relaxed `atom`: the
+      // fences around it give the acq_rel the op carries. A cmpxchg keeps its ordering
+      // (`atom.acq_rel.gpu.cas`), so it needs none.
+      constexpr bool fenced = std::is_same_v<Op, AtomicRMWOp>;
+      if (fenced)
+        LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, kScope);
       Value result = atomic(b, loc, op, adaptor, ptrs[slot], slot, type);
-      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, kScope);
+      if (fenced)
+        LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, kScope);
       scf::YieldOp::create(b, loc, result);
       OpBuilder otherwise = ifOp.getElseBodyBuilder();
       scf::YieldOp::create(otherwise, loc, zeroOf(otherwise, loc, type));
@@ -101,6 +131,7 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
   }
 
   ThreadTypeConverter &converter;
+  llvm::DenseSet<Operation *> afterWrites;
 };
 
 } // namespace
@@ -112,8 +143,9 @@ int64_t atomicSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   return l.size * elementBytes(op->getResult(0).getType());
 }
 
-void populateAtomicToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AtomicPattern<AtomicRMWOp>, AtomicPattern<AtomicCASOp>>(converter, patterns.getContext());
+void populateAtomicToThreads(ThreadTypeConverter &converter, func::FuncOp kernel, RewritePatternSet &patterns) {
+  llvm::DenseSet<Operation *> afterWrites = atomicsAfterWrites(kernel);
+  patterns.add<AtomicPattern<AtomicRMWOp>, AtomicPattern<AtomicCASOp>>(converter, patterns.getContext(), afterWrites);
 }
 
 } // namespace tk::codegen

@@ -6,6 +6,8 @@
 #include "AxisAnalysis.h"
 #include "ThreadTypeConverter.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace tk::codegen {
 
 void populateElementwiseToThreads(ThreadTypeConverter &converter, const AxisAnalysis &axis,
@@ -21,7 +23,9 @@ void populateAsyncCopyToThreads(ThreadTypeConverter &converter, const AxisAnalys
                                 mlir::RewritePatternSet &patterns);
 /// mbarriers and TMA copies (TmaPipeline.cpp's ops).
 void populateTmaToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
-void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// `kernel`'s atomics, whose barriers depend on the global writes that may precede them.
+void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::func::FuncOp kernel,
+                             mlir::RewritePatternSet &patterns);
 /// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
 void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);
 void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);

@@ -180,7 +180,7 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateScanToThreads(converter, patterns);
     populateShapeToThreads(converter, patterns);
     populateDotToThreads(converter, patterns);
-    populateAtomicToThreads(converter, patterns);
+    populateAtomicToThreads(converter, kernel, patterns);
     populateTmaToThreads(converter, patterns);
     populateDebugToThreads(converter, debug, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

@@ -124,6 +124,73 @@ func.func @counters(%c: !tk.ptr<i32>, %olds: !tk.ptr<i32>) attributes {tk.kernel
 
 // -----
 
+// Atomics whose elements each have an owner (128 counters on 128 threads, one per row of a
+// split-K partial): the rows were stored by other threads, so a barrier of the program comes
+// before the owners' increments (else one could release its row before another thread's store
+// of it). An atomic that no global write may precede (a histogram) needs none.
+// CHECK-LABEL: func.func @row_counters
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: nvvm.barrier0
+// CHECK-NEXT: llvm.fence syncscope("device") release
+// CHECK-NEXT: llvm.atomicrmw add
+func.func @row_counters(%part: !tk.ptr<f32>, %c: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %v = arith.constant dense<1.0> : tensor<128x64xf32>
+  %one = arith.constant dense<1> : tensor<128xi32>
+  %c64 = arith.constant dense<64> : tensor<128x1xi32>
+  %r = tk.make_range 0, 128 : tensor<128xi32>
+  %n = tk.make_range 0, 64 : tensor<64xi32>
+  %r2 = tk.expand_dims %r, 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %rows = arith.muli %r2, %c64 : tensor<128x1xi32>
+  %rb = tk.broadcast %rows : tensor<128x1xi32> -> tensor<128x64xi32>
+  %n2 = tk.expand_dims %n, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %nb = tk.broadcast %n2 : tensor<1x64xi32> -> tensor<128x64xi32>
+  %offs = arith.addi %rb, %nb : tensor<128x64xi32>
+  %ps = tk.splat %part : !tk.ptr<f32> -> tensor<128x64x!tk.ptr<f32>>
+  %pp = tk.addptr %ps, %offs : tensor<128x64x!tk.ptr<f32>>, tensor<128x64xi32>
+  tk.store %pp, %v : tensor<128x64x!tk.ptr<f32>>, tensor<128x64xf32>
+  %cs = tk.splat %c : !tk.ptr<i32> -> tensor<128x!tk.ptr<i32>>
+  %cp = tk.addptr %cs, %r : tensor<128x!tk.ptr<i32>>, tensor<128xi32>
+  %old = tk.atomic_rmw add %cp, %one : (tensor<128x!tk.ptr<i32>>, tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @histogram
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.atomicrmw add
+// CHECK-NOT: nvvm.barrier0
+// CHECK: return
+func.func @histogram(%x: !tk.ptr<i32>, %bins: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %one = arith.constant dense<1> : tensor<1024xi32>
+  %r = tk.make_range 0, 1024 : tensor<1024xi32>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
+  %xp = tk.addptr %xs, %r : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  %v = tk.load %xp : (tensor<1024x!tk.ptr<i32>>) -> tensor<1024xi32>
+  %bs = tk.splat %bins : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
+  %bp = tk.addptr %bs, %v : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  %old = tk.atomic_rmw add %bp, %one : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  return
+}
+
+// -----
+
+// A compare-and-swap keeps its acq_rel through NVPTX (atom.acq_rel.gpu.cas), so no fences
+// surround it; the barrier before it (a scalar: one owner) stays.
+// CHECK-LABEL: func.func @lock
+// CHECK: nvvm.barrier0
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("device") acq_rel acquire
+// CHECK-NOT: llvm.fence
+// CHECK: return
+func.func @lock(%l: !tk.ptr<i32>, %out: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %old = tk.atomic_cas %l, %c0, %c1 : (!tk.ptr<i32>, i32, i32) -> i32
+  tk.store %out, %old : !tk.ptr<i32>, i32
+  return
+}
+
+// -----
+
 // print: one vprintf per owned element in the interpreter's format; assert is dropped
 // unless debug is on, where a failing element calls __assertfail with file, line and kernel.
 // CHECK: llvm.mlir.global internal constant @tk_str_{{[0-9]+}}("pid (%d, %d, %d) idx (%d) v = %d\0A\00")
