@@ -45,6 +45,20 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 
 constexpr llvm::StringLiteral kScope = "device";
 
+bool releases(MemorySemantic sem) { return sem == MemorySemantic::release || sem == MemorySemantic::acq_rel; }
+bool acquires(MemorySemantic sem) { return sem == MemorySemantic::acquire || sem == MemorySemantic::acq_rel; }
+
+/// The LLVM ordering of `sem` (what cmpxchg keeps through NVPTX).
+LLVM::AtomicOrdering orderingOf(MemorySemantic sem) {
+  switch (sem) {
+  case MemorySemantic::relaxed: return LLVM::AtomicOrdering::monotonic;
+  case MemorySemantic::acquire: return LLVM::AtomicOrdering::acquire;
+  case MemorySemantic::release: return LLVM::AtomicOrdering::release;
+  case MemorySemantic::acq_rel: return LLVM::AtomicOrdering::acq_rel;
+  }
+  return LLVM::AtomicOrdering::acq_rel;
+}
+
 bool writesGlobal(Operation *op) { return isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op); }
 
 /// The kernel's atomics that a global write of another thread may precede: one earlier in the
@@ -80,7 +94,9 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
     // owner's increment. That holds for an atomic only some threads perform (a scalar pointer:
     // a program's flag or counter), and for one whose elements each have an owner (a counter
     // per row) when the rows' data were stored by other threads.
-    if (l.owners() < l.threads || afterWrites.contains(op.getOperation()))
+    // A relaxed or acquire-only atomic orders no earlier writes: no barrier.
+    MemorySemantic sem = op.getSem();
+    if (releases(sem) && (l.owners() < l.threads || afterWrites.contains(op.getOperation())))
       programBarrier(rewriter, loc);
     Value tid = threadId(rewriter, loc);
     Value owner = isOwner(rewriter, loc, l, tid);
@@ -94,13 +110,13 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{type}, pred, true);
       OpBuilder b = ifOp.getThenBodyBuilder();
       // LLVM's NVPTX backend (22) writes an atomicrmw of any ordering as a relaxed `atom`: the
-      // fences around it give the acq_rel the op carries. A cmpxchg keeps its ordering
+      // fences around it give the ordering the op carries (`sem`). A cmpxchg keeps its ordering
       // (`atom.acq_rel.gpu.cas`), so it needs none.
       constexpr bool fenced = std::is_same_v<Op, AtomicRMWOp>;
-      if (fenced)
+      if (fenced && releases(sem))
         LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, kScope);
       Value result = atomic(b, loc, op, adaptor, ptrs[slot], slot, type);
-      if (fenced)
+      if (fenced && acquires(sem))
         LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, kScope);
       scf::YieldOp::create(b, loc, result);
       OpBuilder otherwise = ifOp.getElseBodyBuilder();
@@ -117,14 +133,16 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
                       int64_t slot, Type type) {
     if constexpr (std::is_same_v<Op, AtomicRMWOp>) {
       return LLVM::AtomicRMWOp::create(b, loc, binOpFor(op.getKind(), type), ptr, slotOf(adaptor.getValue(), slot),
-                                       LLVM::AtomicOrdering::acq_rel, kScope);
+                                       orderingOf(op.getSem()), kScope);
     } else {
       // cmpxchg compares bits: floats go through integers of their width.
       Type bits = b.getIntegerType(type.getIntOrFloatBitWidth());
       auto asBits = [&](Value v) { return v.getType() == bits ? v : (Value)arith::BitcastOp::create(b, loc, bits, v); };
       auto cas = LLVM::AtomicCmpXchgOp::create(b, loc, ptr, asBits(slotOf(adaptor.getCmp(), slot)),
-                                               asBits(slotOf(adaptor.getValue(), slot)), LLVM::AtomicOrdering::acq_rel,
-                                               LLVM::AtomicOrdering::acquire, kScope);
+                                               asBits(slotOf(adaptor.getValue(), slot)), orderingOf(op.getSem()),
+                                               acquires(op.getSem()) ? LLVM::AtomicOrdering::acquire
+                                                                     : LLVM::AtomicOrdering::monotonic,
+                                               kScope);
       Value old = LLVM::ExtractValueOp::create(b, loc, cas, ArrayRef<int64_t>{0});
       return old.getType() == type ? old : (Value)arith::BitcastOp::create(b, loc, type, old);
     }

@@ -24,6 +24,16 @@ EvictionPolicy evictOf(const Expr *e) {
                                 : EvictionPolicy::normal;
 }
 
+MemorySemantic semanticOf(const Expr *e) {
+  auto *s = dyn<StringLit>(e);
+  if (!s)
+    return MemorySemantic::acq_rel;
+  return s->literal == "relaxed"   ? MemorySemantic::relaxed
+         : s->literal == "acquire" ? MemorySemantic::acquire
+         : s->literal == "release" ? MemorySemantic::release
+                                   : MemorySemantic::acq_rel;
+}
+
 bool present(const CallExpr &e, size_t i) {
   return i < e.bound.size() && e.bound[i] && e.bound[i]->type.kind != Type::Kind::None;
 }
@@ -272,12 +282,14 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
                       : id == BuiltinId::AtomicMin ? (isUnsignedElem ? AtomicKind::umin : AtomicKind::min)
                                                    : AtomicKind::xchg;
     Value p = emit(arg(0));
-    return AtomicRMWOp::create(builder_, l, resultType, kind, p, pointeeValue(1, ptrs), mask(2, ptrs));
+    return AtomicRMWOp::create(builder_, l, resultType, kind, p, pointeeValue(1, ptrs), mask(2, ptrs),
+                               semanticOf(present(e, 3) ? &arg(3) : nullptr));
   }
   case BuiltinId::AtomicCas: {
     const Type &ptrs = arg(0).type;
     Value p = emit(arg(0));
-    return AtomicCASOp::create(builder_, l, resultType, p, pointeeValue(1, ptrs), pointeeValue(2, ptrs));
+    return AtomicCASOp::create(builder_, l, resultType, p, pointeeValue(1, ptrs), pointeeValue(2, ptrs),
+                               semanticOf(present(e, 3) ? &arg(3) : nullptr));
   }
   case BuiltinId::MultipleOf:
   case BuiltinId::MaxContiguous: {

@@ -5,6 +5,11 @@
 
 namespace tk {
 
+namespace {
+/// An atomic's `sem =`: Triton's memory orderings (none given: acq_rel).
+const std::vector<std::string> kSemantics{"", "relaxed", "acquire", "release", "acq_rel"};
+} // namespace
+
 // The mask of a memory operation: i1, broadcastable to the pointers' shape.
 bool BuiltinCallChecker::maskArg(size_t i, const Type &ptrs) {
   if (!present(i))
@@ -66,7 +71,7 @@ Type BuiltinCallChecker::checkMemoryAccess() {
   case BuiltinId::AtomicMax:
   case BuiltinId::AtomicMin:
   case BuiltinId::AtomicXchg: {
-    if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !maskArg(2, type(0)))
+    if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !maskArg(2, type(0)) || !stringLiteralArg(3, kSemantics))
       return Type::error();
     Scalar s = type(0).elem.scalar;
     if (id_ != BuiltinId::AtomicXchg && (s == Scalar::I1 || bitWidth(s) < 16 || s == Scalar::BF16))
@@ -74,7 +79,8 @@ Type BuiltinCallChecker::checkMemoryAccess() {
     return Type::value(ElemType{s, false}, type(0).shape);
   }
   case BuiltinId::AtomicCas: {
-    if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !valueFitsPointers(2, type(0)))
+    if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !valueFitsPointers(2, type(0)) ||
+        !stringLiteralArg(3, kSemantics))
       return Type::error();
     Scalar s = type(0).elem.scalar;
     if (bitWidth(s) < 16)

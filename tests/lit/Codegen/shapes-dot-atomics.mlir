@@ -191,6 +191,42 @@ func.func @lock(%l: !tk.ptr<i32>, %out: !tk.ptr<i32>) attributes {tk.kernel, tk.
 
 // -----
 
+// sem = relaxed (a histogram that needs no ordering, as Triton's sem="relaxed"): no fences and
+// no barrier, though a store precedes it; sem = acquire: only the fence after; release: the
+// barrier and the fence before. cmpxchg carries its ordering.
+// CHECK-LABEL: func.func @semantics
+// CHECK: llvm.store
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// CHECK-NOT: llvm.fence release
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") acquire
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK: nvvm.barrier0
+// CHECK: llvm.fence syncscope("device") release
+// CHECK-NEXT: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") release
+// CHECK-NOT: llvm.fence syncscope("device") acquire
+// CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("device") monotonic monotonic
+// CHECK: return
+func.func @semantics(%x: !tk.ptr<i32>, %bins: !tk.ptr<i32>, %l: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %one = arith.constant dense<1> : tensor<1024xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tk.make_range 0, 1024 : tensor<1024xi32>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
+  %xp = tk.addptr %xs, %r : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  tk.store %xp, %one : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  %bs = tk.splat %bins : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
+  %bp = tk.addptr %bs, %r : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  %a = tk.atomic_rmw add %bp, %one sem = relaxed : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  %b = tk.atomic_rmw add %bp, %one sem = acquire : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  %c = tk.atomic_rmw add %bp, %one sem = release : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  %d = tk.atomic_cas %l, %c0, %c1 sem = relaxed : (!tk.ptr<i32>, i32, i32) -> i32
+  return
+}
+
+// -----
+
 // print: one vprintf per owned element in the interpreter's format; assert is dropped
 // unless debug is on, where a failing element calls __assertfail with file, line and kernel.
 // CHECK: llvm.mlir.global internal constant @tk_str_{{[0-9]+}}("pid (%d, %d, %d) idx (%d) v = %d\0A\00")

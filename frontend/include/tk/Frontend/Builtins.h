@@ -54,11 +54,11 @@ namespace tk {
   X(Clamp, "clamp", "x,lo,hi", ElementwiseMath)                                              \
   X(Where, "where", "cond,a,b", ElementwiseMath)                                             \
   X(Cdiv, "cdiv", "a,b", ElementwiseMath)                                                    \
-  X(AtomicAdd, "atomic_add", "ptrs,value,mask?", MemoryAccess)                               \
-  X(AtomicMax, "atomic_max", "ptrs,value,mask?", MemoryAccess)                               \
-  X(AtomicMin, "atomic_min", "ptrs,value,mask?", MemoryAccess)                               \
-  X(AtomicXchg, "atomic_xchg", "ptrs,value,mask?", MemoryAccess)                             \
-  X(AtomicCas, "atomic_cas", "ptrs,cmp,value", MemoryAccess)                                 \
+  X(AtomicAdd, "atomic_add", "ptrs,value,mask?,sem?", MemoryAccess)                               \
+  X(AtomicMax, "atomic_max", "ptrs,value,mask?,sem?", MemoryAccess)                               \
+  X(AtomicMin, "atomic_min", "ptrs,value,mask?,sem?", MemoryAccess)                               \
+  X(AtomicXchg, "atomic_xchg", "ptrs,value,mask?,sem?", MemoryAccess)                             \
+  X(AtomicCas, "atomic_cas", "ptrs,cmp,value,sem?", MemoryAccess)                                 \
   X(MultipleOf, "multiple_of", "x,n", CompilerHint)                                          \
   X(MaxContiguous, "max_contiguous", "x,n", CompilerHint)                                    \
   X(Rand, "rand", "seed,offsets", Random)                                                    \

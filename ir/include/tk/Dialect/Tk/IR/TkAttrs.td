@@ -21,6 +21,12 @@ def Tk_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write operatio
   let cppNamespace = "::tk";
 }
 
+def Tk_MemorySemantic : I32EnumAttr<"MemorySemantic", "memory ordering of an atomic (Triton's sem)", [
+    I32EnumAttrCase<"acq_rel", 0>, I32EnumAttrCase<"relaxed", 1>, I32EnumAttrCase<"acquire", 2>,
+    I32EnumAttrCase<"release", 3>]> {
+  let cppNamespace = "::tk";
+}
+
 def Tk_DotPrecision : I32EnumAttr<"DotPrecision", "precision of f32 dot products", [
     I32EnumAttrCase<"tf32", 0>, I32EnumAttrCase<"ieee", 1>]> {
   let cppNamespace = "::tk";

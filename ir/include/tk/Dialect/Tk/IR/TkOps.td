@@ -137,19 +137,23 @@ def Tk_StoreOp : Tk_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpInterf
 def Tk_AtomicRMWOp : Tk_Op<"atomic_rmw", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "atomic read-modify-write; returns the old values";
   let arguments = (ins Tk_AtomicKind:$kind, Tk_PtrLike:$ptr, Tk_ScalarOrTile:$value,
-                       Optional<Tk_BoolLike>:$mask);
+                       Optional<Tk_BoolLike>:$mask,
+                       DefaultValuedAttr<Tk_MemorySemantic, "::tk::MemorySemantic::acq_rel">:$sem);
   let results = (outs Tk_ScalarOrTile:$result);
   let assemblyFormat = [{
-    $kind $ptr `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+    $kind $ptr `,` $value (`mask` $mask^)? (`sem` `=` $sem^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
 def Tk_AtomicCASOp : Tk_Op<"atomic_cas", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "atomic compare-and-swap; returns the old values";
-  let arguments = (ins Tk_PtrLike:$ptr, Tk_ScalarOrTile:$cmp, Tk_ScalarOrTile:$value);
+  let arguments = (ins Tk_PtrLike:$ptr, Tk_ScalarOrTile:$cmp, Tk_ScalarOrTile:$value,
+                       DefaultValuedAttr<Tk_MemorySemantic, "::tk::MemorySemantic::acq_rel">:$sem);
   let results = (outs Tk_ScalarOrTile:$result);
-  let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $ptr `,` $cmp `,` $value (`sem` `=` $sem^)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 
