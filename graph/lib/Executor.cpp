@@ -187,7 +187,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     int64_t programs = tokens / seq * first.heads;
     GridSpec grid([seq, programs](const Config &c) { return Grid(cdiv(seq, c["BLOCK_M"]), programs); });
     kernel.launch(grid,
-                  {in(0), in(1), in(2), out, i32(seq), i32(first.heads), i32(step.in[0].rowStride),
+                  {in(0), in(1), in(2), out, i32(seq), i32(first.heads), i32(first.kvHeads), i32(step.in[0].rowStride),
                    i32(step.in[1].rowStride), i32(step.in[2].rowStride), i32(step.outAt.rowStride),
                    i32(step.in[0].column), i32(step.in[1].column), i32(step.in[2].column),
                    float(1.0 / std::sqrt(double(headDim)))},

@@ -176,16 +176,24 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
   return impl_->add(std::move(node));
 }
 
-Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal) {
+Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal, int kvHeads) {
   const TensorInfo &tq = impl_->at(q, "attention").out;
   checkHeads("attention", tq, heads, seqLen);
+  if (kvHeads == 0)
+    kvHeads = heads;
+  if (kvHeads < 0 || heads % kvHeads != 0)
+    fail("attention", std::to_string(kvHeads) + " key/value heads do not divide the " + std::to_string(heads) +
+                          " query heads");
+  std::vector<int64_t> kvShape{tq.shape[0], tq.shape[1] / heads * kvHeads};
   for (Tensor other : {k, v}) {
     const TensorInfo &t = impl_->at(other, "attention").out;
-    if (t.shape != tq.shape || t.dtype != tq.dtype)
-      fail("attention", "q, k and v must have one type: q is " + tq.str() + ", got " + t.str());
+    if (t.shape != kvShape || t.dtype != tq.dtype)
+      fail("attention", "k and v must be " + TensorInfo{tq.dtype, kvShape}.str() + " (q " + tq.str() + ", " +
+                            std::to_string(kvHeads) + " key/value heads), got " + t.str());
   }
   Node node{Op::Attention, {q.id, k.id, v.id}, tq};
   node.heads = heads;
+  node.kvHeads = kvHeads;
   node.seqLen = seqLen;
   node.causal = causal;
   return impl_->add(std::move(node));

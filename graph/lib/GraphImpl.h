@@ -20,6 +20,7 @@ struct Node {
   std::string name;        // inputs and weights: the binding's name
   double value = 0;        // eps, scale factor, rope base
   int heads = 0, seqLen = 0;
+  int kvHeads = 0;         // Attention: the heads of k and v (grouped-query attention)
   bool causal = true;
   int64_t column = 0;      // Split: the first column of this part in its input
 };

@@ -998,9 +998,26 @@ def add_stdlib_cases():
         return {"o": b16(np.einsum("bhqk,bkhd->bqhd", p, vv).reshape(B * S2, H * D_))}
     case("stdlib.bf16.attention", std("attention"), "attention", "cdiv(seq_len, BLOCK_M), %d" % (B * H),
          {"q": qkv, "k": qkv, "v": qkv, "o": np.zeros(B * S2 * H * D_, np.uint16), "seq_len": S2, "n_heads": H,
-          "q_stride": 3 * H * D_, "k_stride": 3 * H * D_, "v_stride": 3 * H * D_, "o_stride": H * D_,
+          "n_kv_heads": H, "q_stride": 3 * H * D_, "k_stride": 3 * H * D_, "v_stride": 3 * H * D_, "o_stride": H * D_,
           "q_col": 0, "k_col": H * D_, "v_col": 2 * H * D_, "scale": 1 / math.sqrt(D_)},
          attention_ref, tol=(2e-2, 2e-2), defines={"HEAD_DIM": str(D_), "BLOCK_M": "32", "BLOCK_N": "16"})
+    # Grouped-query attention: 4 query heads over 2 key/value heads (heads 0-1 read K/V head 0,
+    # heads 2-3 head 1), q, k and v in tensors of their own, full (not causal).
+    KV = 2
+    qg, kg, vg = rnd(B * S2, 2 * KV * D_), rnd(B * S2, KV * D_), rnd(B * S2, KV * D_)
+    def gqa_ref(out):
+        q = val(qg).reshape(B, S2, 2 * KV, D_)
+        k = np.repeat(val(kg).reshape(B, S2, KV, D_), 2, axis=2)
+        vv = np.repeat(val(vg).reshape(B, S2, KV, D_), 2, axis=2)
+        sc = np.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(D_)
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        return {"o": b16(np.einsum("bhqk,bkhd->bqhd", p, vv).reshape(B * S2, 2 * KV * D_))}
+    case("stdlib.bf16.attention_gqa", std("attention"), "attention", "cdiv(seq_len, BLOCK_M), %d" % (B * 2 * KV),
+         {"q": qg, "k": kg, "v": vg, "o": np.zeros(B * S2 * 2 * KV * D_, np.uint16), "seq_len": S2, "n_heads": 2 * KV,
+          "n_kv_heads": KV, "q_stride": 2 * KV * D_, "k_stride": KV * D_, "v_stride": KV * D_, "o_stride": 2 * KV * D_,
+          "q_col": 0, "k_col": 0, "v_col": 0, "scale": 1 / math.sqrt(D_)},
+         gqa_ref, tol=(2e-2, 2e-2), defines={"HEAD_DIM": str(D_), "BLOCK_M": "32", "BLOCK_N": "16", "CAUSAL": "false"})
     n = 5000
     g, u = rnd(n, scale=4), rnd(n, scale=4)
     for kernel, f in (("silu_kernel", silu), ("gelu_kernel", gelu)):

@@ -40,6 +40,10 @@ TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
   EXPECT_EQ(errorOf([&] { g.rope(a, 3, 8); }), "graph: rope: 3 heads do not divide the 64 columns of bf16[8, 64]");
   EXPECT_EQ(errorOf([&] { g.attention(a, a, a, 2, 3); }),
             "graph: attention: the sequence length 3 does not divide the 8 rows (tokens) of bf16[8, 64]");
+  EXPECT_EQ(errorOf([&] { g.attention(a, a, a, 4, 8, true, 3); }),
+            "graph: attention: 3 key/value heads do not divide the 4 query heads");
+  EXPECT_EQ(errorOf([&] { g.attention(a, a, a, 4, 8, true, 2); }),
+            "graph: attention: k and v must be bf16[8, 32] (q bf16[8, 64], 2 key/value heads), got bf16[8, 64]");
   EXPECT_EQ(errorOf([&] { g.split(a, {32, 16}); }),
             "graph: split: the sizes add up to 48, not the 64 columns of bf16[8, 64]");
   EXPECT_EQ(errorOf([&] { g.reshape(a, {3, 100}); }), "graph: reshape: cannot reshape bf16[8, 64] into bf16[3, 100]");
@@ -231,6 +235,47 @@ TEST_F(GraphRun, SplitsAreViewsAndConcatTransposeCopy) {
     for (int c = 0; c < 64; ++c)
       ASSERT_NEAR(f(ss[r * 64 + c]), std::exp(f(xs[r * 96 + 32 + c]) - most) / total, 1e-2) << r << "," << c;
   }
+}
+
+// Grouped-query attention (LLaMA-3's): 4 query heads share 2 key/value heads, query heads 0-1
+// reading K/V head 0 and 2-3 head 1; 2 sequences of 8 tokens, head dimension 16, causal.
+TEST_F(GraphRun, GroupedQueryAttentionSharesKeyValueHeads) {
+  const int tokens = 16, seq = 8, heads = 4, kvHeads = 2, dim = 16;
+  Graph g;
+  Tensor q = g.input("q", Scalar::BF16, {tokens, heads * dim});
+  Tensor k = g.input("k", Scalar::BF16, {tokens, kvHeads * dim}), v = g.input("v", Scalar::BF16, {tokens, kvHeads * dim});
+  g.output(g.attention(q, k, v, heads, seq, true, kvHeads), "out");
+  Executable exe = Executable::compile(context, g);
+  auto qs = randomBf16(tokens * heads * dim, 11), ks = randomBf16(tokens * kvHeads * dim, 12),
+       vs = randomBf16(tokens * kvHeads * dim, 13);
+  bind("q", qs);
+  bind("k", ks);
+  bind("v", vs);
+  Buffer &out = output("out", tokens * heads * dim);
+  exe.run(bindings);
+  std::vector<uint16_t> got = out.toVector<uint16_t>();
+  auto f = [](uint16_t bits) { return double(fp::bf16ToFloat(bits)); };
+  for (int t = 0; t < tokens; ++t)
+    for (int h = 0; h < heads; ++h) {
+      int kvHead = h / (heads / kvHeads), first = t / seq * seq;
+      std::vector<double> scores;
+      double most = -1e30, total = 0;
+      for (int s = first; s <= t; ++s) {
+        double dot = 0;
+        for (int d = 0; d < dim; ++d)
+          dot += f(qs[t * heads * dim + h * dim + d]) * f(ks[s * kvHeads * dim + kvHead * dim + d]);
+        scores.push_back(dot / std::sqrt(double(dim)));
+        most = std::max(most, scores.back());
+      }
+      for (double &score : scores)
+        total += score = std::exp(score - most);
+      for (int d = 0; d < dim; ++d) {
+        double want = 0;
+        for (int s = first; s <= t; ++s)
+          want += scores[s - first] / total * f(vs[s * kvHeads * dim + kvHead * dim + d]);
+        ASSERT_NEAR(f(got[t * heads * dim + h * dim + d]), want, 2e-2 * (1 + std::abs(want))) << t << "," << h << "," << d;
+      }
+    }
 }
 
 TEST_F(GraphRun, RopesOfAdjacentBlocksAreOneLaunch) {

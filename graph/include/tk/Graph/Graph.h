@@ -51,8 +51,10 @@ public:
   Tensor softmax(Tensor x);                                            // over each row
   /// Rotary embedding of [batch * seqLen, heads * headDim] (LLaMA's rotate-half form).
   Tensor rope(Tensor x, int heads, int seqLen, double base = 10000.0);
-  /// Attention of [batch * seqLen, heads * headDim] queries, keys and values, per sequence.
-  Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true);
+  /// Attention of [batch * seqLen, heads * headDim] queries to keys and values, per sequence.
+  /// Grouped-query attention: k and v are [batch * seqLen, kvHeads * headDim], each of their
+  /// heads shared by heads / kvHeads consecutive query heads (0: kvHeads = heads).
+  Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true, int kvHeads = 0);
   Tensor reshape(Tensor x, std::vector<int64_t> shape);
   /// Column blocks of `x` (views: no copy when their consumers read strided rows).
   std::vector<Tensor> split(Tensor x, std::vector<int64_t> sizes);
