@@ -303,6 +303,7 @@ class Bench:
             for d in (64, 128):
                 for causal in (False, True):
                     cases.append((dtype_name, 4, 4096, d, causal))
+            cases.append((dtype_name, 4, 4096, 256, False))  # issue 19's head-dim-256 target
             for batch, seq in ((16, 1024), (1, 16384)):  # the same 16k tokens
                 for causal in (False, True):
                     cases.append((dtype_name, batch, seq, 128, causal))

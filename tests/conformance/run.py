@@ -881,20 +881,22 @@ def add_example_cases():
              {"q": q, "k": k, "v": v, "o": np.zeros(B * S * D, np.float16), "seq_len": S, "scale": 1 / np.sqrt(D)},
              attention_ref, tol=(1e-2, 1e-2), defines={"CAUSAL": "true" if causal else "false", "BLOCK_M": "64", "BLOCK_N": "32"},
              example=True)
-    # Head dim 128 with the benchmark's tiles (8 warps, 3 stages of K and V): ragged sequence.
-    S128, D128 = 200, 128
-    q, k, v = (RNG.standard_normal((1, S128, D128)).astype(np.float16) for _ in range(3))
+    # Head dim 128 with the benchmark's tiles (8 warps, 3 stages of K and V), and 256 (tiles
+    # whose stages fit sm_80's shared memory too): ragged sequence, causal.
+    for (Dh, tiles) in [(128, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3"}),
+                        (256, {"BLOCK_M": "64", "BLOCK_N": "32", "num_warps": "4", "num_stages": "2"})]:
+        Sh = 200
+        q, k, v = (RNG.standard_normal((1, Sh, Dh)).astype(np.float16) for _ in range(3))
 
-    def attention128_ref(out, q=q, k=k, v=v):
-        s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(D128)
-        s = np.where(np.tril(np.ones((S128, S128), bool)), s, -np.inf)
-        p = np.exp(s - s.max(-1, keepdims=True))
-        p /= p.sum(-1, keepdims=True)
-        return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
-    case("example.flash_attention.d128_causal", ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
-         {"q": q, "k": k, "v": v, "o": np.zeros(S128 * D128, np.float16), "seq_len": S128, "scale": 1 / np.sqrt(D128)},
-         attention128_ref, tol=(1e-2, 1e-2), example=True,
-         defines={"CAUSAL": "true", "HEAD_DIM": "128", "BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3"})
+        def attention_head_dim_ref(out, q=q, k=k, v=v, Sh=Sh, Dh=Dh):
+            s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(Dh)
+            s = np.where(np.tril(np.ones((Sh, Sh), bool)), s, -np.inf)
+            p = np.exp(s - s.max(-1, keepdims=True))
+            p /= p.sum(-1, keepdims=True)
+            return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
+        case("example.flash_attention.d%d_causal" % Dh, ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
+             {"q": q, "k": k, "v": v, "o": np.zeros(Sh * Dh, np.float16), "seq_len": Sh, "scale": 1 / np.sqrt(Dh)},
+             attention_head_dim_ref, tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
 
 
 def add_stdlib_cases():
