@@ -8,30 +8,21 @@ using namespace mlir;
 namespace tk {
 
 namespace {
+/// The enum case a string-literal argument spells (Sema checked the spelling, which is the ODS
+/// enum's own case name), or `fallback` when the argument is absent or empty.
+template <typename E, typename Symbolize> E caseOf(const Expr *e, E fallback, Symbolize symbolize) {
+  auto *s = dyn<StringLit>(e);
+  return s ? symbolize(llvm::StringRef(s->literal)).value_or(fallback) : fallback;
+}
+
 CacheModifier cacheOf(const Expr *e) {
-  auto *s = dyn<StringLit>(e);
-  if (!s)
-    return CacheModifier::none;
-  return s->literal == "ca" ? CacheModifier::ca : s->literal == "cg" ? CacheModifier::cg : CacheModifier::none;
+  return caseOf(e, CacheModifier::none, [](llvm::StringRef s) { return symbolizeCacheModifier(s); });
 }
-
 EvictionPolicy evictOf(const Expr *e) {
-  auto *s = dyn<StringLit>(e);
-  if (!s)
-    return EvictionPolicy::normal;
-  return s->literal == "first" ? EvictionPolicy::first
-         : s->literal == "last" ? EvictionPolicy::last
-                                : EvictionPolicy::normal;
+  return caseOf(e, EvictionPolicy::normal, [](llvm::StringRef s) { return symbolizeEvictionPolicy(s); });
 }
-
 MemorySemantic semanticOf(const Expr *e) {
-  auto *s = dyn<StringLit>(e);
-  if (!s)
-    return MemorySemantic::acq_rel;
-  return s->literal == "relaxed"   ? MemorySemantic::relaxed
-         : s->literal == "acquire" ? MemorySemantic::acquire
-         : s->literal == "release" ? MemorySemantic::release
-                                   : MemorySemantic::acq_rel;
+  return caseOf(e, MemorySemantic::acq_rel, [](llvm::StringRef s) { return symbolizeMemorySemantic(s); });
 }
 
 bool present(const CallExpr &e, size_t i) {

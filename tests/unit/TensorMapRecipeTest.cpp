@@ -38,28 +38,22 @@ TEST(TensorMapRecipe, TwoLinesParseToTheirFields) {
   text.push_back('\0');
   std::vector<Recipe> recipes = tensormaps::parse(text, "matmul");
   ASSERT_EQ(recipes.size(), 2u);
-  const Recipe &a = recipes[0], &b = recipes[1];
-  EXPECT_EQ(a.param, 9u);
-  EXPECT_EQ(a.base, 0u);
-  ASSERT_EQ(a.shape.size(), 2u);
-  expectValue(a.shape[0], 3, 0);
-  expectValue(a.shape[1], 5, 0);
-  ASSERT_EQ(a.strides.size(), 1u);
-  expectValue(a.strides[0], 6, 0);
-  EXPECT_EQ(a.box, (std::vector<unsigned>{128, 64}));
-  EXPECT_EQ(a.swizzle, 128);
-  EXPECT_EQ(a.elementBytes, 2);
-
-  EXPECT_EQ(b.param, 10u);
-  EXPECT_EQ(b.base, 1u);
-  ASSERT_EQ(b.shape.size(), 2u);
-  expectValue(b.shape[0], 5, 0);
-  expectValue(b.shape[1], 4, 0);
-  ASSERT_EQ(b.strides.size(), 1u);
-  expectValue(b.strides[0], 7, 0);
-  EXPECT_EQ(b.box, (std::vector<unsigned>{64, 64}));
-  EXPECT_EQ(b.swizzle, 128);
-  EXPECT_EQ(b.elementBytes, 2);
+  // Every field of a 2-D recipe whose shape and row stride are kernel arguments.
+  auto expectMatrix = [](const Recipe &r, unsigned param, unsigned base, int rows, int cols, int stride,
+                         std::vector<unsigned> box) {
+    EXPECT_EQ(r.param, param);
+    EXPECT_EQ(r.base, base);
+    ASSERT_EQ(r.shape.size(), 2u);
+    expectValue(r.shape[0], rows, 0);
+    expectValue(r.shape[1], cols, 0);
+    ASSERT_EQ(r.strides.size(), 1u);
+    expectValue(r.strides[0], stride, 0);
+    EXPECT_EQ(r.box, box);
+    EXPECT_EQ(r.swizzle, 128);
+    EXPECT_EQ(r.elementBytes, 2);
+  };
+  expectMatrix(recipes[0], 9, 0, 3, 5, 6, {128, 64});
+  expectMatrix(recipes[1], 10, 1, 5, 4, 7, {64, 64});
 }
 
 TEST(TensorMapRecipe, ConstantsAndOtherRanks) {
