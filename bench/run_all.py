@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,7 +32,26 @@ import llama_torch  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
 
-MAX_SPLIT_K = 8  # the largest SPLIT_K in examples/matmul.tk's matmul_split_k configs
+
+
+def autotune_configs(example, kernel):
+    """The @autotune configs of `kernel` in examples/`example`, as dicts of integers."""
+    with open(os.path.join(ROOT, "examples", example)) as f:
+        source = f.read()
+    for configs, name in re.findall(r"@autotune\(key = \[[^\]]*\], configs = \[(.*?)\]\)\s*kernel (\w+)\(", source, re.S):
+        if name == kernel:
+            return [{k: int(v) for k, v in re.findall(r"(\w+): (\d+)", c)} for c in re.findall(r"\{([^}]*)\}", configs)]
+    raise RuntimeError("no @autotune configs of %s in examples/%s" % (kernel, example))
+
+
+def split_k_buffers(m, n):
+    """Sizes of matmul_split_k's workspace (f32) and counters (i32) that fit every config it
+    may be tuned over: the kernel indexes them without bounds."""
+    configs = autotune_configs("matmul.tk", "matmul_split_k")
+    workspace = max(c["SPLIT_K"] for c in configs) * m * n
+    counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
+    return workspace, counters
+
 SECTIONS = ["memory", "matmul", "attention", "jit", "llama"]  # llama last: its compiles take the longest
 LLAMA_GEMMS = [(12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008)]  # N x K of QKV, O, gate/up, down
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -283,9 +303,9 @@ class Bench:
                 kernels = [("matmul", "cdiv(M, BM) * cdiv(N, BN)", {}),
                            ("matmul_persistent", "minimum(%d, cdiv(M, BM) * cdiv(N, BN))" % sms, {})]
                 if -(-m // 64) * -(-n // 128) < 2 * sms:
+                    workspace, counters = split_k_buffers(m, n)
                     kernels.append(("matmul_split_k", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
-                                    dict(workspace="zeros:f32:%d" % (MAX_SPLIT_K * m * n),
-                                         counters="zeros:i32:%d" % (-(-m // 64) * -(-n // 32)))))
+                                    dict(workspace="zeros:f32:%d" % workspace, counters="zeros:i32:%d" % counters)))
                 for kernel, grid, extra in kernels:
                     timing, table = self.tk("tune", sources[dtype_name], kernel, grid, dict(operands, **extra), {}, reps,
                                             dict(c=cpath))
