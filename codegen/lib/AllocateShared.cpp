@@ -58,24 +58,41 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(pinned));
     pinned += roundUp16(localAllocBytes(alloc));
   });
-  // The rings are dead after the kernel's last wait for every copy group (which ends in a
-  // barrier): exchanges after it (the epilogue's accumulator conversion) reuse their bytes.
+  // The rings are dead after the kernel's last wait for every copy group and the last op that
+  // reads a stage (the dot of a stage waited for before it, a wait for MMAs still reading):
+  // exchanges after it (the epilogue's accumulator conversion) may reuse their bytes.
   Block &body = kernel.getBody().front();
   Operation *ringsEnd = nullptr;
-  kernel.walk([&](AsyncWaitOp wait) {
-    if (wait.getPending() == 0)
-      ringsEnd = body.findAncestorOpInBlock(*wait);
+  auto extend = [&](Operation *op) {
+    Operation *inBody = body.findAncestorOpInBlock(*op);
+    if (inBody && (!ringsEnd || ringsEnd->isBeforeInBlock(inBody)))
+      ringsEnd = inBody;
+  };
+  kernel.walk([&](Operation *op) {
+    if (auto wait = dyn_cast<AsyncWaitOp>(op); wait && wait.getPending() == 0)
+      extend(op);
+    else if (isa<LocalLoadOp>(op))
+      llvm::for_each(op->getUsers(), extend);
+    else if (isa<DotWaitOp>(op))
+      extend(op);
   });
+  bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
   int64_t next = pinned, size = pinned;
   bool wrapped = false, ringsReleased = false;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
-    if (!ringsReleased && pinned > barriers && ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op))) {
+    // After a wait that ends in a barrier the rings' bytes are free at once; otherwise only
+    // when the op would not fit after them (then with a barrier of its own).
+    bool barrierForRings = false;
+    bool afterRings = ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op));
+    if (!ringsReleased && pinned > barriers && afterRings &&
+        (ringsEndBarrier || roundUp16(std::max(next, pinned)) + 1024 + bytes > maxSharedBytes(sm))) {
       ringsReleased = true;
       pinned = next = barriers;
       wrapped = false;
+      barrierForRings = !ringsEndBarrier;
     }
     if (bytes > kSharedLimit) {
       op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
@@ -97,7 +114,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
     bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
     op->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
-    if (wrapped || inLoop || isa<ScanOp>(op))
+    if (wrapped || inLoop || barrierForRings || isa<ScanOp>(op))
       op->setAttr(TkgDialect::kSharedBarrier, UnitAttr::get(context));
     next += roundUp16(bytes);
     size = std::max(size, next);

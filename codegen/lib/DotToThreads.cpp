@@ -114,7 +114,7 @@ struct DotPattern : public OpConversionPattern<DotOp> {
   ThreadTypeConverter &converter;
 };
 
-/// wgmma.wait_group 0 over the accumulators a pipelined loop left in flight; elsewhere the
+/// wgmma.wait_group `pending` over the accumulators of dots left in flight; elsewhere the
 /// identity.
 struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
   DotWaitPattern(ThreadTypeConverter &converter, MLIRContext *context)
@@ -125,7 +125,7 @@ struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
     for (ValueRange values : adaptor.getValues())
       flat.append(values.begin(), values.end());
     if (converter.warpgroupMma() && llvm::all_of(flat, [](Value v) { return v.getType().isF32(); }))
-      flat = waitForWarpgroupMma(rewriter, op.getLoc(), flat, 0);
+      flat = waitForWarpgroupMma(rewriter, op.getLoc(), flat, op.getPending());
     SmallVector<SmallVector<Value>> results;
     size_t next = 0;
     for (ValueRange values : adaptor.getValues()) {

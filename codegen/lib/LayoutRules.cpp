@@ -58,13 +58,14 @@ bool reaches(Value value, OpOperand &target, int depth) {
   return false;
 }
 
-/// Whether `value` is a loop's iteration argument, started from a uniform tile, whose next
-/// value is computed from `result` by elementwise ops (`m = maximum(m, row_max)`): it can take
-/// result's layout, and its yield is converted to it if it arrives in another.
+/// Whether `value` is a loop's iteration argument whose next value is computed from `result`
+/// by elementwise ops (`m = maximum(m, row_max)`): it can take result's layout, and its yield is
+/// converted to it if it arrives in another. Its start is converted once before the loop when
+/// it is in another layout (attention's row max, started from a peeled first block).
 bool carriedInto(Value value, Value result) {
   auto arg = dyn_cast<BlockArgument>(value);
   auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
-  if (!loop || arg.getArgNumber() == 0 || !isUniform(loop.getTiedLoopInit(arg)->get()))
+  if (!loop || arg.getArgNumber() == 0)
     return false;
   return reaches(result, *loop.getTiedLoopYieldedValue(arg), 4);
 }
@@ -142,14 +143,20 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
     if (!loop)
       return false;
     bool changed = false;
-    for (OpOperand &use : dot.getResult().getUses()) {
-      unsigned k = use.getOperandNumber();
-      if (use.getOwner() != loop.getBody()->getTerminator() || !isUniform(loop.getInitArgs()[k]))
-        continue;
+    auto carry = [&](unsigned k) {
       changed |= state.assign(dot.getResult(), plan->accumulator);
       changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
       changed |= state.assign(loop.getResult(k), plan->accumulator);
-    }
+    };
+    for (OpOperand &use : dot.getResult().getUses())
+      if (use.getOwner() == loop.getBody()->getTerminator() && isUniform(loop.getInitArgs()[use.getOperandNumber()]))
+        carry(use.getOperandNumber());
+    // `acc = f(dot(a, b, acc))`: the loop's accumulator rescaled after the product (attention
+    // whose PV is issued before the softmax that gives the scale).
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    if (arg && arg.getOwner() == loop.getBody() && arg != loop.getInductionVar() &&
+        isUniform(loop.getTiedLoopInit(arg)->get()) && reaches(dot.getResult(), *loop.getTiedLoopYieldedValue(arg), 4))
+      carry(arg.getArgNumber() - 1);
     return changed;
   }
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {

@@ -131,4 +131,9 @@ std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool wa
   return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
 }
 
+bool warpgroupAInRegisters(DotOp op, int64_t threads) {
+  std::optional<LayoutBits> wanted = registerOperandBits(op, threads, /*warpgroupMma=*/true);
+  return hasLinearLayout(op.getA().getType()) && wanted && *layoutBitsOf(op.getA().getType()) == *wanted;
+}
+
 } // namespace tk::codegen

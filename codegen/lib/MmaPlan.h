@@ -31,6 +31,8 @@ inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(eleme
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// Whether a wgmma dot takes A from registers: A's layout (assigned) is registerOperandBits'.
+bool warpgroupAInRegisters(DotOp op, int64_t threads);
 
 } // namespace tk::codegen
 

@@ -82,16 +82,16 @@ void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp in
   if (inFlight) {
     inFlight->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
     Value result = loop.getResult(cast<BlockArgument>(inFlight.getAcc()).getArgNumber() - 1);
-    auto wait = DotWaitOp::create(rewriter, loc, result.getType(), result);
+    auto wait = DotWaitOp::create(rewriter, loc, TypeRange{result.getType()}, ValueRange{result}, /*pending=*/0);
     rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
   }
   AsyncWaitOp::create(rewriter, loc, 0);
 }
 
-void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage) {
+void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage, Operation *before) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
   Operation *replaced = trans ? trans.getOperation() : load.getOperation();
-  rewriter.setInsertionPoint(*replaced->getUsers().begin());
+  rewriter.setInsertionPoint(before ? before : *replaced->getUsers().begin());
   Value tile = LocalLoadOp::create(rewriter, replaced->getLoc(), replaced->getResult(0).getType(), buffer, stage,
                                    /*trans=*/bool(trans));
   rewriter.replaceOp(replaced, tile);
@@ -100,6 +100,74 @@ void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stag
 }
 
 namespace {
+
+/// Whether every use of `load` (a 2-D tile of 2-byte elements whose masked-off elements read as
+/// zero) is as a tensor-core dot's operand, or as B through a `trans` that only dots' B use.
+bool feedsOnlyDots(LoadOp load, int64_t threads) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || load->use_empty() ||
+      (load.getOther() && !isZero(load.getOther())))
+    return false;
+  // As loaded: A, or B as K rows of N; through `trans`: B as rows of N.
+  auto usedBy = [&](Value v, bool onlyB) {
+    return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+      auto dot = dyn_cast<DotOp>(use.getOwner());
+      return dot && use.getOperandNumber() <= 1 && (!onlyB || use.getOperandNumber() == 1) && planMma(dot, threads);
+    });
+  };
+  if (load->hasOneUse())
+    if (auto trans = dyn_cast<TransOp>(*load->getUsers().begin()))
+      return !trans->use_empty() && usedBy(trans.getResult(), /*onlyB=*/true);
+  return usedBy(load.getResult(), /*onlyB=*/false);
+}
+
+/// Loads of the kernel's top level (in no loop) that only feed tensor-core dots, and that no
+/// loop's pipeline staged: attention's Q when a first block is peeled off the loop, that
+/// block's K, the last block's V. Each is copied (cp.async) into a one-stage buffer where it
+/// is loaded, and waited for before its first use, so that wgmma reads it in place and the
+/// copy overlaps whatever lies between.
+void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
+  Block &body = kernel.getBody().front();
+  SmallVector<LoadOp> loads;
+  for (auto load : body.getOps<LoadOp>())
+    if (feedsOnlyDots(load, threads))
+      loads.push_back(load);
+  IRRewriter rewriter(kernel.getContext());
+  struct Staged {
+    LoadOp load;
+    Value buffer, stage;
+    Operation *firstUse;
+  };
+  SmallVector<Staged> staged;
+  for (LoadOp load : loads) {
+    auto type = cast<RankedTensorType>(load.getType());
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, type.getShape());
+    Location loc = load.getLoc();
+    Operation *firstUse = nullptr;
+    for (Operation *user : load->getUsers())
+      for (Operation *dot : isa<TransOp>(user) ? llvm::to_vector(user->getUsers()) : SmallVector<Operation *>{user}) {
+        Operation *inBody = body.findAncestorOpInBlock(*dot);
+        if (!firstUse || inBody->isBeforeInBlock(firstUse))
+          firstUse = inBody;
+      }
+    rewriter.setInsertionPoint(load);
+    Value buffer = LocalAllocOp::create(rewriter, loc, SharedBufferType::get(kernel.getContext(), shape, type.getElementType()));
+    Value stage = i32Constant(rewriter, loc, 0);
+    AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask());
+    AsyncCommitOp::create(rewriter, loc);
+    staged.push_back({load, buffer, stage, firstUse});
+  }
+  // One wait (it ends in a barrier) before each op that first uses some of them.
+  llvm::SmallPtrSet<Operation *, 4> waited;
+  for (Staged &s : staged) {
+    if (waited.insert(s.firstUse).second) {
+      rewriter.setInsertionPoint(s.firstUse);
+      AsyncWaitOp::create(rewriter, s.load.getLoc(), 0);
+    }
+    readFromStage(rewriter, s.load, s.buffer, s.stage, s.firstUse);
+  }
+}
 
 /// Loads before the loop that only feed a tensor-core dot inside it (attention's Q) are copied
 /// once into a one-stage buffer, so the dot does not stage them again every iteration.
@@ -362,6 +430,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         }
       }
       kernel.walk([&](scf::ForOp loop) { loop->removeAttr(visited); });
+      stageTopLevelDotOperands(kernel, threads);
     }
   }
 };

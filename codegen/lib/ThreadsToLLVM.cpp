@@ -232,6 +232,8 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool ar
   bool wgmma = sm == 90 && archSpecific;
   pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
   pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma}));
+  if (wgmma)
+    pm.addPass(createTkAsyncDots());
   pm.addPass(createTkAllocateShared(TkAllocateSharedOptions{sm, wgmma}));
   pm.addPass(createTkToThreads(TkToThreadsOptions{debug, sm, wgmma}));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is

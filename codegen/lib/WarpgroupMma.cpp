@@ -15,7 +15,9 @@
 //   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
 //   wgmma.wait_group 0       before anything reads the accumulators or reuses the stage;
 //                            1 in a loop that leaves them in flight (`tkg.mma_in_flight`,
-//                            PipelineDotLoads), whose `tkg.dot_wait` waits for them after it
+//                            PipelineDotLoads), whose `tkg.dot_wait` waits for them after it;
+//                            none with `tkg.mma_async` (tk-async-dots): the `tkg.dot_wait`
+//                            before the results' first use waits
 //
 // The fence and the wait are inline PTX that take and return the registers they order, so
 // that LLVM moves no write of them below the fence and no read above the wait.
@@ -96,13 +98,6 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
   return out;
 }
 
-/// Whether the dot takes A from registers: in the accumulator layout of an earlier wgmma dot
-/// over the same rows (attention's P).
-bool aInRegisters(DotOp op, const ThreadTypeConverter &converter) {
-  std::optional<LayoutBits> wanted = registerOperandBits(op, converter.threads(), /*warpgroupMma=*/true);
-  return hasLinearLayout(op.getA().getType()) && wanted && *layoutBitsOf(op.getA().getType()) == *wanted;
-}
-
 /// What the MMAs of a wgmma dot read: A and B through matrix descriptors already advanced to
 /// this warpgroup's rows of A and columns of B, or A as registers (four per 64-row tile and
 /// k-step).
@@ -119,7 +114,7 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
                                          ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();
   LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
-  bool registersA = !aStage && aInRegisters(op, converter);
+  bool registersA = !aStage && warpgroupAInRegisters(op, converter.threads());
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
   bool bRowsOfN = bStage.getTrans();
@@ -170,7 +165,7 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
 } // namespace
 
 int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
-  if (tensorCoreStage(op.getA(), converter) || aInRegisters(op, converter))
+  if (tensorCoreStage(op.getA(), converter) || warpgroupAInRegisters(op, converter.threads()))
     return 0;
   auto a = cast<RankedTensorType>(op.getA().getType());
   return roundUp16(a.getNumElements() * elementBytes(a));
@@ -235,8 +230,12 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-  rewriter.replaceOpWithMultiple(
-      op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr(TkgDialect::kMmaInFlight) ? 1 : 0)});
+  // tk-async-dots' dots are waited for by their `tkg.dot_wait`.
+  if (op->hasAttr(TkgDialect::kMmaAsync))
+    rewriter.replaceOpWithMultiple(op, {acc});
+  else
+    rewriter.replaceOpWithMultiple(
+        op, {waitForWarpgroupMma(rewriter, loc, acc, op->hasAttr(TkgDialect::kMmaInFlight) ? 1 : 0)});
 }
 
 SmallVector<Value> waitForWarpgroupMma(OpBuilder &b, Location loc, ValueRange accumulators, int pending) {

@@ -51,6 +51,23 @@ def TkAssignLayouts : Pass<"tk-assign-layouts", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkAsyncDots : Pass<"tk-async-dots", "::mlir::ModuleOp"> {
+  let summary = "Leave wgmma dots in flight until their results are first used";
+  let description = [{
+    On Hopper's warpgroup MMA a dot that reads its operands in place (A and B from stages, or
+    A from registers in an earlier dot's accumulator layout) need not wait for its MMAs where
+    it is issued. Such a dot gets `tkg.mma_async`, and a `tkg.dot_wait` goes before the first
+    op of its block that uses the result (directly or inside a region), when nothing between
+    writes memory (other dots may lie between): the tensor cores then run while the
+    threads do the work in between. In attention written with the next block's scores issued
+    before this block's softmax (`S = QK^T`, then `O += PV`, then the softmax of S), the wait
+    for S counts the PV dot issued after it (`pending = 1`: `wgmma.wait_group 1`), so the
+    softmax overlaps PV's MMAs. A dot used by the op right after it, or one that stages an
+    operand itself, or one a pipelined loop already leaves in flight, is left as it is.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect"];
+}
+
 def TkAllocateShared : Pass<"tk-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "Give each op that exchanges values through shared memory its byte range";
   let description = [{

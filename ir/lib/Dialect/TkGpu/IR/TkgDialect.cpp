@@ -217,6 +217,12 @@ LogicalResult AsyncCopyOp::verify() {
   return verifyStageTile(*this, getBuffer().getType(), getPtr().getType().getShape(), pointee, "the copied tile");
 }
 
+LogicalResult DotWaitOp::verify() {
+  if (getPending() < 0)
+    return emitOpError() << "pending counts groups: it cannot be " << getPending();
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   SmallVector<int64_t> shape(result.getShape());
@@ -318,10 +324,10 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is 4 (one warpgroup) on a kernel";
     return success();
   }
-  if (name == kSharedBarrier || name == kMmaInFlight) {
+  if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute";
-    if (name == kMmaInFlight && !isa<tk::DotOp>(op))
+    if (name != kSharedBarrier && !isa<tk::DotOp>(op))
       return op->emitError() << "'" << name << "' belongs on a tk.dot";
     return success();
   }

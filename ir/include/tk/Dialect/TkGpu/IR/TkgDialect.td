@@ -29,6 +29,9 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSharedBarrier = "tkg.shared_barrier";
     /// On a `tk.dot` of a pipelined loop: its MMAs stay in flight across iterations (wgmma).
     static constexpr ::llvm::StringLiteral kMmaInFlight = "tkg.mma_in_flight";
+    /// On a `tk.dot` (wgmma): its MMAs stay in flight until a `tkg.dot_wait` of its results
+    /// (`tk-async-dots`).
+    static constexpr ::llvm::StringLiteral kMmaAsync = "tkg.mma_async";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).

@@ -193,17 +193,22 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
 //===----------------------------------------------------------------------===//
 
 def Tkg_DotWaitOp : Tkg_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
-  let summary = "results of tensor-core dots whose MMAs a pipelined loop left in flight";
+  let summary = "results of tensor-core dots whose MMAs were left in flight";
   let description = [{
-    On Hopper's wgmma a pipelined loop leaves each iteration's MMAs running while the next
-    iteration waits for its stage (`tkg.mma_in_flight` on the dot); the accumulators it yields
-    are only valid after `wgmma.wait_group 0` (PTX ISA, "wgmma.wait_group",
+    On Hopper's wgmma a dot may return before its MMAs finish: a pipelined loop leaves each
+    iteration's MMAs running while the next iteration waits for its stage
+    (`tkg.mma_in_flight` on the dot), and `tk-async-dots` leaves a dot's MMAs running until
+    its results are first used (`tkg.mma_async`). The values are only valid after
+    `wgmma.wait_group pending` (PTX ISA, "wgmma.wait_group",
     https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions-wgmma-wait-group),
-    which this op is. The results are the values. Elsewhere it is the identity.
+    which this op is: every group but the `pending` most recently committed is complete, so
+    `pending` counts the wgmma dots issued after the one whose values these are. The results
+    are the values. Elsewhere it is the identity.
   }];
-  let arguments = (ins Variadic<Tk_Tile>:$values);
+  let arguments = (ins Variadic<Tk_Tile>:$values, DefaultValuedAttr<I32Attr, "0">:$pending);
   let results = (outs Variadic<Tk_Tile>:$results);
   let assemblyFormat = "$values attr-dict `:` type($values)";
+  let hasVerifier = 1;
 }
 
 #endif
