@@ -190,7 +190,7 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
   }
   // Other scalars from before the loop (and kernel arguments) are atoms; sums and products are
   // expanded wherever they are (a bump `BK * ldb` must show its row stride).
-  bool arithmetic = isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp, AddPtrOp>(def);
+  bool arithmetic = isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp, AddPtrOp, arith::ExtSIOp>(def);
   if (!tile && !arithmetic && (!def || !loop_->isAncestor(def)))
     return isa<IntegerType, PtrType>(value.getType()) ? std::optional(Polynomial::atom(atomOf(value))) : std::nullopt;
   if (!def)
@@ -201,6 +201,9 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
       return std::nullopt;
     return combine(*lhs, *rhs);
   };
+  // Sign extension keeps the value (an offset widened to i64: `head as i64 * rows * stride`).
+  if (auto extend = dyn_cast<arith::ExtSIOp>(def))
+    return of(extend.getIn());
   if (isa<arith::AddIOp, AddPtrOp>(def))
     return binary([](const Polynomial &a, const Polynomial &b) { return a + b; });
   if (isa<arith::SubIOp>(def))
@@ -343,6 +346,25 @@ BlockArgument kernelArgument(Value value) {
   return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? arg : BlockArgument();
 }
 
+/// `p` / `divisor` when it divides every term: a constant every coefficient, or an atom (alone)
+/// every monomial once.
+std::optional<Polynomial> dividedBy(const Polynomial &p, const Polynomial &divisor) {
+  if (std::optional<int64_t> d = divisor.constantValue()) {
+    Polynomial quotient;
+    for (auto &[monomial, coefficient] : p.terms) {
+      if (*d == 0 || coefficient % *d)
+        return std::nullopt;
+      quotient.terms[monomial] = coefficient / *d;
+    }
+    return quotient;
+  }
+  std::optional<int> atom = divisor.singleAtom();
+  if (!atom)
+    return std::nullopt;
+  auto [quotient, remainder] = p.splitBy(*atom);
+  return remainder.terms.empty() ? std::optional(quotient) : std::nullopt;
+}
+
 } // namespace
 
 std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
@@ -404,7 +426,7 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
   }
   // The starts: from a lower bound (0 <= start + axis: r = -start - 1), else the terms of the
   // offset with the row stride (an argument) are the row's.
-  std::optional<Polynomial> start[2];
+  std::optional<Polynomial> start[3]; // row, column, and a stack's matrix index
   for (int axis : {0, 1})
     if (!lower[axis].empty())
       start[axis] = Polynomial::constant(-1) - lower[axis].front();
@@ -415,7 +437,34 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     start[0] = (rest - *start[1]).splitBy(*strideAtom).first;
   else if (start[0] && !start[1])
     start[1] = rest - *start[0] * access.rowStride;
-  if (!start[0] || !start[1] || !(rest == *start[0] * access.rowStride + *start[1]))
+  // A stack of matrices (attention's heads: p + head * rows * stride + row * stride + col),
+  // rows bounded above only and columns not at all: the bound (start + axis < E) gives the
+  // row extent E (its negative terms) and start; the columns start at 0 and span the tile;
+  // what remains of the offset, over E rows of the stride, is the matrix's index.
+  Polynomial stackOffset;
+  std::optional<Polynomial> stackExtentTimesStride;
+  if (!start[0] && !start[1] && lower[0].empty() && lower[1].empty() && upper[0].size() == 1 && upper[1].empty()) {
+    Polynomial rows;
+    for (auto &[monomial, coefficient] : upper[0].front().terms)
+      if (coefficient < 0)
+        rows.terms[monomial] = -coefficient;
+    Polynomial rowStart = upper[0].front() + rows;
+    std::optional<int> rowsAtom = rows.singleAtom();
+    std::optional<Polynomial> rowOffset = dividedBy(rest, access.rowStride);
+    if (rowsAtom && rowOffset) {
+      auto [index, remainder] = (*rowOffset - rowStart).splitBy(*rowsAtom);
+      // E times the stride must be one launch value: a constant, or an argument times one.
+      bool oneArgument = access.rowStride.constantValue() || rows.constantValue();
+      if (remainder.terms.empty() && !index.terms.empty() && !index.contains(*rowsAtom) && oneArgument &&
+          nonNegative(index)) {
+        access.stackIndex = index;
+        stackOffset = index * rows * access.rowStride;
+        start[0] = rowStart;
+        start[1] = Polynomial::constant(0);
+      }
+    }
+  }
+  if (!start[0] || !start[1] || !(rest == *start[0] * access.rowStride + *start[1] + stackOffset))
     return std::nullopt;
   for (int axis : {0, 1}) {
     for (const Polynomial &r : lower[axis])
@@ -435,12 +484,17 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
         return std::nullopt;
       extent[axis] = e;
     }
+    // A stack's columns span the tile.
+    if (!extent[axis] && axis == 1 && access.stackIndex)
+      extent[axis] = Polynomial::constant(cast<RankedTensorType>(load.getType()).getShape()[1]);
     if (!extent[axis] || !launchValue(*extent[axis], 1))
       return std::nullopt;
   }
   // Coordinates are built in i32, coefficients included.
-  for (int axis : {0, 1})
-    for (auto &[monomial, coefficient] : start[axis]->terms) {
+  if (access.stackIndex)
+    start[2] = *access.stackIndex;
+  for (const std::optional<Polynomial> &coordinate : start)
+    for (auto &[monomial, coefficient] : coordinate ? coordinate->terms : std::map<Polynomial::Monomial, int64_t>{}) {
       if (coefficient < INT32_MIN || coefficient > INT32_MAX)
         return std::nullopt;
       for (int atom : monomial)

@@ -49,6 +49,9 @@ struct Polynomial {
 struct RectangularAccess {
   mlir::BlockArgument base;
   Polynomial rowStride, rowExtent, colExtent, rowStart, colStart;
+  /// Set when the matrix is one of a stack of them, rowExtent x rowStride elements apart
+  /// (attention's heads): its index there (non-negative), the third, leading TMA coordinate.
+  std::optional<Polynomial> stackIndex;
 };
 
 /// Polynomials of the integer and pointer values of one loop, in terms of values defined before

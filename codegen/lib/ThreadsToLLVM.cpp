@@ -122,7 +122,8 @@ std::string tensorMapRecipe(unsigned param, tk::gpu::TensorMapAttr map) {
   llvm::raw_string_ostream os(line);
   auto values = [&](ArrayRef<int64_t> args, ArrayRef<int64_t> values) {
     for (auto [k, arg] : llvm::enumerate(args))
-      os << (k ? "," : "") << (arg >= 0 ? "a" + std::to_string(arg) : std::to_string(values[k]));
+      os << (k ? "," : "") << (arg >= 0 ? "a" + std::to_string(arg) + (values[k] > 1 ? "*" + std::to_string(values[k]) : "")
+                                        : std::to_string(values[k]));
   };
   os << "param=" << param << " base=" << map.getBase() << " shape=";
   values(map.getShape(), map.getShapeValues());

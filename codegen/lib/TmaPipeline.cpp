@@ -42,16 +42,36 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
       return;
     }
     args.push_back(cast<BlockArgument>(analysis.atomValue(*p.singleAtom())).getArgNumber());
-    values.push_back(0);
+    values.push_back(0); // no factor
   };
+  SwizzleParams swizzle(tile.getShape()[0], tile.getShape()[1]);
+  SmallVector<int64_t> box{tile.getShape()[0], swizzle.blockLength};
+  // A stack of matrices: as deep as a non-negative i32 index reaches (no index is outside
+  // it), its matrices rowExtent x rowStride elements apart (one of the two a constant).
+  if (access.stackIndex) {
+    args.push_back(-1);
+    values.push_back(int64_t(1) << 31);
+    box.insert(box.begin(), 1);
+  }
+  int64_t rank = box.size();
   launchValue(access.rowExtent);
   launchValue(access.colExtent);
+  if (access.stackIndex) {
+    std::optional<int64_t> rows = access.rowExtent.constantValue(), stride = access.rowStride.constantValue();
+    const Polynomial &argument = rows ? access.rowStride : access.rowExtent;
+    if (rows && stride) {
+      args.push_back(-1);
+      values.push_back(*rows * *stride);
+    } else {
+      launchValue(argument);
+      values.back() = rows ? *rows : *stride; // the argument's factor
+    }
+  }
   launchValue(access.rowStride);
-  SwizzleParams swizzle(tile.getShape()[0], tile.getShape()[1]);
   int64_t blockBytes = swizzle.blockLength * 2;
-  return TensorMapAttr::get(tile.getContext(), access.base.getArgNumber(), ArrayRef(args).take_front(2),
-                            ArrayRef(values).take_front(2), ArrayRef(args).drop_front(2), ArrayRef(values).drop_front(2),
-                            {tile.getShape()[0], swizzle.blockLength}, blockBytes >= 32 ? blockBytes : 0,
+  return TensorMapAttr::get(tile.getContext(), access.base.getArgNumber(), ArrayRef(args).take_front(rank),
+                            ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
+                            ArrayRef(values).drop_front(rank), box, blockBytes >= 32 ? blockBytes : 0,
                             elementBytes(tile.getElementType()));
 }
 
@@ -245,7 +265,7 @@ private:
                                            const RectangularAccessAnalysis &analysis) {
     SmallVector<Value> inputs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
     for (const RectangularAccess &access : accesses)
-      for (const Polynomial *p : {&access.rowStart, &access.colStart})
+      for (const Polynomial *p : {&access.rowStart, &access.colStart, access.stackIndex ? &*access.stackIndex : &access.colStart})
         for (auto &[monomial, coefficient] : p->terms)
           for (int atom : monomial)
             if (analysis.atomValue(atom) != loop.getInductionVar())
@@ -338,11 +358,8 @@ private:
     mapping.map(induction, fills.getInductionVar());
     BarrierWaitOp::create(body, loc, empty_, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
     BarrierExpectOp::create(body, loc, full_, stage, body.getI64IntegerAttr(stageBytes_));
-    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_)) {
-      Value row = analysis_.build(body, loc, access.rowStart, mapping);
-      Value col = analysis_.build(body, loc, access.colStart, mapping);
-      TmaLoadOp::create(body, loc, map, ValueRange{row, col}, buffer, stage, full_, stage);
-    }
+    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_))
+      TmaLoadOp::create(body, loc, map, coordinates(body, loc, access, mapping), buffer, stage, full_, stage);
     auto [nextStageValue, nextParity] = nextStage(body, loc, stage, parity, stages_);
     scf::YieldOp::create(body, loc, ValueRange{nextStageValue, nextParity});
   }
@@ -388,11 +405,18 @@ private:
     BarrierExpectOp::create(inside, loc, full_, stage, inside.getI64IntegerAttr(stageBytes_));
     IRMapping mapping;
     mapping.map(induction, iv);
-    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_)) {
-      Value row = analysis_.build(inside, loc, access.rowStart, mapping);
-      Value col = analysis_.build(inside, loc, access.colStart, mapping);
-      TmaLoadOp::create(inside, loc, map, ValueRange{row, col}, buffer, stage, full_, stage);
-    }
+    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_))
+      TmaLoadOp::create(inside, loc, map, coordinates(inside, loc, access, mapping), buffer, stage, full_, stage);
+  }
+
+  /// A copy's coordinates, outer first: the matrix's index in a stack (if any), row, column.
+  SmallVector<Value> coordinates(OpBuilder &b, Location loc, const RectangularAccess &access, const IRMapping &mapping) {
+    SmallVector<Value> coords;
+    if (access.stackIndex)
+      coords.push_back(analysis_.build(b, loc, *access.stackIndex, mapping));
+    coords.push_back(analysis_.build(b, loc, access.rowStart, mapping));
+    coords.push_back(analysis_.build(b, loc, access.colStart, mapping));
+    return coords;
   }
 
   scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()

@@ -148,17 +148,25 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), adaptor.getStage(), type);
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap());
     Value barrier = barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    Value row = adaptor.getCoords()[0], col = adaptor.getCoords()[1];
+    // (stack index,) row, column: the driver's order is innermost first.
+    ValueRange coords = adaptor.getCoords();
+    bool stacked = coords.size() == 3;
+    Value row = coords[stacked], col = coords[stacked + 1];
     int64_t bytes = elementBytes(type.getElementType());
     // One box per column block of the stage's swizzled layout.
     for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
       Value dst = LLVM::GEPOp::create(rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
                                       ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
       Value column = arith::AddIOp::create(rewriter, loc, col, i32Constant(rewriter, loc, block * swizzle.blockLength));
-      ptx(rewriter, loc,
-          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-          ValueRange{LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst), map, column, row, barrier},
-          "r,l,r,r,r");
+      Value dstAddress = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+      if (stacked)
+        ptx(rewriter, loc,
+            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
+            ValueRange{dstAddress, map, column, row, coords[0], barrier}, "r,l,r,r,r,r");
+      else
+        ptx(rewriter, loc,
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+            ValueRange{dstAddress, map, column, row, barrier}, "r,l,r,r,r");
     }
     rewriter.eraseOp(op);
     return success();

@@ -73,9 +73,12 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
         std::vector<LaunchValue> list;
         for (const std::string &item : split(value, ',')) {
           bool argument = !item.empty() && item[0] == 'a';
-          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1), bad)), 0} : LaunchValue{-1, number(item, bad)};
-          // An argument's index, or a positive constant.
-          if (argument ? v.arg < 0 : v.value < 1)
+          size_t times = item.find('*');
+          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1, times == std::string::npos ? std::string::npos : times - 1), bad)),
+                                                 times == std::string::npos ? 0 : number(item.substr(times + 1), bad)}
+                                   : LaunchValue{-1, number(item, bad)};
+          // An argument's index (with a positive factor of at most 2^32), or a positive constant.
+          if (argument ? v.arg < 0 || (times != std::string::npos && (v.value < 1 || v.value > (1ll << 32))) : v.value < 1)
             throw Error(bad);
           list.push_back(v);
         }
@@ -167,7 +170,7 @@ LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel,
   for (size_t m = 0; m < recipes->size(); ++m) {
     const Recipe &r = (*recipes)[m];
     auto read = [&](const LaunchValue &v) -> long long {
-      return v.arg < 0 ? v.value : *static_cast<const int *>(params[v.arg]);
+      return v.arg < 0 ? v.value : *static_cast<const int *>(params[v.arg]) * std::max(v.value, 1ll);
     };
     size_t rank = r.shape.size();
     unsigned long long base = *static_cast<const cuda::CUdeviceptr *>(params[r.base]);

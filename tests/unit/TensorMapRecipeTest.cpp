@@ -77,6 +77,14 @@ TEST(TensorMapRecipe, ConstantsAndOtherRanks) {
   expectValue(recipes[2].strides[0], 1, 0);
   expectValue(recipes[2].strides[3], -1, 32);
   EXPECT_EQ(recipes[2].elementBytes, 1);
+  // A stack of matrices (attention's heads): its stride an argument times a factor.
+  std::vector<Recipe> stack = tensormaps::parse(
+      "param=6 base=1 shape=2147483648,a4,128 strides=a4*128,128 box=1,128,64 swizzle=128 bytes=2\n", "k");
+  ASSERT_EQ(stack.size(), 1u);
+  expectValue(stack[0].shape[0], -1, 2147483648ll);
+  expectValue(stack[0].strides[0], 4, 0);
+  EXPECT_EQ(stack[0].strides[0].value, 128); // the factor
+  expectValue(stack[0].strides[1], -1, 128);
   EXPECT_TRUE(tensormaps::parse("", "k").empty());
   EXPECT_TRUE(tensormaps::parse(std::string(1, '\0'), "k").empty());
 }
@@ -91,6 +99,9 @@ TEST(TensorMapRecipe, MalformedRecipesThrowNamingTheKernel) {
       {"a field without '='", "param=9 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle 128 bytes=2"},
       {"a number that is not one", "param=9 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=1x8 bytes=2"},
       {"an argument that is not one", "param=9 base=0 shape=ax,a5 strides=a6 box=128,64 swizzle=128 bytes=2"},
+      {"an argument times zero", "param=9 base=0 shape=a3,a5 strides=a6*0 box=128,64 swizzle=128 bytes=2"},
+      {"an argument times nothing", "param=9 base=0 shape=a3,a5 strides=a6* box=128,64 swizzle=128 bytes=2"},
+      {"an argument times a word", "param=9 base=0 shape=a3,a5 strides=a6*x box=128,64 swizzle=128 bytes=2"},
       {"rank 0", "param=9 base=0 shape= strides= box= swizzle=128 bytes=2"},
       {"no shape at all", "param=9 base=0 box=128 swizzle=128 bytes=2"},
       {"rank 6", "param=9 base=0 shape=1,1,1,1,1,a3 strides=1,1,1,1,a6 box=1,1,1,1,1,8 swizzle=0 bytes=2"},

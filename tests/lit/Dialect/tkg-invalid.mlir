@@ -87,7 +87,7 @@ func.func @unknown(%x: i32) {
 
 // -----
 
-// expected-error @+1 {{a shape or stride is an argument index or (with -1) a value in [1, 2^32]}}
+// expected-error @+1 {{a shape or stride is an argument index (with a factor in [0, 2^32]) or (with -1) a value in [1, 2^32]}}
 #bad = #tkg.tensor_map<base = 0, shape = [-1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
 
 // -----
@@ -114,7 +114,7 @@ func.func @one_coordinate(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !t
 func.func @three_coordinates(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32) {
   %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
   %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
-  // expected-error @+1 {{'tkg.tma_load' op has 3 coordinates for a 2-D stage}}
+  // expected-error @+1 {{'tkg.tma_load' op has 3 coordinates for a map of 2 dimensions (a stack's box is 1 along the first)}}
   tkg.tma_load %map[%i, %i, %i], %buf[%i], %full[%i] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
   return
 }

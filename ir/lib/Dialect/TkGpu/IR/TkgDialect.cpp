@@ -252,8 +252,8 @@ LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError
     return emitError() << "the base must be a kernel argument";
   for (auto [arg, value] : llvm::zip(llvm::concat<const int64_t>(shape, strides),
                                      llvm::concat<const int64_t>(shapeValues, strideValues)))
-    if (arg < -1 || (arg == -1 && (value < 1 || value > (int64_t(1) << 32))))
-      return emitError() << "a shape or stride is an argument index or (with -1) a value in [1, 2^32]";
+    if (arg < -1 || (arg == -1 && (value < 1 || value > (int64_t(1) << 32))) || (arg >= 0 && (value < 0 || value > (int64_t(1) << 32))))
+      return emitError() << "a shape or stride is an argument index (with a factor in [0, 2^32]) or (with -1) a value in [1, 2^32]";
   for (int64_t b : box)
     if (b < 1 || b > 256)
       return emitError() << "box dimensions are 1 to 256 elements";
@@ -266,16 +266,22 @@ LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError
 
 LogicalResult TmaLoadOp::verify() {
   ArrayRef<int64_t> tile = getBuffer().getType().tileShape();
-  if (getCoords().size() != tile.size())
-    return emitOpError() << "has " << getCoords().size() << " coordinates for a " << tile.size() << "-D stage";
   if (tile.size() != 2)
     return emitOpError() << "copies 2-D stages only";
+  // A third, leading coordinate picks one matrix of a stack (a box of 1 along it).
+  if (getCoords().size() != 2 && getCoords().size() != 3)
+    return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D stage (2, or 3 in a stack of matrices)";
   auto arg = dyn_cast<BlockArgument>(getMap());
   auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
   auto map = kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
   if (!map)
     return emitOpError() << "needs a kernel argument with a '" << TkgDialect::kTensorMap << "' attribute as its map";
   ArrayRef<int64_t> box = map.getBox();
+  if (getCoords().size() != box.size() || (box.size() == 3 && box[0] != 1))
+    return emitOpError() << "has " << getCoords().size() << " coordinates for a map of " << box.size()
+                         << " dimensions (a stack's box is 1 along the first)";
+  if (box.size() == 3)
+    box = box.drop_front();
   if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
     return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage, which boxes of " << box[0] << "x"
                          << box.back() << " do not tile";

@@ -176,7 +176,8 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
     https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor)
     of the tile whose top-left element is at `coords` (outer first) of the tensor `map`
     describes, one box per column block of the stage's swizzled layout, completing bytes on
-    barrier `index`. Issued by the thread that calls it (in a `tkg.elect` branch); elements
+    barrier `index`. With three coordinates (`.3d`) the first picks one matrix of a stack
+    (attention's heads; the map's box is 1 along it). Issued by the thread that calls it (in a `tkg.elect` branch); elements
     outside the tensor read as zero.
   }];
   let arguments = (ins Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer, I32:$stage,
