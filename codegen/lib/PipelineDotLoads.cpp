@@ -121,17 +121,18 @@ bool feedsOnlyDots(LoadOp load, int64_t threads) {
   return usedBy(load.getResult(), /*onlyB=*/false);
 }
 
-/// Loads of the kernel's top level (in no loop) that only feed tensor-core dots, and that no
-/// loop's pipeline staged: attention's Q when a first block is peeled off the loop, that
+/// Loads in no loop (of the kernel's top level, or of a warp-specialized kernel's consumers)
+/// that only feed tensor-core dots, and that no loop's pipeline staged: attention's Q when a first block is peeled off the loop, that
 /// block's K, the last block's V. Each is copied (cp.async) into a one-stage buffer where it
 /// is loaded, and waited for before its first use, so that wgmma reads it in place and the
 /// copy overlaps whatever lies between.
 void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
-  Block &body = kernel.getBody().front();
+  // In no loop: the kernel's body, or the consumers' branch of a warp-specialized kernel.
   SmallVector<LoadOp> loads;
-  for (auto load : body.getOps<LoadOp>())
-    if (feedsOnlyDots(load, threads))
+  kernel.walk([&](LoadOp load) {
+    if (!load->getParentOfType<scf::ForOp>() && !load->getParentOfType<scf::WhileOp>() && feedsOnlyDots(load, threads))
       loads.push_back(load);
+  });
   IRRewriter rewriter(kernel.getContext());
   struct Staged {
     LoadOp load;
@@ -144,6 +145,7 @@ void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
     SmallVector<int64_t> shape{1};
     llvm::append_range(shape, type.getShape());
     Location loc = load.getLoc();
+    Block &body = *load->getBlock();
     Operation *firstUse = nullptr;
     for (Operation *user : load->getUsers())
       for (Operation *dot : isa<TransOp>(user) ? llvm::to_vector(user->getUsers()) : SmallVector<Operation *>{user}) {

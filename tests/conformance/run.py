@@ -885,7 +885,7 @@ def add_example_cases():
     # it) at ragged sequence lengths: one key, less than one block, one block, several.
     for S_, causal, Dh, tiles in [(1, False, 64, ("64", "32", "4")), (37, True, 64, ("64", "32", "4")),
                                   (64, True, 64, ("64", "64", "4")), (200, False, 64, ("64", "32", "4")),
-                                  (200, True, 128, ("128", "64", "8")), (300, False, 128, ("64", "64", "4"))]:
+                                  (200, True, 128, ("128", "64", "8", "1")), (300, False, 128, ("64", "64", "4"))]:
         q, k, v = (RNG.standard_normal((2, S_, Dh)).astype(np.float16) for _ in range(3))
 
         def overlap_ref(out, q=q, k=k, v=v, S_=S_, Dh=Dh, causal=causal):
@@ -895,15 +895,18 @@ def add_example_cases():
             p = np.exp(s - s.max(-1, keepdims=True))
             p /= p.sum(-1, keepdims=True)
             return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
-        case("example.flash_attention_overlap.s%d_d%d%s" % (S_, Dh, "_causal" if causal else ""), ex("flash_attention"),
+        case("example.flash_attention_overlap.s%d_d%d%s%s" % (S_, Dh, "_causal" if causal else "", "_ws" if tiles[3:] else ""),
+             ex("flash_attention"),
              "flash_attention_overlap", "cdiv(seq_len, BLOCK_M), 2",
              {"q": q, "k": k, "v": v, "o": np.zeros(2 * S_ * Dh, np.float16), "seq_len": S_, "scale": 1 / np.sqrt(Dh)},
              overlap_ref, tol=(1e-2, 1e-2), example=True,
              defines={"CAUSAL": "true" if causal else "false", "HEAD_DIM": str(Dh), "BLOCK_M": tiles[0],
-                      "BLOCK_N": tiles[1], "num_warps": tiles[2], "num_stages": "2"})
+                      "BLOCK_N": tiles[1], "num_warps": tiles[2], "num_stages": "2",
+                      "warp_specialize": tiles[3] if tiles[3:] else "0"})
     # Head dim 128 with the benchmark's tiles (8 warps, 3 stages of K and V), and 256 (tiles
     # whose stages fit sm_80's shared memory too): ragged sequence, causal.
     for (Dh, tiles) in [(128, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3"}),
+                        (128, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3", "warp_specialize": "1"}),
                         (256, {"BLOCK_M": "64", "BLOCK_N": "32", "num_warps": "4", "num_stages": "2"})]:
         Sh = 200
         q, k, v = (RNG.standard_normal((1, Sh, Dh)).astype(np.float16) for _ in range(3))
@@ -914,7 +917,7 @@ def add_example_cases():
             p = np.exp(s - s.max(-1, keepdims=True))
             p /= p.sum(-1, keepdims=True)
             return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
-        case("example.flash_attention.d%d_causal" % Dh, ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
+        case("example.flash_attention.d%d_causal%s" % (Dh, "_ws" if tiles.get("warp_specialize") else ""), ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
              {"q": q, "k": k, "v": v, "o": np.zeros(Sh * Dh, np.float16), "seq_len": Sh, "scale": 1 / np.sqrt(Dh)},
              attention_head_dim_ref, tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
 
