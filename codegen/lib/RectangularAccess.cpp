@@ -430,6 +430,38 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
   for (int axis : {0, 1})
     if (!lower[axis].empty())
       start[axis] = Polynomial::constant(-1) - lower[axis].front();
+  // A stack of matrices (attention's heads: p + head * rows * stride + row * stride + col),
+  // rows bounded above only: the bound (start + axis < E) gives the row extent E (its
+  // negative terms) and start. The columns start where their bound says (start + axis < W),
+  // or at what of the offset an argument stride does not divide, or at 0 (then spanning the
+  // tile); what remains of the offset, over E rows of the stride, is the matrix's index.
+  Polynomial stackOffset;
+  auto negatedNegativeTerms = [](const Polynomial &p) {
+    Polynomial negated;
+    for (auto &[monomial, coefficient] : p.terms)
+      if (coefficient < 0)
+        negated.terms[monomial] = -coefficient;
+    return negated;
+  };
+  if (!start[0] && !start[1] && lower[0].empty() && lower[1].empty() && upper[0].size() == 1 && upper[1].size() <= 1) {
+    Polynomial rows = negatedNegativeTerms(upper[0].front());
+    Polynomial rowStart = upper[0].front() + rows, colStart;
+    if (upper[1].size() == 1)
+      colStart = upper[1].front() + negatedNegativeTerms(upper[1].front());
+    else if (std::optional<int> strideAtom = access.rowStride.singleAtom())
+      colStart = rest.splitBy(*strideAtom).second;
+    std::optional<int> rowsAtom = rows.singleAtom();
+    std::optional<Polynomial> rowOffset = dividedBy(rest - colStart, access.rowStride);
+    if (rowsAtom && rowOffset && (upper[1].size() == 1 || colStart.terms.empty())) {
+      auto [index, remainder] = (*rowOffset - rowStart).splitBy(*rowsAtom);
+      if (remainder.terms.empty() && !index.terms.empty() && !index.contains(*rowsAtom) && nonNegative(index)) {
+        access.stackIndex = index;
+        stackOffset = index * rows * access.rowStride;
+        start[0] = rowStart;
+        start[1] = colStart;
+      }
+    }
+  }
   std::optional<int> strideAtom = access.rowStride.singleAtom();
   if (!start[0] && !start[1] && strideAtom)
     std::tie(start[0], start[1]) = rest.splitBy(*strideAtom);
@@ -437,33 +469,6 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     start[0] = (rest - *start[1]).splitBy(*strideAtom).first;
   else if (start[0] && !start[1])
     start[1] = rest - *start[0] * access.rowStride;
-  // A stack of matrices (attention's heads: p + head * rows * stride + row * stride + col),
-  // rows bounded above only and columns not at all: the bound (start + axis < E) gives the
-  // row extent E (its negative terms) and start; the columns start at 0 and span the tile;
-  // what remains of the offset, over E rows of the stride, is the matrix's index.
-  Polynomial stackOffset;
-  std::optional<Polynomial> stackExtentTimesStride;
-  if (!start[0] && !start[1] && lower[0].empty() && lower[1].empty() && upper[0].size() == 1 && upper[1].empty()) {
-    Polynomial rows;
-    for (auto &[monomial, coefficient] : upper[0].front().terms)
-      if (coefficient < 0)
-        rows.terms[monomial] = -coefficient;
-    Polynomial rowStart = upper[0].front() + rows;
-    std::optional<int> rowsAtom = rows.singleAtom();
-    std::optional<Polynomial> rowOffset = dividedBy(rest, access.rowStride);
-    if (rowsAtom && rowOffset) {
-      auto [index, remainder] = (*rowOffset - rowStart).splitBy(*rowsAtom);
-      // E times the stride must be one launch value: a constant, or an argument times one.
-      bool oneArgument = access.rowStride.constantValue() || rows.constantValue();
-      if (remainder.terms.empty() && !index.terms.empty() && !index.contains(*rowsAtom) && oneArgument &&
-          nonNegative(index)) {
-        access.stackIndex = index;
-        stackOffset = index * rows * access.rowStride;
-        start[0] = rowStart;
-        start[1] = Polynomial::constant(0);
-      }
-    }
-  }
   if (!start[0] || !start[1] || !(rest == *start[0] * access.rowStride + *start[1] + stackOffset))
     return std::nullopt;
   for (int axis : {0, 1}) {

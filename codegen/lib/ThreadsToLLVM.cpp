@@ -121,9 +121,12 @@ std::string tensorMapRecipe(unsigned param, tk::gpu::TensorMapAttr map) {
   std::string line;
   llvm::raw_string_ostream os(line);
   auto values = [&](ArrayRef<int64_t> args, ArrayRef<int64_t> values) {
-    for (auto [k, arg] : llvm::enumerate(args))
-      os << (k ? "," : "") << (arg >= 0 ? "a" + std::to_string(arg) + (values[k] > 1 ? "*" + std::to_string(values[k]) : "")
-                                        : std::to_string(values[k]));
+    for (auto [k, arg] : llvm::enumerate(args)) {
+      // An argument's factor: a number (> 1), or another argument (-1 - its index).
+      std::string factor = values[k] > 1 ? "*" + std::to_string(values[k])
+                           : values[k] < 0 ? "*a" + std::to_string(-1 - values[k]) : "";
+      os << (k ? "," : "") << (arg >= 0 ? "a" + std::to_string(arg) + factor : std::to_string(values[k]));
+    }
   };
   os << "param=" << param << " base=" << map.getBase() << " shape=";
   values(map.getShape(), map.getShapeValues());

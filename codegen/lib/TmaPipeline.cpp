@@ -47,7 +47,7 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
   SwizzleParams swizzle(tile.getShape()[0], tile.getShape()[1]);
   SmallVector<int64_t> box{tile.getShape()[0], swizzle.blockLength};
   // A stack of matrices: as deep as a non-negative i32 index reaches (no index is outside
-  // it), its matrices rowExtent x rowStride elements apart (one of the two a constant).
+  // it), its matrices rowExtent x rowStride elements apart.
   if (access.stackIndex) {
     args.push_back(-1);
     values.push_back(int64_t(1) << 31);
@@ -62,9 +62,13 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
     if (rows && stride) {
       args.push_back(-1);
       values.push_back(*rows * *stride);
-    } else {
+    } else if (rows || stride) {
       launchValue(argument);
       values.back() = rows ? *rows : *stride; // the argument's factor
+    } else {
+      launchValue(access.rowExtent);
+      // The factor another argument: encoded as -1 - its index.
+      values.back() = -1 - int64_t(cast<BlockArgument>(analysis.atomValue(*access.rowStride.singleAtom())).getArgNumber());
     }
   }
   launchValue(access.rowStride);

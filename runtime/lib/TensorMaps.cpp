@@ -74,11 +74,17 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
         for (const std::string &item : split(value, ',')) {
           bool argument = !item.empty() && item[0] == 'a';
           size_t times = item.find('*');
-          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1, times == std::string::npos ? std::string::npos : times - 1), bad)),
-                                                 times == std::string::npos ? 0 : number(item.substr(times + 1), bad)}
+          bool hasFactor = times != std::string::npos;
+          std::string factor = hasFactor ? item.substr(times + 1) : "";
+          bool factorArgument = !factor.empty() && factor[0] == 'a';
+          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1, hasFactor ? times - 1 : std::string::npos), bad)),
+                                                 hasFactor && !factorArgument ? number(factor, bad) : 0,
+                                                 factorArgument ? int(number(factor.substr(1), bad)) : -1}
                                    : LaunchValue{-1, number(item, bad)};
-          // An argument's index (with a positive factor of at most 2^32), or a positive constant.
-          if (argument ? v.arg < 0 || (times != std::string::npos && (v.value < 1 || v.value > (1ll << 32))) : v.value < 1)
+          // An argument's index (with a positive factor of at most 2^32, or another argument),
+          // or a positive constant.
+          bool badFactor = hasFactor && (factorArgument ? v.factorArg < 0 : v.value < 1 || v.value > (1ll << 32));
+          if (argument ? v.arg < 0 || badFactor : v.value < 1 || hasFactor)
             throw Error(bad);
           list.push_back(v);
         }
@@ -122,10 +128,10 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
         recipe.param <= recipe.base || (recipe.elementBytes != 1 && recipe.elementBytes != 2 && recipe.elementBytes != 4))
       throw Error(bad);
     for (const LaunchValue &v : recipe.shape)
-      if (v.arg >= int(recipe.param))
+      if (v.arg >= int(recipe.param) || v.factorArg >= int(recipe.param))
         throw Error(bad);
     for (const LaunchValue &v : recipe.strides)
-      if (v.arg >= int(recipe.param))
+      if (v.arg >= int(recipe.param) || v.factorArg >= int(recipe.param))
         throw Error(bad);
     recipes.push_back(std::move(recipe));
   }
@@ -170,7 +176,10 @@ LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel,
   for (size_t m = 0; m < recipes->size(); ++m) {
     const Recipe &r = (*recipes)[m];
     auto read = [&](const LaunchValue &v) -> long long {
-      return v.arg < 0 ? v.value : *static_cast<const int *>(params[v.arg]) * std::max(v.value, 1ll);
+      if (v.arg < 0)
+        return v.value;
+      long long factor = v.factorArg >= 0 ? *static_cast<const int *>(params[v.factorArg]) : std::max(v.value, 1ll);
+      return *static_cast<const int *>(params[v.arg]) * factor;
     };
     size_t rank = r.shape.size();
     unsigned long long base = *static_cast<const cuda::CUdeviceptr *>(params[r.base]);

@@ -1,7 +1,8 @@
 // TMA tensor maps that kernels take as hidden parameters: the compiler leaves each kernel's
 // recipes in a global of its module (`tk_tensor_maps_<kernel>`, text, one map per line:
 // `param=9 base=0 shape=a3,a5 strides=a6 box=128,64 swizzle=128 bytes=2`, where `aN` is the
-// value of the kernel's argument N, `aN*F` that times the number F, and a number is itself); loading a function reads them, and
+// value of the kernel's argument N, `aN*F` and `aN*aM` that times the number F or argument M,
+// and a number is itself); loading a function reads them, and
 // every launch appends the maps, encoded by the driver from the launch's arguments and cached.
 #ifndef TK_RUNTIME_TENSORMAPS_H
 #define TK_RUNTIME_TENSORMAPS_H
@@ -14,11 +15,12 @@
 namespace tk::tensormaps {
 
 /// A shape or stride: the value of kernel argument `arg` (an i32), times `value` when that is
-/// set (`aN*F`: the stride of a stack of matrices, rows times row stride), or `value` when
-/// arg < 0.
+/// set or argument `factorArg` when that is (`aN*F`, `aN*aM`: the stride of a stack of
+/// matrices, rows times row stride), or `value` when arg < 0.
 struct LaunchValue {
   int arg = -1;
   long long value = 0;
+  int factorArg = -1; // `aN*aM`: times argument M
 };
 
 struct Recipe {

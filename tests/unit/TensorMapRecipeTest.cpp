@@ -84,6 +84,13 @@ TEST(TensorMapRecipe, ConstantsAndOtherRanks) {
   expectValue(stack[0].shape[0], -1, 2147483648ll);
   expectValue(stack[0].strides[0], 4, 0);
   EXPECT_EQ(stack[0].strides[0].value, 128); // the factor
+  // The graph's strided heads: rows times a row stride that is an argument too.
+  std::vector<Recipe> strided = tensormaps::parse(
+      "param=16 base=1 shape=2147483648,a4,a8 strides=a4*a8,a8 box=1,64,64 swizzle=128 bytes=2\n", "k");
+  ASSERT_EQ(strided.size(), 1u);
+  expectValue(strided[0].strides[0], 4, 0);
+  EXPECT_EQ(strided[0].strides[0].factorArg, 8);
+  EXPECT_EQ(strided[0].strides[1].factorArg, -1);
   expectValue(stack[0].strides[1], -1, 128);
   EXPECT_TRUE(tensormaps::parse("", "k").empty());
   EXPECT_TRUE(tensormaps::parse(std::string(1, '\0'), "k").empty());
@@ -102,6 +109,8 @@ TEST(TensorMapRecipe, MalformedRecipesThrowNamingTheKernel) {
       {"an argument times zero", "param=9 base=0 shape=a3,a5 strides=a6*0 box=128,64 swizzle=128 bytes=2"},
       {"an argument times nothing", "param=9 base=0 shape=a3,a5 strides=a6* box=128,64 swizzle=128 bytes=2"},
       {"an argument times a word", "param=9 base=0 shape=a3,a5 strides=a6*x box=128,64 swizzle=128 bytes=2"},
+      {"a factor argument past the parameters", "param=9 base=0 shape=a3,a5 strides=a6*a9 box=128,64 swizzle=128 bytes=2"},
+      {"a number times something", "param=9 base=0 shape=a3,a5 strides=64*a2 box=128,64 swizzle=128 bytes=2"},
       {"rank 0", "param=9 base=0 shape= strides= box= swizzle=128 bytes=2"},
       {"no shape at all", "param=9 base=0 box=128 swizzle=128 bytes=2"},
       {"rank 6", "param=9 base=0 shape=1,1,1,1,1,a3 strides=1,1,1,1,a6 box=1,1,1,1,1,8 swizzle=0 bytes=2"},

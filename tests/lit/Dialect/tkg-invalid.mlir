@@ -87,7 +87,7 @@ func.func @unknown(%x: i32) {
 
 // -----
 
-// expected-error @+1 {{a shape or stride is an argument index (with a factor in [0, 2^32]) or (with -1) a value in [1, 2^32]}}
+// expected-error @+1 {{a shape or stride is an argument index (with a factor: a value in [0, 2^32] or -1 - an argument index) or (with -1) a value in [1, 2^32]}}
 #bad = #tkg.tensor_map<base = 0, shape = [-1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
 
 // -----

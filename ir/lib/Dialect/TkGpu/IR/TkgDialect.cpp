@@ -252,8 +252,10 @@ LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError
     return emitError() << "the base must be a kernel argument";
   for (auto [arg, value] : llvm::zip(llvm::concat<const int64_t>(shape, strides),
                                      llvm::concat<const int64_t>(shapeValues, strideValues)))
-    if (arg < -1 || (arg == -1 && (value < 1 || value > (int64_t(1) << 32))) || (arg >= 0 && (value < 0 || value > (int64_t(1) << 32))))
-      return emitError() << "a shape or stride is an argument index (with a factor in [0, 2^32]) or (with -1) a value in [1, 2^32]";
+    if (arg < -1 || (arg == -1 && (value < 1 || value > (int64_t(1) << 32))) ||
+        (arg >= 0 && (value < -(int64_t(1) << 31) || value > (int64_t(1) << 32))))
+      return emitError() << "a shape or stride is an argument index (with a factor: a value in [0, 2^32] or -1 - an "
+                            "argument index) or (with -1) a value in [1, 2^32]";
   for (int64_t b : box)
     if (b < 1 || b > 256)
       return emitError() << "box dimensions are 1 to 256 elements";

@@ -59,9 +59,10 @@ def Tkg_TensorMapAttr : AttrDef<Tkg_Dialect, "TensorMap"> {
     On a `!tkg.tensor_map` kernel argument (as `tkg.tensor_map`): the TMA tensor map over the
     row-major tensor at pointer argument `base` with `shape` (outer dimension first) and the
     row strides of every dimension but the last (whose stride is 1), in elements; the launcher
-    reads a shape or stride from the argument of that index when it is >= 0 (times the
-    `shape_values`/`stride_values` entry when that is more than 1: a stack of matrices' stride,
-    rows times row stride), else it is that entry. Each copy moves a `box` (outer first) into shared
+    reads a shape or stride from the argument of that index when it is >= 0, times a factor
+    that the `shape_values`/`stride_values` entry gives (a stack of matrices' stride: rows
+    times row stride): that number when it is more than 1, argument `-1 - entry` when it is
+    negative, none when 0 or 1; when the index is -1 the shape or stride is the entry. Each copy moves a `box` (outer first) into shared
     memory with the `swizzle` (0, 32, 64 or 128 bytes) wgmma's descriptors name, elements of
     `element_bytes` (1, 2 or 4) each; elements
     outside the shape read as zero.
