@@ -1,0 +1,201 @@
+// Hugging Face checkpoints (graph/include/tk/Graph/Checkpoint.h): safetensors files written
+// here, good and broken in every way the loader checks, and LLaMA config.json files.
+#include "tk/Graph/Checkpoint.h"
+#include "tk/Runtime/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+using tk::llm::Checkpoint;
+using tk::llm::LlamaConfig;
+
+namespace {
+
+/// A fresh folder under the test temp directory, removed afterwards.
+class Folder {
+public:
+  Folder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tk-checkpoint-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~Folder() { std::filesystem::remove_all(path_); }
+  const std::string &path() const { return path_; }
+  void write(const std::string &name, const std::string &bytes) const {
+    std::ofstream(path_ + "/" + name, std::ios::binary) << bytes;
+  }
+
+private:
+  std::string path_;
+};
+
+/// A safetensors file: the 8-byte little-endian header length, the header, the data.
+std::string safetensors(const std::string &header, const std::string &data) {
+  std::string out(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i)
+    out[i] = char(n >> (8 * i) & 0xff);
+  return out + header + data;
+}
+
+/// Two tensors: "a" bf16 [2, 3] (bytes 0..11) and "b" f32 [4] (bytes 12..27).
+std::string goodFile() {
+  std::string data(28, '\0');
+  for (int i = 0; i < 28; ++i)
+    data[i] = char(i);
+  return safetensors(R"({"__metadata__": {"format": "pt"},
+                         "a": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]},
+                         "b": {"dtype": "F32", "shape": [4], "data_offsets": [12, 28]}})",
+                     data);
+}
+
+/// The message of the tk::Error `f` throws ("" if none).
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const tk::Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Checkpoint, ASafetensorsFileGivesItsTensorsInPlace) {
+  Folder folder;
+  folder.write("model.safetensors", goodFile());
+  Checkpoint ckpt = Checkpoint::open(folder.path());
+  EXPECT_EQ(ckpt.names(), (std::vector<std::string>{"a", "b"}));
+  const tk::llm::CheckpointTensor &a = ckpt.get("a", {2, 3});
+  EXPECT_EQ(a.dtype, tk::Scalar::BF16);
+  EXPECT_EQ(a.bytes, 12u);
+  EXPECT_EQ(static_cast<const uint8_t *>(a.data)[5], 5);
+  const tk::llm::CheckpointTensor &b = ckpt.get("b");
+  EXPECT_EQ(b.dtype, tk::Scalar::F32);
+  EXPECT_EQ(static_cast<const uint8_t *>(b.data)[0], 12);
+  EXPECT_TRUE(ckpt.has("a"));
+  EXPECT_FALSE(ckpt.has("c"));
+  EXPECT_NE(errorOf([&] { ckpt.get("c"); }).find("the checkpoint has no tensor 'c'"), std::string::npos);
+  EXPECT_NE(errorOf([&] { ckpt.get("a", {3, 2}); }).find("tensor 'a' is [2, 3], the config needs [3, 2]"),
+            std::string::npos);
+}
+
+TEST(Checkpoint, ShardsComeFromTheIndex) {
+  Folder folder;
+  folder.write("model-1.safetensors",
+               safetensors(R"({"x": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}})", "abcd"));
+  folder.write("model-2.safetensors",
+               safetensors(R"({"y": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", "efgh"));
+  folder.write("model.safetensors.index.json",
+               R"({"metadata": {}, "weight_map": {"x": "model-1.safetensors", "y": "model-2.safetensors"}})");
+  Checkpoint ckpt = Checkpoint::open(folder.path());
+  EXPECT_EQ(ckpt.names(), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(std::string(static_cast<const char *>(ckpt.get("y").data), 4), "efgh");
+  EXPECT_EQ(ckpt.get("x").file, folder.path() + "/model-1.safetensors");
+}
+
+TEST(Checkpoint, AnIndexNamesOnlyFilesOfTheFolderThatHoldItsTensors) {
+  Folder folder;
+  folder.write("model-1.safetensors",
+               safetensors(R"({"x": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}})", "abcd"));
+  folder.write("model.safetensors.index.json", R"({"weight_map": {"x": "../model-1.safetensors"}})");
+  EXPECT_NE(errorOf([&] { Checkpoint::open(folder.path()); }).find("not a file name in the folder"), std::string::npos);
+  folder.write("model.safetensors.index.json", R"({"weight_map": {"x": "model-1.safetensors", "z": "model-1.safetensors"}})");
+  EXPECT_NE(errorOf([&] { Checkpoint::open(folder.path()); })
+                .find("tensor 'z' is mapped to model-1.safetensors, which does not hold it"),
+            std::string::npos);
+  folder.write("model.safetensors.index.json", R"({"weights": {}})");
+  EXPECT_NE(errorOf([&] { Checkpoint::open(folder.path()); }).find("has no weight_map object"), std::string::npos);
+  Folder empty;
+  EXPECT_NE(errorOf([&] { Checkpoint::open(empty.path()); })
+                .find("has neither model.safetensors nor model.safetensors.index.json"),
+            std::string::npos);
+}
+
+TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
+  std::string good = goodFile();
+  std::string hugeLength(8, '\xff');
+  struct Case {
+    const char *what;
+    std::string bytes, message;
+  } cases[] = {
+      {"shorter than a header length", "abcd", "truncated: 4 bytes"},
+      {"a header longer than the file", good.substr(0, 40), "truncated: the header says"},
+      {"a header length past the cap", hugeLength + "{}", "more than safetensors allows"},
+      {"a header that is not JSON", safetensors("{\"a\": ", ""), "header: not valid JSON"},
+      {"a header that is not an object", safetensors("[1, 2]", ""), "header: not a JSON object"},
+      {"a tensor without offsets", safetensors(R"({"a": {"dtype": "F32", "shape": [1]}})", "abcd"),
+       "tensor 'a': needs dtype, shape and data_offsets"},
+      {"offsets past the data", safetensors(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})", "abcd"),
+       "tensor 'a': data_offsets [0, 8] lie outside the 4 bytes of data"},
+      {"offsets backwards", safetensors(R"({"a": {"dtype": "F32", "shape": [0], "data_offsets": [4, 0]}})", "abcd"),
+       "lie outside"},
+      {"a size that lies", safetensors(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]}})", "abcd"),
+       "tensor 'a': F32[2] does not take the 4 bytes its data_offsets give"},
+      {"a size that overflows", safetensors(R"({"a": {"dtype": "F32", "shape": [1099511627776, 1099511627776], "data_offsets": [0, 4]}})", "abcd"),
+       "does not take the 4 bytes"},
+      {"a negative size", safetensors(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", "abcd"),
+       "tensor 'a': each size must be an integer from 0 to"},
+      {"an unsupported dtype", safetensors(R"({"a": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}})", "abcd"),
+       "tensor 'a': dtype I8 is not supported (BF16, F16, F32)"},
+      {"overlapping tensors",
+       safetensors(R"({"a": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]},
+                       "b": {"dtype": "F16", "shape": [2], "data_offsets": [2, 6]}})", "abcdef"),
+       "tensors 'a' and 'b' overlap"},
+  };
+  for (const Case &c : cases) {
+    Folder folder;
+    folder.write("model.safetensors", c.bytes);
+    std::string message = errorOf([&] { Checkpoint::open(folder.path()); });
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.what << ": " << message;
+    EXPECT_NE(message.find(folder.path() + "/model.safetensors"), std::string::npos) << c.what << ": " << message;
+  }
+}
+
+TEST(LlamaConfig, ReadsTheSizesAndTheirDefaults) {
+  LlamaConfig c = LlamaConfig::parse(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+      "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000,
+      "rms_norm_eps": 1e-05, "torch_dtype": "bfloat16"})",
+                                     "config.json");
+  EXPECT_EQ(c.hiddenSize, 4096);
+  EXPECT_EQ(c.numKvHeads, 32); // as many as the query heads
+  EXPECT_EQ(c.headDim(), 128);
+  EXPECT_DOUBLE_EQ(c.rmsNormEps, 1e-5);
+  EXPECT_DOUBLE_EQ(c.ropeTheta, 10000.0);
+  EXPECT_EQ(c.maxPositions, 2048);
+  EXPECT_FALSE(c.tieWordEmbeddings);
+  LlamaConfig gqa = LlamaConfig::parse(R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 300, "rope_theta": 500000.0,
+      "tie_word_embeddings": true, "max_position_embeddings": 8192})",
+                                       "config.json");
+  EXPECT_EQ(gqa.numKvHeads, 2);
+  EXPECT_TRUE(gqa.tieWordEmbeddings);
+  EXPECT_DOUBLE_EQ(gqa.ropeTheta, 500000.0);
+}
+
+TEST(LlamaConfig, BadConfigsAreErrorsThatNameTheKey) {
+  std::string base = R"("hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2)";
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      {"{", "config.json: not valid JSON"},
+      {"{" + base + "}", "config.json: has no vocab_size"},
+      {"{" + base + R"(, "vocab_size": "300"})", "vocab_size must be an integer from 0 to"},
+      {"{" + base + R"(, "vocab_size": 0})", "vocab_size must be positive"},
+      {"{" + base + R"(, "vocab_size": 300, "num_key_value_heads": 3})",
+       "num_key_value_heads (3) does not divide num_attention_heads (4)"},
+      {"{" + base + R"(, "vocab_size": 300, "rms_norm_eps": -1})", "rms_norm_eps must be a positive number"},
+      {"{" + base + R"(, "vocab_size": 300, "architectures": ["GPT2LMHeadModel"]})", "does not name LlamaForCausalLM"},
+      {"{" + base + R"(, "vocab_size": 300, "tie_word_embeddings": 1})", "tie_word_embeddings must be true or false"},
+      {R"({"hidden_size": 65, "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 3})",
+       "num_attention_heads (4) does not divide hidden_size (65)"},
+  };
+  for (const Case &c : cases) {
+    std::string message = errorOf([&] { LlamaConfig::parse(c.text, "config.json"); });
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.text << ": " << message;
+  }
+  EXPECT_NE(errorOf([] { LlamaConfig::load("/nonexistent/config.json"); }).find("cannot open it"), std::string::npos);
+}
+
+} // namespace
