@@ -869,17 +869,11 @@ def add_example_cases():
     for causal in (False, True):
         q, k, v = (RNG.standard_normal((B, S, D)).astype(np.float16) for _ in range(3))
 
-        def attention_ref(out, q=q, k=k, v=v, causal=causal):
-            s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(D)
-            if causal:
-                s = np.where(np.tril(np.ones((S, S), bool)), s, -np.inf)
-            p = np.exp(s - s.max(-1, keepdims=True))
-            p /= p.sum(-1, keepdims=True)
-            return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
         case("example.flash_attention.%s" % ("causal" if causal else "full"), ex("flash_attention"), "flash_attention",
              "cdiv(seq_len, BLOCK_M), %d" % B,
              {"q": q, "k": k, "v": v, "o": np.zeros(B * S * D, np.float16), "seq_len": S, "scale": 1 / np.sqrt(D)},
-             attention_ref, tol=(1e-2, 1e-2), defines={"CAUSAL": "true" if causal else "false", "BLOCK_M": "64", "BLOCK_N": "32"},
+             lambda out, q=q, k=k, v=v, causal=causal: {"o": attention_reference(q, k, v, causal)},
+             tol=(1e-2, 1e-2), defines={"CAUSAL": "true" if causal else "false", "BLOCK_M": "64", "BLOCK_N": "32"},
              example=True)
     # The overlapped kernel (first block's scores peeled off the loop, the last block's PV after
     # it) at ragged sequence lengths: one key, less than one block, one block, several.
@@ -888,18 +882,12 @@ def add_example_cases():
                                   (200, True, 128, ("128", "64", "8", "1")), (300, False, 128, ("64", "64", "4"))]:
         q, k, v = (RNG.standard_normal((2, S_, Dh)).astype(np.float16) for _ in range(3))
 
-        def overlap_ref(out, q=q, k=k, v=v, S_=S_, Dh=Dh, causal=causal):
-            s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(Dh)
-            if causal:
-                s = np.where(np.tril(np.ones((S_, S_), bool)), s, -np.inf)
-            p = np.exp(s - s.max(-1, keepdims=True))
-            p /= p.sum(-1, keepdims=True)
-            return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
         case("example.flash_attention_overlap.s%d_d%d%s%s" % (S_, Dh, "_causal" if causal else "", "_ws" if tiles[3:] else ""),
              ex("flash_attention"),
              "flash_attention_overlap", "cdiv(seq_len, BLOCK_M), 2",
              {"q": q, "k": k, "v": v, "o": np.zeros(2 * S_ * Dh, np.float16), "seq_len": S_, "scale": 1 / np.sqrt(Dh)},
-             overlap_ref, tol=(1e-2, 1e-2), example=True,
+             lambda out, q=q, k=k, v=v, causal=causal: {"o": attention_reference(q, k, v, causal)},
+             tol=(1e-2, 1e-2), example=True,
              defines={"CAUSAL": "true" if causal else "false", "HEAD_DIM": str(Dh), "BLOCK_M": tiles[0],
                       "BLOCK_N": tiles[1], "num_warps": tiles[2], "num_stages": "2",
                       "warp_specialize": tiles[3] if tiles[3:] else "0"})
@@ -911,15 +899,20 @@ def add_example_cases():
         Sh = 200
         q, k, v = (RNG.standard_normal((1, Sh, Dh)).astype(np.float16) for _ in range(3))
 
-        def attention_head_dim_ref(out, q=q, k=k, v=v, Sh=Sh, Dh=Dh):
-            s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(Dh)
-            s = np.where(np.tril(np.ones((Sh, Sh), bool)), s, -np.inf)
-            p = np.exp(s - s.max(-1, keepdims=True))
-            p /= p.sum(-1, keepdims=True)
-            return {"o": np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()}
         case("example.flash_attention.d%d_causal%s" % (Dh, "_ws" if tiles.get("warp_specialize") else ""), ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
              {"q": q, "k": k, "v": v, "o": np.zeros(Sh * Dh, np.float16), "seq_len": Sh, "scale": 1 / np.sqrt(Dh)},
-             attention_head_dim_ref, tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
+             lambda out, q=q, k=k, v=v: {"o": attention_reference(q, k, v, causal=True)},
+             tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
+
+
+def attention_reference(q, k, v, causal):
+    """Softmax attention of [batch, seq, dim] f16 tensors in f32, as f16, flattened."""
+    s = np.einsum("bqd,bkd->bqk", q.astype(np.float32), k.astype(np.float32)) / np.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones((q.shape[1], k.shape[1]), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("bqk,bkd->bqd", p, v.astype(np.float32)).astype(np.float16).ravel()
 
 
 def add_stdlib_cases():
