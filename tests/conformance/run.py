@@ -989,6 +989,17 @@ def add_stdlib_cases():
     case("stdlib.bf16.softmax", std("norm"), "softmax", str(rows),
          {"x": x, "y": np.zeros(rows * cols, np.uint16), "n_cols": cols, "stride": cols},
          lambda out: {"y": b16(e / e.sum(1, keepdims=True))}, tol=(1e-2, 1e-3), defines={"BLOCK": "512"})
+    # Token embedding: ids in range, the last and first rows, and two outside (-1 and vocab)
+    # that give zero rows; a width that is no multiple of the block.
+    vocab, dim = 37, 300
+    table = rnd(vocab, dim)
+    ids = np.array([3, 0, 36, -1, 37, 12], np.int32)
+    def embedding_ref(out):
+        rows = np.where(((ids >= 0) & (ids < vocab))[:, None], table.reshape(vocab, dim)[np.clip(ids, 0, vocab - 1)], 0)
+        return {"out": rows.astype(np.uint16).ravel()}
+    case("stdlib.bf16.embedding", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
+         {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim},
+         embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
     T, S, heads, half = 6, 4, 2, 16
     src = rnd(T, 80)
