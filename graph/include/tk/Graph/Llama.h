@@ -1,0 +1,47 @@
+// A LLaMA model (Hugging Face `LlamaForCausalLM`) on the graph layer: the embedding (a stdlib
+// kernel over i32 ids), N decoder layers (pre-norm attention with rotate-half RoPE at
+// `rope_theta` and grouped-query heads, SwiGLU MLP), the final RMSNorm and the LM head, from a
+// checkpoint folder (Checkpoint.h). This first version recomputes the whole prefix: no KV
+// cache yet.
+#ifndef TK_GRAPH_LLAMA_H
+#define TK_GRAPH_LLAMA_H
+
+#include "tk/Graph/Checkpoint.h"
+#include "tk/Graph/Graph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::llm {
+
+/// The graph of a forward pass over `batch` sequences of `seqLen` tokens each, from input
+/// "embeddings" [batch * seqLen, hidden] to output "logits" [batch * seqLen, vocab], bf16.
+/// Weights, as LlamaModel binds them: "norm" and "lm_head" [hidden, vocab], and per layer l
+/// "l.attn_norm", "l.wqkv" [hidden, (heads + 2 kv heads) * head dim], "l.wo", "l.ffn_norm",
+/// "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's transposed).
+graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen);
+
+class LlamaModel {
+public:
+  /// Reads `folder` (config.json and the safetensors), checks every tensor's shape against the
+  /// config, and uploads the weights as bf16 (F16 and F32 checkpoints converted).
+  LlamaModel(Context &context, const std::string &folder);
+  ~LlamaModel();
+  LlamaModel(LlamaModel &&) noexcept;
+  LlamaModel &operator=(LlamaModel &&) noexcept;
+
+  const LlamaConfig &config() const;
+  /// The logits (f32, [batch * seqLen, vocab]) of `ids`: `batch` rows of equally many token
+  /// ids each, every id in [0, vocab) (a tk::Error names the first that is not).
+  std::vector<float> forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream = Stream());
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tk::llm
+
+#endif

@@ -1,0 +1,173 @@
+// A LLaMA model on the graph layer (Llama.h): Hugging Face's weights, transposed to the
+// graph's [in, out] matrices and fused (Q, K and V into one matmul), uploaded once as bf16; one
+// compiled graph per (batch, sequence length); the embedding by the stdlib's kernel.
+#include "tk/Graph/Llama.h"
+#include "tk/Runtime/Error.h"
+#include "tk/Runtime/Files.h"
+#include "tk/Support/FloatFormats.h"
+
+#include <cstring>
+
+namespace tk::llm {
+namespace {
+
+using graph::Graph;
+using graph::Tensor;
+
+/// A checkpoint tensor's elements as bf16 bits (copied element by element: the mapping's data
+/// need not be aligned).
+std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
+  size_t count = 1;
+  for (int64_t d : t.shape)
+    count *= size_t(d);
+  std::vector<uint16_t> bits(count);
+  const auto *bytes = static_cast<const uint8_t *>(t.data);
+  for (size_t i = 0; i < count; ++i) {
+    if (t.dtype == Scalar::F32) {
+      float f;
+      std::memcpy(&f, bytes + 4 * i, 4);
+      bits[i] = fp::floatToBf16(f);
+      continue;
+    }
+    uint16_t h;
+    std::memcpy(&h, bytes + 2 * i, 2);
+    bits[i] = t.dtype == Scalar::BF16 ? h : fp::floatToBf16(fp::halfToFloat(h));
+  }
+  return bits;
+}
+
+/// Hugging Face's [out, in] linear weights as [in, out], side by side (Q, K, V into one).
+std::vector<uint16_t> transposedSideBySide(const std::vector<std::vector<uint16_t>> &parts,
+                                           const std::vector<int64_t> &outs, int64_t in) {
+  int64_t total = 0;
+  for (int64_t o : outs)
+    total += o;
+  std::vector<uint16_t> bits(size_t(in * total));
+  int64_t column = 0;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (int64_t o = 0; o < outs[p]; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        bits[size_t(i * total + column + o)] = parts[p][size_t(o * in + i)];
+    column += outs[p];
+  }
+  return bits;
+}
+
+std::string layerName(int64_t layer, const char *part) { return std::to_string(layer) + "." + part; }
+
+} // namespace
+
+Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) {
+  int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
+  Graph g;
+  Tensor x = g.input("embeddings", Scalar::BF16, {batch * seqLen, d});
+  int seq = int(seqLen);
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    Tensor attnNorm = g.weight(layerName(l, "attn_norm"), Scalar::BF16, {d});
+    Tensor wqkv = g.weight(layerName(l, "wqkv"), Scalar::BF16, {d, (heads + 2 * kv) * hd});
+    Tensor wo = g.weight(layerName(l, "wo"), Scalar::BF16, {heads * hd, d});
+    Tensor ffnNorm = g.weight(layerName(l, "ffn_norm"), Scalar::BF16, {d});
+    Tensor wGate = g.weight(layerName(l, "w_gate"), Scalar::BF16, {d, f});
+    Tensor wUp = g.weight(layerName(l, "w_up"), Scalar::BF16, {d, f});
+    Tensor wDown = g.weight(layerName(l, "w_down"), Scalar::BF16, {f, d});
+    std::vector<Tensor> qkv = g.split(g.matmul(g.rmsnorm(x, attnNorm, c.rmsNormEps), wqkv), {heads * hd, kv * hd, kv * hd});
+    Tensor q = g.rope(qkv[0], int(heads), seq, c.ropeTheta);
+    Tensor k = g.rope(qkv[1], int(kv), seq, c.ropeTheta);
+    Tensor h = g.add(g.matmul(g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv)), wo), x);
+    Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
+    x = g.add(g.matmul(g.mul(g.silu(g.matmul(n2, wGate)), g.matmul(n2, wUp)), wDown), h);
+  }
+  Tensor norm = g.weight("norm", Scalar::BF16, {d});
+  Tensor lmHead = g.weight("lm_head", Scalar::BF16, {d, c.vocabSize});
+  g.output(g.matmul(g.rmsnorm(x, norm, c.rmsNormEps), lmHead), "logits");
+  return g;
+}
+
+struct LlamaModel::Impl {
+  Context *context = nullptr;
+  LlamaConfig config;
+  std::map<std::string, Buffer> weights;
+  std::unique_ptr<Buffer> embedTable;
+  std::unique_ptr<Module> embeddingModule;
+  std::map<std::pair<int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen)
+
+  void upload(const std::string &name, const std::vector<uint16_t> &bits) {
+    weights.emplace(name, Buffer::ofBits(*context, Scalar::BF16, bits));
+  }
+};
+
+LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std::make_unique<Impl>()) {
+  Impl &m = *impl_;
+  m.context = &context;
+  m.config = LlamaConfig::load(folder + "/config.json");
+  const LlamaConfig &c = m.config;
+  Checkpoint ckpt = Checkpoint::open(folder);
+  int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
+  auto matrix = [&](const std::string &name, int64_t out, int64_t in) { return bf16Bits(ckpt.get(name, {out, in})); };
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    m.upload(layerName(l, "attn_norm"), bf16Bits(ckpt.get(p + "input_layernorm.weight", {d})));
+    m.upload(layerName(l, "wqkv"), transposedSideBySide({matrix(p + "self_attn.q_proj.weight", d, d),
+                                                         matrix(p + "self_attn.k_proj.weight", kv, d),
+                                                         matrix(p + "self_attn.v_proj.weight", kv, d)},
+                                                        {d, kv, kv}, d));
+    m.upload(layerName(l, "wo"), transposedSideBySide({matrix(p + "self_attn.o_proj.weight", d, d)}, {d}, d));
+    m.upload(layerName(l, "ffn_norm"), bf16Bits(ckpt.get(p + "post_attention_layernorm.weight", {d})));
+    m.upload(layerName(l, "w_gate"), transposedSideBySide({matrix(p + "mlp.gate_proj.weight", f, d)}, {f}, d));
+    m.upload(layerName(l, "w_up"), transposedSideBySide({matrix(p + "mlp.up_proj.weight", f, d)}, {f}, d));
+    m.upload(layerName(l, "w_down"), transposedSideBySide({matrix(p + "mlp.down_proj.weight", d, f)}, {d}, f));
+  }
+  m.upload("norm", bf16Bits(ckpt.get("model.norm.weight", {d})));
+  std::vector<uint16_t> table = matrix("model.embed_tokens.weight", c.vocabSize, d);
+  // Tied embeddings (no lm_head.weight) read the embedding table as the head.
+  bool tied = c.tieWordEmbeddings && !ckpt.has("lm_head.weight");
+  m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}, {c.vocabSize}, d));
+  m.embedTable = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::BF16, table));
+  m.embeddingModule = std::make_unique<Module>(Module::fromFile(context, stdlibDir() + "/std/embedding.tk"));
+}
+
+LlamaModel::~LlamaModel() = default;
+LlamaModel::LlamaModel(LlamaModel &&) noexcept = default;
+LlamaModel &LlamaModel::operator=(LlamaModel &&) noexcept = default;
+
+const LlamaConfig &LlamaModel::config() const { return impl_->config; }
+
+std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream) {
+  Impl &m = *impl_;
+  const LlamaConfig &c = m.config;
+  if (batch < 1 || ids.empty() || ids.size() % size_t(batch))
+    throw Error("llama: " + std::to_string(ids.size()) + " token ids are not " + std::to_string(batch) +
+                " sequences of equal length");
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocabSize)
+      throw Error("llama: token id " + std::to_string(ids[i]) + " (position " + std::to_string(i) +
+                  ") is outside the vocabulary of " + std::to_string(c.vocabSize));
+  int64_t tokens = int64_t(ids.size()), seqLen = tokens / batch;
+  if (seqLen > c.maxPositions)
+    throw Error("llama: " + std::to_string(seqLen) + " tokens, more than max_position_embeddings (" +
+                std::to_string(c.maxPositions) + ")");
+  auto key = std::make_pair(batch, seqLen);
+  auto it = m.executables.find(key);
+  if (it == m.executables.end())
+    it = m.executables.emplace(key, graph::Executable::compile(*m.context, buildLlamaGraph(c, batch, seqLen))).first;
+
+  Buffer idsBuffer = Buffer::of(*m.context, ids);
+  Buffer embeddings(*m.context, Scalar::BF16, size_t(tokens * c.hiddenSize));
+  Buffer logits(*m.context, Scalar::BF16, size_t(tokens * c.vocabSize));
+  int64_t dim = c.hiddenSize;
+  m.embeddingModule->kernel("embedding")
+      .launch(GridSpec([tokens, dim](const Config &config) { return Grid(tokens, (dim + config["BLOCK"] - 1) / config["BLOCK"]); }),
+              {idsBuffer, *m.embedTable, embeddings, int32_t(c.vocabSize), int32_t(dim)}, {}, stream);
+  graph::Bindings bindings{{"embeddings", &embeddings}, {"logits", &logits}};
+  for (auto &[name, buffer] : m.weights)
+    bindings[name] = &buffer;
+  it->second.run(bindings, stream);
+  stream.synchronize();
+  std::vector<uint16_t> bits = logits.toVector<uint16_t>();
+  std::vector<float> out(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    out[i] = fp::bf16ToFloat(bits[i]);
+  return out;
+}
+
+} // namespace tk::llm

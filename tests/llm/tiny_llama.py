@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""tk-llama on a tiny LLaMA written here as a Hugging Face folder (config.json and bf16
+safetensors; two layers, grouped-query attention, a vocabulary of 300), in the interpreter:
+the logits each generated token was chosen from against an independent numpy model of the
+architecture (transformers' LlamaForCausalLM: rotate-half RoPE, RMSNorm, SwiGLU), and the same
+tokens from the same weights split into two shards.
+
+  tests/llm/tiny_llama.py --tk-llama build/bin/tk-llama [--backend interp|cuda]
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+CONFIG = dict(architectures=["LlamaForCausalLM"], hidden_size=128, intermediate_size=256, num_attention_heads=4,
+              num_key_value_heads=2, num_hidden_layers=2, vocab_size=300, rms_norm_eps=1e-5, rope_theta=10000.0,
+              max_position_embeddings=64, tie_word_embeddings=False)
+
+
+def bf16_bits(x):
+    """float32 -> bf16 bits, round to nearest even (NaN not expected here)."""
+    u = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bits(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def weights(rng):
+    c = CONFIG
+    d, f, hd = c["hidden_size"], c["intermediate_size"], c["hidden_size"] // c["num_attention_heads"]
+    kv = c["num_key_value_heads"] * hd
+    w = {"model.embed_tokens.weight": rng.standard_normal((c["vocab_size"], d)),
+         "model.norm.weight": 1 + 0.1 * rng.standard_normal(d),
+         "lm_head.weight": rng.standard_normal((c["vocab_size"], d)) / np.sqrt(d)}
+    for l in range(c["num_hidden_layers"]):
+        p = "model.layers.%d." % l
+        w[p + "input_layernorm.weight"] = 1 + 0.1 * rng.standard_normal(d)
+        w[p + "post_attention_layernorm.weight"] = 1 + 0.1 * rng.standard_normal(d)
+        for name, shape in (("self_attn.q_proj", (d, d)), ("self_attn.k_proj", (kv, d)), ("self_attn.v_proj", (kv, d)),
+                            ("self_attn.o_proj", (d, d)), ("mlp.gate_proj", (f, d)), ("mlp.up_proj", (f, d)),
+                            ("mlp.down_proj", (d, f))):
+            w[p + name + ".weight"] = rng.standard_normal(shape) / np.sqrt(shape[1])
+    return {k: bf16_bits(v) for k, v in w.items()}
+
+
+def write_safetensors(path, tensors):
+    header, offset, blobs = {"__metadata__": {"format": "pt"}}, 0, []
+    for name, bits in tensors.items():
+        data = bits.tobytes()
+        header[name] = {"dtype": "BF16", "shape": list(bits.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def write_folder(folder, w, shards):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(CONFIG, f)
+    if shards == 1:
+        write_safetensors(os.path.join(folder, "model.safetensors"), w)
+        return
+    names = sorted(w)
+    weight_map = {}
+    for s in range(shards):
+        part = names[s::shards]
+        file = "model-%05d-of-%05d.safetensors" % (s + 1, shards)
+        write_safetensors(os.path.join(folder, file), {n: w[n] for n in part})
+        weight_map.update({n: file for n in part})
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {}, "weight_map": weight_map}, f)
+
+
+def reference_logits(w, ids):
+    """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights."""
+    c = CONFIG
+    W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
+    d, H, KV = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    hd, T, eps = d // H, len(ids), c["rms_norm_eps"]
+    rms = lambda x, g: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g
+    inv = c["rope_theta"] ** (-np.arange(0, hd, 2) / hd)
+    ang = np.arange(T)[:, None] * inv[None, :]
+    cos, sin = np.concatenate([np.cos(ang)] * 2, -1), np.concatenate([np.sin(ang)] * 2, -1)
+    rope = lambda x: x * cos[:, None] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * sin[:, None]
+    h = W["model.embed_tokens.weight"][ids]
+    for l in range(c["num_hidden_layers"]):
+        p = "model.layers.%d." % l
+        x = rms(h, W[p + "input_layernorm.weight"])
+        q = rope((x @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd))
+        k = rope((x @ W[p + "self_attn.k_proj.weight"].T).reshape(T, KV, hd))
+        v = (x @ W[p + "self_attn.v_proj.weight"].T).reshape(T, KV, hd)
+        k, v = np.repeat(k, H // KV, 1), np.repeat(v, H // KV, 1)
+        s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(hd)
+        s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)
+        pr = np.exp(s - s.max(-1, keepdims=True))
+        pr /= pr.sum(-1, keepdims=True)
+        h = h + np.einsum("hqk,khd->qhd", pr, v).reshape(T, d) @ W[p + "self_attn.o_proj.weight"].T
+        x = rms(h, W[p + "post_attention_layernorm.weight"])
+        g = x @ W[p + "mlp.gate_proj.weight"].T
+        h = h + (g / (1 + np.exp(-g)) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+    return rms(h, W["model.norm.weight"]) @ W["lm_head.weight"].T
+
+
+def run(args, folder, prompt, new, logits_path):
+    cmd = [args.tk_llama, folder, "--prompt", ",".join(map(str, prompt)), "--max-new-tokens", str(new),
+           "--backend", args.backend, "--save-logits", logits_path]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("tk-llama failed (%d): %s%s" % (r.returncode, r.stdout, r.stderr))
+    line = [l for l in r.stdout.splitlines() if l.startswith("tokens: ")]
+    if not line:
+        sys.exit("tk-llama printed no 'tokens:' line: " + r.stdout)
+    return [int(t) for t in line[0][len("tokens: "):].split(",")], np.load(logits_path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tk-llama", required=True)
+    parser.add_argument("--backend", default="interp")
+    args = parser.parse_args()
+    w = weights(np.random.default_rng(0))
+    prompt, new = [5, 17, 42, 299, 0], 3
+    with tempfile.TemporaryDirectory() as tmp:
+        single, sharded = os.path.join(tmp, "single"), os.path.join(tmp, "sharded")
+        write_folder(single, w, 1)
+        write_folder(sharded, w, 2)
+        tokens, logits = run(args, single, prompt, new, os.path.join(tmp, "a.npy"))
+        assert logits.shape == (new, CONFIG["vocab_size"]) and logits.dtype == np.float32, logits.shape
+        ref = reference_logits(w, prompt + tokens[:-1])[len(prompt) - 1:]
+        err = np.linalg.norm(logits - ref) / np.linalg.norm(ref)
+        print("tokens %s; logits vs the numpy model: relative L2 error %.3g" % (tokens, err))
+        if not err < 2e-2:
+            sys.exit("logits differ from the numpy model")
+        if tokens != [int(np.argmax(row)) for row in logits]:
+            sys.exit("a token is not the argmax of the logits it was chosen from")
+        tokens2, logits2 = run(args, sharded, prompt, new, os.path.join(tmp, "b.npy"))
+        if tokens2 != tokens or not np.array_equal(logits2, logits):
+            sys.exit("the sharded checkpoint gave other results")
+        print("sharded checkpoint: the same tokens and logits")
+        # Bad requests: a clean message and exit status, never a crash.
+        for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
+                                       (["--prompt", "3,300"], 1, "token id 300 (position 1) is outside the vocabulary of 300"),
+                                       (["--prompt", "3", "--max-new-tokens", "0"], 2, "--max-new-tokens takes 1 to 65536"),
+                                       (["--prompt", "3", "--temperature", "1"], 2, "unknown option '--temperature'")]:
+            r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
+            if r.returncode != status or message not in r.stderr:
+                sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))
+        r = subprocess.run([args.tk_llama, os.path.join(tmp, "missing"), "--prompt", "1", "--backend", args.backend],
+                           capture_output=True, text=True)
+        if r.returncode != 1 or "config.json: cannot open it" not in r.stderr:
+            sys.exit("a missing folder: exit %d, %r" % (r.returncode, r.stderr))
+        print("bad requests: clean errors")
+
+
+if __name__ == "__main__":
+    main()
