@@ -1000,6 +1000,53 @@ def add_stdlib_cases():
     case("stdlib.bf16.embedding", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
          {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
+    # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
+    # splits (one sequence shorter than the splits: empty ones), grouped-query heads; then the
+    # combine, from the split kernel's numpy partials.
+    Bd, Hd, KVd, Dd, ctx, splits = 3, 4, 2, 32, 48, 4
+    lengths = np.array([1, 37, 48], np.int32)
+    qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
+    scale_d = 1 / math.sqrt(Dd)
+    def decode_partials():
+        q_ = val(qd).reshape(Bd, Hd, Dd) * scale_d * math.log2(math.e)
+        k_, v_ = val(kc).reshape(Bd, ctx, KVd, Dd), val(vc).reshape(Bd, ctx, KVd, Dd)
+        po, pml = np.zeros((Bd, Hd, splits, Dd)), np.zeros((Bd, Hd, splits, 2))
+        for b in range(Bd):
+            per = -(-lengths[b] // splits)
+            for h in range(Hd):
+                for sp in range(splits):
+                    lo, hi = sp * per, min(sp * per + per, lengths[b])
+                    if lo >= hi:
+                        pml[b, h, sp] = (-np.inf, 0)
+                        continue
+                    sc = k_[b, lo:hi, h // (Hd // KVd)] @ q_[b, h]
+                    m = sc.max()
+                    pr = np.exp2(sc - m)
+                    po[b, h, sp] = pr @ v_[b, lo:hi, h // (Hd // KVd)]
+                    pml[b, h, sp] = (m, pr.sum())
+        return po, pml
+    po_ref, pml_ref = decode_partials()
+    case("stdlib.bf16.decode_attention_split", std("decode_attention"), "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
+         {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
+          "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
+          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d},
+         lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
+         tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": "16"})
+    def decode_combine_ref(out):
+        w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
+        o = (w[..., None] * po_ref).sum(2) / (w * pml_ref[..., 1]).sum(-1)[..., None]
+        # Against softmax attention itself, too: the partials are what they claim to be.
+        q_, k_, v_ = val(qd).reshape(Bd, Hd, Dd), val(kc).reshape(Bd, ctx, KVd, Dd), val(vc).reshape(Bd, ctx, KVd, Dd)
+        for b in range(Bd):
+            for h in range(Hd):
+                sc = k_[b, :lengths[b], h // (Hd // KVd)] @ q_[b, h] * scale_d
+                pr = np.exp(sc - sc.max())
+                assert np.allclose(o[b, h], pr @ v_[b, :lengths[b], h // (Hd // KVd)] / pr.sum(), atol=1e-6)
+        return {"o": b16(o.reshape(Bd, Hd * Dd))}
+    case("stdlib.bf16.decode_attention_combine", std("decode_attention"), "decode_attention_combine", "%d" % (Bd * Hd),
+         {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel(),
+          "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
+         decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "SPLITS": "4"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
     T, S, heads, half = 6, 4, 2, 16
     src = rnd(T, 80)
