@@ -9,7 +9,7 @@ set_target_properties(tkrt PROPERTIES EXPORT_NAME runtime)
 set_target_properties(tkgraph PROPERTIES EXPORT_NAME graph)
 target_include_directories(tk PUBLIC $<INSTALL_INTERFACE:include>)
 
-install(TARGETS tk tkrt tkgraph tkc EXPORT tkTargets
+install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkTargets
   LIBRARY DESTINATION lib
   RUNTIME DESTINATION bin)
 # The public headers, each from its layer: what other layers and users include.
@@ -25,7 +25,8 @@ install(FILES
   runtime/include/tk/Runtime/Jit.h
   runtime/include/tk/Runtime/Files.h
   DESTINATION include/tk/Runtime)
-install(FILES graph/include/tk/Graph/Graph.h DESTINATION include/tk/Graph)
+install(FILES graph/include/tk/Graph/Graph.h graph/include/tk/Graph/Checkpoint.h graph/include/tk/Graph/Llama.h
+        DESTINATION include/tk/Graph)
 install(FILES driver/include/tk/Driver/Compiler.h DESTINATION include/tk/Driver)
 install(FILES
   frontend/include/tk/Frontend/Diagnostics.h
