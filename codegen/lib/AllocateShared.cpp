@@ -78,22 +78,26 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   });
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
   int64_t next = pinned, size = pinned;
-  bool wrapped = false, ringsReleased = false;
+  bool wrapped = false, ringsReleased = false, ringsBarrierPending = false;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
     // After a wait that ends in a barrier the rings' bytes are free at once; otherwise only
-    // when the op would not fit after them (then with a barrier of its own).
-    bool barrierForRings = false;
+    // when the op would not fit after them, and then every op placed from there on starts with
+    // a barrier until one of the kernel's top level has (it runs on every path; one in a branch
+    // or a loop that may not run orders nothing after it).
     bool afterRings = ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op));
     if (!ringsReleased && pinned > barriers && afterRings &&
         (ringsEndBarrier || roundUp16(std::max(next, pinned)) + 1024 + bytes > maxSharedBytes(sm))) {
       ringsReleased = true;
       pinned = next = barriers;
       wrapped = false;
-      barrierForRings = !ringsEndBarrier;
+      ringsBarrierPending = !ringsEndBarrier;
     }
+    bool barrierForRings = ringsBarrierPending;
+    if (ringsBarrierPending && op->getBlock() == &body)
+      ringsBarrierPending = false;
     if (bytes > kSharedLimit) {
       op->emitError() << "'" << op->getName() << "' needs " << bytes << " bytes of shared memory on the GPU, more than "
                       << kSharedLimit << "; use smaller tiles";

@@ -38,7 +38,7 @@ Value stageBase(OpBuilder &b, Location loc, Value buffer, Value stage, SharedBuf
   return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer, ValueRange{offset});
 }
 
-bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter) {
+bool feedsTensorCoresOnly(LocalLoadOp op) {
   return llvm::all_of(op->getUses(), [&](OpOperand &use) {
     auto dot = dyn_cast<DotOp>(use.getOwner());
     // A transposed stage holds B as rows of N, which only B's ldmatrix reads as they are.
@@ -155,7 +155,7 @@ struct LocalLoadPattern : public OpConversionPattern<LocalLoadOp> {
     auto result = cast<RankedTensorType>(op.getType());
     BlockedLayout l = converter.layoutOf(result);
     Type element = result.getElementType();
-    if (feedsTensorCoresOnly(op, converter)) {
+    if (feedsTensorCoresOnly(op)) {
       rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(l.perThread(), LLVM::PoisonOp::create(rewriter, loc, element))});
       return success();
     }

@@ -14,6 +14,7 @@
 // loop refills a stage only after the barrier of a later iteration), and the registers of A
 // are PTX virtual registers, which ptxas keeps until the wait.
 #include "MmaPlan.h"
+#include "StageRings.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -31,15 +32,25 @@ using namespace mlir;
 namespace tk::codegen {
 namespace {
 
-/// Whether `dot` runs on wgmma and reads its operands where they are: B from a stage, A from a
-/// stage (rows of K) or from registers; results in f32 (wgmma's accumulators).
-bool readsOperandsInPlace(DotOp dot, int64_t threads) {
+/// Whether tk-to-threads lowers `dot` to wgmma (one commit group): a warpgroup plan and a
+/// result in the accumulator layout (DotPattern lowers any other by FMA).
+bool onWarpgroupMma(DotOp dot, int64_t threads) {
   std::optional<MmaPlan> plan = planMma(dot, threads, /*warpgroupMma=*/true);
-  if (!plan || !plan->warpgroup || !hasLinearLayout(dot.getType()) ||
-      !cast<RankedTensorType>(dot.getType()).getElementType().isF32())
+  return plan && plan->warpgroup && hasLinearLayout(dot.getType());
+}
+
+/// Whether `dot` runs on wgmma and reads its operands where they are: B from a stage, A from a
+/// stage (rows of K) that only tensor cores read, or from registers; results in f32 (wgmma's
+/// accumulators). A dot that stages an operand in its own region must finish before later
+/// exchanges reuse that region.
+bool readsOperandsInPlace(DotOp dot, int64_t threads) {
+  if (!onWarpgroupMma(dot, threads) || !cast<RankedTensorType>(dot.getType()).getElementType().isF32())
     return false;
   auto aStage = dot.getA().getDefiningOp<LocalLoadOp>();
-  return (aStage && !aStage.getTrans()) || warpgroupAInRegisters(dot, threads);
+  auto bStage = dot.getB().getDefiningOp<LocalLoadOp>();
+  if (!bStage || !feedsTensorCoresOnly(bStage))
+    return false;
+  return (aStage && !aStage.getTrans() && feedsTensorCoresOnly(aStage)) || warpgroupAInRegisters(dot, threads);
 }
 
 /// Whether `op` (and everything in it) writes no memory: reads of the stages are fine.
@@ -74,13 +85,13 @@ struct AsyncDots : public tk::impl::TkAsyncDotsBase<AsyncDots> {
       Operation *use = firstUse(dot);
       if (!use || use == dot->getNextNode())
         continue;
-      // Every group committed after this dot's may still run at the wait: the wgmma dots
-      // issued in between (each commits one group).
+      // Every group committed after this dot's may still run at the wait: the dots issued in
+      // between that run on wgmma (each commits one group; one lowered by FMA commits none, and
+      // counting it would let the wait return early).
       int32_t pending = 0;
       bool clear = true;
       for (Operation *op = dot->getNextNode(); op != use && clear; op = op->getNextNode()) {
-        if (auto other = dyn_cast<DotOp>(op); other && planMma(other, threads, true) &&
-                                              planMma(other, threads, true)->warpgroup)
+        if (auto other = dyn_cast<DotOp>(op); other && onWarpgroupMma(other, threads))
           ++pending;
         clear = isa<DotOp, DotWaitOp>(op) || writesNothing(op);
       }

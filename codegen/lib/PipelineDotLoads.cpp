@@ -121,17 +121,27 @@ bool feedsOnlyDots(LoadOp load, int64_t threads) {
   return usedBy(load.getResult(), /*onlyB=*/false);
 }
 
-/// Loads in no loop (of the kernel's top level, or of a warp-specialized kernel's consumers)
-/// that only feed tensor-core dots, and that no loop's pipeline staged: attention's Q when a first block is peeled off the loop, that
-/// block's K, the last block's V. Each is copied (cp.async) into a one-stage buffer where it
-/// is loaded, and waited for before its first use, so that wgmma reads it in place and the
-/// copy overlaps whatever lies between.
+/// On wgmma (which reads B, and A unless it is in registers, only from shared memory), loads
+/// in no loop (of the kernel's top level, or of a warp-specialized kernel's consumers) that
+/// only feed tensor-core dots, and that no loop's pipeline staged: attention's Q when a first
+/// block is peeled off the loop, that block's K, the last block's V. Each is copied (cp.async)
+/// into a one-stage buffer where it is loaded, and waited for before its first use, so that
+/// wgmma reads it in place and the copy overlaps whatever lies between. The buffers live as
+/// long as the rings, so at most kMaxStagedBytes of them: later loads stay as they are (the
+/// dot stages them in its own, reusable region).
 void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
-  // In no loop: the kernel's body, or the consumers' branch of a warp-specialized kernel.
+  constexpr int64_t kMaxStagedBytes = 96 * 1024;
   SmallVector<LoadOp> loads;
+  int64_t bytes = 0;
   kernel.walk([&](LoadOp load) {
-    if (!load->getParentOfType<scf::ForOp>() && !load->getParentOfType<scf::WhileOp>() && feedsOnlyDots(load, threads))
-      loads.push_back(load);
+    if (load->getParentOfType<scf::ForOp>() || load->getParentOfType<scf::WhileOp>() || !feedsOnlyDots(load, threads))
+      return;
+    auto type = cast<RankedTensorType>(load.getType());
+    int64_t size = type.getNumElements() * 2;
+    if (bytes + size > kMaxStagedBytes)
+      return;
+    bytes += size;
+    loads.push_back(load);
   });
   IRRewriter rewriter(kernel.getContext());
   struct Staged {
@@ -432,7 +442,8 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         }
       }
       kernel.walk([&](scf::ForOp loop) { loop->removeAttr(visited); });
-      stageTopLevelDotOperands(kernel, threads);
+      if (wgmma)
+        stageTopLevelDotOperands(kernel, threads);
     }
   }
 };

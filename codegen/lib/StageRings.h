@@ -10,7 +10,7 @@ namespace tk::codegen {
 mlir::Value stageBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, mlir::Value stage,
                       SharedBufferType type);
 /// Whether every user of a `tkg.local_load` is a tensor-core `dot` (which reads the stage itself).
-bool feedsTensorCoresOnly(LocalLoadOp op, const ThreadTypeConverter &converter);
+bool feedsTensorCoresOnly(LocalLoadOp op);
 
 } // namespace tk::codegen
 

@@ -37,7 +37,7 @@ Value roundToTf32(OpBuilder &b, Location loc, Value x) {
 /// stored as rows of N); null when the dot stages the operand in its own region.
 LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
   auto local = operand.getDefiningOp<LocalLoadOp>();
-  return local && feedsTensorCoresOnly(local, converter) ? local : LocalLoadOp();
+  return local && feedsTensorCoresOnly(local) ? local : LocalLoadOp();
 }
 
 void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values,
