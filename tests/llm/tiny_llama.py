@@ -147,11 +147,28 @@ def main():
         if tokens2 != tokens or not np.array_equal(logits2, logits):
             sys.exit("the sharded checkpoint gave other results")
         print("sharded checkpoint: the same tokens and logits")
+        # Sampling: top-k 1 is greedy at any temperature; a seed gives the same draws again,
+        # and another seed (most likely) other ones.
+        def tokens_with(*extra):
+            r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),
+                                "--max-new-tokens", "4"] + list(extra), capture_output=True, text=True)
+            if r.returncode:
+                sys.exit("tk-llama %s failed: %s" % (extra, r.stderr))
+            return r.stdout.split("tokens: ")[1].split()[0]
+        greedy = tokens_with()
+        if tokens_with("--temperature", "5", "--top-k", "1") != greedy:
+            sys.exit("top-k 1 is not greedy")
+        hot = [tokens_with("--temperature", "100", "--seed", str(seed)) for seed in (1, 1, 2)]
+        if hot[0] != hot[1] or hot[0] == hot[2]:
+            sys.exit("sampling with seeds 1, 1, 2 gave %s" % hot)
+        print("sampling: top-k 1 is greedy, seeds repeat")
         # Bad requests: a clean message and exit status, never a crash.
         for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
                                        (["--prompt", "3,300"], 1, "token id 300 (position 1) is outside the vocabulary of 300"),
                                        (["--prompt", "3", "--max-new-tokens", "0"], 2, "--max-new-tokens takes 1 to 65536"),
-                                       (["--prompt", "3", "--temperature", "1"], 2, "unknown option '--temperature'")]:
+                                       (["--prompt", "3", "--top-p", "1.5"], 2, "--top-p takes a number in (0, 1]"),
+                                       (["--prompt", "3", "--top-k", "-2"], 2, "--top-k takes 1 to 2^30"),
+                                       (["--prompt", "3", "--typo"], 2, "unknown option '--typo'")]:
             r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
             if r.returncode != status or message not in r.stderr:
                 sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))

@@ -1,16 +1,22 @@
 // tk-llama: greedy generation from a Hugging Face LLaMA folder on the graph layer.
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda]
-//            [--save-logits OUT.npy]
-// Prints `tokens: 11,22,33` (the generated ids). --save-logits writes float32
-// [new tokens, vocab]: the logits each generated token was chosen from. This version runs the
-// whole prefix again for every token (no KV cache yet).
+//            [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
+// Prints `tokens: 11,22,33` (the generated ids). Greedy unless --temperature > 0; then
+// transformers' order: logits / T, the K most likely, the smallest set of probability >= P,
+// one draw from a generator seeded with S (mt19937_64, whose sequence the C++ standard fixes,
+// turned into doubles here rather than by a library distribution: the same tokens everywhere).
+// --save-logits writes float32 [new tokens, vocab]: the logits each generated token was chosen
+// from. This version runs the whole prefix again for every token (no KV cache yet).
 #include "tk/Graph/Llama.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -19,13 +25,48 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda]\n"
-    "                [--save-logits OUT.npy]\n"
+    "                [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          the prompt's token ids, comma-separated\n"
-    "  --max-new-tokens  how many tokens to generate, greedily (default 16, at most 65536)\n"
+    "  --max-new-tokens  how many tokens to generate (default 16, at most 65536)\n"
     "  --backend         cuda (default when a GPU is present) or interp\n"
-    "  --save-logits     write the logits each new token was chosen from: float32 [N, vocab]\n";
+    "  --save-logits     write the logits each new token was chosen from: float32 [N, vocab]\n"
+    "  --temperature     sample at this temperature (default 0: greedy)\n"
+    "  --top-k           sample among the K most likely tokens only (default: all)\n"
+    "  --top-p           sample among the most likely tokens whose probabilities reach P (default 1)\n"
+    "  --seed            the sampler's seed (default 0)\n";
+
+struct Sampling {
+  double temperature = 0, topP = 1;
+  long topK = 0;
+  unsigned long long seed = 0;
+};
+
+/// The next token from one row of logits: greedy at temperature 0, else sampled.
+int32_t chooseToken(const float *logits, int64_t vocab, const Sampling &s, std::mt19937_64 &rng) {
+  if (s.temperature <= 0)
+    return int32_t(std::max_element(logits, logits + vocab) - logits);
+  std::vector<int32_t> order(static_cast<size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  // Most likely first; ties by id, so that the order does not depend on the sort.
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  size_t keep = s.topK > 0 ? std::min<size_t>(size_t(s.topK), order.size()) : order.size();
+  std::vector<double> p(keep);
+  double top = logits[order[0]] / s.temperature, total = 0;
+  for (size_t i = 0; i < keep; ++i)
+    total += p[i] = std::exp(logits[order[i]] / s.temperature - top);
+  double mass = 0;
+  size_t nucleus = 0;
+  while (nucleus < keep && (nucleus == 0 || mass < s.topP * total))
+    mass += p[nucleus++];
+  // A double in [0, 1) from the top 53 bits of one draw.
+  double u = double(rng() >> 11) * 0x1.0p-53 * mass;
+  for (size_t i = 0; i < nucleus; ++i)
+    if ((u -= p[i]) < 0)
+      return order[i];
+  return order[nucleus - 1];
+}
 
 std::vector<int32_t> parseIds(const std::string &text) {
   std::vector<int32_t> ids;
@@ -50,6 +91,7 @@ int main(int argc, char **argv) {
   std::vector<int32_t> prompt;
   long maxNew = 16;
   std::optional<tk::Backend> backend;
+  Sampling sampling;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -76,6 +118,24 @@ int main(int argc, char **argv) {
         backend = b == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
       } else if (a == "--save-logits") {
         savePath = value();
+      } else if (a == "--temperature" || a == "--top-p") {
+        std::string v = value();
+        char *end = nullptr;
+        double x = std::strtod(v.c_str(), &end);
+        bool temperature = a == "--temperature";
+        if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0 || (!temperature && (x <= 0 || x > 1)))
+          throw tk::Error(a + (temperature ? " takes a number >= 0" : " takes a number in (0, 1]") + ", not '" + v + "'");
+        (temperature ? sampling.temperature : sampling.topP) = x;
+      } else if (a == "--top-k" || a == "--seed") {
+        std::string v = value();
+        char *end = nullptr;
+        unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+        if (v.empty() || v[0] == '-' || *end != '\0' || (a == "--top-k" && (x < 1 || x > (1ull << 30))))
+          throw tk::Error(a + (a == "--top-k" ? " takes 1 to 2^30" : " takes a non-negative integer") + ", not '" + v + "'");
+        if (a == "--top-k")
+          sampling.topK = long(x);
+        else
+          sampling.seed = x;
       } else if (!a.empty() && a[0] == '-') {
         throw tk::Error("unknown option '" + a + "'");
       } else if (folder.empty()) {
@@ -96,10 +156,11 @@ int main(int argc, char **argv) {
     int64_t vocab = model.config().vocabSize;
     std::vector<int32_t> ids = prompt, generated;
     std::vector<float> chosenFrom;
+    std::mt19937_64 rng(sampling.seed);
     for (long step = 0; step < maxNew; ++step) {
       std::vector<float> logits = model.forward(ids, 1);
       const float *last = logits.data() + (ids.size() - 1) * size_t(vocab);
-      int32_t next = int32_t(std::max_element(last, last + vocab) - last);
+      int32_t next = chooseToken(last, vocab, sampling, rng);
       chosenFrom.insert(chosenFrom.end(), last, last + vocab);
       generated.push_back(next);
       ids.push_back(next);
