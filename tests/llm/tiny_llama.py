@@ -149,9 +149,9 @@ def main():
         print("sharded checkpoint: the same tokens and logits")
         # Sampling: top-k 1 is greedy at any temperature; a seed gives the same draws again,
         # and another seed (most likely) other ones.
-        def tokens_with(*extra):
-            r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),
-                                "--max-new-tokens", "4"] + list(extra), capture_output=True, text=True)
+        def tokens_with(*extra, prompt_ids=prompt, new=4):
+            r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt_ids)),
+                                "--max-new-tokens", str(new)] + list(extra), capture_output=True, text=True)
             if r.returncode:
                 sys.exit("tk-llama %s failed: %s" % (extra, r.stderr))
             return r.stdout.split("tokens: ")[1].split()[0]
@@ -162,13 +162,38 @@ def main():
         if hot[0] != hot[1] or hot[0] == hot[2]:
             sys.exit("sampling with seeds 1, 1, 2 gave %s" % hot)
         print("sampling: top-k 1 is greedy, seeds repeat")
+        # Text in and out through a SentencePiece model trained here (Debian's sentencepiece):
+        # the prompt's text becomes BOS + its pieces, as LlamaTokenizer encodes it.
+        corpus = os.path.join(tmp, "corpus.txt")
+        with open(corpus, "w") as f:
+            for i in range(400):
+                f.write("the tile compiler writes kernel %d for the tensor cores of machine %d\n" % (i, i % 7))
+        spm = subprocess.run(["spm_train", "--input=" + corpus, "--model_prefix=" + os.path.join(tmp, "tok"),
+                              "--vocab_size=120", "--model_type=bpe", "--bos_id=1", "--eos_id=2", "--unk_id=0"],
+                             capture_output=True, text=True)
+        if spm.returncode:
+            sys.exit("spm_train failed (tools/setup installs Debian's sentencepiece): " + spm.stderr[-500:])
+        model = os.path.join(tmp, "tok.model")
+        enc = subprocess.run(["spm_encode", "--model=" + model, "--output_format=id"], input="the tile compiler",
+                             capture_output=True, text=True, check=True)
+        ids = [1] + [int(t) for t in enc.stdout.split()]
+        r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--tokenizer", model,
+                            "--prompt-text", "the tile compiler", "--max-new-tokens", "3"], capture_output=True, text=True)
+        if r.returncode or "text: " not in r.stdout:
+            sys.exit("tk-llama with a tokenizer: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+        by_text = r.stdout.split("tokens: ")[1].split()[0]
+        if tokens_with(prompt_ids=ids, new=3) != by_text:
+            sys.exit("the text prompt did not become BOS + its pieces %s" % ids)
+        print("tokenizer: the text prompt is BOS + %d pieces; %s" % (len(ids) - 1, r.stdout.strip().splitlines()[-1]))
         # Bad requests: a clean message and exit status, never a crash.
         for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
                                        (["--prompt", "3,300"], 1, "token id 300 (position 1) is outside the vocabulary of 300"),
                                        (["--prompt", "3", "--max-new-tokens", "0"], 2, "--max-new-tokens takes 1 to 65536"),
                                        (["--prompt", "3", "--top-p", "1.5"], 2, "--top-p takes a number in (0, 1]"),
                                        (["--prompt", "3", "--top-k", "-2"], 2, "--top-k takes 1 to 2^30"),
-                                       (["--prompt", "3", "--typo"], 2, "unknown option '--typo'")]:
+                                       (["--prompt", "3", "--typo"], 2, "unknown option '--typo'"),
+                                       (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
+                                       (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:
             r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
             if r.returncode != status or message not in r.stderr:
                 sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))

@@ -1,7 +1,9 @@
 // tk-llama: greedy generation from a Hugging Face LLaMA folder on the graph layer.
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda]
 //            [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
-// Prints `tokens: 11,22,33` (the generated ids). Greedy unless --temperature > 0; then
+//            [--tokenizer tokenizer.model --prompt-text "..."]
+// Prints `tokens: 11,22,33` (the generated ids), and with a SentencePiece tokenizer
+// `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer does). Greedy unless --temperature > 0; then
 // transformers' order: logits / T, the K most likely, the smallest set of probability >= P,
 // one draw from a generator seeded with S (mt19937_64, whose sequence the C++ standard fixes,
 // turned into doubles here rather than by a library distribution: the same tokens everywhere).
@@ -17,6 +19,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <sentencepiece_processor.h>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -35,7 +38,32 @@ constexpr const char *kUsage =
     "  --temperature     sample at this temperature (default 0: greedy)\n"
     "  --top-k           sample among the K most likely tokens only (default: all)\n"
     "  --top-p           sample among the most likely tokens whose probabilities reach P (default 1)\n"
-    "  --seed            the sampler's seed (default 0)\n";
+    "  --seed            the sampler's seed (default 0)\n"
+    "  --tokenizer       a SentencePiece model (the folder's tokenizer.model): prints the text too\n"
+    "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n";
+
+/// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
+/// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
+std::string detokenize(const sentencepiece::SentencePieceProcessor &sp, const std::vector<int32_t> &ids) {
+  std::vector<int> known;
+  std::string text;
+  auto flush = [&] {
+    std::string part;
+    if (!known.empty() && sp.Decode(known, &part).ok())
+      text += part;
+    known.clear();
+  };
+  for (int32_t id : ids) {
+    if (id >= 0 && id < sp.GetPieceSize()) {
+      known.push_back(id);
+      continue;
+    }
+    flush();
+    text += " \u2047 ";
+  }
+  flush();
+  return text;
+}
 
 struct Sampling {
   double temperature = 0, topP = 1;
@@ -92,6 +120,8 @@ int main(int argc, char **argv) {
   long maxNew = 16;
   std::optional<tk::Backend> backend;
   Sampling sampling;
+  std::string tokenizerPath, promptText;
+  bool hasPromptText = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -118,6 +148,11 @@ int main(int argc, char **argv) {
         backend = b == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
       } else if (a == "--save-logits") {
         savePath = value();
+      } else if (a == "--tokenizer") {
+        tokenizerPath = value();
+      } else if (a == "--prompt-text") {
+        promptText = value();
+        hasPromptText = true;
       } else if (a == "--temperature" || a == "--top-p") {
         std::string v = value();
         char *end = nullptr;
@@ -144,7 +179,11 @@ int main(int argc, char **argv) {
         throw tk::Error("one model folder, not '" + folder + "' and '" + a + "'");
       }
     }
-    if (folder.empty() || prompt.empty())
+    if (hasPromptText && !prompt.empty())
+      throw tk::Error("--prompt and --prompt-text: one prompt, please");
+    if (hasPromptText && tokenizerPath.empty())
+      throw tk::Error("--prompt-text needs --tokenizer");
+    if (folder.empty() || (prompt.empty() && !hasPromptText))
       throw tk::Error(folder.empty() ? "no model folder" : "no --prompt");
   } catch (const tk::Error &e) {
     std::cerr << "tk-llama: " << e.what() << "\n" << kUsage;
@@ -152,6 +191,21 @@ int main(int argc, char **argv) {
   }
   try {
     tk::Context context(backend ? *backend : tk::Context::defaultBackend());
+    sentencepiece::SentencePieceProcessor tokenizer;
+    if (!tokenizerPath.empty()) {
+      auto status = tokenizer.Load(tokenizerPath);
+      if (!status.ok())
+        throw tk::Error(tokenizerPath + ": not a SentencePiece model (" + status.ToString() + ")");
+    }
+    if (hasPromptText) {
+      std::vector<int> encoded;
+      auto status = tokenizer.Encode(promptText, &encoded);
+      if (!status.ok())
+        throw tk::Error("--prompt-text: " + status.ToString());
+      if (tokenizer.bos_id() >= 0)
+        prompt.push_back(tokenizer.bos_id());
+      prompt.insert(prompt.end(), encoded.begin(), encoded.end());
+    }
     tk::llm::LlamaModel model(context, folder);
     int64_t vocab = model.config().vocabSize;
     std::vector<int32_t> ids = prompt, generated;
@@ -169,6 +223,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < generated.size(); ++i)
       std::cout << (i ? "," : "") << generated[i];
     std::cout << "\n";
+    if (!tokenizerPath.empty())
+      std::cout << "text: " << detokenize(tokenizer, generated) << "\n";
     if (!savePath.empty()) {
       tk::HostBuffer host;
       host.name = "logits";
