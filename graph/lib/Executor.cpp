@@ -38,7 +38,7 @@ struct Executable::Impl {
   std::map<std::string, Module> modules; // stdlib files and generated sources, by name
   std::vector<Kernel> kernels;           // one per step
   std::vector<Buffer> slots;
-  std::unique_ptr<Buffer> dummy, dummyF32; // what unused pointer parameters get
+  std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
   /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
   /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
   struct Prepared {
@@ -178,7 +178,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / step.heads;
     kernel.launch(Grid(tokens, step.heads),
                   {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
-                   i32(step.outAt.rowStride), float(std::log2(first.value))},
+                   i32(step.outAt.rowStride), float(std::log2(first.value)), *dummyI32},
                   typed({{"HALF", headDim / 2}}), stream); // num_warps: tuned
     return;
   }
@@ -236,6 +236,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.dtype = impl.graph.nodes.front().out.dtype; // one element type per graph (Graph checks)
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
+  impl.dummyI32 = std::make_unique<Buffer>(context, Scalar::I32, 16);
   impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
   impl.colSums = impl.stdlibKernel("norm.tk", "weighted_col_sums");
   for (const Step &step : impl.plan.steps) {

@@ -1048,19 +1048,37 @@ def add_stdlib_cases():
           "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
          decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "SPLITS": "4"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
+    # With POSITIONS: each sequence's tokens start at positions[b] (a KV cache's length).
     T, S, heads, half = 6, 4, 2, 16
     src = rnd(T, 80)
-    def rope_ref(out):
-        v = val(src).reshape(T, 80)[:, 16:16 + heads * 2 * half].reshape(T, heads, 2 * half)
-        pos = (np.arange(T) % S)[:, None]
-        theta = pos * 10000.0 ** (-np.arange(half) / half)
-        c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
-        x1, x2 = v[..., :half], v[..., half:]
-        return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(T, -1))}
-    case("stdlib.bf16.rope", std("rope"), "rope", "%d, %d" % (T, heads),
-         {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "seq_len": S, "in_stride": 80, "in_col": 16,
-          "out_stride": heads * 2 * half, "log2_base": math.log2(10000.0)},
-         rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half)})
+    starts = np.array([5, 1000], np.int32)
+    for with_positions in (False, True):
+        def rope_ref(out, with_positions=with_positions):
+            v = val(src).reshape(T, 80)[:, 16:16 + heads * 2 * half].reshape(T, heads, 2 * half)
+            pos = (np.arange(T) % S + (starts[np.arange(T) // S] if with_positions else 0))[:, None]
+            theta = pos * 10000.0 ** (-np.arange(half) / half)
+            c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
+            x1, x2 = v[..., :half], v[..., half:]
+            return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(T, -1))}
+        case("stdlib.bf16.rope" + (".positions" if with_positions else ""), std("rope"), "rope", "%d, %d" % (T, heads),
+             {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "seq_len": S, "in_stride": 80, "in_col": 16,
+              "out_stride": heads * 2 * half, "log2_base": math.log2(10000.0), "positions": starts},
+             rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half), "POSITIONS": "true" if with_positions else "false"})
+    # A KV cache's append: 2 sequences of 3 new tokens from a column view, at 4 and at 6 of a
+    # cache of 8 (the last token past its end: not written; what was there stays).
+    xs, width, ctx_kv = rnd(6, 50), 20, 8
+    cache0 = rnd(2, ctx_kv, width)
+    at = np.array([4, 6], np.int32)
+    def kv_append_ref(out):
+        c = cache0.reshape(2, ctx_kv, width).copy()
+        for t in range(6):
+            b, p_ = t // 3, at[t // 3] + t % 3
+            if p_ < ctx_kv:
+                c[b, p_] = xs.reshape(6, 50)[t, 10:10 + width]
+        return {"cache": c.ravel()}
+    case("stdlib.bf16.kv_append", std("kv_cache"), "kv_append", "6, cdiv(width, BLOCK)",
+         {"x": xs, "cache": cache0, "positions": at, "seq_len": 3, "max_context": ctx_kv, "width": width,
+          "in_stride": 50, "in_col": 10}, kv_append_ref, tol=(0, 0), defines={"BLOCK": "128"})
     # Causal attention over column views of one [B*S, 3 * H * D] tensor (as the graph reads QKV).
     B, S2, H, D_ = 2, 40, 2, 32
     qkv = rnd(B * S2, 3 * H * D_)
