@@ -6,7 +6,11 @@
 #include "tk/Runtime/Files.h"
 #include "tk/Support/FloatFormats.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <numeric>
+#include <random>
 
 namespace tk::llm {
 namespace {
@@ -54,6 +58,32 @@ std::vector<uint16_t> transposedSideBySide(const std::vector<std::vector<uint16_
 }
 
 std::string layerName(int64_t layer, const char *part) { return std::to_string(layer) + "." + part; }
+
+/// The next token from one row of logits (GenerateOptions says how).
+int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o, std::mt19937_64 &rng) {
+  if (o.temperature <= 0)
+    return int32_t(std::max_element(logits, logits + vocab) - logits);
+  std::vector<int32_t> order(static_cast<size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  // Most likely first; ties by id, so that the order does not depend on the sort.
+  std::sort(order.begin(), order.end(),
+            [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  size_t keep = o.topK > 0 ? std::min<size_t>(size_t(o.topK), order.size()) : order.size();
+  std::vector<double> p(keep);
+  double top = logits[order[0]] / o.temperature, total = 0;
+  for (size_t i = 0; i < keep; ++i)
+    total += p[i] = std::exp(logits[order[i]] / o.temperature - top);
+  double mass = 0;
+  size_t nucleus = 0;
+  while (nucleus < keep && (nucleus == 0 || mass < o.topP * total))
+    mass += p[nucleus++];
+  // A double in [0, 1) from the top 53 bits of one draw.
+  double u = double(rng() >> 11) * 0x1.0p-53 * mass;
+  for (size_t i = 0; i < nucleus; ++i)
+    if ((u -= p[i]) < 0)
+      return order[i];
+  return order[nucleus - 1];
+}
 
 } // namespace
 
@@ -167,6 +197,26 @@ std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t 
   std::vector<float> out(bits.size());
   for (size_t i = 0; i < bits.size(); ++i)
     out[i] = fp::bf16ToFloat(bits[i]);
+  return out;
+}
+
+Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const GenerateOptions &options,
+                                const Stream &stream) {
+  if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
+      options.topK < 0)
+    throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0");
+  int64_t vocab = impl_->config.vocabSize;
+  std::mt19937_64 rng(options.seed);
+  std::vector<int32_t> ids = prompt;
+  Generation out;
+  for (int64_t step = 0; step < options.maxNewTokens; ++step) {
+    std::vector<float> logits = forward(ids, 1, stream);
+    const float *last = logits.data() + (ids.size() - 1) * size_t(vocab);
+    int32_t next = chooseToken(last, vocab, options, rng);
+    out.logits.insert(out.logits.end(), last, last + vocab);
+    out.tokens.push_back(next);
+    ids.push_back(next);
+  }
   return out;
 }
 

@@ -1,12 +1,11 @@
-// tk-llama: greedy generation from a Hugging Face LLaMA folder on the graph layer.
+// tk-llama: generation from a Hugging Face LLaMA folder on the graph layer
+// (tk::llm::LlamaModel::generate does the work; this is its command line).
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda]
 //            [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."]
 // Prints `tokens: 11,22,33` (the generated ids), and with a SentencePiece tokenizer
-// `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer does). Greedy unless --temperature > 0; then
-// transformers' order: logits / T, the K most likely, the smallest set of probability >= P,
-// one draw from a generator seeded with S (mt19937_64, whose sequence the C++ standard fixes,
-// turned into doubles here rather than by a library distribution: the same tokens everywhere).
+// `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
+// does). Greedy unless --temperature > 0 (GenerateOptions in Llama.h says how it samples).
 // --save-logits writes float32 [new tokens, vocab]: the logits each generated token was chosen
 // from. This version runs the whole prefix again for every token (no KV cache yet).
 #include "tk/Graph/Llama.h"
@@ -16,9 +15,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <numeric>
 #include <optional>
-#include <random>
 #include <sentencepiece_processor.h>
 #include <cstring>
 #include <iostream>
@@ -65,37 +62,6 @@ std::string detokenize(const sentencepiece::SentencePieceProcessor &sp, const st
   return text;
 }
 
-struct Sampling {
-  double temperature = 0, topP = 1;
-  long topK = 0;
-  unsigned long long seed = 0;
-};
-
-/// The next token from one row of logits: greedy at temperature 0, else sampled.
-int32_t chooseToken(const float *logits, int64_t vocab, const Sampling &s, std::mt19937_64 &rng) {
-  if (s.temperature <= 0)
-    return int32_t(std::max_element(logits, logits + vocab) - logits);
-  std::vector<int32_t> order(static_cast<size_t>(vocab));
-  std::iota(order.begin(), order.end(), 0);
-  // Most likely first; ties by id, so that the order does not depend on the sort.
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
-  size_t keep = s.topK > 0 ? std::min<size_t>(size_t(s.topK), order.size()) : order.size();
-  std::vector<double> p(keep);
-  double top = logits[order[0]] / s.temperature, total = 0;
-  for (size_t i = 0; i < keep; ++i)
-    total += p[i] = std::exp(logits[order[i]] / s.temperature - top);
-  double mass = 0;
-  size_t nucleus = 0;
-  while (nucleus < keep && (nucleus == 0 || mass < s.topP * total))
-    mass += p[nucleus++];
-  // A double in [0, 1) from the top 53 bits of one draw.
-  double u = double(rng() >> 11) * 0x1.0p-53 * mass;
-  for (size_t i = 0; i < nucleus; ++i)
-    if ((u -= p[i]) < 0)
-      return order[i];
-  return order[nucleus - 1];
-}
-
 std::vector<int32_t> parseIds(const std::string &text) {
   std::vector<int32_t> ids;
   std::stringstream in(text);
@@ -119,7 +85,7 @@ int main(int argc, char **argv) {
   std::vector<int32_t> prompt;
   long maxNew = 16;
   std::optional<tk::Backend> backend;
-  Sampling sampling;
+  tk::llm::GenerateOptions sampling;
   std::string tokenizerPath, promptText;
   bool hasPromptText = false;
   try {
@@ -168,7 +134,7 @@ int main(int argc, char **argv) {
         if (v.empty() || v[0] == '-' || *end != '\0' || (a == "--top-k" && (x < 1 || x > (1ull << 30))))
           throw tk::Error(a + (a == "--top-k" ? " takes 1 to 2^30" : " takes a non-negative integer") + ", not '" + v + "'");
         if (a == "--top-k")
-          sampling.topK = long(x);
+          sampling.topK = int64_t(x);
         else
           sampling.seed = x;
       } else if (!a.empty() && a[0] == '-') {
@@ -208,17 +174,10 @@ int main(int argc, char **argv) {
     }
     tk::llm::LlamaModel model(context, folder);
     int64_t vocab = model.config().vocabSize;
-    std::vector<int32_t> ids = prompt, generated;
-    std::vector<float> chosenFrom;
-    std::mt19937_64 rng(sampling.seed);
-    for (long step = 0; step < maxNew; ++step) {
-      std::vector<float> logits = model.forward(ids, 1);
-      const float *last = logits.data() + (ids.size() - 1) * size_t(vocab);
-      int32_t next = chooseToken(last, vocab, sampling, rng);
-      chosenFrom.insert(chosenFrom.end(), last, last + vocab);
-      generated.push_back(next);
-      ids.push_back(next);
-    }
+    sampling.maxNewTokens = maxNew;
+    tk::llm::Generation result = model.generate(prompt, sampling);
+    const std::vector<int32_t> &generated = result.tokens;
+    const std::vector<float> &chosenFrom = result.logits;
     std::cout << "tokens: ";
     for (size_t i = 0; i < generated.size(); ++i)
       std::cout << (i ? "," : "") << generated[i];

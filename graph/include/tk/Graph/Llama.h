@@ -23,6 +23,22 @@ namespace tk::llm {
 /// "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's transposed).
 graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen);
 
+/// How LlamaModel::generate picks tokens: greedy at temperature 0; else transformers' order
+/// (logits / temperature, the topK most likely (0: all), the smallest set whose probability
+/// reaches topP, one draw from mt19937_64 seeded with `seed`, its bits turned into a double
+/// here so that the same seed gives the same tokens everywhere).
+struct GenerateOptions {
+  int64_t maxNewTokens = 16;
+  double temperature = 0, topP = 1;
+  int64_t topK = 0;
+  uint64_t seed = 0;
+};
+
+struct Generation {
+  std::vector<int32_t> tokens; // the new tokens
+  std::vector<float> logits;   // [tokens, vocab]: the logits each was chosen from
+};
+
 class LlamaModel {
 public:
   /// Reads `folder` (config.json and the safetensors), checks every tensor's shape against the
@@ -36,6 +52,9 @@ public:
   /// The logits (f32, [batch * seqLen, vocab]) of `ids`: `batch` rows of equally many token
   /// ids each, every id in [0, vocab) (a tk::Error names the first that is not).
   std::vector<float> forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream = Stream());
+  /// New tokens after `prompt` (one sequence), each chosen from the last row of the logits.
+  Generation generate(const std::vector<int32_t> &prompt, const GenerateOptions &options = {},
+                      const Stream &stream = Stream());
 
 private:
   struct Impl;
