@@ -178,8 +178,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     int64_t tokens = outInfo.shape[0], headDim = outInfo.shape[1] / step.heads;
     kernel.launch(Grid(tokens, step.heads),
                   {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
-                   i32(step.outAt.rowStride), float(std::log2(first.value)), *dummyI32},
-                  typed({{"HALF", headDim / 2}}), stream); // num_warps: tuned
+                   i32(step.outAt.rowStride), float(std::log2(first.value)), step.in.size() > 1 ? in(1) : *dummyI32},
+                  typed({{"HALF", headDim / 2}, {"POSITIONS", step.in.size() > 1}}), stream); // num_warps: tuned
     return;
   }
   case StepKind::Attention: {
@@ -233,7 +233,13 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.context = &context;
   impl.graph = graph.impl();
   impl.plan = planGraph(impl.graph);
-  impl.dtype = impl.graph.nodes.front().out.dtype; // one element type per graph (Graph checks)
+  // One element type per graph (Graph checks), besides i32 index inputs.
+  impl.dtype = Scalar::BF16;
+  for (const Node &n : impl.graph.nodes)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != Scalar::I32) {
+      impl.dtype = n.out.dtype;
+      break;
+    }
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.dummyI32 = std::make_unique<Buffer>(context, Scalar::I32, 16);

@@ -90,13 +90,16 @@ struct Planner {
         Operand pa = place(ra.inputs[0]), pb = place(rb.inputs[0]);
         int64_t wa = columns(ra.inputs[0]), wb = columns(rb.inputs[0]);
         if (pa.tensor != pb.tensor || pa.rowStride != pb.rowStride || pb.column != pa.column + wa ||
-            ra.seqLen != rb.seqLen || ra.value != rb.value || wa / ra.heads != wb / rb.heads)
+            ra.seqLen != rb.seqLen || ra.value != rb.value || wa / ra.heads != wb / rb.heads ||
+            ra.inputs.size() != rb.inputs.size() || (ra.inputs.size() > 1 && ra.inputs[1] != rb.inputs[1]))
           continue;
         int merged = newExtra(TensorInfo{ra.out.dtype, {ra.out.shape[0], wa + wb}});
         Step step{StepKind::Rope};
         step.nodes = {int(a), int(b)};
         step.out = merged;
         step.in = {pa};
+        if (ra.inputs.size() > 1)
+          step.in.push_back(place(ra.inputs[1])); // the positions
         step.heads = ra.heads + rb.heads;
         newStep(std::move(step));
         plan.at[int(a)] = Operand{merged, wa + wb, 0};
@@ -339,6 +342,8 @@ struct Planner {
       case Op::Rope:
         step.kind = StepKind::Rope;
         step.in = {place(nd.inputs[0])};
+        if (nd.inputs.size() > 1)
+          step.in.push_back(place(nd.inputs[1])); // the positions
         step.heads = nd.heads;
         break;
       case Op::Attention:

@@ -62,10 +62,11 @@ static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dty
   for (int64_t d : shape)
     if (d <= 0)
       fail(what, "'" + name + "' has a dimension of " + std::to_string(d));
-  if (dtype != Scalar::BF16 && dtype != Scalar::F16)
+  bool index = dtype == Scalar::I32 && op == Op::Input && shape.size() == 1;
+  if (dtype != Scalar::BF16 && dtype != Scalar::F16 && !index)
     fail(what, "'" + name + "' is " + scalarName(dtype) + "; the fused kernels take bf16 or f16 tensors");
   for (const Node &n : impl.nodes)
-    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != dtype)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != dtype && !index && n.out.dtype != Scalar::I32)
       fail(what, "'" + name + "' is " + scalarName(dtype) + " but '" + n.name + "' is " + scalarName(n.out.dtype) +
                      ": a graph has one element type");
   for (const Node &n : impl.nodes)
@@ -82,6 +83,10 @@ Tensor Graph::input(const std::string &name, Scalar dtype, std::vector<int64_t> 
 
 Tensor Graph::weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
   return leaf(*impl_, Op::Weight, name, dtype, std::move(shape));
+}
+
+Tensor Graph::indexInput(const std::string &name, int64_t length) {
+  return leaf(*impl_, Op::Input, name, Scalar::I32, {length});
 }
 
 void Graph::output(Tensor t, const std::string &name) {
@@ -174,6 +179,17 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
   node.seqLen = seqLen;
   node.value = base;
   return impl_->add(std::move(node));
+}
+
+Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor positions) {
+  Tensor y = rope(x, heads, seqLen, base);
+  const Node &p = impl_->at(positions, "rope");
+  int64_t sequences = impl_->nodes[y.id].out.shape[0] / seqLen;
+  if (p.op != Op::Input || p.out.dtype != Scalar::I32 || p.out.shape != std::vector<int64_t>{sequences})
+    fail("rope", "positions must be an index input of " + std::to_string(sequences) + " entries (one per sequence), got " +
+                     p.out.str());
+  impl_->nodes[y.id].inputs.push_back(positions.id);
+  return y;
 }
 
 Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal, int kvHeads) {

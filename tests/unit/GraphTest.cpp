@@ -295,6 +295,37 @@ TEST_F(GraphRun, RopesOfAdjacentBlocksAreOneLaunch) {
   EXPECT_EQ(Executable::compile(context, apart).kernels(), (std::vector<std::string>{"rope", "rope"}));
 }
 
+TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
+  const int seq = 3, sequences = 2, heads = 2, half = 8, cols = heads * 2 * half;
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {seq * sequences, cols});
+  Tensor positions = g.indexInput("positions", sequences);
+  g.output(g.rope(x, heads, seq, 10000.0, positions), "y");
+  EXPECT_EQ(errorOf([&] { g.rope(x, heads, seq, 10000.0, x); }),
+            "graph: rope: positions must be an index input of 2 entries (one per sequence), got bf16[6, 32]");
+  Executable exe = Executable::compile(context, g);
+  std::vector<uint16_t> xs(seq * sequences * cols);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = fp::floatToBf16(float(std::sin(0.37 * double(i))));
+  bind("x", xs);
+  std::vector<int32_t> starts{5, 1000};
+  Buffer pos = Buffer::of(context, starts);
+  bindings["positions"] = &pos;
+  Buffer &out = output("y", xs.size());
+  exe.run(bindings);
+  std::vector<uint16_t> got = out.toVector<uint16_t>();
+  auto f = [](uint16_t bits) { return double(fp::bf16ToFloat(bits)); };
+  for (int t = 0; t < seq * sequences; ++t)
+    for (int h = 0; h < heads; ++h)
+      for (int i = 0; i < half; ++i) {
+        double theta = double(starts[t / seq] + t % seq) * std::pow(10000.0, -double(i) / half);
+        int at = t * cols + h * 2 * half + i;
+        double x1 = f(xs[at]), x2 = f(xs[at + half]);
+        ASSERT_NEAR(f(got[at]), x1 * std::cos(theta) - x2 * std::sin(theta), 2e-2) << t << "," << h << "," << i;
+        ASSERT_NEAR(f(got[at + half]), x2 * std::cos(theta) + x1 * std::sin(theta), 2e-2) << t << "," << h << "," << i;
+      }
+}
+
 TEST_F(GraphRun, TheMemoryPlanReusesDeadBuffers) {
   Graph g;
   Tensor h = g.input("x", Scalar::BF16, {16, 32});

@@ -38,6 +38,8 @@ public:
   /// Constant across runs: the executor may transform it once per bound buffer (a norm's weight
   /// folded in), so new contents need another buffer (or a new Executable), not an overwrite.
   Tensor weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape);
+  /// An i32 vector bound like an input, read only by ops that take indices (rope's positions).
+  Tensor indexInput(const std::string &name, int64_t length);
   void output(Tensor t, const std::string &name);
 
   Tensor matmul(Tensor a, Tensor b);   // [M, K] x [K, N]
@@ -51,6 +53,9 @@ public:
   Tensor softmax(Tensor x);                                            // over each row
   /// Rotary embedding of [batch * seqLen, heads * headDim] (LLaMA's rotate-half form).
   Tensor rope(Tensor x, int heads, int seqLen, double base = 10000.0);
+  /// The same with sequence b's tokens at positions[b] + 0, 1, ... (a KV cache's length):
+  /// positions is an indexInput of one entry per sequence.
+  Tensor rope(Tensor x, int heads, int seqLen, double base, Tensor positions);
   /// Attention of [batch * seqLen, heads * headDim] queries to keys and values, per sequence.
   /// Grouped-query attention: k and v are [batch * seqLen, kvHeads * headDim], each of their
   /// heads shared by heads / kvHeads consecutive query heads (0: kvHeads = heads).
