@@ -194,6 +194,33 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   typed({{"HEAD_DIM", headDim}, {"CAUSAL", flag(first.causal)}}), stream);
     return;
   }
+  case StepKind::AppendKV: {
+    const TensorInfo &x = plan.info(graph, first.inputs[1]);
+    int64_t width = x.shape[1], batch = x.shape[0] / first.seqLen, maxContext = outInfo.shape[0] / batch;
+    int64_t tokens = x.shape[0];
+    kernel.launch(GridSpec([tokens, width](const Config &c) { return Grid(tokens, cdiv(width, c["BLOCK"])); }),
+                  {in(0), out, in(1), i32(first.seqLen), i32(maxContext), i32(width), i32(step.in[0].rowStride),
+                   i32(step.in[0].column)},
+                  typed({}), stream);
+    return;
+  }
+  case StepKind::DecodeSplit: {
+    const TensorInfo &q = first.out;
+    int64_t batch = q.shape[0], headDim = q.shape[1] / first.heads;
+    int64_t maxContext = plan.info(graph, first.inputs[1]).shape[0] / batch;
+    kernel.launch(Grid(batch * first.heads, step.heads),
+                  {in(0), in(1), in(2), in(3), out, storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
+                   i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
+                   i32(step.in[0].column)},
+                  typed({{"HEAD_DIM", headDim}}), stream);
+    return;
+  }
+  case StepKind::DecodeCombine: {
+    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
+    kernel.launch(Grid(batch * first.heads), {in(0), in(1), out, i32(step.heads)},
+                  typed({{"HEAD_DIM", headDim}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
+    return;
+  }
   case StepKind::Transpose: {
     const TensorInfo &x = plan.info(graph, first.inputs[0]);
     kernel.launch(Grid(cdiv(x.shape[0], 32), cdiv(x.shape[1], 32)),
@@ -256,6 +283,13 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Rope: impl.kernels.push_back(impl.stdlibKernel("rope.tk", "rope")); break;
     case StepKind::Attention: impl.kernels.push_back(impl.stdlibKernel("attention.tk", "attention")); break;
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
+    case StepKind::AppendKV: impl.kernels.push_back(impl.stdlibKernel("kv_cache.tk", "kv_append")); break;
+    case StepKind::DecodeSplit:
+      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_split"));
+      break;
+    case StepKind::DecodeCombine:
+      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_combine"));
+      break;
     case StepKind::Elementwise: {
       // Generated source, named for the stdlib folder so that its imports resolve there.
       std::string path = stdlibDir() + "/graph-" + step.kernel + ".tk";

@@ -39,6 +39,10 @@ struct Planner {
     for (size_t n = 0; n < g.nodes.size(); ++n)
       if (g.nodes[n].op == Op::Input || g.nodes[n].op == Op::Weight)
         plan.bindingOf[int(n)] = g.nodes[n].name;
+    // A cache after its append lives in the cache's buffer (written by the append's step).
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+      if (g.nodes[n].op == Op::AppendKV)
+        plan.bindingOf[int(n)] = g.nodes[g.nodes[n].inputs[0]].name;
   }
 
   const Node &node(int n) const { return g.nodes[n]; }
@@ -351,6 +355,26 @@ struct Planner {
         step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2])};
         break;
       case Op::Transpose: step.kind = StepKind::Transpose; step.in = {place(nd.inputs[0])}; break;
+      case Op::AppendKV:
+        step.kind = StepKind::AppendKV;
+        step.in = {place(nd.inputs[1]), place(nd.inputs[2])};
+        break;
+      case Op::DecodeAttention: {
+        // The split kernel's partial outputs and (max, sum) pairs, f32, then the combine.
+        int64_t batch = nd.out.shape[0], headDim = nd.out.shape[1] / nd.heads;
+        int64_t splits = nd.seqLen ? nd.seqLen : 16;
+        Step split{StepKind::DecodeSplit};
+        split.nodes = {n};
+        split.out = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, headDim}});
+        split.out2 = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, 2}});
+        split.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2]), place(nd.inputs[3])};
+        split.heads = int(splits);
+        step.kind = StepKind::DecodeCombine;
+        step.in = {Operand{split.out, headDim, 0}, Operand{split.out2, 2, 0}};
+        step.heads = int(splits);
+        newStep(std::move(split));
+        break;
+      }
       case Op::Reshape: // of a view: materialized first
         copyStep(nd.inputs[0], n, 0, n);
         continue;
@@ -375,7 +399,7 @@ struct Planner {
     std::vector<bool> done(steps.size());
     std::set<int> written;
     for (const auto &[id, name] : plan.bindingOf)
-      if (!outputs.count(id))
+      if (!outputs.count(id) && !(size_t(id) < g.nodes.size() && node(id).op == Op::AppendKV))
         written.insert(id);
     plan.steps.clear();
     while (plan.steps.size() < steps.size()) {
@@ -500,6 +524,9 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Rope: return nodes.size() > 1 ? "rope (of " + std::to_string(nodes.size()) + " column blocks at once)" : "rope";
   case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
   case StepKind::Transpose: return "transpose";
+  case StepKind::AppendKV: return "kv_append";
+  case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
+  case StepKind::DecodeCombine: return "decode_attention_combine";
   }
   return text;
 }

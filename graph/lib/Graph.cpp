@@ -6,7 +6,8 @@ namespace tk::graph {
 const char *opName(Op op) {
   static const char *names[] = {"input",     "weight",  "matmul", "add",  "mul",       "silu",
                                 "gelu",      "scale",   "rmsnorm", "layernorm", "softmax", "rope",
-                                "attention", "reshape", "split",  "concat", "transpose"};
+                                "attention", "reshape", "split",  "concat", "transpose", "append_kv",
+                                "decode_attention"};
   return names[int(op)];
 }
 
@@ -28,6 +29,14 @@ namespace {
 void requireMatrix(const char *op, const char *what, const TensorInfo &t) {
   if (t.shape.size() != 2)
     fail(op, std::string(what) + " must be a matrix [rows, cols], got " + t.str());
+}
+
+/// An index input of `length` entries, or an error naming the op and what it is for.
+void requireIndex(const Graph::Impl &impl, Tensor t, const char *op, const char *what, int64_t length) {
+  const Node &n = impl.at(t, op);
+  if (n.op != Op::Input || n.out.dtype != Scalar::I32 || n.out.shape != std::vector<int64_t>{length})
+    fail(op, std::string(what) + " must be an index input of " + std::to_string(length) +
+                 " entries (one per sequence), got " + n.out.str());
 }
 
 void requireSameType(const char *op, const TensorInfo &a, const TensorInfo &b) {
@@ -183,13 +192,56 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
 
 Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor positions) {
   Tensor y = rope(x, heads, seqLen, base);
-  const Node &p = impl_->at(positions, "rope");
-  int64_t sequences = impl_->nodes[y.id].out.shape[0] / seqLen;
-  if (p.op != Op::Input || p.out.dtype != Scalar::I32 || p.out.shape != std::vector<int64_t>{sequences})
-    fail("rope", "positions must be an index input of " + std::to_string(sequences) + " entries (one per sequence), got " +
-                     p.out.str());
+  requireIndex(*impl_, positions, "rope", "positions", impl_->nodes[y.id].out.shape[0] / seqLen);
   impl_->nodes[y.id].inputs.push_back(positions.id);
   return y;
+}
+
+Tensor Graph::appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen) {
+  const Node &c = impl_->at(cache, "append_kv");
+  const TensorInfo &tx = impl_->at(x, "append_kv").out;
+  requireMatrix("append_kv", "x", tx);
+  if (c.op != Op::Input || c.out.shape.size() != 2 || c.out.shape[1] != tx.shape[1] || c.out.dtype != tx.dtype)
+    fail("append_kv", "the cache must be an input [batch * max_context, " + std::to_string(tx.shape[1]) + "] of " +
+                          scalarName(tx.dtype) + ", got " + c.out.str() + (c.op != Op::Input ? " (not an input)" : ""));
+  if (seqLen <= 0 || tx.shape[0] % seqLen)
+    fail("append_kv", "a sequence length of " + std::to_string(seqLen) + " does not divide the " +
+                          std::to_string(tx.shape[0]) + " rows of " + tx.str());
+  int64_t batch = tx.shape[0] / seqLen;
+  if (c.out.shape[0] % batch)
+    fail("append_kv", "the cache's " + std::to_string(c.out.shape[0]) + " rows are not " + std::to_string(batch) +
+                          " sequences' worth");
+  requireIndex(*impl_, positions, "append_kv", "positions", batch);
+  Node node{Op::AppendKV, {cache.id, x.id, positions.id}, c.out};
+  node.seqLen = seqLen;
+  return impl_->add(std::move(node));
+}
+
+Tensor Graph::decodeAttention(Tensor q, Tensor kCache, Tensor vCache, Tensor lengths, int heads, int kvHeads, int splits) {
+  const TensorInfo &tq = impl_->at(q, "decode_attention").out;
+  requireMatrix("decode_attention", "q", tq);
+  if (heads <= 0 || tq.shape[1] % heads)
+    fail("decode_attention", std::to_string(heads) + " heads do not divide the " + std::to_string(tq.shape[1]) +
+                                 " columns of " + tq.str());
+  if (kvHeads <= 0 || heads % kvHeads)
+    fail("decode_attention", std::to_string(kvHeads) + " key/value heads do not divide " + std::to_string(heads) + " heads");
+  int64_t batch = tq.shape[0], headDim = tq.shape[1] / heads;
+  for (Tensor cache : {kCache, vCache}) {
+    const TensorInfo &t = impl_->at(cache, "decode_attention").out;
+    if (t.shape.size() != 2 || t.shape[1] != kvHeads * headDim || t.shape[0] % batch || t.dtype != tq.dtype)
+      fail("decode_attention", "the caches must be [batch * max_context, " + std::to_string(kvHeads * headDim) + "] of " +
+                                   scalarName(tq.dtype) + ", got " + t.str());
+  }
+  if (impl_->at(kCache, "decode_attention").out.shape != impl_->at(vCache, "decode_attention").out.shape)
+    fail("decode_attention", "the key and value caches differ in shape");
+  requireIndex(*impl_, lengths, "decode_attention", "lengths", batch);
+  if (splits < 0 || splits > 64)
+    fail("decode_attention", "splits must be 0 to 64, not " + std::to_string(splits));
+  Node node{Op::DecodeAttention, {q.id, kCache.id, vCache.id, lengths.id}, tq};
+  node.heads = heads;
+  node.kvHeads = kvHeads;
+  node.seqLen = splits;
+  return impl_->add(std::move(node));
 }
 
 Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal, int kvHeads) {

@@ -8,7 +8,7 @@ namespace tk::graph {
 
 enum class Op {
   Input, Weight, MatMul, Add, Mul, Silu, Gelu, Scale, RmsNorm, LayerNorm, Softmax, Rope, Attention,
-  Reshape, Split, Concat, Transpose
+  Reshape, Split, Concat, Transpose, AppendKV, DecodeAttention
 };
 const char *opName(Op op);
 bool isElementwise(Op op);
@@ -40,7 +40,10 @@ struct Operand {
   int64_t rowStride = 0, column = 0;
 };
 
-enum class StepKind { MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose };
+enum class StepKind {
+  MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
+  AppendKV, DecodeSplit, DecodeCombine
+};
 
 /// One kernel launch of the plan.
 struct Step {

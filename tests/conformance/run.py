@@ -1029,7 +1029,8 @@ def add_stdlib_cases():
     case("stdlib.bf16.decode_attention_split", std("decode_attention"), "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
          {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
           "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
-          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d},
+          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
+          "q_stride": Hd * Dd, "q_col": 0},
          lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
          tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": "16"})
     def decode_combine_ref(out):

@@ -326,6 +326,75 @@ TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
       }
 }
 
+TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
+  // Two sequences, one new token each, at positions 3 and 6 of caches of 8 rows; 4 query heads
+  // over 2 key/value heads of 16; flash-decoding in 4 splits.
+  const int batch = 2, ctx = 8, heads = 4, kvHeads = 2, dim = 16, width = kvHeads * dim;
+  Graph g;
+  Tensor qkv = g.input("qkv", Scalar::BF16, {batch, (heads + 2 * kvHeads) * dim});
+  Tensor kCache = g.input("k_cache", Scalar::BF16, {batch * ctx, width});
+  Tensor vCache = g.input("v_cache", Scalar::BF16, {batch * ctx, width});
+  Tensor positions = g.indexInput("positions", batch), lengths = g.indexInput("lengths", batch);
+  auto parts = g.split(qkv, {heads * dim, width, width});
+  Tensor k = g.appendKV(kCache, parts[1], positions, 1), v = g.appendKV(vCache, parts[2], positions, 1);
+  g.output(g.decodeAttention(parts[0], k, v, lengths, heads, kvHeads, 4), "o");
+  EXPECT_EQ(errorOf([&] { g.appendKV(parts[1], parts[1], positions, 1); }),
+            "graph: append_kv: the cache must be an input [batch * max_context, 32] of bf16, got bf16[2, 32] (not an input)");
+  EXPECT_EQ(errorOf([&] { g.decodeAttention(parts[0], k, v, positions, heads, 3); }),
+            "graph: decode_attention: 3 key/value heads do not divide 4 heads");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "kv_append", "decode_attention_split (4 splits)",
+                                                     "decode_attention_combine"}));
+  auto wave = [](size_t n, double f) {
+    std::vector<uint16_t> bits(n);
+    for (size_t i = 0; i < n; ++i)
+      bits[i] = fp::floatToBf16(float(std::sin(f * double(i + 1))));
+    return bits;
+  };
+  std::vector<uint16_t> qkvs = wave(batch * (heads + 2 * kvHeads) * dim, 0.31), ks = wave(batch * ctx * width, 0.17),
+                        vs = wave(batch * ctx * width, 0.23);
+  bind("qkv", qkvs);
+  Buffer &kBuf = bind("k_cache", ks);
+  Buffer &vBuf = bind("v_cache", vs);
+  std::vector<int32_t> pos{3, 6}, len{4, 7};
+  Buffer posBuf = Buffer::of(context, pos), lenBuf = Buffer::of(context, len);
+  bindings["positions"] = &posBuf;
+  bindings["lengths"] = &lenBuf;
+  Buffer &out = output("o", batch * heads * dim);
+  exe.run(bindings);
+  // The caches hold the new rows; attention reads them.
+  std::vector<uint16_t> kAfter = kBuf.toVector<uint16_t>(), vAfter = vBuf.toVector<uint16_t>(), got = out.toVector<uint16_t>();
+  int row = (heads + 2 * kvHeads) * dim;
+  for (int b = 0; b < batch; ++b)
+    for (int c = 0; c < width; ++c) {
+      ks[(b * ctx + pos[b]) * width + c] = qkvs[b * row + heads * dim + c];
+      vs[(b * ctx + pos[b]) * width + c] = qkvs[b * row + heads * dim + width + c];
+    }
+  EXPECT_EQ(kAfter, ks);
+  EXPECT_EQ(vAfter, vs);
+  auto f = [](uint16_t bits) { return double(fp::bf16ToFloat(bits)); };
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h) {
+      int kv = h / (heads / kvHeads);
+      std::vector<double> p(len[b]);
+      double most = -1e30, total = 0;
+      for (int s = 0; s < len[b]; ++s) {
+        double dot = 0;
+        for (int d = 0; d < dim; ++d)
+          dot += f(qkvs[b * row + h * dim + d]) * f(ks[(b * ctx + s) * width + kv * dim + d]);
+        most = std::max(most, p[s] = dot / std::sqrt(double(dim)));
+      }
+      for (double &x : p)
+        total += x = std::exp(x - most);
+      for (int d = 0; d < dim; ++d) {
+        double want = 0;
+        for (int s = 0; s < len[b]; ++s)
+          want += p[s] / total * f(vs[(b * ctx + s) * width + kv * dim + d]);
+        ASSERT_NEAR(f(got[(b * heads + h) * dim + d]), want, 2e-2) << b << "," << h << "," << d;
+      }
+    }
+}
+
 TEST_F(GraphRun, TheMemoryPlanReusesDeadBuffers) {
   Graph g;
   Tensor h = g.input("x", Scalar::BF16, {16, 32});

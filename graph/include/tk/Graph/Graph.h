@@ -60,6 +60,16 @@ public:
   /// Grouped-query attention: k and v are [batch * seqLen, kvHeads * headDim], each of their
   /// heads shared by heads / kvHeads consecutive query heads (0: kvHeads = heads).
   Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true, int kvHeads = 0);
+  /// A KV cache's write: x's row s of sequence b ([batch * seqLen, width]) goes to row
+  /// b * maxContext + positions[b] + s of `cache` (an input, [batch * maxContext, width], whose
+  /// bound buffer keeps its contents between runs); positions past the cache write nothing.
+  /// The result is the cache after the write, in the same buffer: read it, not `cache`.
+  Tensor appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen);
+  /// Decoding attention (flash-decoding): q's row b ([batch, heads * headDim], one new token
+  /// per sequence) attends to the first lengths[b] rows of its sequence in the caches
+  /// ([batch * maxContext, kvHeads * headDim], grouped-query heads), in `splits` ranges of the
+  /// cache computed apart and then combined (0: as many as fill the GPU; at most 64).
+  Tensor decodeAttention(Tensor q, Tensor kCache, Tensor vCache, Tensor lengths, int heads, int kvHeads, int splits = 0);
   Tensor reshape(Tensor x, std::vector<int64_t> shape);
   /// Column blocks of `x` (views: no copy when their consumers read strided rows).
   std::vector<Tensor> split(Tensor x, std::vector<int64_t> sizes);
