@@ -11,6 +11,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 namespace tk::llm {
 namespace {
@@ -87,11 +88,20 @@ int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o
 
 } // namespace
 
-Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) {
+namespace {
+
+/// The model's graph; with `maxContext`, over a KV cache (buildCachedLlamaGraph).
+Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext) {
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
   Graph g;
   Tensor x = g.input("embeddings", Scalar::BF16, {batch * seqLen, d});
   int seq = int(seqLen);
+  bool cached = maxContext > 0, decoding = cached && seqLen == 1;
+  Tensor positions, lengths;
+  if (cached)
+    positions = g.indexInput("positions", batch);
+  if (decoding)
+    lengths = g.indexInput("lengths", batch);
   for (int64_t l = 0; l < c.numLayers; ++l) {
     Tensor attnNorm = g.weight(layerName(l, "attn_norm"), Scalar::BF16, {d});
     Tensor wqkv = g.weight(layerName(l, "wqkv"), Scalar::BF16, {d, (heads + 2 * kv) * hd});
@@ -101,9 +111,23 @@ Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) {
     Tensor wUp = g.weight(layerName(l, "w_up"), Scalar::BF16, {d, f});
     Tensor wDown = g.weight(layerName(l, "w_down"), Scalar::BF16, {f, d});
     std::vector<Tensor> qkv = g.split(g.matmul(g.rmsnorm(x, attnNorm, c.rmsNormEps), wqkv), {heads * hd, kv * hd, kv * hd});
-    Tensor q = g.rope(qkv[0], int(heads), seq, c.ropeTheta);
-    Tensor k = g.rope(qkv[1], int(kv), seq, c.ropeTheta);
-    Tensor h = g.add(g.matmul(g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv)), wo), x);
+    Tensor attended;
+    if (!cached) {
+      Tensor q = g.rope(qkv[0], int(heads), seq, c.ropeTheta);
+      Tensor k = g.rope(qkv[1], int(kv), seq, c.ropeTheta);
+      attended = g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
+    } else {
+      Tensor q = g.rope(qkv[0], int(heads), seq, c.ropeTheta, positions);
+      Tensor k = g.rope(qkv[1], int(kv), seq, c.ropeTheta, positions);
+      Tensor kCache = g.input(layerName(l, "k_cache"), Scalar::BF16, {batch * maxContext, kv * hd});
+      Tensor vCache = g.input(layerName(l, "v_cache"), Scalar::BF16, {batch * maxContext, kv * hd});
+      Tensor kAll = g.appendKV(kCache, k, positions, seq), vAll = g.appendKV(vCache, qkv[2], positions, seq);
+      // Prefill writes the cache for the decode steps and attends within the call (every
+      // op runs, read or not); decoding attends to the cache, its own row included.
+      attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv))
+                          : g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
+    }
+    Tensor h = g.add(g.matmul(attended, wo), x);
     Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
     x = g.add(g.matmul(g.mul(g.silu(g.matmul(n2, wGate)), g.matmul(n2, wUp)), wDown), h);
   }
@@ -113,13 +137,28 @@ Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) {
   return g;
 }
 
+} // namespace
+
+Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) { return buildGraph(c, batch, seqLen, 0); }
+
+Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext) {
+  if (maxContext < 1)
+    throw Error("llama: a KV cache of " + std::to_string(maxContext) + " positions");
+  return buildGraph(c, batch, seqLen, maxContext);
+}
+
 struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
   std::map<std::string, Buffer> weights;
   std::unique_ptr<Buffer> embedTable;
   std::unique_ptr<Module> embeddingModule;
-  std::map<std::pair<int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen)
+  std::map<std::tuple<int64_t, int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen, maxContext)
+
+  /// The logits (f32) of `ids` (`batch` sequences), over a KV cache of `maxContext` positions
+  /// when that is not 0 (its buffers and positions among `extra`).
+  std::vector<float> run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
+                         const graph::Bindings &extra, const Stream &stream);
 
   void upload(const std::string &name, const std::vector<uint16_t> &bits) {
     weights.emplace(name, Buffer::ofBits(*context, Scalar::BF16, bits));
@@ -163,8 +202,12 @@ LlamaModel &LlamaModel::operator=(LlamaModel &&) noexcept = default;
 const LlamaConfig &LlamaModel::config() const { return impl_->config; }
 
 std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream) {
-  Impl &m = *impl_;
-  const LlamaConfig &c = m.config;
+  return impl_->run(ids, batch, 0, {}, stream);
+}
+
+std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
+                                         const graph::Bindings &extra, const Stream &stream) {
+  const LlamaConfig &c = config;
   if (batch < 1 || ids.empty() || ids.size() % size_t(batch))
     throw Error("llama: " + std::to_string(ids.size()) + " token ids are not " + std::to_string(batch) +
                 " sequences of equal length");
@@ -173,23 +216,27 @@ std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t 
       throw Error("llama: token id " + std::to_string(ids[i]) + " (position " + std::to_string(i) +
                   ") is outside the vocabulary of " + std::to_string(c.vocabSize));
   int64_t tokens = int64_t(ids.size()), seqLen = tokens / batch;
-  if (seqLen > c.maxPositions)
-    throw Error("llama: " + std::to_string(seqLen) + " tokens, more than max_position_embeddings (" +
-                std::to_string(c.maxPositions) + ")");
-  auto key = std::make_pair(batch, seqLen);
-  auto it = m.executables.find(key);
-  if (it == m.executables.end())
-    it = m.executables.emplace(key, graph::Executable::compile(*m.context, buildLlamaGraph(c, batch, seqLen))).first;
+  if (std::max(seqLen, maxContext) > c.maxPositions)
+    throw Error("llama: " + std::to_string(std::max(seqLen, maxContext)) +
+                " positions, more than max_position_embeddings (" + std::to_string(c.maxPositions) + ")");
+  auto key = std::make_tuple(batch, seqLen, maxContext);
+  auto it = executables.find(key);
+  if (it == executables.end()) {
+    Graph graph = maxContext ? buildCachedLlamaGraph(c, batch, seqLen, maxContext) : buildLlamaGraph(c, batch, seqLen);
+    it = executables.emplace(key, graph::Executable::compile(*context, graph)).first;
+  }
 
-  Buffer idsBuffer = Buffer::of(*m.context, ids);
-  Buffer embeddings(*m.context, Scalar::BF16, size_t(tokens * c.hiddenSize));
-  Buffer logits(*m.context, Scalar::BF16, size_t(tokens * c.vocabSize));
+  Buffer idsBuffer = Buffer::of(*context, ids);
+  Buffer embeddings(*context, Scalar::BF16, size_t(tokens * c.hiddenSize));
+  Buffer logits(*context, Scalar::BF16, size_t(tokens * c.vocabSize));
   int64_t dim = c.hiddenSize;
-  m.embeddingModule->kernel("embedding")
+  embeddingModule->kernel("embedding")
       .launch(GridSpec([tokens, dim](const Config &config) { return Grid(tokens, (dim + config["BLOCK"] - 1) / config["BLOCK"]); }),
-              {idsBuffer, *m.embedTable, embeddings, int32_t(c.vocabSize), int32_t(dim)}, {}, stream);
-  graph::Bindings bindings{{"embeddings", &embeddings}, {"logits", &logits}};
-  for (auto &[name, buffer] : m.weights)
+              {idsBuffer, *embedTable, embeddings, int32_t(c.vocabSize), int32_t(dim)}, {}, stream);
+  graph::Bindings bindings = extra;
+  bindings["embeddings"] = &embeddings;
+  bindings["logits"] = &logits;
+  for (auto &[name, buffer] : weights)
     bindings[name] = &buffer;
   it->second.run(bindings, stream);
   stream.synchronize();
@@ -205,17 +252,52 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
   if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
       options.topK < 0)
     throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0");
-  int64_t vocab = impl_->config.vocabSize;
+  Impl &m = *impl_;
+  const LlamaConfig &c = m.config;
+  int64_t vocab = c.vocabSize;
   std::mt19937_64 rng(options.seed);
-  std::vector<int32_t> ids = prompt;
   Generation out;
-  for (int64_t step = 0; step < options.maxNewTokens; ++step) {
-    std::vector<float> logits = forward(ids, 1, stream);
-    const float *last = logits.data() + (ids.size() - 1) * size_t(vocab);
-    int32_t next = chooseToken(last, vocab, options, rng);
-    out.logits.insert(out.logits.end(), last, last + vocab);
+  auto choose = [&](const float *row) {
+    int32_t next = chooseToken(row, vocab, options, rng);
+    out.logits.insert(out.logits.end(), row, row + vocab);
     out.tokens.push_back(next);
-    ids.push_back(next);
+    return next;
+  };
+  if (!options.kvCache) {
+    std::vector<int32_t> ids = prompt;
+    for (int64_t step = 0; step < options.maxNewTokens; ++step) {
+      std::vector<float> logits = forward(ids, 1, stream);
+      ids.push_back(choose(logits.data() + (ids.size() - 1) * size_t(vocab)));
+    }
+    return out;
+  }
+  // The cache holds the prompt and every new token but the last (its keys are never read).
+  int64_t context = int64_t(prompt.size()) + options.maxNewTokens - 1;
+  if (prompt.empty() || context > c.maxPositions)
+    throw Error("llama: a prompt of " + std::to_string(prompt.size()) + " tokens and " +
+                std::to_string(options.maxNewTokens) + " new ones need " + std::to_string(context) +
+                " positions; the model has " + std::to_string(c.maxPositions) + " (max_position_embeddings)");
+  size_t cacheElements = size_t(context * c.numKvHeads * c.headDim());
+  std::vector<Buffer> caches;
+  graph::Bindings bindings;
+  for (int64_t i = 0; i < 2 * c.numLayers; ++i) // a key and a value cache per layer
+    caches.emplace_back(*m.context, Scalar::BF16, cacheElements);
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    bindings[layerName(l, "k_cache")] = &caches[size_t(2 * l)];
+    bindings[layerName(l, "v_cache")] = &caches[size_t(2 * l + 1)];
+  }
+  Buffer start = Buffer::of(*m.context, std::vector<int32_t>{0});
+  bindings["positions"] = &start;
+  std::vector<float> logits = m.run(prompt, 1, context, bindings, stream);
+  int32_t next = choose(logits.data() + (prompt.size() - 1) * size_t(vocab));
+  for (int64_t step = 1; step < options.maxNewTokens; ++step) {
+    int32_t position = int32_t(prompt.size()) + int32_t(step) - 1;
+    Buffer positions = Buffer::of(*m.context, std::vector<int32_t>{position});
+    Buffer lengths = Buffer::of(*m.context, std::vector<int32_t>{position + 1});
+    bindings["positions"] = &positions;
+    bindings["lengths"] = &lengths;
+    logits = m.run({next}, 1, context, bindings, stream);
+    next = choose(logits.data());
   }
   return out;
 }

@@ -111,9 +111,9 @@ def reference_logits(w, ids):
     return rms(h, W["model.norm.weight"]) @ W["lm_head.weight"].T
 
 
-def run(args, folder, prompt, new, logits_path):
+def run(args, folder, prompt, new, logits_path, extra=()):
     cmd = [args.tk_llama, folder, "--prompt", ",".join(map(str, prompt)), "--max-new-tokens", str(new),
-           "--backend", args.backend, "--save-logits", logits_path]
+           "--backend", args.backend, "--save-logits", logits_path] + list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit("tk-llama failed (%d): %s%s" % (r.returncode, r.stdout, r.stderr))
@@ -129,7 +129,7 @@ def main():
     parser.add_argument("--backend", default="interp")
     args = parser.parse_args()
     w = weights(np.random.default_rng(0))
-    prompt, new = [5, 17, 42, 299, 0], 3
+    prompt, new = [5, 17, 42, 299, 0], 6
     with tempfile.TemporaryDirectory() as tmp:
         single, sharded = os.path.join(tmp, "single"), os.path.join(tmp, "sharded")
         write_folder(single, w, 1)
@@ -143,6 +143,12 @@ def main():
             sys.exit("logits differ from the numpy model")
         if tokens != [int(np.argmax(row)) for row in logits]:
             sys.exit("a token is not the argmax of the logits it was chosen from")
+        # The KV cache (the default) against a full recompute of every prefix.
+        tokens_nc, logits_nc = run(args, single, prompt, new, os.path.join(tmp, "nc.npy"), ["--no-cache"])
+        err_nc = np.linalg.norm(logits - logits_nc) / np.linalg.norm(logits_nc)
+        if tokens_nc != tokens or not err_nc < 1e-2:
+            sys.exit("with the KV cache: tokens %s, without: %s (logits differ by %.3g)" % (tokens, tokens_nc, err_nc))
+        print("KV cache: the same tokens as a full recompute of every prefix (logits within %.2g)" % err_nc)
         tokens2, logits2 = run(args, sharded, prompt, new, os.path.join(tmp, "b.npy"))
         if tokens2 != tokens or not np.array_equal(logits2, logits):
             sys.exit("the sharded checkpoint gave other results")

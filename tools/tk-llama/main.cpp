@@ -7,7 +7,8 @@
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
 // does). Greedy unless --temperature > 0 (GenerateOptions in Llama.h says how it samples).
 // --save-logits writes float32 [new tokens, vocab]: the logits each generated token was chosen
-// from. This version runs the whole prefix again for every token (no KV cache yet).
+// from. The prompt goes into a KV cache in one pass, then one token per step attends to it
+// (flash-decoding); --no-cache runs the whole prefix for every token instead.
 #include "tk/Graph/Llama.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
@@ -37,7 +38,8 @@ constexpr const char *kUsage =
     "  --top-p           sample among the most likely tokens whose probabilities reach P (default 1)\n"
     "  --seed            the sampler's seed (default 0)\n"
     "  --tokenizer       a SentencePiece model (the folder's tokenizer.model): prints the text too\n"
-    "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n";
+    "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n"
+    "  --no-cache        run the whole prefix again for every token instead of a KV cache\n";
 
 /// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
 /// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
@@ -114,6 +116,8 @@ int main(int argc, char **argv) {
         backend = b == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
       } else if (a == "--save-logits") {
         savePath = value();
+      } else if (a == "--no-cache") {
+        sampling.kvCache = false;
       } else if (a == "--tokenizer") {
         tokenizerPath = value();
       } else if (a == "--prompt-text") {

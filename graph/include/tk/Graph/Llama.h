@@ -23,6 +23,13 @@ namespace tk::llm {
 /// "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's transposed).
 graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen);
 
+/// The same over a KV cache of `maxContext` positions per sequence: index inputs "positions"
+/// (where each sequence's tokens start) and, when decoding (seqLen 1), "lengths" (positions + 1);
+/// per layer l the cache inputs "l.k_cache" and "l.v_cache" [batch * maxContext, kv heads *
+/// head dim], which every run appends its keys and values to. Prefill (seqLen > 1, positions
+/// 0) attends within the call; decoding attends to the cache by flash-decoding.
+graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext);
+
 /// How LlamaModel::generate picks tokens: greedy at temperature 0; else transformers' order
 /// (logits / temperature, the topK most likely (0: all), the smallest set whose probability
 /// reaches topP, one draw from mt19937_64 seeded with `seed`, its bits turned into a double
@@ -32,6 +39,9 @@ struct GenerateOptions {
   double temperature = 0, topP = 1;
   int64_t topK = 0;
   uint64_t seed = 0;
+  /// Prefill the prompt into a KV cache, then decode one token per step over it; without,
+  /// every token runs the whole prefix again (the reference the cache is tested against).
+  bool kvCache = true;
 };
 
 struct Generation {
