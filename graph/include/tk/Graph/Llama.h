@@ -1,8 +1,8 @@
 // A LLaMA model (Hugging Face `LlamaForCausalLM`) on the graph layer: the embedding (a stdlib
 // kernel over i32 ids), N decoder layers (pre-norm attention with rotate-half RoPE at
 // `rope_theta` and grouped-query heads, SwiGLU MLP), the final RMSNorm and the LM head, from a
-// checkpoint folder (Checkpoint.h). This first version recomputes the whole prefix: no KV
-// cache yet.
+// checkpoint folder (Checkpoint.h). Generation prefills the prompt into per-layer KV caches and
+// decodes one token per step over them (flash-decoding), or recomputes the whole prefix.
 #ifndef TK_GRAPH_LLAMA_H
 #define TK_GRAPH_LLAMA_H
 
