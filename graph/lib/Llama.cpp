@@ -249,35 +249,50 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
 
 Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const GenerateOptions &options,
                                 const Stream &stream) {
+  return generate(std::vector<std::vector<int32_t>>{prompt}, options, stream).front();
+}
+
+std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32_t>> &prompts,
+                                             const GenerateOptions &options, const Stream &stream) {
   if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
       options.topK < 0)
     throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0");
   Impl &m = *impl_;
   const LlamaConfig &c = m.config;
-  int64_t vocab = c.vocabSize;
+  int64_t vocab = c.vocabSize, batch = int64_t(prompts.size()), longest = 0;
+  for (const std::vector<int32_t> &p : prompts) {
+    if (p.empty())
+      throw Error("llama: generate: an empty prompt");
+    longest = std::max<int64_t>(longest, int64_t(p.size()));
+  }
+  if (batch == 0)
+    throw Error("llama: generate: no prompts");
   std::mt19937_64 rng(options.seed);
-  Generation out;
-  auto choose = [&](const float *row) {
+  std::vector<Generation> out(static_cast<size_t>(batch));
+  auto choose = [&](size_t b, const float *row) {
     int32_t next = chooseToken(row, vocab, options, rng);
-    out.logits.insert(out.logits.end(), row, row + vocab);
-    out.tokens.push_back(next);
+    out[b].logits.insert(out[b].logits.end(), row, row + vocab);
+    out[b].tokens.push_back(next);
     return next;
   };
   if (!options.kvCache) {
-    std::vector<int32_t> ids = prompt;
-    for (int64_t step = 0; step < options.maxNewTokens; ++step) {
-      std::vector<float> logits = forward(ids, 1, stream);
-      ids.push_back(choose(logits.data() + (ids.size() - 1) * size_t(vocab)));
+    for (size_t b = 0; b < size_t(batch); ++b) {
+      std::vector<int32_t> ids = prompts[b];
+      for (int64_t step = 0; step < options.maxNewTokens; ++step) {
+        std::vector<float> logits = forward(ids, 1, stream);
+        ids.push_back(choose(b, logits.data() + (ids.size() - 1) * size_t(vocab)));
+      }
     }
     return out;
   }
-  // The cache holds the prompt and every new token but the last (its keys are never read).
-  int64_t context = int64_t(prompt.size()) + options.maxNewTokens - 1;
-  if (prompt.empty() || context > c.maxPositions)
-    throw Error("llama: a prompt of " + std::to_string(prompt.size()) + " tokens and " +
-                std::to_string(options.maxNewTokens) + " new ones need " + std::to_string(context) +
-                " positions; the model has " + std::to_string(c.maxPositions) + " (max_position_embeddings)");
-  size_t cacheElements = size_t(context * c.numKvHeads * c.headDim());
+  // Each cache holds its sequence's prompt and every new token but the last (never read); the
+  // prefill's padding past a prompt lands where its decode steps write later.
+  int64_t context = longest + options.maxNewTokens - 1;
+  if (context > c.maxPositions)
+    throw Error("llama: a prompt of " + std::to_string(longest) + " tokens and " + std::to_string(options.maxNewTokens) +
+                " new ones need " + std::to_string(context) + " positions; the model has " +
+                std::to_string(c.maxPositions) + " (max_position_embeddings)");
+  size_t cacheElements = size_t(batch * context * c.numKvHeads * c.headDim());
   std::vector<Buffer> caches;
   graph::Bindings bindings;
   for (int64_t i = 0; i < 2 * c.numLayers; ++i) // a key and a value cache per layer
@@ -286,18 +301,27 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
     bindings[layerName(l, "k_cache")] = &caches[size_t(2 * l)];
     bindings[layerName(l, "v_cache")] = &caches[size_t(2 * l + 1)];
   }
-  Buffer start = Buffer::of(*m.context, std::vector<int32_t>{0});
-  bindings["positions"] = &start;
-  std::vector<float> logits = m.run(prompt, 1, context, bindings, stream);
-  int32_t next = choose(logits.data() + (prompt.size() - 1) * size_t(vocab));
+  // Prefill: the prompts right-padded (with token 0) to the longest, all from position 0.
+  std::vector<int32_t> padded(static_cast<size_t>(batch * longest), 0);
+  for (size_t b = 0; b < size_t(batch); ++b)
+    std::copy(prompts[b].begin(), prompts[b].end(), padded.begin() + int64_t(b) * longest);
+  Buffer starts = Buffer::of(*m.context, std::vector<int32_t>(size_t(batch), 0));
+  bindings["positions"] = &starts;
+  std::vector<float> logits = m.run(padded, batch, context, bindings, stream);
+  std::vector<int32_t> next(static_cast<size_t>(batch)), position(next.size()), length(next.size());
+  for (size_t b = 0; b < size_t(batch); ++b)
+    next[b] = choose(b, logits.data() + (int64_t(b) * longest + int64_t(prompts[b].size()) - 1) * vocab);
   for (int64_t step = 1; step < options.maxNewTokens; ++step) {
-    int32_t position = int32_t(prompt.size()) + int32_t(step) - 1;
-    Buffer positions = Buffer::of(*m.context, std::vector<int32_t>{position});
-    Buffer lengths = Buffer::of(*m.context, std::vector<int32_t>{position + 1});
+    for (size_t b = 0; b < size_t(batch); ++b) {
+      position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
+      length[b] = position[b] + 1;
+    }
+    Buffer positions = Buffer::of(*m.context, position), lengths = Buffer::of(*m.context, length);
     bindings["positions"] = &positions;
     bindings["lengths"] = &lengths;
-    logits = m.run({next}, 1, context, bindings, stream);
-    next = choose(logits.data());
+    logits = m.run(next, batch, context, bindings, stream);
+    for (size_t b = 0; b < size_t(batch); ++b)
+      next[b] = choose(b, logits.data() + int64_t(b) * vocab);
   }
   return out;
 }

@@ -149,6 +149,23 @@ def main():
         if tokens_nc != tokens or not err_nc < 1e-2:
             sys.exit("with the KV cache: tokens %s, without: %s (logits differ by %.3g)" % (tokens, tokens_nc, err_nc))
         print("KV cache: the same tokens as a full recompute of every prefix (logits within %.2g)" % err_nc)
+        # A static batch of prompts of different lengths: each sequence's tokens are its own
+        # (prefilled right-padded, decoded at its own position).
+        other = [7, 8]
+        r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--max-new-tokens", str(new),
+                            "--prompt", ",".join(map(str, prompt)), "--prompt", ",".join(map(str, other)),
+                            "--save-logits", os.path.join(tmp, "batch.npy")], capture_output=True, text=True)
+        lines = [l[len("tokens: "):] for l in r.stdout.splitlines() if l.startswith("tokens: ")]
+        alone, _ = run(args, single, other, new, os.path.join(tmp, "other.npy"))
+        batch_logits = np.load(os.path.join(tmp, "batch.npy"))
+        if r.returncode or lines != [",".join(map(str, tokens)), ",".join(map(str, alone))] or \
+                batch_logits.shape != (2, new, CONFIG["vocab_size"]):
+            sys.exit("a batch of two prompts: %r %r (alone: %s and %s)" % (r.stdout, r.stderr, tokens, alone))
+        ref2 = reference_logits(w, other + alone[:-1])[len(other) - 1:]
+        err2 = np.linalg.norm(batch_logits[1] - ref2) / np.linalg.norm(ref2)
+        if not err2 < 2e-2:
+            sys.exit("the shorter prompt's logits in the batch differ from the numpy model: %.3g" % err2)
+        print("batch of 2 prompts (5 and 2 tokens): each as alone; the shorter one's logits vs numpy %.3g" % err2)
         tokens2, logits2 = run(args, sharded, prompt, new, os.path.join(tmp, "b.npy"))
         if tokens2 != tokens or not np.array_equal(logits2, logits):
             sys.exit("the sharded checkpoint gave other results")
@@ -198,6 +215,7 @@ def main():
                                        (["--prompt", "3", "--top-p", "1.5"], 2, "--top-p takes a number in (0, 1]"),
                                        (["--prompt", "3", "--top-k", "-2"], 2, "--top-k takes 1 to 2^30"),
                                        (["--prompt", "3", "--typo"], 2, "unknown option '--typo'"),
+                                       (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                        (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
                                        (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:
             r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)

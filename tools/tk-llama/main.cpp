@@ -6,8 +6,9 @@
 // Prints `tokens: 11,22,33` (the generated ids), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
 // does). Greedy unless --temperature > 0 (GenerateOptions in Llama.h says how it samples).
-// --save-logits writes float32 [new tokens, vocab]: the logits each generated token was chosen
-// from. The prompt goes into a KV cache in one pass, then one token per step attends to it
+// Several --prompt options (or --batch B) generate a static batch together: a `tokens:` line
+// per sequence. --save-logits writes float32 [new tokens, vocab] ([sequences, new tokens, vocab]
+// for a batch): the logits each generated token was chosen from. The prompt goes into a KV cache in one pass, then one token per step attends to it
 // (flash-decoding); --no-cache runs the whole prefix for every token instead.
 #include "tk/Graph/Llama.h"
 #include "tk/Runtime/Error.h"
@@ -29,7 +30,8 @@ constexpr const char *kUsage =
     "                [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
-    "  --prompt          the prompt's token ids, comma-separated\n"
+    "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
+    "  --batch           repeat the one prompt this many times\n"
     "  --max-new-tokens  how many tokens to generate (default 16, at most 65536)\n"
     "  --backend         cuda (default when a GPU is present) or interp\n"
     "  --save-logits     write the logits each new token was chosen from: float32 [N, vocab]\n"
@@ -84,7 +86,8 @@ std::vector<int32_t> parseIds(const std::string &text) {
 
 int main(int argc, char **argv) {
   std::string folder, savePath;
-  std::vector<int32_t> prompt;
+  std::vector<std::vector<int32_t>> prompts;
+  long batch = 1;
   long maxNew = 16;
   std::optional<tk::Backend> backend;
   tk::llm::GenerateOptions sampling;
@@ -102,7 +105,7 @@ int main(int argc, char **argv) {
         std::cout << kUsage;
         return 0;
       } else if (a == "--prompt") {
-        prompt = parseIds(value());
+        prompts.push_back(parseIds(value()));
       } else if (a == "--max-new-tokens") {
         std::string v = value();
         char *end = nullptr;
@@ -116,6 +119,12 @@ int main(int argc, char **argv) {
         backend = b == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
       } else if (a == "--save-logits") {
         savePath = value();
+      } else if (a == "--batch") {
+        std::string v = value();
+        char *end = nullptr;
+        batch = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || batch < 1 || batch > 4096)
+          throw tk::Error("--batch takes 1 to 4096, not '" + v + "'");
       } else if (a == "--no-cache") {
         sampling.kvCache = false;
       } else if (a == "--tokenizer") {
@@ -149,11 +158,11 @@ int main(int argc, char **argv) {
         throw tk::Error("one model folder, not '" + folder + "' and '" + a + "'");
       }
     }
-    if (hasPromptText && !prompt.empty())
-      throw tk::Error("--prompt and --prompt-text: one prompt, please");
+    if (batch > 1 && prompts.size() + hasPromptText != 1)
+      throw tk::Error("--batch repeats one prompt; several --prompt options are a batch by themselves");
     if (hasPromptText && tokenizerPath.empty())
       throw tk::Error("--prompt-text needs --tokenizer");
-    if (folder.empty() || (prompt.empty() && !hasPromptText))
+    if (folder.empty() || (prompts.empty() && !hasPromptText))
       throw tk::Error(folder.empty() ? "no model folder" : "no --prompt");
   } catch (const tk::Error &e) {
     std::cerr << "tk-llama: " << e.what() << "\n" << kUsage;
@@ -172,27 +181,35 @@ int main(int argc, char **argv) {
       auto status = tokenizer.Encode(promptText, &encoded);
       if (!status.ok())
         throw tk::Error("--prompt-text: " + status.ToString());
+      std::vector<int32_t> prompt;
       if (tokenizer.bos_id() >= 0)
         prompt.push_back(tokenizer.bos_id());
       prompt.insert(prompt.end(), encoded.begin(), encoded.end());
+      prompts.push_back(prompt);
     }
     tk::llm::LlamaModel model(context, folder);
     int64_t vocab = model.config().vocabSize;
     sampling.maxNewTokens = maxNew;
-    tk::llm::Generation result = model.generate(prompt, sampling);
-    const std::vector<int32_t> &generated = result.tokens;
-    const std::vector<float> &chosenFrom = result.logits;
-    std::cout << "tokens: ";
-    for (size_t i = 0; i < generated.size(); ++i)
-      std::cout << (i ? "," : "") << generated[i];
-    std::cout << "\n";
-    if (!tokenizerPath.empty())
-      std::cout << "text: " << detokenize(tokenizer, generated) << "\n";
+    while (int64_t(prompts.size()) < batch)
+      prompts.push_back(prompts.front());
+    std::vector<tk::llm::Generation> results = model.generate(prompts, sampling);
+    // One line per sequence, in the order of the prompts.
+    std::vector<float> chosenFrom;
+    for (const tk::llm::Generation &result : results) {
+      std::cout << "tokens: ";
+      for (size_t i = 0; i < result.tokens.size(); ++i)
+        std::cout << (i ? "," : "") << result.tokens[i];
+      std::cout << "\n";
+      if (!tokenizerPath.empty())
+        std::cout << "text: " << detokenize(tokenizer, result.tokens) << "\n";
+      chosenFrom.insert(chosenFrom.end(), result.logits.begin(), result.logits.end());
+    }
     if (!savePath.empty()) {
       tk::HostBuffer host;
       host.name = "logits";
       host.elem = tk::Scalar::F32;
-      host.shape = {int64_t(generated.size()), vocab};
+      host.shape = results.size() == 1 ? std::vector<int64_t>{maxNew, vocab}
+                                       : std::vector<int64_t>{int64_t(results.size()), maxNew, vocab};
       host.bytes.resize(chosenFrom.size() * sizeof(float));
       std::memcpy(host.bytes.data(), chosenFrom.data(), host.bytes.size());
       tk::writeNpy(savePath, host);

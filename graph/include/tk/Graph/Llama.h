@@ -65,6 +65,11 @@ public:
   /// New tokens after `prompt` (one sequence), each chosen from the last row of the logits.
   Generation generate(const std::vector<int32_t> &prompt, const GenerateOptions &options = {},
                       const Stream &stream = Stream());
+  /// A static batch: the prompts (of their own lengths) prefilled together, right-padded to
+  /// the longest, then decoded together, each sequence at its own position; the same tokens as
+  /// generating each alone (sampling draws in the order of the sequences at every step).
+  std::vector<Generation> generate(const std::vector<std::vector<int32_t>> &prompts,
+                                   const GenerateOptions &options = {}, const Stream &stream = Stream());
 
 private:
   struct Impl;
