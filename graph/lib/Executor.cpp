@@ -194,6 +194,13 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   typed({{"HEAD_DIM", headDim}, {"CAUSAL", flag(first.causal)}}), stream);
     return;
   }
+  case StepKind::Embedding: {
+    const TensorInfo &table = plan.info(graph, first.inputs[0]);
+    int64_t tokens = outInfo.shape[0], dim = outInfo.shape[1];
+    kernel.launch(GridSpec([tokens, dim](const Config &c) { return Grid(tokens, cdiv(dim, c["BLOCK"])); }),
+                  {in(1), in(0), out, i32(table.shape[0]), i32(dim)}, typed({}), stream);
+    return;
+  }
   case StepKind::AppendKV: {
     const TensorInfo &x = plan.info(graph, first.inputs[1]);
     int64_t width = x.shape[1], batch = x.shape[0] / first.seqLen, maxContext = outInfo.shape[0] / batch;
@@ -284,6 +291,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Attention: impl.kernels.push_back(impl.stdlibKernel("attention.tk", "attention")); break;
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
     case StepKind::AppendKV: impl.kernels.push_back(impl.stdlibKernel("kv_cache.tk", "kv_append")); break;
+    case StepKind::Embedding: impl.kernels.push_back(impl.stdlibKernel("embedding.tk", "embedding")); break;
     case StepKind::DecodeSplit:
       impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_split"));
       break;

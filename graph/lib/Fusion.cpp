@@ -355,6 +355,10 @@ struct Planner {
         step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2])};
         break;
       case Op::Transpose: step.kind = StepKind::Transpose; step.in = {place(nd.inputs[0])}; break;
+      case Op::Embedding:
+        step.kind = StepKind::Embedding;
+        step.in = {place(nd.inputs[0]), place(nd.inputs[1])};
+        break;
       case Op::AppendKV:
         step.kind = StepKind::AppendKV;
         step.in = {place(nd.inputs[1]), place(nd.inputs[2])};
@@ -525,6 +529,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
   case StepKind::Transpose: return "transpose";
   case StepKind::AppendKV: return "kv_append";
+  case StepKind::Embedding: return "embedding";
   case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
   case StepKind::DecodeCombine: return "decode_attention_combine";
   }

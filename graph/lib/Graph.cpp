@@ -7,7 +7,7 @@ const char *opName(Op op) {
   static const char *names[] = {"input",     "weight",  "matmul", "add",  "mul",       "silu",
                                 "gelu",      "scale",   "rmsnorm", "layernorm", "softmax", "rope",
                                 "attention", "reshape", "split",  "concat", "transpose", "append_kv",
-                                "decode_attention"};
+                                "decode_attention", "embedding"};
   return names[int(op)];
 }
 
@@ -195,6 +195,16 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor position
   requireIndex(*impl_, positions, "rope", "positions", impl_->nodes[y.id].out.shape[0] / seqLen);
   impl_->nodes[y.id].inputs.push_back(positions.id);
   return y;
+}
+
+Tensor Graph::embedding(Tensor table, Tensor ids) {
+  const Node &t = impl_->at(table, "embedding");
+  const Node &i = impl_->at(ids, "embedding");
+  if (t.op != Op::Weight || t.out.shape.size() != 2)
+    fail("embedding", "the table must be a weight [vocab, dim], got " + t.out.str());
+  if (i.op != Op::Input || i.out.dtype != Scalar::I32)
+    fail("embedding", "the ids must be an index input, got " + i.out.str());
+  return impl_->add(Node{Op::Embedding, {table.id, ids.id}, TensorInfo{t.out.dtype, {i.out.shape[0], t.out.shape[1]}}});
 }
 
 Tensor Graph::appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen) {

@@ -8,7 +8,7 @@ namespace tk::graph {
 
 enum class Op {
   Input, Weight, MatMul, Add, Mul, Silu, Gelu, Scale, RmsNorm, LayerNorm, Softmax, Rope, Attention,
-  Reshape, Split, Concat, Transpose, AppendKV, DecodeAttention
+  Reshape, Split, Concat, Transpose, AppendKV, DecodeAttention, Embedding
 };
 const char *opName(Op op);
 bool isElementwise(Op op);
@@ -42,7 +42,7 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeSplit, DecodeCombine
+  AppendKV, DecodeSplit, DecodeCombine, Embedding
 };
 
 /// One kernel launch of the plan.

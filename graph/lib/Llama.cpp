@@ -3,7 +3,6 @@
 // compiled graph per (batch, sequence length); the embedding by the stdlib's kernel.
 #include "tk/Graph/Llama.h"
 #include "tk/Runtime/Error.h"
-#include "tk/Runtime/Files.h"
 #include "tk/Support/FloatFormats.h"
 
 #include <algorithm>
@@ -94,7 +93,7 @@ namespace {
 Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext) {
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
   Graph g;
-  Tensor x = g.input("embeddings", Scalar::BF16, {batch * seqLen, d});
+  Tensor x = g.embedding(g.weight("embed_tokens", Scalar::BF16, {c.vocabSize, d}), g.indexInput("ids", batch * seqLen));
   int seq = int(seqLen);
   bool cached = maxContext > 0, decoding = cached && seqLen == 1;
   Tensor positions, lengths;
@@ -151,8 +150,6 @@ struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
   std::map<std::string, Buffer> weights;
-  std::unique_ptr<Buffer> embedTable;
-  std::unique_ptr<Module> embeddingModule;
   std::map<std::tuple<int64_t, int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen, maxContext)
 
   /// The logits (f32) of `ids` (`batch` sequences), over a KV cache of `maxContext` positions
@@ -191,8 +188,7 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std:
   // Tied embeddings (no lm_head.weight) read the embedding table as the head.
   bool tied = c.tieWordEmbeddings && !ckpt.has("lm_head.weight");
   m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}, {c.vocabSize}, d));
-  m.embedTable = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::BF16, table));
-  m.embeddingModule = std::make_unique<Module>(Module::fromFile(context, stdlibDir() + "/std/embedding.tk"));
+  m.upload("embed_tokens", table);
 }
 
 LlamaModel::~LlamaModel() = default;
@@ -227,14 +223,9 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
   }
 
   Buffer idsBuffer = Buffer::of(*context, ids);
-  Buffer embeddings(*context, Scalar::BF16, size_t(tokens * c.hiddenSize));
   Buffer logits(*context, Scalar::BF16, size_t(tokens * c.vocabSize));
-  int64_t dim = c.hiddenSize;
-  embeddingModule->kernel("embedding")
-      .launch(GridSpec([tokens, dim](const Config &config) { return Grid(tokens, (dim + config["BLOCK"] - 1) / config["BLOCK"]); }),
-              {idsBuffer, *embedTable, embeddings, int32_t(c.vocabSize), int32_t(dim)}, {}, stream);
   graph::Bindings bindings = extra;
-  bindings["embeddings"] = &embeddings;
+  bindings["ids"] = &idsBuffer;
   bindings["logits"] = &logits;
   for (auto &[name, buffer] : weights)
     bindings[name] = &buffer;

@@ -1,7 +1,7 @@
-// A LLaMA model (Hugging Face `LlamaForCausalLM`) on the graph layer: the embedding (a stdlib
-// kernel over i32 ids), N decoder layers (pre-norm attention with rotate-half RoPE at
-// `rope_theta` and grouped-query heads, SwiGLU MLP), the final RMSNorm and the LM head, from a
-// checkpoint folder (Checkpoint.h). Generation prefills the prompt into per-layer KV caches and
+// A LLaMA model (Hugging Face `LlamaForCausalLM`) on the graph layer: the embedding of i32 ids,
+// N decoder layers (pre-norm attention with rotate-half RoPE at `rope_theta` and grouped-query
+// heads, SwiGLU MLP), the final RMSNorm and the LM head, from a checkpoint folder
+// (Checkpoint.h). Generation prefills the prompt into per-layer KV caches and
 // decodes one token per step over them (flash-decoding), or recomputes the whole prefix.
 #ifndef TK_GRAPH_LLAMA_H
 #define TK_GRAPH_LLAMA_H
@@ -16,11 +16,12 @@
 
 namespace tk::llm {
 
-/// The graph of a forward pass over `batch` sequences of `seqLen` tokens each, from input
-/// "embeddings" [batch * seqLen, hidden] to output "logits" [batch * seqLen, vocab], bf16.
-/// Weights, as LlamaModel binds them: "norm" and "lm_head" [hidden, vocab], and per layer l
-/// "l.attn_norm", "l.wqkv" [hidden, (heads + 2 kv heads) * head dim], "l.wo", "l.ffn_norm",
-/// "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's transposed).
+/// The graph of a forward pass over `batch` sequences of `seqLen` tokens each, from index input
+/// "ids" [batch * seqLen] to output "logits" [batch * seqLen, vocab], bf16. Weights, as
+/// LlamaModel binds them: "embed_tokens" [vocab, hidden], "norm", "lm_head" [hidden, vocab],
+/// and per layer l "l.attn_norm", "l.wqkv" [hidden, (heads + 2 kv heads) * head dim], "l.wo",
+/// "l.ffn_norm", "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's
+/// transposed).
 graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen);
 
 /// The same over a KV cache of `maxContext` positions per sequence: index inputs "positions"
