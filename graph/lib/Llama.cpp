@@ -156,6 +156,28 @@ struct LlamaModel::Impl {
   /// when that is not 0 (its buffers and positions among `extra`).
   std::vector<float> run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
                          const graph::Bindings &extra, const Stream &stream);
+  /// The compiled graph for (batch, seqLen, maxContext), compiled on first use.
+  graph::Executable &executable(int64_t batch, int64_t seqLen, int64_t maxContext) {
+    auto key = std::make_tuple(batch, seqLen, maxContext);
+    auto it = executables.find(key);
+    if (it == executables.end()) {
+      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext)
+                               : buildLlamaGraph(config, batch, seqLen);
+      it = executables.emplace(key, graph::Executable::compile(*context, graph)).first;
+    }
+    return it->second;
+  }
+  void bindWeights(graph::Bindings &bindings) {
+    for (auto &[name, buffer] : weights)
+      bindings[name] = &buffer;
+  }
+  static std::vector<float> floats(const Buffer &logits) {
+    std::vector<uint16_t> bits = logits.toVector<uint16_t>();
+    std::vector<float> out(bits.size());
+    for (size_t i = 0; i < bits.size(); ++i)
+      out[i] = fp::bf16ToFloat(bits[i]);
+    return out;
+  }
 
   void upload(const std::string &name, const std::vector<uint16_t> &bits) {
     weights.emplace(name, Buffer::ofBits(*context, Scalar::BF16, bits));
@@ -215,27 +237,16 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
   if (std::max(seqLen, maxContext) > c.maxPositions)
     throw Error("llama: " + std::to_string(std::max(seqLen, maxContext)) +
                 " positions, more than max_position_embeddings (" + std::to_string(c.maxPositions) + ")");
-  auto key = std::make_tuple(batch, seqLen, maxContext);
-  auto it = executables.find(key);
-  if (it == executables.end()) {
-    Graph graph = maxContext ? buildCachedLlamaGraph(c, batch, seqLen, maxContext) : buildLlamaGraph(c, batch, seqLen);
-    it = executables.emplace(key, graph::Executable::compile(*context, graph)).first;
-  }
-
+  graph::Executable &exe = executable(batch, seqLen, maxContext);
   Buffer idsBuffer = Buffer::of(*context, ids);
   Buffer logits(*context, Scalar::BF16, size_t(tokens * c.vocabSize));
   graph::Bindings bindings = extra;
   bindings["ids"] = &idsBuffer;
   bindings["logits"] = &logits;
-  for (auto &[name, buffer] : weights)
-    bindings[name] = &buffer;
-  it->second.run(bindings, stream);
+  bindWeights(bindings);
+  exe.run(bindings, stream);
   stream.synchronize();
-  std::vector<uint16_t> bits = logits.toVector<uint16_t>();
-  std::vector<float> out(bits.size());
-  for (size_t i = 0; i < bits.size(); ++i)
-    out[i] = fp::bf16ToFloat(bits[i]);
-  return out;
+  return floats(logits);
 }
 
 Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const GenerateOptions &options,
@@ -302,17 +313,41 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
   std::vector<int32_t> next(static_cast<size_t>(batch)), position(next.size()), length(next.size());
   for (size_t b = 0; b < size_t(batch); ++b)
     next[b] = choose(b, logits.data() + (int64_t(b) * longest + int64_t(prompts[b].size()) - 1) * vocab);
-  for (int64_t step = 1; step < options.maxNewTokens; ++step) {
-    for (size_t b = 0; b < size_t(batch); ++b) {
-      position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
-      length[b] = position[b] + 1;
-    }
-    Buffer positions = Buffer::of(*m.context, position), lengths = Buffer::of(*m.context, length);
+  // Decode: every step the same buffers, which only the host's uploads change (the tokens, each
+  // sequence's position and length), so that on the GPU one CUDA graph, captured after the
+  // first step, replays every later one.
+  if (options.maxNewTokens > 1) {
+    Buffer ids(*m.context, Scalar::I32, size_t(batch)), positions(*m.context, Scalar::I32, size_t(batch));
+    Buffer lengths(*m.context, Scalar::I32, size_t(batch)), stepLogits(*m.context, Scalar::BF16, size_t(batch * vocab));
+    bindings["ids"] = &ids;
     bindings["positions"] = &positions;
     bindings["lengths"] = &lengths;
-    logits = m.run(next, batch, context, bindings, stream);
-    for (size_t b = 0; b < size_t(batch); ++b)
-      next[b] = choose(b, logits.data() + int64_t(b) * vocab);
+    bindings["logits"] = &stepLogits;
+    m.bindWeights(bindings);
+    graph::Executable &decode = m.executable(batch, 1, context);
+    bool captured = false, capture = m.context->backend() == Backend::Cuda;
+    for (int64_t step = 1; step < options.maxNewTokens; ++step) {
+      for (size_t b = 0; b < size_t(batch); ++b) {
+        position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
+        length[b] = position[b] + 1;
+      }
+      ids.upload(next.data(), next.size() * sizeof(int32_t));
+      positions.upload(position.data(), position.size() * sizeof(int32_t));
+      lengths.upload(length.data(), length.size() * sizeof(int32_t));
+      if (captured) {
+        decode.replay(stream);
+      } else {
+        decode.run(bindings, stream);
+        if (capture) {
+          decode.capture(bindings, stream);
+          captured = true;
+        }
+      }
+      stream.synchronize();
+      logits = Impl::floats(stepLogits);
+      for (size_t b = 0; b < size_t(batch); ++b)
+        next[b] = choose(b, logits.data() + int64_t(b) * vocab);
+    }
   }
   return out;
 }
