@@ -342,6 +342,11 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
             "graph: append_kv: the cache must be an input [batch * max_context, 32] of bf16, got bf16[2, 32] (not an input)");
   EXPECT_EQ(errorOf([&] { g.decodeAttention(parts[0], k, v, positions, heads, 3); }),
             "graph: decode_attention: 3 key/value heads do not divide 4 heads");
+  Graph e;
+  Tensor x = e.input("x", Scalar::BF16, {2, 4}), table = e.weight("table", Scalar::BF16, {10, 4});
+  EXPECT_EQ(errorOf([&] { e.embedding(x, e.indexInput("ids", 2)); }),
+            "graph: embedding: the table must be a weight [vocab, dim], got bf16[2, 4]");
+  EXPECT_EQ(errorOf([&] { e.embedding(table, x); }), "graph: embedding: the ids must be an index input, got bf16[2, 4]");
   Executable exe = Executable::compile(context, g);
   EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "kv_append", "decode_attention_split (4 splits)",
                                                      "decode_attention_combine"}));
