@@ -5,8 +5,10 @@
 #include "llvm/Support/Signals.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,12 +118,25 @@ std::unique_ptr<AtomicFile> AtomicFile::create(const std::string &path, FileKind
     return nullptr;
   }
   // O_CREAT|O_EXCL under a random name: an existing file or symlink of that name is never
-  // opened, so nothing planted in a shared directory is followed or overwritten.
+  // opened, so nothing planted in a shared directory is followed or overwritten. An output's
+  // name is registered for removal on SIGINT/SIGTERM with the signals held back from creation
+  // to registration: one arriving in between would otherwise leave the file behind.
+  sigset_t interrupts, previous;
+  sigemptyset(&interrupts);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+    sigaddset(&interrupts, s);
+  if (kind == FileKind::Output)
+    pthread_sigmask(SIG_BLOCK, &interrupts, &previous);
+  auto restoreSignals = [&] {
+    if (kind == FileKind::Output)
+      pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  };
   llvm::SmallString<256> temporary;
   std::error_code ec = llvm::sys::fs::createUniqueFile(dir + "/." + name + ".tmp-%%%%%%%%%%%%", file->fd_, temporary,
                                                        llvm::sys::fs::OF_None,
                                                        kind == FileKind::Private ? 0600 : 0666);
   if (ec) {
+    restoreSignals();
     error = "cannot write '" + path + "': cannot create a temporary file in " + dir + ": " + ec.message();
     return nullptr;
   }
@@ -132,6 +147,7 @@ std::unique_ptr<AtomicFile> AtomicFile::create(const std::string &path, FileKind
   // a random name and is never read.
   if (kind == FileKind::Output)
     llvm::sys::RemoveFileOnSignal(file->temporary_);
+  restoreSignals(); // a signal held back arrives now, and the handler removes the file
   return file;
 }
 
