@@ -325,7 +325,8 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     bindings["logits"] = &stepLogits;
     m.bindWeights(bindings);
     graph::Executable &decode = m.executable(batch, 1, context);
-    bool captured = false, capture = m.context->backend() == Backend::Cuda;
+    // (A CUDA graph needs a stream of its own: on the default stream every step runs plainly.)
+    bool captured = false, capture = m.context->backend() == Backend::Cuda && stream.handle();
     for (int64_t step = 1; step < options.maxNewTokens; ++step) {
       for (size_t b = 0; b < size_t(batch); ++b) {
         position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
@@ -336,12 +337,11 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       lengths.upload(length.data(), length.size() * sizeof(int32_t));
       if (captured) {
         decode.replay(stream);
+      } else if (capture) {
+        decode.capture(bindings, stream); // runs the step once, then records it
+        captured = true;
       } else {
         decode.run(bindings, stream);
-        if (capture) {
-          decode.capture(bindings, stream);
-          captured = true;
-        }
       }
       stream.synchronize();
       logits = Impl::floats(stepLogits);

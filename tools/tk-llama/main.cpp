@@ -192,7 +192,9 @@ int main(int argc, char **argv) {
     sampling.maxNewTokens = maxNew;
     while (int64_t(prompts.size()) < batch)
       prompts.push_back(prompts.front());
-    std::vector<tk::llm::Generation> results = model.generate(prompts, sampling);
+    // A stream of its own: the decode steps replay one CUDA graph on it.
+    tk::Stream stream = context.createStream();
+    std::vector<tk::llm::Generation> results = model.generate(prompts, sampling, stream);
     // One line per sequence, in the order of the prompts.
     std::vector<float> chosenFrom;
     for (const tk::llm::Generation &result : results) {

@@ -68,7 +68,9 @@ public:
                       const Stream &stream = Stream());
   /// A static batch: the prompts (of their own lengths) prefilled together, right-padded to
   /// the longest, then decoded together, each sequence at its own position; the same tokens as
-  /// generating each alone (sampling draws in the order of the sequences at every step).
+  /// generating each alone (sampling draws in the order of the sequences at every step). On the
+  /// CUDA backend with a stream of its own (context.createStream()), the decode steps after the
+  /// first replay one captured CUDA graph.
   std::vector<Generation> generate(const std::vector<std::vector<int32_t>> &prompts,
                                    const GenerateOptions &options = {}, const Stream &stream = Stream());
 
