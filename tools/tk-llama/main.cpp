@@ -15,6 +15,7 @@
 #include "tk/Runtime/Npy.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <optional>
@@ -66,6 +67,16 @@ std::string detokenize(const sentencepiece::SentencePieceProcessor &sp, const st
   return text;
 }
 
+/// An integer option's value in [lo, hi], or a tk::Error that names the option and its range.
+long long integerOption(const std::string &option, const std::string &text, long long lo, long long hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno || value < lo || value > hi)
+    throw tk::Error(option + " takes " + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + text + "'");
+  return value;
+}
+
 std::vector<int32_t> parseIds(const std::string &text) {
   std::vector<int32_t> ids;
   std::stringstream in(text);
@@ -107,11 +118,7 @@ int main(int argc, char **argv) {
       } else if (a == "--prompt") {
         prompts.push_back(parseIds(value()));
       } else if (a == "--max-new-tokens") {
-        std::string v = value();
-        char *end = nullptr;
-        maxNew = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || maxNew < 1 || maxNew > 65536)
-          throw tk::Error("--max-new-tokens takes 1 to 65536, not '" + v + "'");
+        maxNew = long(integerOption(a, value(), 1, 65536));
       } else if (a == "--backend") {
         std::string b = value();
         if (b != "interp" && b != "cuda")
@@ -120,11 +127,7 @@ int main(int argc, char **argv) {
       } else if (a == "--save-logits") {
         savePath = value();
       } else if (a == "--batch") {
-        std::string v = value();
-        char *end = nullptr;
-        batch = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || batch < 1 || batch > 4096)
-          throw tk::Error("--batch takes 1 to 4096, not '" + v + "'");
+        batch = long(integerOption(a, value(), 1, 4096));
       } else if (a == "--no-cache") {
         sampling.kvCache = false;
       } else if (a == "--tokenizer") {
@@ -140,16 +143,10 @@ int main(int argc, char **argv) {
         if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0 || (!temperature && (x <= 0 || x > 1)))
           throw tk::Error(a + (temperature ? " takes a number >= 0" : " takes a number in (0, 1]") + ", not '" + v + "'");
         (temperature ? sampling.temperature : sampling.topP) = x;
-      } else if (a == "--top-k" || a == "--seed") {
-        std::string v = value();
-        char *end = nullptr;
-        unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-        if (v.empty() || v[0] == '-' || *end != '\0' || (a == "--top-k" && (x < 1 || x > (1ull << 30))))
-          throw tk::Error(a + (a == "--top-k" ? " takes 1 to 2^30" : " takes a non-negative integer") + ", not '" + v + "'");
-        if (a == "--top-k")
-          sampling.topK = int64_t(x);
-        else
-          sampling.seed = x;
+      } else if (a == "--top-k") {
+        sampling.topK = integerOption(a, value(), 1, 1ll << 30);
+      } else if (a == "--seed") {
+        sampling.seed = uint64_t(integerOption(a, value(), 0, INT64_MAX));
       } else if (!a.empty() && a[0] == '-') {
         throw tk::Error("unknown option '" + a + "'");
       } else if (folder.empty()) {
