@@ -77,9 +77,16 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
           bool hasFactor = times != std::string::npos;
           std::string factor = hasFactor ? item.substr(times + 1) : "";
           bool factorArgument = !factor.empty() && factor[0] == 'a';
-          LaunchValue v = argument ? LaunchValue{int(number(item.substr(1, hasFactor ? times - 1 : std::string::npos), bad)),
+          // Argument indices are checked before they narrow to int (a4294967302 is no a6).
+          auto index = [&](const std::string &text) {
+            long long n = number(text, bad);
+            if (n < 0 || n > 4096)
+              throw Error(bad);
+            return int(n);
+          };
+          LaunchValue v = argument ? LaunchValue{index(item.substr(1, hasFactor ? times - 1 : std::string::npos)),
                                                  hasFactor && !factorArgument ? number(factor, bad) : 0,
-                                                 factorArgument ? int(number(factor.substr(1), bad)) : -1}
+                                                 factorArgument ? index(factor.substr(1)) : -1}
                                    : LaunchValue{-1, number(item, bad)};
           // An argument's index (with a positive factor of at most 2^32, or another argument),
           // or a positive constant.

@@ -110,6 +110,8 @@ TEST(TensorMapRecipe, MalformedRecipesThrowNamingTheKernel) {
       {"an argument times nothing", "param=9 base=0 shape=a3,a5 strides=a6* box=128,64 swizzle=128 bytes=2"},
       {"an argument times a word", "param=9 base=0 shape=a3,a5 strides=a6*x box=128,64 swizzle=128 bytes=2"},
       {"a factor argument past the parameters", "param=9 base=0 shape=a3,a5 strides=a6*a9 box=128,64 swizzle=128 bytes=2"},
+      {"an argument index past int", "param=9 base=0 shape=a3,a5 strides=a4294967302 box=128,64 swizzle=128 bytes=2"},
+      {"a factor argument past int", "param=9 base=0 shape=a3,a5 strides=a6*a4294967302 box=128,64 swizzle=128 bytes=2"},
       {"a number times something", "param=9 base=0 shape=a3,a5 strides=64*a2 box=128,64 swizzle=128 bytes=2"},
       {"rank 0", "param=9 base=0 shape= strides= box= swizzle=128 bytes=2"},
       {"no shape at all", "param=9 base=0 box=128 swizzle=128 bytes=2"},
