@@ -4,7 +4,9 @@
 
 #include "tk/Runtime/Files.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <cstdlib>
 
 namespace tk::graph {
@@ -358,6 +360,70 @@ void Executable::replay(const Stream &stream) {
     throw Error("graph: replay() before capture()");
   impl_->captured.launch(stream);
   impl_->context->noteLaunch("graph replay", stream);
+}
+
+namespace {
+
+double tensorBytes(const TensorInfo &info) { return double(elements(info)) * double(Buffer::elementBytes(info.dtype)); }
+
+/// KernelProfile's bytes and flops of one step.
+std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, const Step &step) {
+  const Node &first = graph.nodes[step.nodes[0]];
+  const TensorInfo &out = plan.info(graph, step.out);
+  if (step.kind == StepKind::AppendKV) { // reads its new rows and writes them into the cache
+    double rows = tensorBytes(plan.info(graph, first.inputs[1]));
+    return {2 * rows, 0};
+  }
+  std::set<int> tensors{step.out};
+  if (step.out2 >= 0)
+    tensors.insert(step.out2);
+  for (const Operand &o : step.in)
+    if (o.tensor >= 0)
+      tensors.insert(o.tensor);
+  double bytes = 0;
+  for (int t : tensors)
+    bytes += tensorBytes(plan.info(graph, t));
+  double flops = 0;
+  if (step.kind == StepKind::MatMul) {
+    double k = double(plan.info(graph, first.inputs[1]).shape[0]);
+    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k;
+  } else if (step.kind == StepKind::Attention) {
+    // Every query against seqLen keys: QK^T and PV, two flops per multiply-add each.
+    flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);
+    if (first.causal)
+      flops /= 2;
+  } else if (step.kind == StepKind::DecodeSplit) {
+    const TensorInfo &q = first.out, &cache = plan.info(graph, first.inputs[1]);
+    flops = 4 * double(q.shape[1]) * double(cache.shape[0]); // every head against all its cached rows
+  }
+  return {bytes, flops};
+}
+
+} // namespace
+
+std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const Stream &stream, int runs) {
+  Impl &impl = *impl_;
+  run(bindings, stream);
+  stream.synchronize();
+  int count = int(impl.plan.steps.size());
+  std::vector<std::vector<double>> times(static_cast<size_t>(count));
+  for (int r = 0; r < std::max(runs, 1); ++r) {
+    std::vector<double> ms = impl.context->timeSteps(count, [&](int s) { impl.runStep(size_t(s), bindings, stream); }, stream);
+    for (int s = 0; s < count; ++s)
+      times[size_t(s)].push_back(ms[size_t(s)]);
+  }
+  std::vector<KernelProfile> out;
+  for (int s = 0; s < count; ++s) {
+    const Step &step = impl.plan.steps[size_t(s)];
+    std::vector<double> &t = times[size_t(s)];
+    std::sort(t.begin(), t.end());
+    KernelProfile p;
+    p.kernel = step.describe(impl.graph);
+    p.ms = t[t.size() / 2];
+    std::tie(p.bytes, p.flops) = stepCost(impl.graph, impl.plan, step);
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::vector<std::string> Executable::kernels() const {

@@ -6,10 +6,13 @@
 #include "tk/Support/FloatFormats.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <tuple>
 
 namespace tk::llm {
@@ -18,42 +21,69 @@ namespace {
 using graph::Graph;
 using graph::Tensor;
 
-/// A checkpoint tensor's elements as bf16 bits (copied element by element: the mapping's data
-/// need not be aligned).
+/// Element i of a checkpoint tensor as bf16 bits (read bytewise: the mapping's data need not be
+/// aligned).
+uint16_t bf16At(const CheckpointTensor &t, size_t i) {
+  const auto *bytes = static_cast<const uint8_t *>(t.data);
+  if (t.dtype == Scalar::F32) {
+    float f;
+    std::memcpy(&f, bytes + 4 * i, 4);
+    return fp::floatToBf16(f);
+  }
+  uint16_t h;
+  std::memcpy(&h, bytes + 2 * i, 2);
+  return t.dtype == Scalar::BF16 ? h : fp::floatToBf16(fp::halfToFloat(h));
+}
+
+/// fn(begin, end) over [0, n) in contiguous pieces, one thread each (a 7B checkpoint's
+/// conversion runs at memory speed only across cores).
+void parallelRanges(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+  int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 32);
+  threads = std::min(threads, std::max<int64_t>(1, n / 64));
+  std::vector<std::thread> pool;
+  int64_t per = (n + threads - 1) / threads;
+  for (int64_t t = 1; t < threads; ++t)
+    if (t * per < n)
+      pool.emplace_back(fn, t * per, std::min(n, (t + 1) * per));
+  fn(0, std::min(n, per));
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+/// A checkpoint tensor's elements as bf16 bits.
 std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
   size_t count = 1;
   for (int64_t d : t.shape)
     count *= size_t(d);
   std::vector<uint16_t> bits(count);
-  const auto *bytes = static_cast<const uint8_t *>(t.data);
-  for (size_t i = 0; i < count; ++i) {
-    if (t.dtype == Scalar::F32) {
-      float f;
-      std::memcpy(&f, bytes + 4 * i, 4);
-      bits[i] = fp::floatToBf16(f);
-      continue;
-    }
-    uint16_t h;
-    std::memcpy(&h, bytes + 2 * i, 2);
-    bits[i] = t.dtype == Scalar::BF16 ? h : fp::floatToBf16(fp::halfToFloat(h));
-  }
+  parallelRanges(int64_t(count), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      bits[size_t(i)] = bf16At(t, size_t(i));
+  });
   return bits;
 }
 
-/// Hugging Face's [out, in] linear weights as [in, out], side by side (Q, K, V into one).
-std::vector<uint16_t> transposedSideBySide(const std::vector<std::vector<uint16_t>> &parts,
-                                           const std::vector<int64_t> &outs, int64_t in) {
-  int64_t total = 0;
-  for (int64_t o : outs)
-    total += o;
+/// Hugging Face's [out, in] linear weights as bf16 [in, out], side by side (Q, K, V into one):
+/// by 64x64 blocks (a row-by-row transposition misses the cache on every element), the rows of
+/// the result split among threads.
+std::vector<uint16_t> transposedSideBySide(const std::vector<CheckpointTensor> &parts) {
+  int64_t in = parts.front().shape[1], total = 0;
+  for (const CheckpointTensor &p : parts)
+    total += p.shape[0];
   std::vector<uint16_t> bits(size_t(in * total));
-  int64_t column = 0;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    for (int64_t o = 0; o < outs[p]; ++o)
-      for (int64_t i = 0; i < in; ++i)
-        bits[size_t(i * total + column + o)] = parts[p][size_t(o * in + i)];
-    column += outs[p];
-  }
+  constexpr int64_t kBlock = 64;
+  parallelRanges((in + kBlock - 1) / kBlock, [&](int64_t firstBlock, int64_t lastBlock) {
+    int64_t column = 0;
+    for (const CheckpointTensor &p : parts) {
+      int64_t outs = p.shape[0];
+      for (int64_t i0 = firstBlock * kBlock; i0 < std::min(in, lastBlock * kBlock); i0 += kBlock)
+        for (int64_t o0 = 0; o0 < outs; o0 += kBlock)
+          for (int64_t o = o0; o < std::min(outs, o0 + kBlock); ++o)
+            for (int64_t i = i0; i < std::min(in, i0 + kBlock); ++i)
+              bits[size_t(i * total + column + o)] = bf16At(p, size_t(o * in + i));
+      column += outs;
+    }
+  });
   return bits;
 }
 
@@ -151,11 +181,14 @@ struct LlamaModel::Impl {
   LlamaConfig config;
   std::map<std::string, Buffer> weights;
   std::map<std::tuple<int64_t, int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen, maxContext)
+  GenerateStats stats;
 
   /// The logits (f32) of `ids` (`batch` sequences), over a KV cache of `maxContext` positions
-  /// when that is not 0 (its buffers and positions among `extra`).
+  /// when that is not 0 (its buffers and positions among `extra`); then profiled into
+  /// `profile` when that is given.
   std::vector<float> run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
-                         const graph::Bindings &extra, const Stream &stream);
+                         const graph::Bindings &extra, const Stream &stream,
+                         std::vector<graph::KernelProfile> *profile = nullptr);
   /// The compiled graph for (batch, seqLen, maxContext), compiled on first use.
   graph::Executable &executable(int64_t batch, int64_t seqLen, int64_t maxContext) {
     auto key = std::make_tuple(batch, seqLen, maxContext);
@@ -191,26 +224,26 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std:
   const LlamaConfig &c = m.config;
   Checkpoint ckpt = Checkpoint::open(folder);
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
-  auto matrix = [&](const std::string &name, int64_t out, int64_t in) { return bf16Bits(ckpt.get(name, {out, in})); };
+  auto matrix = [&](const std::string &name, int64_t out, int64_t in) { return ckpt.get(name, {out, in}); };
+  auto vector = [&](const std::string &name) { return bf16Bits(ckpt.get(name, {d})); };
   for (int64_t l = 0; l < c.numLayers; ++l) {
     std::string p = "model.layers." + std::to_string(l) + ".";
-    m.upload(layerName(l, "attn_norm"), bf16Bits(ckpt.get(p + "input_layernorm.weight", {d})));
+    m.upload(layerName(l, "attn_norm"), vector(p + "input_layernorm.weight"));
     m.upload(layerName(l, "wqkv"), transposedSideBySide({matrix(p + "self_attn.q_proj.weight", d, d),
                                                          matrix(p + "self_attn.k_proj.weight", kv, d),
-                                                         matrix(p + "self_attn.v_proj.weight", kv, d)},
-                                                        {d, kv, kv}, d));
-    m.upload(layerName(l, "wo"), transposedSideBySide({matrix(p + "self_attn.o_proj.weight", d, d)}, {d}, d));
-    m.upload(layerName(l, "ffn_norm"), bf16Bits(ckpt.get(p + "post_attention_layernorm.weight", {d})));
-    m.upload(layerName(l, "w_gate"), transposedSideBySide({matrix(p + "mlp.gate_proj.weight", f, d)}, {f}, d));
-    m.upload(layerName(l, "w_up"), transposedSideBySide({matrix(p + "mlp.up_proj.weight", f, d)}, {f}, d));
-    m.upload(layerName(l, "w_down"), transposedSideBySide({matrix(p + "mlp.down_proj.weight", d, f)}, {d}, f));
+                                                         matrix(p + "self_attn.v_proj.weight", kv, d)}));
+    m.upload(layerName(l, "wo"), transposedSideBySide({matrix(p + "self_attn.o_proj.weight", d, d)}));
+    m.upload(layerName(l, "ffn_norm"), vector(p + "post_attention_layernorm.weight"));
+    m.upload(layerName(l, "w_gate"), transposedSideBySide({matrix(p + "mlp.gate_proj.weight", f, d)}));
+    m.upload(layerName(l, "w_up"), transposedSideBySide({matrix(p + "mlp.up_proj.weight", f, d)}));
+    m.upload(layerName(l, "w_down"), transposedSideBySide({matrix(p + "mlp.down_proj.weight", d, f)}));
   }
-  m.upload("norm", bf16Bits(ckpt.get("model.norm.weight", {d})));
-  std::vector<uint16_t> table = matrix("model.embed_tokens.weight", c.vocabSize, d);
+  m.upload("norm", vector("model.norm.weight"));
+  CheckpointTensor table = matrix("model.embed_tokens.weight", c.vocabSize, d);
   // Tied embeddings (no lm_head.weight) read the embedding table as the head.
   bool tied = c.tieWordEmbeddings && !ckpt.has("lm_head.weight");
-  m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}, {c.vocabSize}, d));
-  m.upload("embed_tokens", table);
+  m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}));
+  m.upload("embed_tokens", bf16Bits(table));
 }
 
 LlamaModel::~LlamaModel() = default;
@@ -218,13 +251,15 @@ LlamaModel::LlamaModel(LlamaModel &&) noexcept = default;
 LlamaModel &LlamaModel::operator=(LlamaModel &&) noexcept = default;
 
 const LlamaConfig &LlamaModel::config() const { return impl_->config; }
+const GenerateStats &LlamaModel::stats() const { return impl_->stats; }
 
 std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream) {
   return impl_->run(ids, batch, 0, {}, stream);
 }
 
 std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
-                                         const graph::Bindings &extra, const Stream &stream) {
+                                         const graph::Bindings &extra, const Stream &stream,
+                                         std::vector<graph::KernelProfile> *profile) {
   const LlamaConfig &c = config;
   if (batch < 1 || ids.empty() || ids.size() % size_t(batch))
     throw Error("llama: " + std::to_string(ids.size()) + " token ids are not " + std::to_string(batch) +
@@ -246,7 +281,10 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
   bindWeights(bindings);
   exe.run(bindings, stream);
   stream.synchronize();
-  return floats(logits);
+  std::vector<float> out = floats(logits);
+  if (profile) // after the logits were read: the profile runs the same graph again
+    *profile = exe.profile(bindings, stream);
+  return out;
 }
 
 Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const GenerateOptions &options,
@@ -257,9 +295,11 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
 std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32_t>> &prompts,
                                              const GenerateOptions &options, const Stream &stream) {
   if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
-      options.topK < 0)
-    throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0");
+      options.topK < 0 || options.maxContext < 0)
+    throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0, "
+                "maxContext >= 0");
   Impl &m = *impl_;
+  m.stats = GenerateStats();
   const LlamaConfig &c = m.config;
   int64_t vocab = c.vocabSize, batch = int64_t(prompts.size()), longest = 0;
   for (const std::vector<int32_t> &p : prompts) {
@@ -290,9 +330,16 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
   // Each cache holds its sequence's prompt and every new token but the last (never read); the
   // prefill's padding past a prompt lands where its decode steps write later.
   int64_t context = longest + options.maxNewTokens - 1;
+  if (options.maxContext) {
+    if (options.maxContext < context)
+      throw Error("llama: a prompt of " + std::to_string(longest) + " tokens and " +
+                  std::to_string(options.maxNewTokens) + " new ones need a context of " + std::to_string(context) +
+                  " positions; maxContext is " + std::to_string(options.maxContext));
+    context = options.maxContext;
+  }
   if (context > c.maxPositions)
-    throw Error("llama: a prompt of " + std::to_string(longest) + " tokens and " + std::to_string(options.maxNewTokens) +
-                " new ones need " + std::to_string(context) + " positions; the model has " +
+    throw Error("llama: a context of " + std::to_string(context) + " positions (a prompt of " + std::to_string(longest) +
+                " tokens and " + std::to_string(options.maxNewTokens) + " new ones); the model has " +
                 std::to_string(c.maxPositions) + " (max_position_embeddings)");
   size_t cacheElements = size_t(batch * context * c.numKvHeads * c.headDim());
   std::vector<Buffer> caches;
@@ -309,7 +356,15 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     std::copy(prompts[b].begin(), prompts[b].end(), padded.begin() + int64_t(b) * longest);
   Buffer starts = Buffer::of(*m.context, std::vector<int32_t>(size_t(batch), 0));
   bindings["positions"] = &starts;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+  m.stats.sequences = batch;
+  m.stats.prefillTokens = batch * longest;
+  auto prefillStart = Clock::now();
   std::vector<float> logits = m.run(padded, batch, context, bindings, stream);
+  m.stats.prefillMs = since(prefillStart);
+  if (options.profile) // the prefill again, each kernel timed: its caches are written with the same values
+    m.run(padded, batch, context, bindings, stream, &m.stats.prefillProfile);
   std::vector<int32_t> next(static_cast<size_t>(batch)), position(next.size()), length(next.size());
   for (size_t b = 0; b < size_t(batch); ++b)
     next[b] = choose(b, logits.data() + (int64_t(b) * longest + int64_t(prompts[b].size()) - 1) * vocab);
@@ -327,7 +382,10 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     graph::Executable &decode = m.executable(batch, 1, context);
     // (A CUDA graph needs a stream of its own: on the default stream every step runs plainly.)
     bool captured = false, capture = m.context->backend() == Backend::Cuda && stream.handle();
+    auto decodeStart = Clock::now();
     for (int64_t step = 1; step < options.maxNewTokens; ++step) {
+      if (step == 2) // the first step compiled, tuned and captured: not timed when others follow
+        decodeStart = Clock::now();
       for (size_t b = 0; b < size_t(batch); ++b) {
         position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
         length[b] = position[b] + 1;
@@ -348,6 +406,10 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       for (size_t b = 0; b < size_t(batch); ++b)
         next[b] = choose(b, logits.data() + int64_t(b) * vocab);
     }
+    m.stats.decodeMs = since(decodeStart);
+    m.stats.decodeSteps = std::max<int64_t>(1, options.maxNewTokens - 2);
+    if (options.profile) // the last step again (its keys and values rewritten as they are)
+      m.stats.decodeProfile = decode.profile(bindings, stream);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "tk/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -283,6 +284,45 @@ std::vector<float> Context::eventTimes(int samples, const std::function<void(int
   driver().cuEventDestroy(stop);
   std::sort(times.begin(), times.end());
   return times;
+}
+
+std::vector<double> Context::timeSteps(int count, const std::function<void(int)> &step, const Stream &stream) {
+  std::vector<double> ms(size_t(std::max(count, 0)));
+  if (backend_ != Backend::Cuda) {
+    for (int i = 0; i < count; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      step(i);
+      ms[size_t(i)] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return ms;
+  }
+  std::vector<cuda::CUevent> events(size_t(count) + 1, nullptr);
+  auto destroy = [&] {
+    for (cuda::CUevent e : events)
+      if (e)
+        driver().cuEventDestroy(e);
+  };
+  try {
+    for (cuda::CUevent &e : events)
+      driver().check(driver().cuEventCreate(&e, 0), "cuEventCreate");
+    for (int i = 0; i < count; ++i) {
+      driver().check(driver().cuEventRecord(events[size_t(i)], stream.handle()), "cuEventRecord");
+      step(i);
+    }
+    driver().check(driver().cuEventRecord(events.back(), stream.handle()), "cuEventRecord");
+    checkSync(driver().cuEventSynchronize(events.back()), "timing");
+    for (int i = 0; i < count; ++i) {
+      float elapsed = 0;
+      driver().check(driver().cuEventElapsedTime(&elapsed, events[size_t(i)], events[size_t(i) + 1]),
+                     "cuEventElapsedTime");
+      ms[size_t(i)] = elapsed;
+    }
+  } catch (...) {
+    destroy();
+    throw;
+  }
+  destroy();
+  return ms;
 }
 
 Timing Context::time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,

@@ -150,6 +150,25 @@ def main():
         if tokens_nc != tokens or not err_nc < 1e-2:
             sys.exit("with the KV cache: tokens %s, without: %s (logits differ by %.3g)" % (tokens, tokens_nc, err_nc))
         print("KV cache: the same tokens as a full recompute of every prefix (logits within %.2g)" % err_nc)
+        # A larger cache than needed, and the per-kernel profile: the same tokens, a speed line
+        # for each phase and a table of each (the decode step's has the flash-decoding kernels).
+        r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),
+                            "--max-new-tokens", str(new), "--max-context", "40", "--profile"],
+                           capture_output=True, text=True)
+        out = r.stdout
+        if r.returncode or ("tokens: " + ",".join(map(str, tokens))) not in out:
+            sys.exit("--max-context 40 --profile: exit %d, %r %r" % (r.returncode, out, r.stderr))
+        for needle in ["prefill: 5 tokens in ", "decode: 4 steps of 1 sequences in ", "prefill profile: ",
+                       "decode step profile: ", "decode_attention_split", "decode_attention_combine",
+                       "matmul_epilogue", "kv_append", "TFLOP/s"]:
+            if needle not in out:
+                sys.exit("--profile printed no %r: %s" % (needle, out))
+        decode_table = out[out.index("decode step profile: "):]
+        kernels = int(decode_table.split()[3])
+        launches = sum(int(l.split()[-5]) for l in decode_table.splitlines()[2:] if l.strip())
+        if launches != kernels:
+            sys.exit("the decode table's launches (%d) are not its %d kernels: %s" % (launches, kernels, decode_table))
+        print("--max-context 40 --profile: the same tokens; %d kernels a decode step" % kernels)
         # A static batch of prompts of different lengths: each sequence's tokens are its own
         # (prefilled right-padded, decoded at its own position).
         other = [7, 8]
@@ -223,6 +242,11 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--top-k", "-2"], 2, "--top-k takes 1 to 1073741824"),
                                    (["--prompt", "3", "--seed", "99999999999999999999"], 2, "--seed takes 0 to"),
                                    (["--prompt", "3", "--typo"], 2, "unknown option '--typo'"),
+                                   (["--prompt", "3,4,5", "--max-new-tokens", "4", "--max-context", "5"], 1,
+                                    "need a context of 6 positions; maxContext is 5"),
+                                   (["--prompt", "3", "--max-context", "5000"], 1,
+                                    "a context of 5000 positions (a prompt of 1 tokens and 16 new ones)"),
+                                   (["--prompt", "3", "--no-cache", "--profile"], 2, "need the KV cache"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
                                    (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:

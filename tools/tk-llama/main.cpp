@@ -1,15 +1,18 @@
 // tk-llama: generation from a Hugging Face LLaMA folder on the graph layer
 // (tk::llm::LlamaModel::generate does the work; this is its command line).
-//   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda]
-//            [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
-//            [--tokenizer tokenizer.model --prompt-text "..."]
-// Prints `tokens: 11,22,33` (the generated ids), and with a SentencePiece tokenizer
+//   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
+//            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
+//            [--tokenizer tokenizer.model --prompt-text "..."] [--profile]
+// Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
+// (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
 // does). Greedy unless --temperature > 0 (GenerateOptions in Llama.h says how it samples).
 // Several --prompt options (or --batch B) generate a static batch together: a `tokens:` line
 // per sequence. --save-logits writes float32 [new tokens, vocab] ([sequences, new tokens, vocab]
-// for a batch): the logits each generated token was chosen from. The prompt goes into a KV cache in one pass, then one token per step attends to it
-// (flash-decoding); --no-cache runs the whole prefix for every token instead.
+// for a batch): the logits each generated token was chosen from. The prompt goes into a KV
+// cache in one pass, then one token per step attends to it (flash-decoding); --no-cache runs
+// the whole prefix for every token instead. --profile prints each kernel's time in the prefill
+// and in one decode step.
 #include "tk/Graph/Llama.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
@@ -17,6 +20,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
+#include <map>
 #include <cmath>
 #include <optional>
 #include <sentencepiece_processor.h>
@@ -27,14 +32,16 @@
 namespace {
 
 constexpr const char *kUsage =
-    "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda]\n"
-    "                [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
+    "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
+    "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
+    "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
     "  --batch           repeat the one prompt this many times\n"
     "  --max-new-tokens  how many tokens to generate (default 16, at most 65536)\n"
     "  --backend         cuda (default when a GPU is present) or interp\n"
+    "  --max-context     positions of each sequence's KV cache (default: prompt + new tokens - 1)\n"
     "  --save-logits     write the logits each new token was chosen from: float32 [N, vocab]\n"
     "  --temperature     sample at this temperature (default 0: greedy)\n"
     "  --top-k           sample among the K most likely tokens only (default: all)\n"
@@ -42,7 +49,8 @@ constexpr const char *kUsage =
     "  --seed            the sampler's seed (default 0)\n"
     "  --tokenizer       a SentencePiece model (the folder's tokenizer.model): prints the text too\n"
     "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n"
-    "  --no-cache        run the whole prefix again for every token instead of a KV cache\n";
+    "  --no-cache        run the whole prefix again for every token instead of a KV cache\n"
+    "  --profile         print each kernel's time in the prefill and in one decode step\n";
 
 /// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
 /// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
@@ -77,6 +85,37 @@ long long integerOption(const std::string &option, const std::string &text, long
   return value;
 }
 
+/// The per-kernel table of one profiled run: kernels of the same name summed, the slowest first.
+void printProfile(const std::string &title, const std::vector<tk::graph::KernelProfile> &kernels) {
+  struct Row {
+    int launches = 0;
+    double ms = 0, bytes = 0, flops = 0;
+  };
+  std::map<std::string, Row> rows;
+  double total = 0;
+  for (const tk::graph::KernelProfile &k : kernels) {
+    Row &r = rows[k.kernel];
+    ++r.launches;
+    r.ms += k.ms;
+    r.bytes += k.bytes;
+    r.flops += k.flops;
+    total += k.ms;
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.second.ms > b.second.ms; });
+  std::printf("%s: %zu kernels, %.3f ms (medians of each kernel's time; bytes count every tensor once)\n",
+              title.c_str(), kernels.size(), total);
+  std::printf("  %-58s %8s %10s %7s %9s %9s\n", "kernel", "launches", "total ms", "%", "GB/s", "TFLOP/s");
+  for (const auto &[name, r] : sorted) {
+    double seconds = r.ms / 1e3;
+    char flops[32] = "-";
+    if (r.flops > 0 && seconds > 0)
+      std::snprintf(flops, sizeof flops, "%.2f", r.flops / seconds / 1e12);
+    std::printf("  %-58s %8d %10.3f %7.1f %9.1f %9s\n", name.substr(0, 58).c_str(), r.launches, r.ms,
+                total > 0 ? 100 * r.ms / total : 0.0, seconds > 0 ? r.bytes / seconds / 1e9 : 0.0, flops);
+  }
+}
+
 std::vector<int32_t> parseIds(const std::string &text) {
   std::vector<int32_t> ids;
   std::stringstream in(text);
@@ -100,6 +139,8 @@ int main(int argc, char **argv) {
   std::vector<std::vector<int32_t>> prompts;
   long batch = 1;
   long maxNew = 16;
+  long long maxContext = 0;
+  bool profile = false;
   std::optional<tk::Backend> backend;
   tk::llm::GenerateOptions sampling;
   std::string tokenizerPath, promptText;
@@ -128,6 +169,10 @@ int main(int argc, char **argv) {
         savePath = value();
       } else if (a == "--batch") {
         batch = long(integerOption(a, value(), 1, 4096));
+      } else if (a == "--max-context") {
+        maxContext = integerOption(a, value(), 1, 1 << 20);
+      } else if (a == "--profile") {
+        profile = true;
       } else if (a == "--no-cache") {
         sampling.kvCache = false;
       } else if (a == "--tokenizer") {
@@ -159,6 +204,8 @@ int main(int argc, char **argv) {
       throw tk::Error("--batch repeats one prompt; several --prompt options are a batch by themselves");
     if (hasPromptText && tokenizerPath.empty())
       throw tk::Error("--prompt-text needs --tokenizer");
+    if (!sampling.kvCache && (profile || maxContext))
+      throw tk::Error("--profile and --max-context need the KV cache (no --no-cache)");
     if (folder.empty() || (prompts.empty() && !hasPromptText))
       throw tk::Error(folder.empty() ? "no model folder" : "no --prompt");
   } catch (const tk::Error &e) {
@@ -189,8 +236,19 @@ int main(int argc, char **argv) {
     sampling.maxNewTokens = maxNew;
     while (int64_t(prompts.size()) < batch)
       prompts.push_back(prompts.front());
+    size_t longest = 0;
+    for (const std::vector<int32_t> &p : prompts)
+      longest = std::max(longest, p.size());
+    sampling.maxContext = maxContext ? maxContext : int64_t(longest) + maxNew - 1;
     // A stream of its own: the decode steps replay one CUDA graph on it.
     tk::Stream stream = context.createStream();
+    bool gpu = context.backend() == tk::Backend::Cuda;
+    if (gpu && sampling.kvCache) { // compiles and tunes every kernel the timed generation runs
+      tk::llm::GenerateOptions warmup = sampling;
+      warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
+      model.generate(prompts, warmup, stream);
+    }
+    sampling.profile = profile;
     std::vector<tk::llm::Generation> results = model.generate(prompts, sampling, stream);
     // One line per sequence, in the order of the prompts.
     std::vector<float> chosenFrom;
@@ -202,6 +260,20 @@ int main(int argc, char **argv) {
       if (!tokenizerPath.empty())
         std::cout << "text: " << detokenize(tokenizer, result.tokens) << "\n";
       chosenFrom.insert(chosenFrom.end(), result.logits.begin(), result.logits.end());
+    }
+    if (sampling.kvCache) {
+      const tk::llm::GenerateStats &stats = model.stats();
+      std::printf("prefill: %lld tokens in %.2f ms: %.0f tokens/s\n", (long long)stats.prefillTokens, stats.prefillMs,
+                  stats.prefillTokens / (stats.prefillMs / 1e3));
+      if (stats.decodeSteps && stats.decodeMs > 0)
+        std::printf("decode: %lld steps of %lld sequences in %.2f ms: %.1f tokens/s (%.3f ms a step)\n",
+                    (long long)stats.decodeSteps, (long long)stats.sequences, stats.decodeMs,
+                    stats.decodeSteps * stats.sequences / (stats.decodeMs / 1e3), stats.decodeMs / stats.decodeSteps);
+      if (profile) {
+        printProfile("prefill profile", stats.prefillProfile);
+        if (!stats.decodeProfile.empty())
+          printProfile("decode step profile", stats.decodeProfile);
+      }
     }
     if (!savePath.empty()) {
       tk::HostBuffer host;

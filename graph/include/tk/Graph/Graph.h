@@ -96,6 +96,16 @@ struct GraphOptions {
 /// Buffers by the names of the graph's inputs, weights and outputs.
 using Bindings = std::map<std::string, Buffer *>;
 
+/// One kernel of a profiled run (Executable::profile).
+struct KernelProfile {
+  std::string kernel; // as Executable::kernels() names it
+  double ms = 0;      // the median over the timed runs
+  /// What it moves: every tensor it reads or writes counted once and whole (a KV cache with
+  /// all of its positions: an upper bound for a decode step), a cache append its new rows.
+  double bytes = 0;
+  double flops = 0; // matmuls and attention: two per multiply-add (causal attention half)
+};
+
 /// A graph compiled for one Context: its kernels (fused), their launch order, and a memory plan
 /// that reuses intermediate buffers.
 class Executable {
@@ -113,6 +123,12 @@ public:
   /// or tunes inside it); replay() launches it again on the same buffers. CUDA backend only.
   void capture(const Bindings &bindings, const Stream &stream);
   void replay(const Stream &stream);
+
+  /// The time of every kernel of a run, in the order they run: after one run outside the
+  /// timing (compiles, tunes, prepares weights), `runs` runs with a CUDA event before every
+  /// kernel (Context::timeSteps), the median of each. Runs the graph like run(): its outputs
+  /// (and caches appended to) are written again.
+  std::vector<KernelProfile> profile(const Bindings &bindings, const Stream &stream = Stream(), int runs = 5);
 
   /// One line per kernel: its template and what was fused into it.
   std::vector<std::string> kernels() const;

@@ -43,6 +43,26 @@ struct GenerateOptions {
   /// Prefill the prompt into a KV cache, then decode one token per step over it; without,
   /// every token runs the whole prefix again (the reference the cache is tested against).
   bool kvCache = true;
+  /// The positions each sequence's cache holds; 0: the longest prompt plus the new tokens but
+  /// the last (never read). A cached run's compiled graphs are kept per size, so a warm-up
+  /// generation that should compile what a later one runs must ask for the same.
+  int64_t maxContext = 0;
+  /// Profile the prefill and one decode step (GenerateStats), after they ran.
+  bool profile = false;
+};
+
+/// What the last generate() measured, on the host's clock around work it waited for.
+struct GenerateStats {
+  int64_t prefillTokens = 0; // the prompts as prefilled: sequences times the longest (padding included)
+  double prefillMs = 0;      // the prefill, its logits downloaded
+  /// The decode steps timed: every step after the first (which compiles, tunes and captures the
+  /// CUDA graph), or the first when it is the only one; each uploads its tokens, runs, downloads
+  /// the logits and chooses the next tokens.
+  int64_t decodeSteps = 0;
+  double decodeMs = 0;
+  int64_t sequences = 0;
+  /// With GenerateOptions::profile: each kernel of the prefill and of the last decode step.
+  std::vector<graph::KernelProfile> prefillProfile, decodeProfile;
 };
 
 struct Generation {
@@ -73,6 +93,9 @@ public:
   /// first replay one captured CUDA graph.
   std::vector<Generation> generate(const std::vector<std::vector<int32_t>> &prompts,
                                    const GenerateOptions &options = {}, const Stream &stream = Stream());
+
+  /// What the last generate() measured (zeros before the first, and without a KV cache).
+  const GenerateStats &stats() const;
 
 private:
   struct Impl;

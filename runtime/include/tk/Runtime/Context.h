@@ -143,6 +143,12 @@ public:
   Timing time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
               bool flushL2 = true);
 
+  /// The time of each of `count` consecutive pieces of work, enqueued back to back on `stream`
+  /// as one run would (`step(i)` enqueues piece i): milliseconds per piece, between CUDA events
+  /// recorded before each piece and after the last, with one synchronization at the end. Under
+  /// the interpreter, whose launches run as they are enqueued, the wall-clock time of each.
+  std::vector<double> timeSteps(int count, const std::function<void(int)> &step, const Stream &stream = Stream());
+
   /// Zeroes a buffer, in order on `stream`.
   void zero(const class Buffer &buffer, const Stream &stream);
   /// Launch bookkeeping for error messages: the kernel enqueued last. With TK_LAUNCH_BLOCKING=1
