@@ -200,7 +200,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const TensorInfo &table = plan.info(graph, first.inputs[0]);
     int64_t tokens = outInfo.shape[0], dim = outInfo.shape[1];
     kernel.launch(GridSpec([tokens, dim](const Config &c) { return Grid(tokens, cdiv(dim, c["BLOCK"])); }),
-                  {in(1), in(0), out, i32(table.shape[0]), i32(dim)}, typed({}), stream);
+                  {in(1), in(0), out, i32(table.shape[0]), i32(dim), i32(step.in[0].rowStride ? step.in[0].rowStride : dim)},
+                  typed({}), stream);
     return;
   }
   case StepKind::AppendKV: {

@@ -357,7 +357,7 @@ struct Planner {
       case Op::Transpose: step.kind = StepKind::Transpose; step.in = {place(nd.inputs[0])}; break;
       case Op::Embedding:
         step.kind = StepKind::Embedding;
-        step.in = {place(nd.inputs[0]), place(nd.inputs[1])};
+        step.in = {contiguous(nd.inputs[0]), place(nd.inputs[1])}; // rows at their stride, from column 0
         break;
       case Op::AppendKV:
         step.kind = StepKind::AppendKV;

@@ -200,8 +200,8 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor position
 Tensor Graph::embedding(Tensor table, Tensor ids) {
   const Node &t = impl_->at(table, "embedding");
   const Node &i = impl_->at(ids, "embedding");
-  if (t.op != Op::Weight || t.out.shape.size() != 2)
-    fail("embedding", "the table must be a weight [vocab, dim], got " + t.out.str());
+  if (t.out.shape.size() != 2 || t.out.dtype == Scalar::I32)
+    fail("embedding", "the table must be a matrix [rows, dim], got " + t.out.str());
   if (i.op != Op::Input || i.out.dtype != Scalar::I32)
     fail("embedding", "the ids must be an index input, got " + i.out.str());
   return impl_->add(Node{Op::Embedding, {table.id, ids.id}, TensorInfo{t.out.dtype, {i.out.shape[0], t.out.shape[1]}}});

@@ -160,6 +160,10 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
     Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
     x = g.add(g.matmul(g.mul(g.silu(g.matmul(n2, wGate)), g.matmul(n2, wUp)), wDown), h);
   }
+  // A cached prefill needs the logits of each sequence's last prompt token only (the row
+  // index input "last"): the LM head and the final norm run on those rows, not on the prompt's.
+  if (cached && !decoding)
+    x = g.embedding(x, g.indexInput("last", batch));
   Tensor norm = g.weight("norm", Scalar::BF16, {d});
   Tensor lmHead = g.weight("lm_head", Scalar::BF16, {d, c.vocabSize});
   g.output(g.matmul(g.rmsnorm(x, norm, c.rmsNormEps), lmHead), "logits");
@@ -274,7 +278,8 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
                 " positions, more than max_position_embeddings (" + std::to_string(c.maxPositions) + ")");
   graph::Executable &exe = executable(batch, seqLen, maxContext);
   Buffer idsBuffer = Buffer::of(*context, ids);
-  Buffer logits(*context, Scalar::BF16, size_t(tokens * c.vocabSize));
+  int64_t rows = maxContext && seqLen > 1 ? batch : tokens; // a cached prefill's logits: the "last" rows
+  Buffer logits(*context, Scalar::BF16, size_t(rows * c.vocabSize));
   graph::Bindings bindings = extra;
   bindings["ids"] = &idsBuffer;
   bindings["logits"] = &logits;
@@ -356,6 +361,13 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     std::copy(prompts[b].begin(), prompts[b].end(), padded.begin() + int64_t(b) * longest);
   Buffer starts = Buffer::of(*m.context, std::vector<int32_t>(size_t(batch), 0));
   bindings["positions"] = &starts;
+  std::vector<int32_t> lastRows;
+  for (size_t b = 0; b < size_t(batch); ++b)
+    lastRows.push_back(int32_t(int64_t(b) * longest + int64_t(prompts[b].size()) - 1));
+  // Prompts of one token make a decode-shaped graph: logits one row per sequence already, and
+  // "lengths" (1: each attends to its own first row) instead of "last".
+  Buffer last = Buffer::of(*m.context, lastRows), ones = Buffer::of(*m.context, std::vector<int32_t>(size_t(batch), 1));
+  bindings[longest > 1 ? "last" : "lengths"] = longest > 1 ? &last : &ones;
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
   m.stats.sequences = batch;
@@ -367,7 +379,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     m.run(padded, batch, context, bindings, stream, &m.stats.prefillProfile);
   std::vector<int32_t> next(static_cast<size_t>(batch)), position(next.size()), length(next.size());
   for (size_t b = 0; b < size_t(batch); ++b)
-    next[b] = choose(b, logits.data() + (int64_t(b) * longest + int64_t(prompts[b].size()) - 1) * vocab);
+    next[b] = choose(b, logits.data() + int64_t(b) * vocab);
   // Decode: every step the same buffers, which only the host's uploads change (the tokens, each
   // sequence's position and length), so that on the GPU one CUDA graph, captured after the
   // first step, replays every later one.

@@ -150,6 +150,11 @@ def main():
         if tokens_nc != tokens or not err_nc < 1e-2:
             sys.exit("with the KV cache: tokens %s, without: %s (logits differ by %.3g)" % (tokens, tokens_nc, err_nc))
         print("KV cache: the same tokens as a full recompute of every prefix (logits within %.2g)" % err_nc)
+        # A prompt of one token: its prefill is a decode-shaped step over the empty cache.
+        one = [run(args, single, [5], 3, os.path.join(tmp, "one%d.npy" % i), extra)[0] for i, extra in
+               enumerate([[], ["--no-cache"]])]
+        if one[0] != one[1]:
+            sys.exit("a one-token prompt: %s with the cache, %s without" % tuple(one))
         # A larger cache than needed, and the per-kernel profile: the same tokens, a speed line
         # for each phase and a table of each (the decode step's has the flash-decoding kernels).
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),

@@ -326,6 +326,36 @@ TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
       }
 }
 
+TEST_F(GraphRun, EmbeddingGathersRowsOfComputedTensorsAndViews) {
+  // The prefill's last rows (a row gather of a computed tensor): rows of both halves of a split,
+  // the first read at its row stride, the second copied to column 0 first; ids outside give 0.
+  const int rows = 5, cols = 8;
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {rows, cols});
+  Tensor picks = g.indexInput("picks", 3);
+  auto halves = g.split(g.add(x, x), {cols / 2, cols / 2});
+  g.output(g.embedding(halves[0], picks), "left");
+  g.output(g.embedding(halves[1], picks), "right");
+  Executable exe = Executable::compile(context, g);
+  std::vector<uint16_t> xs(rows * cols);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = fp::floatToBf16(float(i));
+  bind("x", xs);
+  Buffer ids = Buffer::of(context, std::vector<int32_t>{4, 0, 7});
+  bindings["picks"] = &ids;
+  Buffer &left = output("left", 3 * cols / 2), &right = output("right", 3 * cols / 2);
+  exe.run(bindings);
+  std::vector<uint16_t> l = left.toVector<uint16_t>(), r = right.toVector<uint16_t>();
+  int expectRows[3] = {4, 0, -1};
+  for (int t = 0; t < 3; ++t)
+    for (int c = 0; c < cols / 2; ++c) {
+      float want = expectRows[t] < 0 ? 0.f : 2.f * float(expectRows[t] * cols + c);
+      float wantRight = expectRows[t] < 0 ? 0.f : 2.f * float(expectRows[t] * cols + cols / 2 + c);
+      EXPECT_EQ(fp::bf16ToFloat(l[size_t(t * cols / 2 + c)]), want) << t << "," << c;
+      EXPECT_EQ(fp::bf16ToFloat(r[size_t(t * cols / 2 + c)]), wantRight) << t << "," << c;
+    }
+}
+
 TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
   // Two sequences, one new token each, at positions 3 and 6 of caches of 8 rows; 4 query heads
   // over 2 key/value heads of 16; flash-decoding in 4 splits.
@@ -344,8 +374,8 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
             "graph: decode_attention: 3 key/value heads do not divide 4 heads");
   Graph e;
   Tensor x = e.input("x", Scalar::BF16, {2, 4}), table = e.weight("table", Scalar::BF16, {10, 4});
-  EXPECT_EQ(errorOf([&] { e.embedding(x, e.indexInput("ids", 2)); }),
-            "graph: embedding: the table must be a weight [vocab, dim], got bf16[2, 4]");
+  EXPECT_EQ(errorOf([&] { e.embedding(e.indexInput("rows", 2), e.indexInput("ids", 2)); }),
+            "graph: embedding: the table must be a matrix [rows, dim], got i32[2]");
   EXPECT_EQ(errorOf([&] { e.embedding(table, x); }), "graph: embedding: the ids must be an index input, got bf16[2, 4]");
   Executable exe = Executable::compile(context, g);
   EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "kv_append", "decode_attention_split (4 splits)",

@@ -60,8 +60,9 @@ public:
   /// Grouped-query attention: k and v are [batch * seqLen, kvHeads * headDim], each of their
   /// heads shared by heads / kvHeads consecutive query heads (0: kvHeads = heads).
   Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true, int kvHeads = 0);
-  /// Rows of `table` ([vocab, dim], a weight) by the ids of an index input: [ids, dim]; an id
-  /// outside the table gives a row of zeros.
+  /// Rows of `table` ([vocab, dim]: a weight such as a token embedding, or any matrix whose rows
+  /// are gathered) by the ids of an index input: [ids, dim]; an id outside the table gives a row
+  /// of zeros.
   Tensor embedding(Tensor table, Tensor ids);
   /// A KV cache's write: x's row s of sequence b ([batch * seqLen, width]) goes to row
   /// b * maxContext + positions[b] + s of `cache` (an input, [batch * maxContext, width], whose

@@ -28,7 +28,9 @@ graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t s
 /// (where each sequence's tokens start) and, when decoding (seqLen 1), "lengths" (positions + 1);
 /// per layer l the cache inputs "l.k_cache" and "l.v_cache" [batch * maxContext, kv heads *
 /// head dim], which every run appends its keys and values to. Prefill (seqLen > 1, positions
-/// 0) attends within the call; decoding attends to the cache by flash-decoding.
+/// 0) attends within the call, and its "logits" are [batch, vocab]: those of the rows of index
+/// input "last" (each sequence's last prompt token) only; decoding attends to the cache by
+/// flash-decoding.
 graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext);
 
 /// How LlamaModel::generate picks tokens: greedy at temperature 0; else transformers' order

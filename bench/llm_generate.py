@@ -1,0 +1,239 @@
+"""Whole-model generation: tk-llama against Hugging Face transformers on the same checkpoint.
+
+A LLaMA-7B-shaped model (32 layers, d=4096, 32 heads, FFN 11008, vocabulary 32000) with random
+bf16 weights is made once by transformers (its own initialisation, seeded) and saved as a
+Hugging Face folder; both contenders load that folder.
+
+Correct first: the logits tk-llama chose its tokens from (the prefill's last row, then each decode
+step's) against transformers' forward pass in float32 over the same tokens (teacher-forced), and
+transformers' own bf16 logits against the same reference, relative L2.
+
+Then speed, each contender as its users run it, greedy, a prompt of PROMPT random tokens and NEW
+new ones (every new token generated: no early stop):
+- tk-llama: its own lines (`prefill: ... ms`, `decode: ... tokens/s`), after its warm-up
+  generation; decode steps replay one CUDA graph; `--profile` gives the per-kernel table.
+- transformers, static KV cache + torch.compile (mode reduce-overhead, fullgraph: the
+  documented fast configuration), and eager (dynamic cache): one generate() of NEW tokens with a
+  logits processor that synchronizes and stamps the host clock at every step (hf_times), median
+  of three after two warm-ups.
+The bandwidth floor of a decode step: the weights it reads (all but the embedding table, of which
+it reads one row per sequence) plus the KV cache at the steps' mean context, over the copy
+bandwidth measured in the same run.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import torch
+
+LLAMA_7B = dict(hidden_size=4096, intermediate_size=11008, num_attention_heads=32, num_key_value_heads=32,
+                num_hidden_layers=32, vocab_size=32000, max_position_embeddings=4096, rms_norm_eps=1e-5,
+                rope_theta=10000.0, tie_word_embeddings=False)
+# --quick: the harness on a small model with grouped-query heads.
+SMALL = dict(hidden_size=512, intermediate_size=1376, num_attention_heads=8, num_key_value_heads=4,
+             num_hidden_layers=2, vocab_size=1000, max_position_embeddings=1024, rms_norm_eps=1e-5,
+             rope_theta=10000.0, tie_word_embeddings=False)
+
+
+def make_folder(folder, shape, seed=0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(seed)
+    config = LlamaConfig(**shape)
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(config).to(torch.bfloat16)
+    model.eval()
+    model.save_pretrained(folder)
+    return model
+
+
+def rel_l2(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def tk_generate(tk_llama, folder, prompt, new, batch, extra=()):
+    cmd = [tk_llama, folder, "--backend", "cuda", "--prompt", ",".join(map(str, prompt)), "--max-new-tokens",
+           str(new), "--batch", str(batch)] + list(extra)
+    start = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError("tk-llama failed (%d): %s %s" % (proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:]))
+    out = proc.stdout
+    tokens = [[int(t) for t in line[len("tokens: "):].split(",")] for line in out.splitlines() if line.startswith("tokens: ")]
+    prefill = re.search(r"prefill: (\d+) tokens in ([\d.]+) ms", out)
+    decode = re.search(r"decode: (\d+) steps of (\d+) sequences in ([\d.]+) ms", out)
+    steps, seqs, decode_ms = int(decode.group(1)), int(decode.group(2)), float(decode.group(3))
+    return dict(tokens=tokens, prefill_ms=float(prefill.group(2)), prefill_tokens=int(prefill.group(1)),
+                decode_ms_per_step=decode_ms / steps, decode_tokens_s=steps * seqs / (decode_ms / 1e3),
+                wall_s=time.time() - start, stdout=out)
+
+
+def hf_times(model, prompt, new, batch, reps=3, warmups=2):
+    """One generate() of NEW tokens, timed at every step by a logits processor that synchronizes
+    and reads the host clock (generate calls it once after the prefill's forward pass and once
+    after each decode step's): prefill = start to the first call, a decode step = the mean gap
+    between the later ones. Medians of `reps` generations after `warmups` (which compile)."""
+    from transformers import LogitsProcessor, LogitsProcessorList
+    ids = torch.tensor([prompt] * batch, device="cuda")
+    mask = torch.ones_like(ids)
+
+    class Clock(LogitsProcessor):
+        def __init__(self):
+            self.stamps = []
+
+        def __call__(self, input_ids, scores):
+            torch.cuda.synchronize()
+            self.stamps.append(time.perf_counter())
+            return scores
+
+    def once():
+        clock = Clock()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=new, min_new_tokens=new, do_sample=False,
+                             pad_token_id=0, logits_processor=LogitsProcessorList([clock]))
+        torch.cuda.synchronize()
+        end = time.perf_counter()
+        assert out.shape[1] == len(prompt) + new and len(clock.stamps) == new, (out.shape, len(clock.stamps))
+        s = clock.stamps
+        return (s[0] - start) * 1e3, (s[-1] - s[0]) * 1e3 / (new - 1), (end - start) * 1e3
+
+    for _ in range(warmups):
+        once()
+    runs = [once() for _ in range(reps)]
+    prefill, step, full = (float(np.median([r[k] for r in runs])) for k in range(3))
+    return dict(prefill_ms=prefill, decode_ms_per_step=step, decode_tokens_s=batch / (step / 1e3), generate_ms=full)
+
+
+def decode_floor(shape, context, batch, copy_tbs):
+    d, f, layers, vocab = shape["hidden_size"], shape["intermediate_size"], shape["num_hidden_layers"], shape["vocab_size"]
+    kv = d // shape["num_attention_heads"] * shape["num_key_value_heads"]
+    weights = 2 * (layers * (d * (d + 2 * kv) + d * d + 3 * d * f + 2 * d) + d + d * vocab + batch * d)
+    cache = 2 * layers * 2 * kv * context * batch
+    step_bytes = weights + cache
+    step_ms = step_bytes / (copy_tbs * 1e12) * 1e3
+    return dict(step_bytes=step_bytes, weight_bytes=weights, kv_bytes=cache, step_ms=step_ms,
+                tokens_s=batch / (step_ms / 1e3))
+
+
+def run(tk_llama, tmp, copy_tbs, quick, log):
+    shape = SMALL if quick else LLAMA_7B
+    prompt_len, new = (256, 17) if quick else (2048, 65)
+    batches = (1, 4) if quick else (1, 8)
+    shm = "/dev/shm"
+    base = shm if os.path.isdir(shm) and shutil.disk_usage(shm).free > 40e9 else tmp
+    folder = os.path.join(base, "tk-llm-bench-model")
+    result = dict(shape=shape, prompt=prompt_len, new_tokens=new, folder_on=base, rows=[])
+    try:
+        start = time.time()
+        model = make_folder(folder, shape)
+        result["make_folder_s"] = time.time() - start
+        log("llm: model folder written in %.0f s (%s)" % (result["make_folder_s"], folder))
+        rng = np.random.default_rng(1)
+        prompt = [int(t) for t in rng.integers(3, shape["vocab_size"], prompt_len)]
+
+        # Correct first: tk's chosen-from logits against transformers in float32, teacher-forced.
+        logits_path = os.path.join(tmp, "tk-logits.npy")
+        check = tk_generate(tk_llama, folder, prompt, 8, 1, ["--save-logits", logits_path])
+        tk_logits = np.load(logits_path)
+        seq = torch.tensor([prompt + check["tokens"][0][:-1]], device="cuda")
+        rows = slice(prompt_len - 1, prompt_len - 1 + 8)
+        with torch.no_grad():
+            bf16 = model(seq).logits[0, rows].float().cpu().numpy()
+            model.float()
+            f32 = model(seq).logits[0, rows].float().cpu().numpy()
+            model.to(torch.bfloat16)
+        torch.cuda.empty_cache()
+        result["correctness"] = dict(
+            tk_vs_hf_f32=rel_l2(tk_logits, f32), hf_bf16_vs_hf_f32=rel_l2(bf16, f32), tk_vs_hf_bf16=rel_l2(tk_logits, bf16),
+            tk_prefill_row_vs_hf_f32=rel_l2(tk_logits[0], f32[0]), tokens=check["tokens"][0],
+            hf_bf16_argmax=[int(t) for t in bf16.argmax(-1)])
+        log("llm: logits (prefill's last row and 7 decode steps) relative L2 against transformers f32: tk %.3g, "
+            "transformers bf16 %.3g" % (result["correctness"]["tk_vs_hf_f32"], result["correctness"]["hf_bf16_vs_hf_f32"]))
+        if not result["correctness"]["tk_vs_hf_f32"] < 2e-2:
+            raise RuntimeError("tk-llama's logits differ from transformers': %.3g" % result["correctness"]["tk_vs_hf_f32"])
+
+        for batch in batches:
+            row = dict(batch=batch, context=prompt_len, floor=decode_floor(shape, prompt_len + new // 2, batch, copy_tbs))
+            extra = ["--profile"] if batch == 1 else []
+            tk = tk_generate(tk_llama, folder, prompt, new, batch, extra)
+            if batch == 1:
+                result["tk_profile"] = tk["stdout"][tk["stdout"].index("prefill profile:"):]
+            row["tk"] = {k: v for k, v in tk.items() if k not in ("stdout", "tokens")}
+            log("llm: batch %d tk prefill %.1f ms, decode %.3f ms a step (%.1f tokens/s; floor %.3f ms)" %
+                (batch, tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"]))
+            result["rows"].append(row)
+        log(result.get("tk_profile", ""))
+
+        for mode in ("eager", "static+compile"):
+            if mode == "static+compile":
+                model.generation_config.cache_implementation = "static"
+                model.forward = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
+            for row in result["rows"]:
+                start = time.time()
+                try:
+                    with torch.no_grad():
+                        row["hf " + mode] = hf_times(model, prompt, new, row["batch"])
+                except Exception as e:  # a configuration that cannot run says so
+                    row["hf " + mode] = dict(failed=str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
+                row["hf " + mode]["wall_s"] = time.time() - start
+                log("llm: batch %d transformers %s: %s" % (row["batch"], mode, row["hf " + mode]))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    for row in result["rows"]:
+        tk = row["tk"]
+        row["decode_of_floor"] = row["floor"]["step_ms"] / tk["decode_ms_per_step"]
+        for mode in ("eager", "static+compile"):
+            hf = row.get("hf " + mode, {})
+            if "decode_tokens_s" in hf:
+                row["decode_vs_hf " + mode] = tk["decode_tokens_s"] / hf["decode_tokens_s"]
+                row["prefill_vs_hf " + mode] = hf["prefill_ms"] / tk["prefill_ms"]
+    return result
+
+
+def markdown(llm):
+    """The section of the report: correctness, then one line per batch."""
+    if not llm:
+        return ""
+    c = llm.get("correctness", {})
+    out = ["### LLaMA generation (tk-llama against transformers %s; %d-token prompt, %d new tokens)" %
+           (llm.get("transformers", "?"), llm["prompt"], llm["new_tokens"])]
+    if c:
+        out.append("Logits (the prefill's last row and 7 decode steps, teacher-forced) against transformers in float32: "
+                   "tk relative L2 %.3g, transformers bf16 %.3g." % (c["tk_vs_hf_f32"], c["hf_bf16_vs_hf_f32"]))
+    out.append("| batch | tk prefill ms | tk decode ms/step | tk tokens/s | floor ms/step | tk of floor | "
+               "HF static+compile prefill ms / tokens/s | HF eager prefill ms / tokens/s | decode vs HF compile | "
+               "prefill vs HF compile |\n|---|---|---|---|---|---|---|---|---|---|")
+    for row in llm["rows"]:
+        tk, hf, eager = row["tk"], row.get("hf static+compile", {}), row.get("hf eager", {})
+        def pair(h):
+            return "%.1f / %.1f" % (h["prefill_ms"], h["decode_tokens_s"]) if "prefill_ms" in h else h.get("failed", "-")
+        out.append("| %d | %.1f | %.3f | %.1f | %.3f | %.0f%% | %s | %s | %s | %s |" % (
+            row["batch"], tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"],
+            100 * row["decode_of_floor"], pair(hf), pair(eager),
+            "%.2fx" % row["decode_vs_hf static+compile"] if "decode_vs_hf static+compile" in row else "-",
+            "%.2fx" % row["prefill_vs_hf static+compile"] if "prefill_vs_hf static+compile" in row else "-"))
+    if llm.get("tk_profile"):
+        out.append("tk-llama --profile at batch 1:\n\n```\n%s```" % llm["tk_profile"])
+    return "\n\n".join(out)
+
+
+if __name__ == "__main__":
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tk-llama", required=True)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--copy-tbs", type=float, default=4.3)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        r = run(args.tk_llama, tmp, args.copy_tbs, args.quick, print)
+    print(markdown(r))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(r, f, indent=1)
