@@ -28,7 +28,6 @@ import subprocess
 import time
 
 import numpy as np
-import torch
 
 LLAMA_7B = dict(hidden_size=4096, intermediate_size=11008, num_attention_heads=32, num_key_value_heads=32,
                 num_hidden_layers=32, vocab_size=32000, max_position_embeddings=4096, rms_norm_eps=1e-5,
@@ -40,6 +39,7 @@ SMALL = dict(hidden_size=512, intermediate_size=1376, num_attention_heads=8, num
 
 
 def make_folder(folder, shape, seed=0):
+    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
     torch.manual_seed(seed)
     config = LlamaConfig(**shape)
@@ -77,6 +77,7 @@ def hf_times(model, prompt, new, batch, reps=3, warmups=2):
     and reads the host clock (generate calls it once after the prefill's forward pass and once
     after each decode step's): prefill = start to the first call, a decode step = the mean gap
     between the later ones. Medians of `reps` generations after `warmups` (which compile)."""
+    import torch
     from transformers import LogitsProcessor, LogitsProcessorList
     ids = torch.tensor([prompt] * batch, device="cuda")
     mask = torch.ones_like(ids)
@@ -121,6 +122,7 @@ def decode_floor(shape, context, batch, copy_tbs):
 
 
 def run(tk_llama, tmp, copy_tbs, quick, log):
+    import torch
     shape = SMALL if quick else LLAMA_7B
     prompt_len, new = (256, 17) if quick else (2048, 65)
     batches = (1, 4) if quick else (1, 8)

@@ -203,6 +203,9 @@ def markdown(summary, folder=None):
             out.append("- %s failed: %s" % (r["label"], r["failed"].splitlines()[0][:200]))
         if section == "llama":
             out.append(llama_notes(summary))
+    if summary.get("llm"):
+        import llm_generate
+        out.append(llm_generate.markdown(summary["llm"]))
     if summary.get("jit"):
         out.append("### JIT host costs\n\n" + "\n".join("- %s: %.3f" % kv for kv in summary["jit"].items()))
     for note in summary.get("notes", []):

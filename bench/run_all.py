@@ -5,7 +5,7 @@ reference (an output that fails has no number), both timing methods, a roofline 
 (report.py computes it).
 
     run_all.py --bin DIR --out DIR [--quick] [SECTION...]
-    sections: memory matmul attention llama jit (default: all); the ceilings are always measured
+    sections: memory matmul attention llama jit llm (default: all); the ceilings are always measured
 
 Writes OUT/summary.json (every number), OUT/summary.md (the tables, bench/report.py) and
 OUT/log.txt. A row whose tk or peer fails is kept with the error, never silently dropped.
@@ -52,7 +52,7 @@ def split_k_buffers(m, n):
     counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
     return workspace, counters
 
-SECTIONS = ["memory", "matmul", "attention", "jit", "llama"]  # llama last: its compiles take the longest
+SECTIONS = ["memory", "matmul", "attention", "jit", "llama", "llm"]  # the model sections last: their compiles take the longest
 LLAMA_GEMMS = [(12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008)]  # N x K of QKV, O, gate/up, down
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 # Relative L2 error allowed against an f32 reference: about 5x (f16) and 2.5x (bf16) what the
@@ -456,6 +456,13 @@ class Bench:
                 shutil.rmtree(wdir, ignore_errors=True)
             torch.cuda.empty_cache()
 
+    def llm_section(self):
+        import llm_generate
+        import transformers
+        self.llm = llm_generate.run(os.path.join(self.args.bin, "tk-llama"), self.tmp, self.ceilings["copy_tbs"],
+                                    self.args.quick, log)
+        self.llm["transformers"] = transformers.__version__
+
     def jit_section(self):
         out = os.path.join(self.tmp, "jit.json")
         proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "jit_bench.py"), "--bench",
@@ -498,6 +505,7 @@ def main():
     timings = {}
     gpu_states = []  # clocks, power, temperature and throttle reasons around each section
     bench.jit = None
+    bench.llm = None
     try:
         bench.ceilings_section()
         for section in args.sections:
@@ -518,7 +526,7 @@ def main():
         shutil.rmtree(bench.tmp, ignore_errors=True)
         import triton
         summary = dict(machine=report.machine(), command=args.command, sections=args.sections, quick=args.quick,
-                       ceilings=bench.ceilings, rows=bench.rows, jit=bench.jit, notes=bench.notes,
+                       ceilings=bench.ceilings, rows=bench.rows, jit=bench.jit, llm=bench.llm, notes=bench.notes,
                        section_seconds=timings, total_seconds=time.time() - started, gpu_states=gpu_states,
                        versions=dict(torch=torch.__version__, triton=triton.__version__))
         with open(os.path.join(args.out, "summary.json"), "w") as f:

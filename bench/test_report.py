@@ -43,6 +43,24 @@ class ReportTest(unittest.TestCase):
                  "BK=32, BM=128, BN=128, num_stages=4, num_warps=4        0.3212  best\n")
         self.assertEqual(report.tuned_config(table), "BK=32, BM=128, BN=128, num_stages=4, num_warps=4")
 
+    def test_llm_section_table(self):
+        import llm_generate
+        floor = llm_generate.decode_floor(llm_generate.LLAMA_7B, 2048, 1, 4.0)
+        # LLaMA-7B's weights less the embedding table (one row read): about 13.0 GB.
+        self.assertAlmostEqual(floor["weight_bytes"] / 1e9, 13.2, delta=0.3)
+        self.assertAlmostEqual(floor["kv_bytes"] / 1e9, 1.07, delta=0.01)
+        row = dict(batch=1, context=2048, floor=dict(step_ms=3.5), decode_of_floor=0.875,
+                   tk=dict(prefill_ms=80.0, decode_ms_per_step=4.0, decode_tokens_s=250.0),
+                   **{"hf static+compile": dict(prefill_ms=90.0, decode_tokens_s=150.0), "hf eager": dict(failed="oom"),
+                      "decode_vs_hf static+compile": 250 / 150.0, "prefill_vs_hf static+compile": 90 / 80.0})
+        summary = dict(machine=dict(gpu="g", driver="d", commit="c", date="t"), versions=dict(torch="t", triton="t"),
+                       ceilings={}, rows=[], notes=[],
+                       llm=dict(prompt=2048, new_tokens=65, transformers="5", rows=[row],
+                                correctness=dict(tk_vs_hf_f32=0.01, hf_bf16_vs_hf_f32=0.009)))
+        text = report.markdown(summary)
+        self.assertIn("| 1 | 80.0 | 4.000 | 250.0 | 3.500 | 88% | 90.0 / 150.0 | oom | 1.67x | 1.12x |", text)
+        self.assertIn("tk relative L2 0.01, transformers bf16 0.009", text)
+
 
 if __name__ == "__main__":
     unittest.main()
