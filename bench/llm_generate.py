@@ -12,8 +12,9 @@ Then speed, each contender as its users run it, greedy, a prompt of PROMPT rando
 new ones (every new token generated: no early stop):
 - tk-llama: its own lines (`prefill: ... ms`, `decode: ... tokens/s`), after its warm-up
   generation; decode steps replay one CUDA graph; `--profile` gives the per-kernel table.
-- transformers, static KV cache + torch.compile (mode reduce-overhead, fullgraph: the
-  documented fast configuration), and eager (dynamic cache): one generate() of NEW tokens with a
+- transformers, static KV cache + torch.compile (generate()'s own compile of the decode step,
+  CompileConfig(fullgraph=True, mode="reduce-overhead"): the documented fast configuration; its
+  prefill runs eager), and eager (dynamic cache): one generate() of NEW tokens with a
   logits processor that synchronizes and stamps the host clock at every step (hf_times), median
   of three after two warm-ups.
 The bandwidth floor of a decode step: the weights it reads (all but the embedding table, of which
@@ -173,8 +174,14 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
 
         for mode in ("eager", "static+compile"):
             if mode == "static+compile":
+                # transformers' own compiled generation: a static cache makes generate() compile
+                # its decode step (CompileConfig: fullgraph, mode reduce-overhead, i.e. CUDA
+                # graphs) and mark each step for the graph trees; wrapping model.forward in
+                # torch.compile by hand instead fails in this version ("accessing tensor output
+                # of CUDAGraphs that has been overwritten by a subsequent run").
+                from transformers import CompileConfig
                 model.generation_config.cache_implementation = "static"
-                model.forward = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
+                model.generation_config.compile_config = CompileConfig(fullgraph=True, mode="reduce-overhead")
             for row in result["rows"]:
                 start = time.time()
                 try:

@@ -343,8 +343,11 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     context = options.maxContext;
   }
   if (context > c.maxPositions)
-    throw Error("llama: a context of " + std::to_string(context) + " positions (a prompt of " + std::to_string(longest) +
-                " tokens and " + std::to_string(options.maxNewTokens) + " new ones); the model has " +
+    throw Error("llama: a context of " + std::to_string(context) + " positions" +
+                (options.maxContext ? std::string(" (maxContext)")
+                                    : " (a prompt of " + std::to_string(longest) + " tokens and " +
+                                          std::to_string(options.maxNewTokens) + " new ones)") +
+                "; the model has " +
                 std::to_string(c.maxPositions) + " (max_position_embeddings)");
   size_t cacheElements = size_t(batch * context * c.numKvHeads * c.headDim());
   std::vector<Buffer> caches;

@@ -990,15 +990,18 @@ def add_stdlib_cases():
          {"x": x, "y": np.zeros(rows * cols, np.uint16), "n_cols": cols, "stride": cols},
          lambda out: {"y": b16(e / e.sum(1, keepdims=True))}, tol=(1e-2, 1e-3), defines={"BLOCK": "512"})
     # Token embedding: ids in range, the last and first rows, and two outside (-1 and vocab)
-    # that give zero rows; a width that is no multiple of the block.
-    vocab, dim = 37, 300
-    table = rnd(vocab, dim)
+    # that give zero rows; a width that is no multiple of the block; rows 320 apart (a gather of
+    # the first 300 columns of a wider matrix).
+    vocab, dim, stride = 37, 300, 320
+    table = rnd(vocab, stride)
     ids = np.array([3, 0, 36, -1, 37, 12], np.int32)
     def embedding_ref(out):
-        rows = np.where(((ids >= 0) & (ids < vocab))[:, None], table.reshape(vocab, dim)[np.clip(ids, 0, vocab - 1)], 0)
+        rows = table.reshape(vocab, stride)[np.clip(ids, 0, vocab - 1), :dim]
+        rows = np.where(((ids >= 0) & (ids < vocab))[:, None], rows, 0)
         return {"out": rows.astype(np.uint16).ravel()}
     case("stdlib.bf16.embedding", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
-         {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim},
+         {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim,
+          "stride": stride},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
     # splits (one sequence shorter than the splits: empty ones), grouped-query heads; then the

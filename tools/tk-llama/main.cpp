@@ -239,13 +239,18 @@ int main(int argc, char **argv) {
     size_t longest = 0;
     for (const std::vector<int32_t> &p : prompts)
       longest = std::max(longest, p.size());
-    sampling.maxContext = maxContext ? maxContext : int64_t(longest) + maxNew - 1;
+    sampling.maxContext = maxContext;
     // A stream of its own: the decode steps replay one CUDA graph on it.
     tk::Stream stream = context.createStream();
     bool gpu = context.backend() == tk::Backend::Cuda;
-    if (gpu && sampling.kvCache) { // compiles and tunes every kernel the timed generation runs
+    // The warm-up compiles and tunes every kernel the timed generation runs: the same cache size
+    // (compiled graphs are kept per size). A request too long for the model is left to the timed
+    // run, whose error names what the user asked for.
+    int64_t positions = maxContext ? maxContext : int64_t(longest) + maxNew - 1;
+    if (gpu && sampling.kvCache && positions <= model.config().maxPositions) {
       tk::llm::GenerateOptions warmup = sampling;
       warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
+      warmup.maxContext = positions;
       model.generate(prompts, warmup, stream);
     }
     sampling.profile = profile;
