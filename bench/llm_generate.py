@@ -139,12 +139,13 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
         rng = np.random.default_rng(1)
         prompt = [int(t) for t in rng.integers(3, shape["vocab_size"], prompt_len)]
 
-        # Correct first: tk's chosen-from logits against transformers in float32, teacher-forced.
+        # tk first (its batch-1 run also saves the logits it chose from), then correctness:
+        # those logits against transformers in float32 over the same tokens, teacher-forced.
         logits_path = os.path.join(tmp, "tk-logits.npy")
-        check = tk_generate(tk_llama, folder, prompt, 8, 1, ["--save-logits", logits_path])
+        first = tk_generate(tk_llama, folder, prompt, new, 1, ["--profile", "--save-logits", logits_path])
         tk_logits = np.load(logits_path)
-        seq = torch.tensor([prompt + check["tokens"][0][:-1]], device="cuda")
-        rows = slice(prompt_len - 1, prompt_len - 1 + 8)
+        seq = torch.tensor([prompt + first["tokens"][0][:-1]], device="cuda")
+        rows = slice(prompt_len - 1, prompt_len - 1 + new)
         with torch.no_grad():
             bf16 = model(seq).logits[0, rows].float().cpu().numpy()
             model.float()
@@ -153,17 +154,18 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
         torch.cuda.empty_cache()
         result["correctness"] = dict(
             tk_vs_hf_f32=rel_l2(tk_logits, f32), hf_bf16_vs_hf_f32=rel_l2(bf16, f32), tk_vs_hf_bf16=rel_l2(tk_logits, bf16),
-            tk_prefill_row_vs_hf_f32=rel_l2(tk_logits[0], f32[0]), tokens=check["tokens"][0],
-            hf_bf16_argmax=[int(t) for t in bf16.argmax(-1)])
-        log("llm: logits (prefill's last row and 7 decode steps) relative L2 against transformers f32: tk %.3g, "
-            "transformers bf16 %.3g" % (result["correctness"]["tk_vs_hf_f32"], result["correctness"]["hf_bf16_vs_hf_f32"]))
+            tk_prefill_row_vs_hf_f32=rel_l2(tk_logits[0], f32[0]), tokens=first["tokens"][0],
+            hf_bf16_argmax=[int(t) for t in bf16.argmax(-1)], rows=new)
+        log("llm: logits (the prefill's last row and %d decode steps) relative L2 against transformers f32: tk %.3g "
+            "(prefill row %.3g), transformers bf16 %.3g" % (new - 1, result["correctness"]["tk_vs_hf_f32"],
+                                                           result["correctness"]["tk_prefill_row_vs_hf_f32"],
+                                                           result["correctness"]["hf_bf16_vs_hf_f32"]))
         if not result["correctness"]["tk_vs_hf_f32"] < 2e-2:
             raise RuntimeError("tk-llama's logits differ from transformers': %.3g" % result["correctness"]["tk_vs_hf_f32"])
 
         for batch in batches:
             row = dict(batch=batch, context=prompt_len, floor=decode_floor(shape, prompt_len + new // 2, batch, copy_tbs))
-            extra = ["--profile"] if batch == 1 else []
-            tk = tk_generate(tk_llama, folder, prompt, new, batch, extra)
+            tk = first if batch == 1 else tk_generate(tk_llama, folder, prompt, new, batch)
             if batch == 1:
                 result["tk_profile"] = tk["stdout"][tk["stdout"].index("prefill profile:"):]
             row["tk"] = {k: v for k, v in tk.items() if k not in ("stdout", "tokens")}
@@ -212,8 +214,9 @@ def markdown(llm):
     out = ["### LLaMA generation (tk-llama against transformers %s; %d-token prompt, %d new tokens)" %
            (llm.get("transformers", "?"), llm["prompt"], llm["new_tokens"])]
     if c:
-        out.append("Logits (the prefill's last row and 7 decode steps, teacher-forced) against transformers in float32: "
-                   "tk relative L2 %.3g, transformers bf16 %.3g." % (c["tk_vs_hf_f32"], c["hf_bf16_vs_hf_f32"]))
+        out.append("Logits (the prefill's last row and %d decode steps, teacher-forced) against transformers in "
+                   "float32: tk relative L2 %.3g, transformers bf16 %.3g." % (
+                       c.get("rows", 8) - 1, c["tk_vs_hf_f32"], c["hf_bf16_vs_hf_f32"]))
     out.append("| batch | tk prefill ms | tk decode ms/step | tk tokens/s | floor ms/step | tk of floor | "
                "HF static+compile prefill ms / tokens/s | HF eager prefill ms / tokens/s | decode vs HF compile | "
                "prefill vs HF compile |\n|---|---|---|---|---|---|---|---|---|---|")
