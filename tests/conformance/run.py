@@ -947,6 +947,22 @@ def add_stdlib_cases():
           "M": 3, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_, "ldr": N_, "ldm": N_},
          lambda out: {"c": b16(val(a3) @ val(bm))}, tol=(2e-2, 2e-2),
          defines={"BM": "16", "BN": "64", "BK": "128", "num_stages": "3"})
+    # Every autotune config of the stdlib matmul (read from its @autotune list) on decode's
+    # shape: one row, K long enough that every pipeline stage turns over several times (the
+    # graph layer's tuner may pick any of them; the interpreter ignores configs, the GPU not).
+    with open(std("matmul")) as f:
+        configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), *num_stages: *(\d+) *\}",
+                             f.read())
+    Kd, Nd = 2048, 96
+    a1, bd = rnd(1, Kd), rnd(Kd, Nd, scale=0.05)
+    for bm_, bn_, bk_, warps, stages in configs:
+        case("stdlib.bf16.matmul_epilogue.decode.bm%s_bn%s_bk%s_w%s_s%s" % (bm_, bn_, bk_, warps, stages), std("matmul"),
+             "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": a1, "b": bd, "c": np.zeros(Nd, np.uint16), "bias": bias, "residual": res, "mul": gate,
+              "row_scale": rstd, "row_shift": unused, "col_shift": unused, "col_bias": unused,
+              "M": 1, "N": Nd, "K": Kd, "lda": Kd, "ldb": Nd, "ldc": Nd, "ldr": Nd, "ldm": Nd},
+             lambda out: {"c": b16(val(a1) @ val(bd))}, tol=(2e-2, 2e-2),
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
@@ -1068,6 +1084,20 @@ def add_stdlib_cases():
              {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "seq_len": S, "in_stride": 80, "in_col": 16,
               "out_stride": heads * 2 * half, "log2_base": math.log2(10000.0), "positions": starts},
              rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half), "POSITIONS": "true" if with_positions else "false"})
+    # A prefill's rope at length: one sequence of 2048 tokens from position 0, head dim 128, from
+    # the columns of a wider matrix (the q block of a fused QKV's output).
+    TL, HL, halfL, widthL = 2048, 2, 64, 3 * 2 * 128
+    srcL = rnd(TL, widthL)
+    def rope_long_ref(out):
+        v = val(srcL).reshape(TL, widthL)[:, :HL * 2 * halfL].reshape(TL, HL, 2 * halfL)
+        theta = np.arange(TL)[:, None] * 10000.0 ** (-np.arange(halfL) / halfL)
+        c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
+        x1, x2 = v[..., :halfL], v[..., halfL:]
+        return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(TL, -1))}
+    case("stdlib.bf16.rope.positions_long", std("rope"), "rope", "%d, %d" % (TL, HL),
+         {"x": srcL, "y": np.zeros(TL * HL * 2 * halfL, np.uint16), "seq_len": TL, "in_stride": widthL, "in_col": 0,
+          "out_stride": HL * 2 * halfL, "log2_base": math.log2(10000.0), "positions": np.zeros(1, np.int32)},
+         rope_long_ref, tol=(1e-2, 1e-2), defines={"HALF": str(halfL), "POSITIONS": "true"})
     # A KV cache's append: 2 sequences of 3 new tokens from a column view, at 4 and at 6 of a
     # cache of 8 (the last token past its end: not written; what was there stays).
     xs, width, ctx_kv = rnd(6, 50), 20, 8
