@@ -40,15 +40,29 @@ SMALL = dict(hidden_size=512, intermediate_size=1376, num_attention_heads=8, num
 
 
 def make_folder(folder, shape, seed=0):
+    """Saves a randomly initialised model (transformers' init, seeded) as bf16 safetensors."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
     torch.manual_seed(seed)
-    config = LlamaConfig(**shape)
     with torch.device("cuda"):
-        model = LlamaForCausalLM(config).to(torch.bfloat16)
-    model.eval()
+        model = LlamaForCausalLM(LlamaConfig(**shape))
+    for p in model.parameters():  # the weights as bf16; RoPE's inv_freq buffer left alone
+        p.data = p.data.to(torch.bfloat16)
     model.save_pretrained(folder)
-    return model
+    del model
+    torch.cuda.empty_cache()
+
+
+def load(folder, dtype):
+    """The folder as transformers' users load it. (Not model.to(bf16) on a fresh model: that
+    rounds the RoPE inv_freq buffer to bf16 too, which from_pretrained keeps in f32, and which a
+    later .float() cannot restore: transformers issue 25681. Its rotary angles are off by up to
+    radians at position 2047: a reference made that way differed from tk-llama by 0.6-1.2
+    relative L2 at 2048 tokens on 2026-12-02, where tk's rope on transformers' own f32-inv_freq
+    q and k matched to 0.002.)"""
+    import torch
+    from transformers import LlamaForCausalLM
+    return LlamaForCausalLM.from_pretrained(folder, dtype=dtype).cuda().eval()
 
 
 def rel_l2(a, b):
@@ -67,10 +81,13 @@ def tk_generate(tk_llama, folder, prompt, new, batch, extra=()):
     tokens = [[int(t) for t in line[len("tokens: "):].split(",")] for line in out.splitlines() if line.startswith("tokens: ")]
     prefill = re.search(r"prefill: (\d+) tokens in ([\d.]+) ms", out)
     decode = re.search(r"decode: (\d+) steps of (\d+) sequences in ([\d.]+) ms", out)
-    steps, seqs, decode_ms = int(decode.group(1)), int(decode.group(2)), float(decode.group(3))
-    return dict(tokens=tokens, prefill_ms=float(prefill.group(2)), prefill_tokens=int(prefill.group(1)),
-                decode_ms_per_step=decode_ms / steps, decode_tokens_s=steps * seqs / (decode_ms / 1e3),
-                wall_s=time.time() - start, stdout=out)
+    result = dict(tokens=tokens, wall_s=time.time() - start, stdout=out)
+    if prefill:
+        result.update(prefill_ms=float(prefill.group(2)), prefill_tokens=int(prefill.group(1)))
+    if decode:
+        steps, seqs, decode_ms = int(decode.group(1)), int(decode.group(2)), float(decode.group(3))
+        result.update(decode_ms_per_step=decode_ms / steps, decode_tokens_s=steps * seqs / (decode_ms / 1e3))
+    return result
 
 
 def hf_times(model, prompt, new, batch, reps=3, warmups=2):
@@ -133,7 +150,7 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
     result = dict(shape=shape, prompt=prompt_len, new_tokens=new, folder_on=base, rows=[])
     try:
         start = time.time()
-        model = make_folder(folder, shape)
+        make_folder(folder, shape)
         result["make_folder_s"] = time.time() - start
         log("llm: model folder written in %.0f s (%s)" % (result["make_folder_s"], folder))
         rng = np.random.default_rng(1)
@@ -147,11 +164,13 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
         seq = torch.tensor([prompt + first["tokens"][0][:-1]], device="cuda")
         rows = slice(prompt_len - 1, prompt_len - 1 + new)
         with torch.no_grad():
+            reference = load(folder, torch.float32)
+            assert reference.model.rotary_emb.inv_freq.dtype == torch.float32
+            f32 = reference(seq).logits[0, rows].float().cpu().numpy()
+            del reference
+            torch.cuda.empty_cache()
+            model = load(folder, torch.bfloat16)
             bf16 = model(seq).logits[0, rows].float().cpu().numpy()
-            model.float()
-            f32 = model(seq).logits[0, rows].float().cpu().numpy()
-            model.to(torch.bfloat16)
-        torch.cuda.empty_cache()
         result["correctness"] = dict(
             tk_vs_hf_f32=rel_l2(tk_logits, f32), hf_bf16_vs_hf_f32=rel_l2(bf16, f32), tk_vs_hf_bf16=rel_l2(tk_logits, bf16),
             tk_prefill_row_vs_hf_f32=rel_l2(tk_logits[0], f32[0]), tokens=first["tokens"][0],
