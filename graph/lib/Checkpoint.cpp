@@ -226,6 +226,31 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
   c.maxPositions = size("max_position_embeddings", 1 << 24, c.maxPositions);
   c.rmsNormEps = real("rms_norm_eps", c.rmsNormEps);
   c.ropeTheta = real("rope_theta", c.ropeTheta);
+  // What tk's LLaMA does not implement is an error, never a silently different model: RoPE
+  // scaling (LLaMA-3.1's "llama3", "linear", "dynamic", "yarn"...), biases, another activation
+  // or head size. transformers 5 writes RoPE's settings as rope_parameters, 4 as rope_scaling.
+  for (const char *key : {"rope_parameters", "rope_scaling"}) {
+    if (!doc.contains(key) || doc[key].is_null())
+      continue;
+    const json &rope = doc[key];
+    if (!rope.is_object())
+      fail(what, std::string(key) + " must be an object or null");
+    for (const char *typeKey : {"rope_type", "type"})
+      if (rope.contains(typeKey) && !(rope[typeKey].is_string() && rope[typeKey].get<std::string>() == "default"))
+        fail(what, std::string(key) + "." + typeKey + " " + rope[typeKey].dump() +
+                       " is not supported (tk's LLaMA implements the default RoPE only)");
+    if (rope.contains("rope_theta") && !doc.contains("rope_theta")) {
+      const json &theta = rope["rope_theta"];
+      if (!theta.is_number() || !(theta.get<double>() > 0) || !std::isfinite(theta.get<double>()))
+        fail(what, std::string(key) + ".rope_theta must be a positive number");
+      c.ropeTheta = theta.get<double>();
+    }
+  }
+  for (const char *key : {"attention_bias", "mlp_bias"})
+    if (doc.contains(key) && !(doc[key].is_boolean() && !doc[key].get<bool>()))
+      fail(what, std::string(key) + " " + doc[key].dump() + " is not supported (tk's LLaMA has no biases)");
+  if (doc.contains("hidden_act") && !(doc["hidden_act"].is_string() && doc["hidden_act"].get<std::string>() == "silu"))
+    fail(what, "hidden_act " + doc["hidden_act"].dump() + " is not supported (tk's LLaMA uses silu)");
   if (doc.contains("tie_word_embeddings")) {
     if (!doc["tie_word_embeddings"].is_boolean())
       fail(what, "tie_word_embeddings must be true or false");
@@ -234,6 +259,10 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
   if (c.hiddenSize % c.numHeads)
     fail(what, "num_attention_heads (" + std::to_string(c.numHeads) + ") does not divide hidden_size (" +
                    std::to_string(c.hiddenSize) + ")");
+  if (doc.contains("head_dim") && !doc["head_dim"].is_null() &&
+      !(doc["head_dim"].is_number_integer() && doc["head_dim"].get<int64_t>() == c.hiddenSize / c.numHeads))
+    fail(what, "head_dim " + doc["head_dim"].dump() + " is not hidden_size / num_attention_heads (" +
+                   std::to_string(c.hiddenSize / c.numHeads) + "), which tk's LLaMA requires");
   if (c.numHeads % c.numKvHeads)
     fail(what, "num_key_value_heads (" + std::to_string(c.numKvHeads) + ") does not divide num_attention_heads (" +
                    std::to_string(c.numHeads) + ")");

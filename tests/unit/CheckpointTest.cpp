@@ -172,6 +172,12 @@ TEST(LlamaConfig, ReadsTheSizesAndTheirDefaults) {
   EXPECT_EQ(gqa.numKvHeads, 2);
   EXPECT_TRUE(gqa.tieWordEmbeddings);
   EXPECT_DOUBLE_EQ(gqa.ropeTheta, 500000.0);
+  // transformers 5 writes rope_parameters (the default type) and says the rest explicitly.
+  LlamaConfig v5 = LlamaConfig::parse(R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+      "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 16, "hidden_act": "silu", "attention_bias": false,
+      "mlp_bias": false, "rope_scaling": null, "rope_parameters": {"rope_theta": 250000.0, "rope_type": "default"}})",
+                                      "config.json");
+  EXPECT_DOUBLE_EQ(v5.ropeTheta, 250000.0);
 }
 
 TEST(LlamaConfig, BadConfigsAreErrorsThatNameTheKey) {
@@ -190,6 +196,20 @@ TEST(LlamaConfig, BadConfigsAreErrorsThatNameTheKey) {
       {"{" + base + R"(, "vocab_size": 300, "tie_word_embeddings": 1})", "tie_word_embeddings must be true or false"},
       {R"({"hidden_size": 65, "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 3})",
        "num_attention_heads (4) does not divide hidden_size (65)"},
+      // Models tk's LLaMA would compute differently: errors, not silently other logits.
+      {"{" + base + R"(, "vocab_size": 300, "rope_scaling": {"factor": 8.0, "rope_type": "llama3"}})",
+       R"(rope_scaling.rope_type "llama3" is not supported (tk's LLaMA implements the default RoPE only))"},
+      {"{" + base + R"(, "vocab_size": 300, "rope_parameters": {"rope_theta": 1e4, "rope_type": "yarn"}})",
+       R"(rope_parameters.rope_type "yarn" is not supported)"},
+      {"{" + base + R"(, "vocab_size": 300, "rope_scaling": {"type": "linear", "factor": 2.0}})",
+       R"(rope_scaling.type "linear" is not supported)"},
+      {"{" + base + R"(, "vocab_size": 300, "rope_scaling": 2})", "rope_scaling must be an object or null"},
+      {"{" + base + R"(, "vocab_size": 300, "rope_parameters": {"rope_theta": -1}})",
+       "rope_parameters.rope_theta must be a positive number"},
+      {"{" + base + R"(, "vocab_size": 300, "attention_bias": true})", "attention_bias true is not supported"},
+      {"{" + base + R"(, "vocab_size": 300, "mlp_bias": true})", "mlp_bias true is not supported"},
+      {"{" + base + R"(, "vocab_size": 300, "hidden_act": "gelu"})", R"(hidden_act "gelu" is not supported)"},
+      {"{" + base + R"(, "vocab_size": 300, "head_dim": 32})", "head_dim 32 is not hidden_size / num_attention_heads (16)"},
   };
   for (const Case &c : cases) {
     std::string message = errorOf([&] { LlamaConfig::parse(c.text, "config.json"); });
