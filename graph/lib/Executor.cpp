@@ -208,10 +208,12 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const TensorInfo &x = plan.info(graph, first.inputs[1]);
     int64_t width = x.shape[1], batch = x.shape[0] / first.seqLen, maxContext = outInfo.shape[0] / batch;
     int64_t tokens = x.shape[0];
+    bool pair = step.nodes.size() > 1; // keys and values at once (the second cache is out2)
     kernel.launch(GridSpec([tokens, width](const Config &c) { return Grid(tokens, cdiv(width, c["BLOCK"])); }),
                   {in(0), out, in(1), i32(first.seqLen), i32(maxContext), i32(width), i32(step.in[0].rowStride),
-                   i32(step.in[0].column)},
-                  typed({}), stream);
+                   i32(step.in[0].column), pair ? in(2) : *dummy, pair ? storage(bindings, step.out2) : *dummy,
+                   i32(pair ? step.in[2].rowStride : 0), i32(pair ? step.in[2].column : 0)},
+                  typed({{"PAIR", flag(pair)}}), stream);
     return;
   }
   case StepKind::DecodeSplit: {
@@ -373,7 +375,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
   const TensorInfo &out = plan.info(graph, step.out);
   if (step.kind == StepKind::AppendKV) { // reads its new rows and writes them into the cache
     double rows = tensorBytes(plan.info(graph, first.inputs[1]));
-    return {2 * rows, 0};
+    return {2 * rows * double(step.nodes.size()), 0};
   }
   std::set<int> tensors{step.out};
   if (step.out2 >= 0)

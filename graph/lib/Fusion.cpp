@@ -111,6 +111,42 @@ struct Planner {
       }
   }
 
+  /// Whether `target` is among n's inputs, transitively (n itself included).
+  bool dependsOn(int n, int target) const {
+    std::vector<int> stack{n};
+    std::set<int> seen;
+    while (!stack.empty()) {
+      int at = stack.back();
+      stack.pop_back();
+      if (at == target)
+        return true;
+      if (seen.insert(at).second)
+        for (int in : node(at).inputs)
+          stack.push_back(in);
+    }
+    return false;
+  }
+
+  /// A layer's key and value appends (same positions, sequence length and widths) become one
+  /// launch writing both caches: out is the first cache, out2 the second.
+  void mergeAppends() {
+    for (size_t a = 0; a < g.nodes.size(); ++a)
+      for (size_t b = a + 1; b < g.nodes.size(); ++b) {
+        const Node &ka = node(int(a)), &kb = node(int(b));
+        if (ka.op != Op::AppendKV || kb.op != Op::AppendKV || groupOf[a] >= 0 || groupOf[b] >= 0 ||
+            outputs.count(int(a)) || outputs.count(int(b)) || ka.inputs[2] != kb.inputs[2] || ka.seqLen != kb.seqLen ||
+            ka.out.shape != kb.out.shape || columns(ka.inputs[1]) != columns(kb.inputs[1]) ||
+            dependsOn(kb.inputs[1], int(a)) || dependsOn(ka.inputs[1], int(b)))
+          continue; // (one launch for appends where one feeds the other's rows would wait on itself)
+        Step step{StepKind::AppendKV};
+        step.nodes = {int(a), int(b)};
+        step.out = int(a);
+        step.out2 = int(b);
+        step.in = {place(ka.inputs[1]), place(ka.inputs[2]), place(kb.inputs[1])};
+        newStep(std::move(step));
+      }
+  }
+
   struct Folded {
     int rstd = -1, mean = -1, norm = -1;
   };
@@ -488,6 +524,7 @@ Plan planGraph(const Graph::Impl &graph) {
   Planner planner(graph);
   planner.resolvePlaces();
   planner.mergeRopes();
+  planner.mergeAppends();
   std::map<int, Planner::Folded> folded;
   planner.foldNorms(folded);
   planner.matmulGroups(folded);
@@ -528,7 +565,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Rope: return nodes.size() > 1 ? "rope (of " + std::to_string(nodes.size()) + " column blocks at once)" : "rope";
   case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
   case StepKind::Transpose: return "transpose";
-  case StepKind::AppendKV: return "kv_append";
+  case StepKind::AppendKV: return nodes.size() > 1 ? "kv_append (keys and values at once)" : "kv_append";
   case StepKind::Embedding: return "embedding";
   case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
   case StepKind::DecodeCombine: return "decode_attention_combine";

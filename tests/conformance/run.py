@@ -1112,7 +1112,22 @@ def add_stdlib_cases():
         return {"cache": c.ravel()}
     case("stdlib.bf16.kv_append", std("kv_cache"), "kv_append", "6, cdiv(width, BLOCK)",
          {"x": xs, "cache": cache0, "positions": at, "seq_len": 3, "max_context": ctx_kv, "width": width,
-          "in_stride": 50, "in_col": 10}, kv_append_ref, tol=(0, 0), defines={"BLOCK": "128"})
+          "in_stride": 50, "in_col": 10, "x2": np.zeros(1, np.uint16), "cache2": np.zeros(1, np.uint16),
+          "in_stride2": 0, "in_col2": 0}, kv_append_ref, tol=(0, 0), defines={"BLOCK": "128"})
+    # PAIR: the values (columns 30.. of the same rows) into a second cache in the same launch.
+    cache1 = rnd(2, ctx_kv, width)
+    def kv_append_pair_ref(out):
+        k_ = kv_append_ref(out)["cache"].reshape(2, ctx_kv, width)
+        v_ = cache1.reshape(2, ctx_kv, width).copy()
+        for t in range(6):
+            b, p_ = t // 3, at[t // 3] + t % 3
+            if p_ < ctx_kv:
+                v_[b, p_] = xs.reshape(6, 50)[t, 30:30 + width]
+        return {"cache": k_.ravel(), "cache2": v_.ravel()}
+    case("stdlib.bf16.kv_append.pair", std("kv_cache"), "kv_append", "6, cdiv(width, BLOCK)",
+         {"x": xs, "cache": cache0, "positions": at, "seq_len": 3, "max_context": ctx_kv, "width": width,
+          "in_stride": 50, "in_col": 10, "x2": xs, "cache2": cache1, "in_stride2": 50, "in_col2": 30},
+         kv_append_pair_ref, tol=(0, 0), defines={"BLOCK": "128", "PAIR": "true"})
     # Causal attention over column views of one [B*S, 3 * H * D] tensor (as the graph reads QKV).
     B, S2, H, D_ = 2, 40, 2, 32
     qkv = rnd(B * S2, 3 * H * D_)

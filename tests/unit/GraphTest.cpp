@@ -356,6 +356,19 @@ TEST_F(GraphRun, EmbeddingGathersRowsOfComputedTensorsAndViews) {
     }
 }
 
+TEST(GraphPlan, AppendsThatFeedEachOtherStayTwoLaunches) {
+  // The second append's rows are the first's cache: one launch for both would wait on itself.
+  Graph g;
+  Tensor c1 = g.input("c1", Scalar::BF16, {4, 8}), c2 = g.input("c2", Scalar::BF16, {4, 8});
+  Tensor pos = g.indexInput("pos", 1);
+  Tensor a = g.appendKV(c1, g.input("x", Scalar::BF16, {1, 8}), pos, 1);
+  Tensor b = g.appendKV(c2, g.embedding(a, g.indexInput("row", 1)), pos, 1);
+  g.output(g.add(b, b), "y");
+  Context context(Backend::Interpreter);
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "embedding", "kv_append", "fused_8 (add)"}));
+}
+
 TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
   // Two sequences, one new token each, at positions 3 and 6 of caches of 8 rows; 4 query heads
   // over 2 key/value heads of 16; flash-decoding in 4 splits.
@@ -378,7 +391,7 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
             "graph: embedding: the table must be a matrix [rows, dim], got i32[2]");
   EXPECT_EQ(errorOf([&] { e.embedding(table, x); }), "graph: embedding: the ids must be an index input, got bf16[2, 4]");
   Executable exe = Executable::compile(context, g);
-  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "kv_append", "decode_attention_split (4 splits)",
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append (keys and values at once)", "decode_attention_split (4 splits)",
                                                      "decode_attention_combine"}));
   auto wave = [](size_t n, double f) {
     std::vector<uint16_t> bits(n);
