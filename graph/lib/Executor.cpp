@@ -130,7 +130,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const Prepared *folded = step.foldedNormWeight >= 0 ? &preparedWeight(s, bindings, stream) : nullptr;
     const Buffer &b = folded ? *folded->buffer : in(1);
     const Buffer &bias = step.bias ? in(2) : *dummy, &residual = step.residual ? in(3) : *dummy,
-                 &gate = step.gate ? in(4) : *dummy, &rowScale = step.rowScale ? in(5) : *dummyF32,
+                 &gate = step.gate ? in(4) : *dummy,
+                 &rowScale = step.rowScale && step.in[5].tensor >= 0 ? in(5) : *dummyF32,
                  &rowShift = step.center ? in(6) : *dummyF32, &colShift = step.center ? *folded->colShift : *dummyF32,
                  &colBias = step.center ? *folded->colBias : *dummyF32;
     Consts consts{{"HAS_BIAS", flag(step.bias)}, {"ACT", step.act}, {"HAS_MUL", flag(step.gate)},
@@ -138,6 +139,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   {"HAS_CENTER", flag(step.center)}};
     if (step.factor != 1)
       consts.emplace("SCALE", Const(step.factor));
+    if (step.eps > 0) // the folded RMSNorm's rstd, computed in the K loop
+      consts.emplace("RSTD_EPS", Const(step.eps));
     GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"])); });
     kernel.launch(grid,
                   {in(0), b, out, bias, residual, gate, rowScale, rowShift, colShift, colBias, i32(M), i32(N), i32(K),

@@ -3,17 +3,21 @@
 //     computes each row's rstd (and, for a LayerNorm, its mean), the matmuls read the norm's
 //     input, multiply by diag(w) * W, made once from the weights, and apply the rstd in their
 //     epilogue (a LayerNorm's centering too: rstd * (acc - mean * colsum(diag(w) W)) + b @ W).
+//     An RMSNorm of at most 64 rows (a decode step's) has no row kernel: the matmuls compute
+//     the rstd from the rows their K loop reads.
 //  2. A matmul absorbs what follows it through single uses, in the epilogue's order: a scale,
 //     a bias, an activation, a gate (a product with another tensor), a residual.
 //  3. Elementwise ops fuse into trees: a node read once, by an elementwise op of its shape, is
 //     computed inside that op's kernel (generated .tk source, f32 inside).
 //  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows; ropes of
-//     adjacent column blocks of one tensor (a fused QKV's q and k) are one launch.
+//     adjacent column blocks of one tensor (a fused QKV's q and k) are one launch, and so are a
+//     layer's key and value cache appends.
 //  Buffers: every tensor that is no binding gets a planned slot, reused once it is dead.
 #include "GraphImpl.h"
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -26,7 +30,9 @@ struct Planner {
   Plan plan;
   std::vector<std::vector<int>> users; // consumer nodes (one entry per operand use)
   std::set<int> outputs;
-  std::vector<int> groupOf;            // node -> index of the step computing it, or -1
+  std::vector<int> groupOf;            // node -> index of the step computing it, or -1, or kInMatmuls
+  /// groupOf of a norm that no step of its own computes: its matmuls do (kRstdInMatmulRows).
+  static constexpr int kInMatmuls = std::numeric_limits<int>::max();
 
   explicit Planner(const Graph::Impl &graph) : g(graph), users(graph.nodes.size()), groupOf(graph.nodes.size(), -1) {
     for (size_t n = 0; n < g.nodes.size(); ++n)
@@ -147,8 +153,10 @@ struct Planner {
       }
   }
 
+  /// A folded RMSNorm of at most this many rows has its rstd computed by the matmuls.
+  static constexpr int64_t kRstdInMatmulRows = 64;
   struct Folded {
-    int rstd = -1, mean = -1, norm = -1;
+    int rstd = -1, mean = -1, norm = -1; // rstd -1: computed in the matmul
   };
 
   int newExtra(TensorInfo info) {
@@ -168,6 +176,14 @@ struct Planner {
       if (!foldable)
         continue;
       bool layer = norm.op == Op::LayerNorm;
+      if (!layer && norm.out.shape[0] <= kRstdInMatmulRows) {
+        // Decode's few rows: each matmul reading the norm computes the rstd in its K loop,
+        // from the rows it loads anyway, instead of a launch of its own.
+        for (int u : users[n])
+          folded[u] = Folded{-1, -1, int(n)};
+        groupOf[n] = kInMatmuls;
+        continue;
+      }
       int rstd = newExtra(TensorInfo{Scalar::F32, {norm.out.shape[0]}});
       int mean = layer ? newExtra(TensorInfo{Scalar::F32, {norm.out.shape[0]}}) : -1;
       Step step{layer ? StepKind::RowMoments : StepKind::RowRstd};
@@ -198,7 +214,10 @@ struct Planner {
         a = contiguous(norm.inputs[0]);
         step.rowScale = true;
         step.foldedNormWeight = norm.inputs[1];
-        rowScale = Operand{fold->second.rstd, 0, 0};
+        if (fold->second.rstd >= 0)
+          rowScale = Operand{fold->second.rstd, 0, 0};
+        else
+          step.eps = norm.value;
         if (norm.op == Op::LayerNorm) {
           step.center = true;
           step.foldedNormBias = norm.inputs[2];
@@ -541,7 +560,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::MatMul: {
     text = "matmul_epilogue";
     std::vector<std::string> parts;
-    if (rowScale) parts.push_back(center ? "layernorm folded in" : "rmsnorm folded in");
+    if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
     if (bias) parts.push_back("bias");
     if (act) parts.push_back(act == 1 ? "silu" : "gelu");

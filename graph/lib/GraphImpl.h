@@ -58,7 +58,7 @@ struct Step {
   bool bias = false, residual = false, gate = false, rowScale = false, center = false;
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
-  double factor = 1, eps = 0;
+  double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself
   int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
   // Elementwise: the generated kernel's source and name, and the columns it covers (a copy into
   // a column block of a wider tensor; 0: all of the output's)

@@ -948,21 +948,26 @@ def add_stdlib_cases():
          lambda out: {"c": b16(val(a3) @ val(bm))}, tol=(2e-2, 2e-2),
          defines={"BM": "16", "BN": "64", "BK": "128", "num_stages": "3"})
     # Every autotune config of the stdlib matmul (read from its @autotune list) on decode's
-    # shape: one row, K long enough that every pipeline stage turns over several times (the
-    # graph layer's tuner may pick any of them; the interpreter ignores configs, the GPU not).
+    # shape: three rows, K long enough that every pipeline stage turns over several times (the
+    # graph layer's tuner may pick any of them; the interpreter ignores configs, the GPU not),
+    # with an RMSNorm's rstd computed in the K loop (RSTD_EPS), as decode steps fold it.
     with open(std("matmul")) as f:
         configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), *num_stages: *(\d+) *\}",
                              f.read())
-    Kd, Nd = 2048, 96
-    a1, bd = rnd(1, Kd), rnd(Kd, Nd, scale=0.05)
+    Kd, Nd, Md = 2048, 96, 3
+    a1, bd = rnd(Md, Kd, scale=0.02), rnd(Kd, Nd, scale=0.05)  # rows of small values: the rstd is large
+    def decode_ref(out):
+        av = val(a1).reshape(Md, Kd)
+        return {"c": b16(av @ val(bd).reshape(Kd, Nd) / np.sqrt((av * av).mean(1, keepdims=True) + 1e-5))}
     for bm_, bn_, bk_, warps, stages in configs:
         case("stdlib.bf16.matmul_epilogue.decode.bm%s_bn%s_bk%s_w%s_s%s" % (bm_, bn_, bk_, warps, stages), std("matmul"),
              "matmul_epilogue", "cdiv(M, BM) * cdiv(N, BN)",
-             {"a": a1, "b": bd, "c": np.zeros(Nd, np.uint16), "bias": bias, "residual": res, "mul": gate,
-              "row_scale": rstd, "row_shift": unused, "col_shift": unused, "col_bias": unused,
-              "M": 1, "N": Nd, "K": Kd, "lda": Kd, "ldb": Nd, "ldc": Nd, "ldr": Nd, "ldm": Nd},
-             lambda out: {"c": b16(val(a1) @ val(bd))}, tol=(2e-2, 2e-2),
-             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages})
+             {"a": a1, "b": bd, "c": np.zeros(Md * Nd, np.uint16), "bias": bias, "residual": res, "mul": gate,
+              "row_scale": unused, "row_shift": unused, "col_shift": unused, "col_bias": unused,
+              "M": Md, "N": Nd, "K": Kd, "lda": Kd, "ldb": Nd, "ldc": Nd, "ldr": Nd, "ldm": Nd},
+             decode_ref, tol=(2e-2, 2e-2),
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
+                      "HAS_ROW_SCALE": "true", "RSTD_EPS": "1e-5"})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)

@@ -121,6 +121,55 @@ TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
     }
 }
 
+TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
+  // 3 rows (a decode step's): no row_rstd launch, each matmul computes the rstd in its K
+  // loop; 80 rows: the rstd kernel as before. Both against the same reference.
+  for (int rows : {3, 80}) {
+    Graph g;
+    Tensor x = g.input("x", Scalar::BF16, {rows, 64});
+    Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {64}), 1e-5);
+    g.output(g.matmul(normed, g.weight("w1", Scalar::BF16, {64, 40})), "y1");
+    g.output(g.silu(g.matmul(normed, g.weight("w2", Scalar::BF16, {64, 24}))), "y2");
+    Executable exe = Executable::compile(context, g);
+    if (rows == 3)
+      EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"matmul_epilogue (rmsnorm and its rstd folded in)",
+                                                         "matmul_epilogue (rmsnorm and its rstd folded in, silu)"}));
+    else
+      EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"row_rstd (of an rmsnorm folded into its matmuls)",
+                                                         "matmul_epilogue (rmsnorm folded in)",
+                                                         "matmul_epilogue (rmsnorm folded in, silu)"}));
+    auto xs = randomBf16(size_t(rows) * 64, 21, 0.05f), nws = randomBf16(64, 22), w1s = randomBf16(64 * 40, 23, 0.3f),
+         w2s = randomBf16(64 * 24, 24, 0.3f);
+    bind("x", xs);
+    bind("nw", nws);
+    bind("w1", w1s);
+    bind("w2", w2s);
+    Buffer &y1 = output("y1", size_t(rows) * 40), &y2 = output("y2", size_t(rows) * 24);
+    exe.run(bindings);
+    std::vector<uint16_t> got1 = y1.toVector<uint16_t>(), got2 = y2.toVector<uint16_t>();
+    for (int i = 0; i < rows; ++i) {
+      double ss = 0;
+      for (int k = 0; k < 64; ++k)
+        ss += double(f(xs[size_t(i * 64 + k)])) * f(xs[size_t(i * 64 + k)]);
+      double rstd = 1 / std::sqrt(ss / 64 + 1e-5);
+      auto product = [&](const std::vector<uint16_t> &w, int cols, int j) {
+        double acc = 0;
+        for (int k = 0; k < 64; ++k)
+          acc += double(f(xs[size_t(i * 64 + k)])) * rstd * f(nws[size_t(k)]) * f(w[size_t(k * cols + j)]);
+        return acc;
+      };
+      for (int j = 0; j < 40; ++j) {
+        double v = product(w1s, 40, j);
+        ASSERT_NEAR(f(got1[size_t(i * 40 + j)]), v, 2e-2 * (1 + std::abs(v))) << rows << ": " << i << "," << j;
+      }
+      for (int j = 0; j < 24; ++j) {
+        double a = product(w2s, 24, j), v = a / (1 + std::exp(-a));
+        ASSERT_NEAR(f(got2[size_t(i * 24 + j)]), v, 2e-2 * (1 + std::abs(v))) << rows << ": " << i << "," << j;
+      }
+    }
+  }
+}
+
 TEST_F(GraphRun, ALayerNormFoldsIntoItsMatmuls) {
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {12, 48});
