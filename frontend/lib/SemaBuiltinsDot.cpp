@@ -13,8 +13,11 @@ Type BuiltinCallChecker::checkDot() {
     return error(call_.range, "dot: operands must be 2-D tiles, a is " + a.str() + ", b is " + b.str());
   if (a.shape[1] != b.shape[0])
     return error(call_.range, "dot: K dimension mismatch: a is " + a.str() + ", b is " + b.str());
-  if (a.elem != b.elem)
-    return error(call_.range, "dot: operand types differ: a is " + a.str() + ", b is " + b.str());
+  // The two FP8 formats mix (e4m3 activations times e5m2 gradients, as FP8 training does).
+  auto fp8 = [](Scalar s) { return s == Scalar::F8E4M3 || s == Scalar::F8E5M2; };
+  if (a.elem != b.elem && !(fp8(a.elem.scalar) && fp8(b.elem.scalar) && !a.elem.isPtr && !b.elem.isPtr))
+    return error(call_.range, "dot: operand types differ: a is " + a.str() + ", b is " + b.str() +
+                                  " (only f8e4m3 and f8e5m2 mix)");
   Scalar s = a.elem.scalar;
   static const std::set<Scalar> inputs = {Scalar::F16,    Scalar::BF16,   Scalar::F32, Scalar::I8,
                                           Scalar::F8E4M3, Scalar::F8E5M2, Scalar::F64};

@@ -968,6 +968,48 @@ def add_stdlib_cases():
              decode_ref, tol=(2e-2, 2e-2),
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "HAS_ROW_SCALE": "true", "RSTD_EPS": "1e-5"})
+    # Scaled FP8 GEMM (stdlib/std/fp8_matmul.tk): a [M, K] and b [N, K] (both K-major), ragged
+    # on every edge, K not a multiple of 128 (block-wise scales' last block is partial); every
+    # scale mode, e4m3 x e4m3 and e4m3 x e5m2, outputs in bf16, f16 and f32, and the epilogue.
+    Mf, Nf, Kf = 40, 72, 300
+    fa = f8_bits(RNG.uniform(-2, 2, (Mf, Kf)), 4, 3, False)
+    fb = {"f8e4m3": f8_bits(RNG.uniform(-1, 1, (Nf, Kf)), 4, 3, False),
+          "f8e5m2": f8_bits(RNG.uniform(-1, 1, (Nf, Kf)), 5, 2, True)}
+    kblocks = (Kf + 127) // 128
+    scales = {0: (np.array([0.5], np.float32), np.array([0.25], np.float32)),
+              1: (RNG.uniform(0.1, 2, Mf).astype(np.float32), RNG.uniform(0.1, 2, Nf).astype(np.float32)),
+              2: (RNG.uniform(0.1, 2, (Mf, kblocks)).astype(np.float32),
+                  RNG.uniform(0.1, 2, ((Nf + 127) // 128, kblocks)).astype(np.float32))}
+    out_of = {"bf16": (np.uint16, b16), "f16": (np.float16, lambda x: np.asarray(x, np.float16)),
+              "f32": (np.float32, lambda x: np.asarray(x, np.float32))}
+    fbias, fres = val(rnd(Nf)), val(rnd(Mf, Nf))  # values that every output type holds exactly
+    for mode, bdtype, tdtype, epilogue in [(0, "f8e4m3", "bf16", False), (1, "f8e4m3", "f16", False),
+                                           (2, "f8e4m3", "f32", False), (1, "f8e5m2", "bf16", True),
+                                           (2, "f8e5m2", "bf16", True)]:
+        sa, sb = scales[mode]
+        def fp8_ref(out, mode=mode, bdtype=bdtype, tdtype=tdtype, epilogue=epilogue, sa=sa, sb=sb):
+            av = values_of("f8e4m3", fa).reshape(Mf, Kf)
+            bv = values_of(bdtype, fb[bdtype]).reshape(Nf, Kf)
+            if mode == 2:
+                acc = np.zeros((Mf, Nf))
+                for kb in range(kblocks):
+                    part = av[:, kb * 128:(kb + 1) * 128] @ bv[:, kb * 128:(kb + 1) * 128].T
+                    acc += part * sa[:, kb][:, None] * sb[np.arange(Nf) // 128, kb][None, :]
+            else:
+                acc = av @ bv.T * (sa[0] * sb[0] if mode == 0 else sa[:, None] * sb[None, :])
+            if epilogue:
+                acc = silu(acc + fbias[None, :]) + fres.reshape(Mf, Nf)
+            return {"c": out_of[tdtype][1](acc).ravel()}
+        defines = {"BM": "32", "BN": "32", "BK": "128", "SCALE_MODE": str(mode), "B": bdtype, "T": tdtype}
+        if epilogue:
+            defines.update(HAS_BIAS="true", ACT="1", HAS_RESIDUAL="true")
+        case("stdlib.fp8_matmul.mode%d.%s.%s%s" % (mode, bdtype, tdtype, ".epilogue" if epilogue else ""),
+             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
+              "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
+              "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
+              "ldb": Kf, "ldc": Nf, "ldr": Nf},
+             fp8_ref, tol=(2e-2, 2e-2), defines=defines)
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)

@@ -58,7 +58,10 @@ TEST(SemaRules, DotShapes) {
   EXPECT_EQ(firstError(kernel("let c = dot(zeros([8, 32], f16), zeros([32, 16], f16));")),
             "2:9: dot: tiles must have M >= 16, K >= 16 and N >= 8, got M = 8, K = 32, N = 16");
   EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 16], f16), zeros([16, 16], f32));")),
-            "2:9: dot: operand types differ: a is f16[16, 16], b is f32[16, 16]");
+            "2:9: dot: operand types differ: a is f16[16, 16], b is f32[16, 16] (only f8e4m3 and f8e5m2 mix)");
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 32], f8e4m3), zeros([32, 16], f8e5m2));")), "");
+  EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 32], f8e4m3), zeros([32, 16], bf16));")),
+            "2:9: dot: operand types differ: a is f8e4m3[16, 32], b is bf16[32, 16] (only f8e4m3 and f8e5m2 mix)");
   EXPECT_EQ(firstError(kernel("let c = dot(zeros([16, 16], f16), zeros([16, 16], f16), acc = zeros([16, 16], i32));")),
             "2:63: dot: accumulator must be f32[16, 16] or f16[16, 16], found i32[16, 16]");
 }

@@ -268,9 +268,10 @@ LogicalResult DotOp::verify() {
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError() << "operands must be 2-D tiles, got ranks " << a.getRank() << ", "
                          << b.getRank() << " and " << acc.getRank();
-  if (a.getElementType() != b.getElementType())
+  auto fp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (a.getElementType() != b.getElementType() && !(fp8(a.getElementType()) && fp8(b.getElementType())))
     return emitOpError() << "operand element types differ: " << a.getElementType() << " and "
-                         << b.getElementType();
+                         << b.getElementType() << " (only f8E4M3FN and f8E5M2 mix)";
   if (a.getDimSize(1) != b.getDimSize(0))
     return emitOpError() << "K dimension mismatch: a is " << a << ", b is " << b;
   if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
