@@ -147,7 +147,9 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
     shm = "/dev/shm"
     base = shm if os.path.isdir(shm) and shutil.disk_usage(shm).free > 40e9 else tmp
     folder = os.path.join(base, "tk-llm-bench-model")
-    result = dict(shape=shape, prompt=prompt_len, new_tokens=new, folder_on=base, rows=[])
+    import transformers
+    result = dict(shape=shape, prompt=prompt_len, new_tokens=new, folder_on=base, rows=[],
+                  transformers=transformers.__version__)
     try:
         start = time.time()
         make_folder(folder, shape)

@@ -458,10 +458,8 @@ class Bench:
 
     def llm_section(self):
         import llm_generate
-        import transformers
         self.llm = llm_generate.run(os.path.join(self.args.bin, "tk-llama"), self.tmp, self.ceilings["copy_tbs"],
                                     self.args.quick, log)
-        self.llm["transformers"] = transformers.__version__
 
     def jit_section(self):
         out = os.path.join(self.tmp, "jit.json")

@@ -235,10 +235,16 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
     const json &rope = doc[key];
     if (!rope.is_object())
       fail(what, std::string(key) + " must be an object or null");
+    bool typed = false;
     for (const char *typeKey : {"rope_type", "type"})
-      if (rope.contains(typeKey) && !(rope[typeKey].is_string() && rope[typeKey].get<std::string>() == "default"))
-        fail(what, std::string(key) + "." + typeKey + " " + rope[typeKey].dump() +
-                       " is not supported (tk's LLaMA implements the default RoPE only)");
+      if (rope.contains(typeKey)) {
+        typed = true;
+        if (!(rope[typeKey].is_string() && rope[typeKey].get<std::string>() == "default"))
+          fail(what, std::string(key) + "." + typeKey + " " + rope[typeKey].dump() +
+                         " is not supported (tk's LLaMA implements the default RoPE only)");
+      }
+    if (!typed && rope.size() > (rope.contains("rope_theta") ? 1u : 0u))
+      fail(what, std::string(key) + " " + rope.dump() + " names no rope_type (tk's LLaMA implements the default RoPE only)");
     if (rope.contains("rope_theta") && !doc.contains("rope_theta")) {
       const json &theta = rope["rope_theta"];
       if (!theta.is_number() || !(theta.get<double>() > 0) || !std::isfinite(theta.get<double>()))
@@ -260,7 +266,7 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
     fail(what, "num_attention_heads (" + std::to_string(c.numHeads) + ") does not divide hidden_size (" +
                    std::to_string(c.hiddenSize) + ")");
   if (doc.contains("head_dim") && !doc["head_dim"].is_null() &&
-      !(doc["head_dim"].is_number_integer() && doc["head_dim"].get<int64_t>() == c.hiddenSize / c.numHeads))
+      !(doc["head_dim"].is_number() && doc["head_dim"].get<double>() == double(c.hiddenSize / c.numHeads)))
     fail(what, "head_dim " + doc["head_dim"].dump() + " is not hidden_size / num_attention_heads (" +
                    std::to_string(c.hiddenSize / c.numHeads) + "), which tk's LLaMA requires");
   if (c.numHeads % c.numKvHeads)

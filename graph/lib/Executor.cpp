@@ -376,6 +376,8 @@ double tensorBytes(const TensorInfo &info) { return double(elements(info)) * dou
 std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, const Step &step) {
   const Node &first = graph.nodes[step.nodes[0]];
   const TensorInfo &out = plan.info(graph, step.out);
+  if (step.kind == StepKind::Embedding) // the ids, and the rows it gathers, read once and written once
+    return {tensorBytes(plan.info(graph, first.inputs[1])) + 2 * tensorBytes(out), 0};
   if (step.kind == StepKind::AppendKV) { // reads its new rows and writes them into the cache
     double rows = tensorBytes(plan.info(graph, first.inputs[1]));
     return {2 * rows * double(step.nodes.size()), 0};

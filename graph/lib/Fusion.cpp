@@ -117,7 +117,8 @@ struct Planner {
       }
   }
 
-  /// Whether `target` is among n's inputs, transitively (n itself included).
+  /// Whether `target` is among n's inputs, transitively (n itself included), where a node
+  /// merged into one launch with another (appendPartner) needs that one's inputs too.
   bool dependsOn(int n, int target) const {
     std::vector<int> stack{n};
     std::set<int> seen;
@@ -126,12 +127,16 @@ struct Planner {
       stack.pop_back();
       if (at == target)
         return true;
-      if (seen.insert(at).second)
-        for (int in : node(at).inputs)
-          stack.push_back(in);
+      if (!seen.insert(at).second)
+        continue;
+      for (int in : node(at).inputs)
+        stack.push_back(in);
+      if (auto partner = appendPartner.find(at); partner != appendPartner.end())
+        stack.push_back(partner->second);
     }
     return false;
   }
+  std::map<int, int> appendPartner; // mergeAppends' pairs, both ways
 
   /// A layer's key and value appends (same positions, sequence length and widths) become one
   /// launch writing both caches: out is the first cache, out2 the second.
@@ -143,7 +148,9 @@ struct Planner {
             outputs.count(int(a)) || outputs.count(int(b)) || ka.inputs[2] != kb.inputs[2] || ka.seqLen != kb.seqLen ||
             ka.out.shape != kb.out.shape || columns(ka.inputs[1]) != columns(kb.inputs[1]) ||
             dependsOn(kb.inputs[1], int(a)) || dependsOn(ka.inputs[1], int(b)))
-          continue; // (one launch for appends where one feeds the other's rows would wait on itself)
+          continue; // (a launch whose rows need its own caches, or another merged pair's that need its, would wait on itself)
+        appendPartner[int(a)] = int(b);
+        appendPartner[int(b)] = int(a);
         Step step{StepKind::AppendKV};
         step.nodes = {int(a), int(b)};
         step.out = int(a);
@@ -176,7 +183,9 @@ struct Planner {
       if (!foldable)
         continue;
       bool layer = norm.op == Op::LayerNorm;
-      if (!layer && norm.out.shape[0] <= kRstdInMatmulRows) {
+      // (The matmul tells its rstd mode by RSTD_EPS > 0 in f32: an eps that is not stays with
+      // the row kernel.)
+      if (!layer && norm.out.shape[0] <= kRstdInMatmulRows && float(norm.value) > 0) {
         // Decode's few rows: each matmul reading the norm computes the rstd in its K loop,
         // from the rows it loads anyway, instead of a launch of its own.
         for (int u : users[n])

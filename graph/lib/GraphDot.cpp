@@ -21,7 +21,8 @@ std::string planDot(const Graph::Impl &graph, const Plan &plan) {
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n)
     if (!stepOf.count(int(n)) && graph.nodes[n].op != Op::Input && graph.nodes[n].op != Op::Weight)
-      dot << "  n" << n << " [shape=box, style=dotted, label=\"" << opName(graph.nodes[n].op) << " (a view)\\n"
+      dot << "  n" << n << " [shape=box, style=dotted, label=\"" << opName(graph.nodes[n].op)
+          << (graph.nodes[n].op == Op::RmsNorm ? " (in its matmuls)" : " (a view)") << "\\n"
           << graph.nodes[n].out.str() << "\"];\n";
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const Step &step = plan.steps[s];

@@ -35,11 +35,11 @@ uint16_t bf16At(const CheckpointTensor &t, size_t i) {
   return t.dtype == Scalar::BF16 ? h : fp::floatToBf16(fp::halfToFloat(h));
 }
 
-/// fn(begin, end) over [0, n) in contiguous pieces, one thread each (a 7B checkpoint's
-/// conversion runs at memory speed only across cores).
-void parallelRanges(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+/// fn(begin, end) over [0, n) in contiguous pieces, one thread each, each at least `grain`
+/// items (a 7B checkpoint's conversion runs at memory speed only across cores).
+void parallelRanges(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)> &fn) {
   int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 32);
-  threads = std::min(threads, std::max<int64_t>(1, n / 64));
+  threads = std::min(threads, std::max<int64_t>(1, n / grain));
   std::vector<std::thread> pool;
   int64_t per = (n + threads - 1) / threads;
   for (int64_t t = 1; t < threads; ++t)
@@ -56,7 +56,7 @@ std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
   for (int64_t d : t.shape)
     count *= size_t(d);
   std::vector<uint16_t> bits(count);
-  parallelRanges(int64_t(count), [&](int64_t begin, int64_t end) {
+  parallelRanges(int64_t(count), 1 << 16, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       bits[size_t(i)] = bf16At(t, size_t(i));
   });
@@ -72,7 +72,7 @@ std::vector<uint16_t> transposedSideBySide(const std::vector<CheckpointTensor> &
     total += p.shape[0];
   std::vector<uint16_t> bits(size_t(in * total));
   constexpr int64_t kBlock = 64;
-  parallelRanges((in + kBlock - 1) / kBlock, [&](int64_t firstBlock, int64_t lastBlock) {
+  parallelRanges((in + kBlock - 1) / kBlock, 1, [&](int64_t firstBlock, int64_t lastBlock) {
     int64_t column = 0;
     for (const CheckpointTensor &p : parts) {
       int64_t outs = p.shape[0];

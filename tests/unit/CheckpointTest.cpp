@@ -174,7 +174,7 @@ TEST(LlamaConfig, ReadsTheSizesAndTheirDefaults) {
   EXPECT_DOUBLE_EQ(gqa.ropeTheta, 500000.0);
   // transformers 5 writes rope_parameters (the default type) and says the rest explicitly.
   LlamaConfig v5 = LlamaConfig::parse(R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
-      "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 16, "hidden_act": "silu", "attention_bias": false,
+      "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 16.0, "hidden_act": "silu", "attention_bias": false,
       "mlp_bias": false, "rope_scaling": null, "rope_parameters": {"rope_theta": 250000.0, "rope_type": "default"}})",
                                       "config.json");
   EXPECT_DOUBLE_EQ(v5.ropeTheta, 250000.0);
@@ -204,6 +204,8 @@ TEST(LlamaConfig, BadConfigsAreErrorsThatNameTheKey) {
       {"{" + base + R"(, "vocab_size": 300, "rope_scaling": {"type": "linear", "factor": 2.0}})",
        R"(rope_scaling.type "linear" is not supported)"},
       {"{" + base + R"(, "vocab_size": 300, "rope_scaling": 2})", "rope_scaling must be an object or null"},
+      {"{" + base + R"(, "vocab_size": 300, "rope_scaling": {"factor": 8.0}})",
+       R"(rope_scaling {"factor":8.0} names no rope_type)"},
       {"{" + base + R"(, "vocab_size": 300, "rope_parameters": {"rope_theta": -1}})",
        "rope_parameters.rope_theta must be a positive number"},
       {"{" + base + R"(, "vocab_size": 300, "attention_bias": true})", "attention_bias true is not supported"},

@@ -124,14 +124,15 @@ TEST_F(GraphRun, MatmulEpilogueAbsorbsBiasActivationAndResidual) {
 TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
   // 3 rows (a decode step's): no row_rstd launch, each matmul computes the rstd in its K
   // loop; 80 rows: the rstd kernel as before. Both against the same reference.
-  for (int rows : {3, 80}) {
+  // eps 0 (the matmul's RSTD_EPS > 0 could not say "in the kernel"): the row kernel, 3 rows.
+  for (auto [rows, eps] : {std::pair{3, 1e-5}, std::pair{80, 1e-5}, std::pair{3, 0.0}}) {
     Graph g;
     Tensor x = g.input("x", Scalar::BF16, {rows, 64});
-    Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {64}), 1e-5);
+    Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {64}), eps);
     g.output(g.matmul(normed, g.weight("w1", Scalar::BF16, {64, 40})), "y1");
     g.output(g.silu(g.matmul(normed, g.weight("w2", Scalar::BF16, {64, 24}))), "y2");
     Executable exe = Executable::compile(context, g);
-    if (rows == 3)
+    if (rows == 3 && eps > 0)
       EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"matmul_epilogue (rmsnorm and its rstd folded in)",
                                                          "matmul_epilogue (rmsnorm and its rstd folded in, silu)"}));
     else
@@ -151,7 +152,7 @@ TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
       double ss = 0;
       for (int k = 0; k < 64; ++k)
         ss += double(f(xs[size_t(i * 64 + k)])) * f(xs[size_t(i * 64 + k)]);
-      double rstd = 1 / std::sqrt(ss / 64 + 1e-5);
+      double rstd = 1 / std::sqrt(ss / 64 + eps);
       auto product = [&](const std::vector<uint16_t> &w, int cols, int j) {
         double acc = 0;
         for (int k = 0; k < 64; ++k)
@@ -403,6 +404,22 @@ TEST_F(GraphRun, EmbeddingGathersRowsOfComputedTensorsAndViews) {
       EXPECT_EQ(fp::bf16ToFloat(l[size_t(t * cols / 2 + c)]), want) << t << "," << c;
       EXPECT_EQ(fp::bf16ToFloat(r[size_t(t * cols / 2 + c)]), wantRight) << t << "," << c;
     }
+}
+
+TEST(GraphPlan, AppendPairsThatWouldWaitOnEachOtherStayApart) {
+  // Pairs (p, px) and (q, qx) would each need the other's cache: the second pair is not merged.
+  Graph g;
+  Tensor pos1 = g.indexInput("pos1", 1), pos2 = g.indexInput("pos2", 1), row = g.indexInput("row", 1);
+  auto cache = [&](const char *name) { return g.input(name, Scalar::BF16, {4, 8}); };
+  Tensor p = g.appendKV(cache("c1"), g.input("x1", Scalar::BF16, {1, 8}), pos1, 1);
+  Tensor q = g.appendKV(cache("c2"), g.input("x2", Scalar::BF16, {1, 8}), pos2, 1);
+  Tensor qx = g.appendKV(cache("c3"), g.embedding(p, row), pos2, 1);
+  Tensor px = g.appendKV(cache("c4"), g.embedding(q, row), pos1, 1);
+  g.output(g.add(g.embedding(qx, row), g.embedding(px, row)), "y");
+  Context context(Backend::Interpreter);
+  std::vector<std::string> kernels = Executable::compile(context, g).kernels();
+  EXPECT_EQ(std::count(kernels.begin(), kernels.end(), "kv_append (keys and values at once)"), 1) << kernels.size();
+  EXPECT_EQ(std::count(kernels.begin(), kernels.end(), "kv_append"), 2);
 }
 
 TEST(GraphPlan, AppendsThatFeedEachOtherStayTwoLaunches) {

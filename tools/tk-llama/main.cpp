@@ -103,7 +103,8 @@ void printProfile(const std::string &title, const std::vector<tk::graph::KernelP
   }
   std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.second.ms > b.second.ms; });
-  std::printf("%s: %zu kernels, %.3f ms (medians of each kernel's time; bytes count every tensor once)\n",
+  std::printf("%s: %zu kernels, %.3f ms (medians of each kernel's time between events, launch waits included; "
+              "bytes count every tensor once)\n",
               title.c_str(), kernels.size(), total);
   std::printf("  %-58s %8s %10s %7s %9s %9s\n", "kernel", "launches", "total ms", "%", "GB/s", "TFLOP/s");
   for (const auto &[name, r] : sorted) {
@@ -246,8 +247,8 @@ int main(int argc, char **argv) {
     // The warm-up compiles and tunes every kernel the timed generation runs: the same cache size
     // (compiled graphs are kept per size). A request too long for the model is left to the timed
     // run, whose error names what the user asked for.
-    int64_t positions = maxContext ? maxContext : int64_t(longest) + maxNew - 1;
-    if (gpu && sampling.kvCache && positions <= model.config().maxPositions) {
+    int64_t needed = int64_t(longest) + maxNew - 1, positions = maxContext ? maxContext : needed;
+    if (gpu && sampling.kvCache && positions <= model.config().maxPositions && positions >= needed) {
       tk::llm::GenerateOptions warmup = sampling;
       warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
       warmup.maxContext = positions;

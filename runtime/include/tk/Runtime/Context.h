@@ -145,7 +145,8 @@ public:
 
   /// The time of each of `count` consecutive pieces of work, enqueued back to back on `stream`
   /// as one run would (`step(i)` enqueues piece i): milliseconds per piece, between CUDA events
-  /// recorded before each piece and after the last, with one synchronization at the end. Under
+  /// recorded before each piece and after the last, with one synchronization at the end (where
+  /// the GPU runs ahead of the host, a piece's time includes the wait for its launch). Under
   /// the interpreter, whose launches run as they are enqueued, the wall-clock time of each.
   std::vector<double> timeSteps(int count, const std::function<void(int)> &step, const Stream &stream = Stream());
 
