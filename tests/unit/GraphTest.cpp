@@ -171,6 +171,35 @@ TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
   }
 }
 
+TEST_F(GraphRun, ProfileTimesEveryKernelAndCountsItsWork) {
+  // 80 rows (a row_rstd kernel, then the matmul), causal attention over 2 heads of 16.
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {80, 32});
+  Tensor h = g.matmul(g.rmsnorm(x, g.weight("nw", Scalar::BF16, {32}), 1e-5), g.weight("w", Scalar::BF16, {32, 96}));
+  auto qkv = g.split(h, {32, 32, 32});
+  g.output(g.attention(qkv[0], qkv[1], qkv[2], 2, 40), "o");
+  Executable exe = Executable::compile(context, g);
+  bind("x", randomBf16(80 * 32, 31));
+  bind("nw", randomBf16(32, 32));
+  bind("w", randomBf16(32 * 96, 33, 0.2f));
+  Buffer &o = output("o", 80 * 32);
+  exe.run(bindings);
+  std::vector<uint16_t> once = o.toVector<uint16_t>();
+  std::vector<KernelProfile> profile = exe.profile(bindings, Stream(), 2);
+  ASSERT_EQ(profile.size(), exe.kernels().size());
+  for (size_t k = 0; k < profile.size(); ++k) {
+    EXPECT_EQ(profile[k].kernel, exe.kernels()[k]);
+    EXPECT_GE(profile[k].ms, 0);
+  }
+  EXPECT_EQ(profile[0].kernel, "row_rstd (of an rmsnorm folded into its matmuls)");
+  EXPECT_EQ(profile[0].flops, 0);
+  EXPECT_EQ(profile[0].bytes, 80 * 32 * 2 + 80 * 4); // x read, one f32 rstd per row written
+  EXPECT_EQ(profile[1].flops, 2.0 * 80 * 96 * 32);   // 2 M N K
+  EXPECT_EQ(profile[2].kernel, "attention (causal)");
+  EXPECT_EQ(profile[2].flops, 4.0 * 80 * 40 * 32 / 2); // every query against 40 keys, QK^T and PV, halved
+  EXPECT_EQ(o.toVector<uint16_t>(), once);           // the profiled runs compute the same
+}
+
 TEST_F(GraphRun, ALayerNormFoldsIntoItsMatmuls) {
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {12, 48});
