@@ -13,9 +13,8 @@
 #include <cmath>
 #include <optional>
 #include <fcntl.h>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <set>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,10 +26,38 @@ using json = nlohmann::json;
 
 // Limits on what a file may ask for: safetensors' own header cap, and sizes no LLaMA reaches.
 constexpr uint64_t kMaxHeaderBytes = 100u << 20;
+constexpr size_t kMaxJsonFileBytes = 64u << 20; // config.json and the index: kilobytes in practice
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 constexpr size_t kMaxRank = 8;
 
 [[noreturn]] void fail(const std::string &what, const std::string &message) { throw Error(what + ": " + message); }
+
+/// A JSON value as a message shows it: scalars as written (strings cut at 64 characters),
+/// arrays and objects by kind only. (nlohmann's dump() recurses: a value nested 200000 deep
+/// would overflow the stack while the message is made.)
+std::string shown(const json &v) {
+  if (v.is_string()) {
+    std::string text = v.get<std::string>();
+    return json(text.size() > 64 ? text.substr(0, 64) + "..." : text).dump();
+  }
+  if (v.is_array())
+    return "an array";
+  if (v.is_object())
+    return "an object";
+  return v.dump();
+}
+
+/// A regular file opened without blocking (a FIFO would wait for a writer), or an error.
+int openRegular(const std::string &path, struct stat &st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    fail(path, "cannot open it");
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(path, "not a regular file");
+  }
+  return fd;
+}
 
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string text = "[";
@@ -43,14 +70,8 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 class MappedFile {
 public:
   explicit MappedFile(const std::string &path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      fail(path, "cannot open it");
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      fail(path, "not a regular file");
-    }
+    int fd = openRegular(path, st);
     size_ = size_t(st.st_size);
     if (size_) {
       void *p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -79,13 +100,26 @@ private:
   size_t size_ = 0;
 };
 
+/// A JSON file's text: a regular file of at most kMaxJsonFileBytes.
 std::string readText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail(path, "cannot open it");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  struct stat st;
+  int fd = openRegular(path, st);
+  if (size_t(st.st_size) > kMaxJsonFileBytes) {
+    ::close(fd);
+    fail(path, std::to_string(st.st_size) + " bytes, more than the " + std::to_string(kMaxJsonFileBytes >> 20) +
+                   " MiB a config or index file may have");
+  }
+  std::string text(size_t(st.st_size), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+    if (got <= 0)
+      break; // the file shrank: parse what was there
+    done += size_t(got);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
 }
 
 json parseJson(const std::string &text, const std::string &what) {
@@ -132,7 +166,7 @@ std::vector<CheckpointTensor> readSafetensors(const MappedFile &file) {
     t.name = name;
     t.file = path;
     const json &dtype = entry["dtype"];
-    std::string dtypeName = dtype.is_string() ? dtype.get<std::string>() : dtype.dump();
+    std::string dtypeName = dtype.is_string() ? dtype.get<std::string>() : shown(dtype);
     size_t elementBytes;
     if (dtypeName == "BF16")
       t.dtype = Scalar::BF16, elementBytes = 2;
@@ -196,7 +230,7 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
     for (const json &a : doc["architectures"])
       llama |= a.is_string() && a.get<std::string>() == "LlamaForCausalLM";
     if (!llama)
-      fail(what, "architectures " + doc["architectures"].dump() + " does not name LlamaForCausalLM");
+      fail(what, "architectures " + shown(doc["architectures"]) + " does not name LlamaForCausalLM");
   }
   auto size = [&](const char *key, int64_t limit, std::optional<int64_t> fallback = std::nullopt) {
     if (!doc.contains(key)) {
@@ -240,11 +274,11 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
       if (rope.contains(typeKey)) {
         typed = true;
         if (!(rope[typeKey].is_string() && rope[typeKey].get<std::string>() == "default"))
-          fail(what, std::string(key) + "." + typeKey + " " + rope[typeKey].dump() +
+          fail(what, std::string(key) + "." + typeKey + " " + shown(rope[typeKey]) +
                          " is not supported (tk's LLaMA implements the default RoPE only)");
       }
     if (!typed && rope.size() > (rope.contains("rope_theta") ? 1u : 0u))
-      fail(what, std::string(key) + " " + rope.dump() + " names no rope_type (tk's LLaMA implements the default RoPE only)");
+      fail(what, std::string(key) + " names no rope_type (tk's LLaMA implements the default RoPE only)");
     if (rope.contains("rope_theta") && !doc.contains("rope_theta")) {
       const json &theta = rope["rope_theta"];
       if (!theta.is_number() || !(theta.get<double>() > 0) || !std::isfinite(theta.get<double>()))
@@ -254,9 +288,9 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
   }
   for (const char *key : {"attention_bias", "mlp_bias"})
     if (doc.contains(key) && !(doc[key].is_boolean() && !doc[key].get<bool>()))
-      fail(what, std::string(key) + " " + doc[key].dump() + " is not supported (tk's LLaMA has no biases)");
+      fail(what, std::string(key) + " " + shown(doc[key]) + " is not supported (tk's LLaMA has no biases)");
   if (doc.contains("hidden_act") && !(doc["hidden_act"].is_string() && doc["hidden_act"].get<std::string>() == "silu"))
-    fail(what, "hidden_act " + doc["hidden_act"].dump() + " is not supported (tk's LLaMA uses silu)");
+    fail(what, "hidden_act " + shown(doc["hidden_act"]) + " is not supported (tk's LLaMA uses silu)");
   if (doc.contains("tie_word_embeddings")) {
     if (!doc["tie_word_embeddings"].is_boolean())
       fail(what, "tie_word_embeddings must be true or false");
@@ -267,7 +301,7 @@ LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what)
                    std::to_string(c.hiddenSize) + ")");
   if (doc.contains("head_dim") && !doc["head_dim"].is_null() &&
       !(doc["head_dim"].is_number() && doc["head_dim"].get<double>() == double(c.hiddenSize / c.numHeads)))
-    fail(what, "head_dim " + doc["head_dim"].dump() + " is not hidden_size / num_attention_heads (" +
+    fail(what, "head_dim " + shown(doc["head_dim"]) + " is not hidden_size / num_attention_heads (" +
                    std::to_string(c.hiddenSize / c.numHeads) + "), which tk's LLaMA requires");
   if (c.numHeads % c.numKvHeads)
     fail(what, "num_key_value_heads (" + std::to_string(c.numKvHeads) + ") does not divide num_attention_heads (" +
@@ -289,9 +323,11 @@ struct Checkpoint::Impl {
   void addFile(const std::string &name, const std::vector<std::string> *only) {
     files.push_back(std::make_unique<MappedFile>(folder + "/" + name));
     std::vector<CheckpointTensor> read = readSafetensors(*files.back());
-    std::map<std::string, CheckpointTensor *> byName;
+    std::set<std::string> mapped;
+    if (only)
+      mapped.insert(only->begin(), only->end());
     for (CheckpointTensor &t : read) {
-      if (only && std::find(only->begin(), only->end(), t.name) == only->end())
+      if (only && !mapped.count(t.name))
         continue; // the index maps it elsewhere
       auto [it, inserted] = tensors.emplace(t.name, t);
       if (!inserted)
@@ -328,7 +364,7 @@ Checkpoint Checkpoint::open(const std::string &folder) {
     // Shards are files of the folder: no directories, no way out of it.
     if (!file.is_string() || file.get<std::string>().empty() || file.get<std::string>().find('/') != std::string::npos ||
         file.get<std::string>() == "." || file.get<std::string>() == "..")
-      fail(indexPath, "tensor '" + name + "' maps to " + file.dump() + ", not a file name in the folder");
+      fail(indexPath, "tensor '" + name + "' maps to " + shown(file) + ", not a file name in the folder");
     byFile[file.get<std::string>()].push_back(name);
   }
   for (auto &[file, names] : byFile)
