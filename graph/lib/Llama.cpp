@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 #include <tuple>
+#include <unistd.h>
 
 namespace tk::llm {
 namespace {
@@ -184,8 +185,28 @@ struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
   std::map<std::string, Buffer> weights;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, graph::Executable> executables; // by (batch, seqLen, maxContext)
+  /// Compiled graphs by (batch, seqLen, maxContext), each with when it was last used: at most
+  /// kExecutables kept (recomputing without a cache compiles one per length).
+  struct Compiled {
+    graph::Executable executable;
+    uint64_t lastUse = 0;
+  };
+  static constexpr size_t kExecutables = 4;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Compiled> executables;
+  uint64_t uses = 0;
   GenerateStats stats;
+
+  /// A tk::Error unless `bytes` fit the memory they would live in: the GPU's (onDevice, the
+  /// CUDA backend) or the host's.
+  void requireMemory(const std::string &what, double bytes, bool onDevice) const {
+    bool gpu = onDevice && context->backend() == Backend::Cuda;
+    double available = gpu ? double(context->device().totalMemory)
+                           : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    if (bytes > available)
+      throw Error("llama: " + what + " need " + std::to_string(int64_t(bytes / double(1 << 20))) + " MiB, more than the " +
+                  std::to_string(int64_t(available / double(1 << 20))) + " MiB of " + (gpu ? "the GPU" : "host memory") +
+                  ": fewer sequences, a shorter context or fewer new tokens");
+  }
 
   /// The logits (f32) of `ids` (`batch` sequences), over a KV cache of `maxContext` positions
   /// when that is not 0 (its buffers and positions among `extra`); then profiled into
@@ -198,11 +219,16 @@ struct LlamaModel::Impl {
     auto key = std::make_tuple(batch, seqLen, maxContext);
     auto it = executables.find(key);
     if (it == executables.end()) {
+      if (executables.size() >= kExecutables) // the least recently used goes
+        executables.erase(std::min_element(executables.begin(), executables.end(), [](const auto &a, const auto &b) {
+          return a.second.lastUse < b.second.lastUse;
+        }));
       Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext)
                                : buildLlamaGraph(config, batch, seqLen);
-      it = executables.emplace(key, graph::Executable::compile(*context, graph)).first;
+      it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph)}).first;
     }
-    return it->second;
+    it->second.lastUse = ++uses;
+    return it->second.executable;
   }
   void bindWeights(graph::Bindings &bindings) {
     for (auto &[name, buffer] : weights)
@@ -244,8 +270,8 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std:
   }
   m.upload("norm", vector("model.norm.weight"));
   CheckpointTensor table = matrix("model.embed_tokens.weight", c.vocabSize, d);
-  // Tied embeddings (no lm_head.weight) read the embedding table as the head.
-  bool tied = c.tieWordEmbeddings && !ckpt.has("lm_head.weight");
+  // Tied embeddings read the embedding table as the head.
+  bool tied = c.tieWordEmbeddings; // as transformers ties them, an lm_head.weight in the file or not
   m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}));
   m.upload("embed_tokens", bf16Bits(table));
 }
@@ -279,6 +305,7 @@ std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_
   graph::Executable &exe = executable(batch, seqLen, maxContext);
   Buffer idsBuffer = Buffer::of(*context, ids);
   int64_t rows = maxContext && seqLen > 1 ? batch : tokens; // a cached prefill's logits: the "last" rows
+  requireMemory("the logits", double(rows) * double(c.vocabSize) * 6, false); // bf16 downloaded, f32 made
   Buffer logits(*context, Scalar::BF16, size_t(rows * c.vocabSize));
   graph::Bindings bindings = extra;
   bindings["ids"] = &idsBuffer;
@@ -314,11 +341,19 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
   }
   if (batch == 0)
     throw Error("llama: generate: no prompts");
+  // (Before any sum of them: a huge maxNewTokens would wrap the context's size past the checks.)
+  if (options.maxNewTokens > c.maxPositions || longest > c.maxPositions)
+    throw Error("llama: generate: " + std::to_string(std::max(options.maxNewTokens, longest)) +
+                " positions asked for, more than the model's " + std::to_string(c.maxPositions) +
+                " (max_position_embeddings)");
+  if (options.keepLogits)
+    m.requireMemory("the logits kept", double(batch) * double(options.maxNewTokens) * double(vocab) * 4, false);
   std::mt19937_64 rng(options.seed);
   std::vector<Generation> out(static_cast<size_t>(batch));
   auto choose = [&](size_t b, const float *row) {
     int32_t next = chooseToken(row, vocab, options, rng);
-    out[b].logits.insert(out[b].logits.end(), row, row + vocab);
+    if (options.keepLogits)
+      out[b].logits.insert(out[b].logits.end(), row, row + vocab);
     out[b].tokens.push_back(next);
     return next;
   };
@@ -350,6 +385,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
                 "; the model has " +
                 std::to_string(c.maxPositions) + " (max_position_embeddings)");
   size_t cacheElements = size_t(batch * context * c.numKvHeads * c.headDim());
+  m.requireMemory("the KV caches", 2.0 * double(c.numLayers) * double(cacheElements) * 2, true);
   std::vector<Buffer> caches;
   graph::Bindings bindings;
   for (int64_t i = 0; i < 2 * c.numLayers; ++i) // a key and a value cache per layer

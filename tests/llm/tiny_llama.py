@@ -54,7 +54,8 @@ def write_safetensors(path, tensors):
     header, offset, blobs = {"__metadata__": {"format": "pt"}}, 0, []
     for name, bits in tensors.items():
         data = bits.tobytes()
-        header[name] = {"dtype": "BF16", "shape": list(bits.shape), "data_offsets": [offset, offset + len(data)]}
+        dtype = "F32" if bits.dtype == np.float32 else "BF16"  # bf16 as its uint16 bits
+        header[name] = {"dtype": dtype, "shape": list(bits.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
     text = json.dumps(header).encode()
@@ -63,10 +64,10 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def write_folder(folder, w, shards):
+def write_folder(folder, w, shards, config=None):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(CONFIG, f)
+        json.dump(config or CONFIG, f)
     if shards == 1:
         write_safetensors(os.path.join(folder, "model.safetensors"), w)
         return
@@ -81,9 +82,10 @@ def write_folder(folder, w, shards):
         json.dump({"metadata": {}, "weight_map": weight_map}, f)
 
 
-def reference_logits(w, ids):
-    """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights."""
-    c = CONFIG
+def reference_logits(w, ids, config=None):
+    """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights (the embedding
+    table as the head when tie_word_embeddings, as transformers ties them)."""
+    c = config or CONFIG
     W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
     d, H, KV = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
     hd, T, eps = d // H, len(ids), c["rms_norm_eps"]
@@ -108,7 +110,8 @@ def reference_logits(w, ids):
         x = rms(h, W[p + "post_attention_layernorm.weight"])
         g = x @ W[p + "mlp.gate_proj.weight"].T
         h = h + (g / (1 + np.exp(-g)) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
-    return rms(h, W["model.norm.weight"]) @ W["lm_head.weight"].T
+    head = W["model.embed_tokens.weight"] if c["tie_word_embeddings"] else W["lm_head.weight"]
+    return rms(h, W["model.norm.weight"]) @ head.T
 
 
 def run(args, folder, prompt, new, logits_path, extra=()):
@@ -195,6 +198,22 @@ def main():
         if tokens2 != tokens or not np.array_equal(logits2, logits):
             sys.exit("the sharded checkpoint gave other results")
         print("sharded checkpoint: the same tokens and logits")
+        # Tied embeddings: the table is the head even when the file also has an lm_head.weight
+        # (transformers ties them regardless); F32 weights convert to the same bf16.
+        tied_config = dict(CONFIG, tie_word_embeddings=True)
+        tied = os.path.join(tmp, "tied")
+        write_folder(tied, w, 1, tied_config)
+        tokens_t, logits_t = run(args, tied, prompt, 3, os.path.join(tmp, "t.npy"))
+        ref_t = reference_logits(w, prompt + tokens_t[:-1], tied_config)[len(prompt) - 1:]
+        err_t = np.linalg.norm(logits_t - ref_t) / np.linalg.norm(ref_t)
+        if not err_t < 2e-2:
+            sys.exit("tied embeddings: logits differ from the numpy model by %.3g" % err_t)
+        f32 = os.path.join(tmp, "f32")
+        write_folder(f32, {k: from_bits(v) for k, v in w.items()}, 1)
+        tokens_f, logits_f = run(args, f32, prompt, new, os.path.join(tmp, "f.npy"))
+        if tokens_f != tokens or not np.array_equal(logits_f, logits):
+            sys.exit("an F32 checkpoint gave other results than its bf16 values")
+        print("tied embeddings against numpy %.3g; an F32 checkpoint as its bf16" % err_t)
         # Sampling: top-k 1 is greedy at any temperature; a seed gives the same draws again,
         # and another seed (most likely) other ones.
         def tokens_with(*extra, prompt_ids=prompt, new=4):
@@ -252,7 +271,7 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--max-context", "5000"], 1,
                                     "a context of 5000 positions (maxContext); the model has 64"),
                                    (["--prompt", "3", "--max-new-tokens", "70"], 1,
-                                    "a context of 70 positions (a prompt of 1 tokens and 70 new ones); the model has 64"),
+                                    "70 positions asked for, more than the model's 64 (max_position_embeddings)"),
                                    (["--prompt", "3", "--no-cache", "--profile"], 2, "need the KV cache"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
@@ -260,6 +279,20 @@ def check_bad_requests(args, single, tmp, corpus):
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
         if r.returncode != status or message not in r.stderr:
             sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))
+    # KV caches past any memory (1024 layers of width 16, 64 sequences of 2^20 positions:
+    # 4 TiB): refused before anything is allocated.
+    huge_config = dict(CONFIG, hidden_size=16, intermediate_size=16, num_attention_heads=1, num_key_value_heads=1,
+                       num_hidden_layers=1024, vocab_size=32, max_position_embeddings=1 << 20)
+    saved = dict(CONFIG)
+    CONFIG.update(huge_config)
+    huge = os.path.join(tmp, "huge")
+    write_folder(huge, weights(np.random.default_rng(3)), 1)
+    CONFIG.clear()
+    CONFIG.update(saved)
+    r = subprocess.run([args.tk_llama, huge, "--backend", args.backend, "--prompt", "5", "--batch", "64",
+                        "--max-context", str(1 << 20), "--max-new-tokens", "2"], capture_output=True, text=True, timeout=300)
+    if r.returncode != 1 or "the KV caches need" not in r.stderr or "MiB of" not in r.stderr:
+        sys.exit("KV caches past memory: exit %d, %r" % (r.returncode, r.stderr))
     r = subprocess.run([args.tk_llama, os.path.join(tmp, "missing"), "--prompt", "1", "--backend", args.backend],
                        capture_output=True, text=True)
     if r.returncode != 1 or "config.json: cannot open it" not in r.stderr:

@@ -251,10 +251,12 @@ int main(int argc, char **argv) {
     if (gpu && sampling.kvCache && positions <= model.config().maxPositions && positions >= needed) {
       tk::llm::GenerateOptions warmup = sampling;
       warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
+      warmup.keepLogits = false;
       warmup.maxContext = positions;
       model.generate(prompts, warmup, stream);
     }
     sampling.profile = profile;
+    sampling.keepLogits = !savePath.empty(); // (batch x new tokens x vocab floats otherwise kept for nothing)
     std::vector<tk::llm::Generation> results = model.generate(prompts, sampling, stream);
     // One line per sequence, in the order of the prompts.
     std::vector<float> chosenFrom;

@@ -51,6 +51,8 @@ struct GenerateOptions {
   int64_t maxContext = 0;
   /// Profile the prefill and one decode step (GenerateStats), after they ran.
   bool profile = false;
+  /// Keep each new token's logits in Generation::logits (new tokens x vocab floats a sequence).
+  bool keepLogits = true;
 };
 
 /// What the last generate() measured, on the host's clock around work it waited for.
@@ -69,7 +71,7 @@ struct GenerateStats {
 
 struct Generation {
   std::vector<int32_t> tokens; // the new tokens
-  std::vector<float> logits;   // [tokens, vocab]: the logits each was chosen from
+  std::vector<float> logits;   // [tokens, vocab]: the logits each was chosen from (keepLogits)
 };
 
 class LlamaModel {
