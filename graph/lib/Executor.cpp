@@ -275,6 +275,14 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.context = &context;
   impl.graph = graph.impl();
   impl.plan = planGraph(impl.graph);
+  // The stdlib kernels index a tensor with 32-bit offsets (row times row stride): every tensor,
+  // bound or planned, stays under 2^31 elements, checked before anything is allocated.
+  for (size_t t = 0; t < impl.graph.nodes.size() + impl.plan.extra.size(); ++t) {
+    const TensorInfo &info = impl.plan.info(impl.graph, int(t));
+    if (double(elements(info)) >= double(int64_t(1) << 31))
+      throw Error("graph: " + info.str() + " has " + std::to_string(elements(info)) +
+                  " elements; the kernels index tensors with 32-bit offsets (at most 2^31 - 1 elements)");
+  }
   // One element type per graph (Graph checks), besides i32 index inputs.
   impl.dtype = Scalar::BF16;
   for (const Node &n : impl.graph.nodes)

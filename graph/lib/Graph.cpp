@@ -191,8 +191,11 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
 }
 
 Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor positions) {
+  // Checked before the rope is added: a failed call leaves the graph as it was.
+  const TensorInfo &t = impl_->at(x, "rope").out;
+  checkHeads("rope", t, heads, seqLen);
+  requireIndex(*impl_, positions, "rope", "positions", t.shape[0] / seqLen);
   Tensor y = rope(x, heads, seqLen, base);
-  requireIndex(*impl_, positions, "rope", "positions", impl_->nodes[y.id].out.shape[0] / seqLen);
   impl_->nodes[y.id].inputs.push_back(positions.id);
   return y;
 }

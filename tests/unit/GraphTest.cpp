@@ -383,6 +383,7 @@ TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
   EXPECT_EQ(errorOf([&] { g.rope(x, heads, seq, 10000.0, x); }),
             "graph: rope: positions must be an index input of 2 entries (one per sequence), got bf16[6, 32]");
   Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), std::vector<std::string>{"rope"}); // the failed call added nothing
   std::vector<uint16_t> xs(seq * sequences * cols);
   for (size_t i = 0; i < xs.size(); ++i)
     xs[i] = fp::floatToBf16(float(std::sin(0.37 * double(i))));
@@ -433,6 +434,17 @@ TEST_F(GraphRun, EmbeddingGathersRowsOfComputedTensorsAndViews) {
       EXPECT_EQ(fp::bf16ToFloat(l[size_t(t * cols / 2 + c)]), want) << t << "," << c;
       EXPECT_EQ(fp::bf16ToFloat(r[size_t(t * cols / 2 + c)]), wantRight) << t << "," << c;
     }
+}
+
+TEST(GraphPlan, TensorsPastThirtyTwoBitOffsetsAreRefusedBeforeAnythingIsAllocated) {
+  // 2^16 x 2^15 = 2^31 elements: the kernels' 32-bit row * stride offsets would wrap.
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {1 << 16, 1 << 15});
+  g.output(g.silu(x), "y");
+  Context context(Backend::Interpreter);
+  EXPECT_EQ(errorOf([&] { Executable::compile(context, g); }),
+            "graph: bf16[65536, 32768] has 2147483648 elements; the kernels index tensors with 32-bit offsets (at most "
+            "2^31 - 1 elements)");
 }
 
 TEST(GraphPlan, AppendPairsThatWouldWaitOnEachOtherStayApart) {
