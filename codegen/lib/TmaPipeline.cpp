@@ -73,10 +73,15 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
   }
   launchValue(access.rowStride);
   int64_t blockBytes = swizzle.blockLength * 2;
-  return TensorMapAttr::get(tile.getContext(), access.base.getArgNumber(), ArrayRef(args).take_front(rank),
-                            ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
-                            ArrayRef(values).drop_front(rank), box, blockBytes >= 32 ? blockBytes : 0,
-                            elementBytes(tile.getElementType()));
+  // A recipe the attribute cannot hold (a constant past 2^32: an i64 stride of 2^33) gives no
+  // map, and the load keeps cp.async; quietly, as a load that is no rectangle does.
+  MLIRContext *context = tile.getContext();
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  return TensorMapAttr::getChecked([&] { return mlir::emitError(UnknownLoc::get(context)); }, context,
+                                   int64_t(access.base.getArgNumber()), ArrayRef(args).take_front(rank),
+                                   ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
+                                   ArrayRef(values).drop_front(rank), ArrayRef<int64_t>(box),
+                                   int64_t(blockBytes >= 32 ? blockBytes : 0), int64_t(elementBytes(tile.getElementType())));
 }
 
 /// (value + 1) mod stages, and the parity flipped when it wraps.
@@ -443,8 +448,9 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   SmallVector<RectangularAccess, 2> accesses;
   for (LoadOp load : plan.loads) {
     std::optional<RectangularAccess> access = analysis.match(load);
-    // A box has at most 256 rows.
-    if (!access || cast<RankedTensorType>(load.getType()).getShape()[0] > 256) {
+    // A box has at most 256 rows, and the recipe must fit its attribute.
+    if (!access || cast<RankedTensorType>(load.getType()).getShape()[0] > 256 ||
+        !tensorMapFor(*access, cast<RankedTensorType>(load.getType()), analysis)) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] load at " << load.getLoc() << ": not a TMA rectangle\n");
       return false;
     }

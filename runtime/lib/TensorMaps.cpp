@@ -207,8 +207,12 @@ LaunchParams::LaunchParams(cuda::CUfunction function, const std::string &kernel,
       key[7 + i] = box[i];
     }
     for (size_t i = 0; i + 1 < rank; ++i) {
-      long long stride = empty ? (long long)(dims[i] * (i ? strides[i - 1] : r.elementBytes))
-                               : read(r.strides[rank - 2 - i]) * r.elementBytes;
+      long long stride = 0;
+      bool overflow = empty ? false : __builtin_mul_overflow(read(r.strides[rank - 2 - i]), (long long)r.elementBytes, &stride);
+      if (empty)
+        stride = (long long)(dims[i] * (i ? strides[i - 1] : r.elementBytes));
+      if (overflow)
+        throw Error("kernel '" + kernel + "': a row stride past 2^63 bytes for a TMA copy");
       if (stride <= 0 || stride % 16)
         throw Error("kernel '" + kernel + "': a row stride of " + std::to_string(stride) +
                     " bytes, but its TMA copies need a positive multiple of 16");

@@ -242,6 +242,26 @@ func.func @base_is_a_map(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tk
 
 // -----
 
+// A stack stride's factor names argument 4 (-1 - 4 = -5), the tensor map itself.
+#a = #tkg.tensor_map<base = 0, shape = [-1, 1, 2], shape_values = [2147483648, 0, 0], strides = [1, 3], stride_values = [-5, 0], box = [1, 128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' names argument 4, which is not a kernel parameter}}
+func.func @factor_is_the_map(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}) {
+  return
+}
+
+// -----
+
+// A factor naming argument 2^31 - 1 (-1 - (2^31 - 1)).
+#a = #tkg.tensor_map<base = 0, shape = [-1, 1, 2], shape_values = [2147483648, 0, 0], strides = [1, 3], stride_values = [-2147483648, 0], box = [1, 128, 64], swizzle = 128, element_bytes = 2>
+
+// expected-error @+1 {{'tkg.tensor_map' names argument 2147483647, which is not a kernel parameter}}
+func.func @factor_out_of_range(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{unknown argument attribute 'tkg.tensormap' of the tkg dialect}}
 func.func @misspelt(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensormap = 0 : i64}) {
   return

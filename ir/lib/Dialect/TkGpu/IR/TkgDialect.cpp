@@ -307,7 +307,14 @@ LogicalResult TkgDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsi
   if (!isa<TensorMapType>(type))
     return op->emitError() << "'" << kTensorMap << "' belongs on a !tkg.tensor_map kernel argument";
   int64_t base = map.getBase();
-  for (int64_t arg : llvm::concat<const int64_t>(ArrayRef<int64_t>(base), map.getShape(), map.getStrides()))
+  // An argument's factor may be another argument (-1 - its index): the same rule for it.
+  SmallVector<int64_t> factors;
+  for (auto [arg, value] : llvm::zip(llvm::concat<const int64_t>(map.getShape(), map.getStrides()),
+                                     llvm::concat<const int64_t>(map.getShapeValues(), map.getStrideValues())))
+    if (arg >= 0 && value < 0)
+      factors.push_back(-1 - value);
+  for (int64_t arg :
+       llvm::concat<const int64_t>(ArrayRef<int64_t>(base), map.getShape(), map.getStrides(), ArrayRef<int64_t>(factors)))
     if (arg >= int64_t(kernel.getNumArguments()) || (arg >= 0 && isa<TensorMapType>(kernel.getArgument(arg).getType())))
       return op->emitError() << "'" << kTensorMap << "' names argument " << arg << ", which is not a kernel parameter";
   return success();
