@@ -53,14 +53,6 @@ bool readsOperandsInPlace(DotOp dot, int64_t threads) {
   return (aStage && !aStage.getTrans() && feedsTensorCoresOnly(aStage)) || warpgroupAInRegisters(dot, threads);
 }
 
-/// Whether `op` (and everything in it) writes no memory: reads of the stages are fine.
-bool writesNothing(Operation *op) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
-  return effects && llvm::none_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
-           return isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect());
-         });
-}
-
 /// The first op of `dot`'s block that uses its result (itself or through an op it contains).
 Operation *firstUse(DotOp dot) {
   Operation *first = nullptr;
@@ -93,7 +85,7 @@ struct AsyncDots : public tk::impl::TkAsyncDotsBase<AsyncDots> {
       for (Operation *op = dot->getNextNode(); op != use && clear; op = op->getNextNode()) {
         if (auto other = dyn_cast<DotOp>(op); other && onWarpgroupMma(other, threads))
           ++pending;
-        clear = isa<DotOp, DotWaitOp>(op) || writesNothing(op);
+        clear = isa<DotOp, DotWaitOp>(op) || !tk::mayWriteMemory(op); // reads of the stages are fine
       }
       if (!clear)
         continue;

@@ -3,6 +3,7 @@
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -79,6 +80,13 @@ int64_t tk::numStagesOf(Operation *kernelOrInside) {
   func::FuncOp kernel = kernelOf(kernelOrInside);
   auto stages = kernel ? kernel->getAttrOfType<IntegerAttr>(TkDialect::kNumStages) : IntegerAttr();
   return stages ? stages.getInt() : 1;
+}
+
+bool tk::mayWriteMemory(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
+  return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
+    return isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect());
+  });
 }
 
 void tk::registerTkDialects(DialectRegistry &registry) {

@@ -12,23 +12,6 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `op` (or anything nested in it) may write memory.
-bool mayWrite(Operation *op) {
-  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
-    if (effects.hasEffect<MemoryEffects::Write>() || effects.hasEffect<MemoryEffects::Free>())
-      return true;
-  } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && !isMemoryEffectFree(op)) {
-    return true;
-  }
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Operation &nested : block)
-          if (mayWrite(&nested))
-            return true;
-  return false;
-}
-
 /// The earliest op of the block after which `op` may go: the last definition of one of its
 /// operands (or of anything they nest), and for a load also the last op that may write memory.
 Operation *earliestPoint(Operation *op, bool isLoad) {
@@ -37,7 +20,7 @@ Operation *earliestPoint(Operation *op, bool isLoad) {
       Operation *def = v.getDefiningOp();
       return def && (def == prev || prev->isProperAncestor(def));
     });
-    if (definesOperand || (isLoad && mayWrite(prev)))
+    if (definesOperand || (isLoad && tk::mayWriteMemory(prev)))
       return prev;
   }
   return nullptr;

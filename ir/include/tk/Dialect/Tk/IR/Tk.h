@@ -39,6 +39,9 @@ int64_t numWarpsOf(mlir::Operation *kernelOrInside);
 /// The stages of the kernel's software pipeline: its `tk.num_stages` (1, no pipelining, when
 /// unset). The one place that reads it.
 int64_t numStagesOf(mlir::Operation *kernelOrInside);
+/// Whether `op`, or anything nested in it, may write or free memory (an op whose effects are
+/// unknown may).
+bool mayWriteMemory(mlir::Operation *op);
 /// Registers the tk dialect and the upstream dialects tk IR uses.
 void registerTkDialects(mlir::DialectRegistry &registry);
 } // namespace tk
