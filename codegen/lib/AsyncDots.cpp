@@ -14,7 +14,7 @@
 // loop refills a stage only after the barrier of a later iteration), and the registers of A
 // are PTX virtual registers, which ptxas keeps until the wait.
 #include "MmaPlan.h"
-#include "StageRings.h"
+#include "TensorCoreOperands.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -32,25 +32,14 @@ using namespace mlir;
 namespace tk::codegen {
 namespace {
 
-/// Whether tk-to-threads lowers `dot` to wgmma (one commit group): a warpgroup plan and a
-/// result in the accumulator layout (DotPattern lowers any other by FMA).
-bool onWarpgroupMma(DotOp dot, int64_t threads) {
-  std::optional<MmaPlan> plan = planMma(dot, threads, /*warpgroupMma=*/true);
-  return plan && plan->warpgroup && hasLinearLayout(dot.getType());
-}
-
 /// Whether `dot` runs on wgmma and reads its operands where they are: B from a stage, A from a
-/// stage (rows of K) that only tensor cores read, or from registers; results in f32 (wgmma's
-/// accumulators). A dot that stages an operand in its own region must finish before later
-/// exchanges reuse that region.
+/// stage or from registers (TensorCoreOperands.h decides both for the lowering too); results
+/// in f32 (wgmma's accumulators). A dot that stages A in its own region must finish before
+/// later exchanges reuse that region.
 bool readsOperandsInPlace(DotOp dot, int64_t threads) {
-  if (!onWarpgroupMma(dot, threads) || !cast<RankedTensorType>(dot.getType()).getElementType().isF32())
-    return false;
-  auto aStage = dot.getA().getDefiningOp<LocalLoadOp>();
-  auto bStage = dot.getB().getDefiningOp<LocalLoadOp>();
-  if (!bStage || !feedsTensorCoresOnly(bStage))
-    return false;
-  return (aStage && !aStage.getTrans() && feedsTensorCoresOnly(aStage)) || warpgroupAInRegisters(dot, threads);
+  return lowersToWarpgroupMma(dot, threads, /*warpgroupMma=*/true) &&
+         cast<RankedTensorType>(dot.getType()).getElementType().isF32() && tensorCoreStage(dot.getB()) &&
+         !warpgroupStagesA(dot, threads);
 }
 
 /// The first op of `dot`'s block that uses its result (itself or through an op it contains).
@@ -83,7 +72,7 @@ struct AsyncDots : public tk::impl::TkAsyncDotsBase<AsyncDots> {
       int32_t pending = 0;
       bool clear = true;
       for (Operation *op = dot->getNextNode(); op != use && clear; op = op->getNextNode()) {
-        if (auto other = dyn_cast<DotOp>(op); other && onWarpgroupMma(other, threads))
+        if (auto other = dyn_cast<DotOp>(op); other && lowersToWarpgroupMma(other, threads, /*warpgroupMma=*/true))
           ++pending;
         clear = isa<DotOp, DotWaitOp>(op) || !tk::mayWriteMemory(op); // reads of the stages are fine
       }

@@ -45,9 +45,9 @@ struct DotPattern : public OpConversionPattern<DotOp> {
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (hasLinearLayout(op.getResult().getType())) {
-      if (planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup) {
+      if (lowersToWarpgroupMma(op, converter.threads(), converter.warpgroupMma())) {
         // planMma saw B's stage feed only dots; one of them off the tensor cores breaks that.
-        if (!tensorCoreStage(op.getB(), converter))
+        if (!tensorCoreStage(op.getB()))
           return op.emitError("B's stage also feeds a dot that is not on the tensor cores; use separate loads");
         lowerToWarpgroupMma(op, adaptor.getA(), adaptor.getAcc(), rewriter, converter);
         return success();
@@ -142,12 +142,12 @@ struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
 } // namespace
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
-  if (hasLinearLayout(op.getResult().getType()) && planMma(op, converter.threads(), converter.warpgroupMma())->warpgroup)
+  if (lowersToWarpgroupMma(op, converter.threads(), converter.warpgroupMma()))
     return warpgroupMmaSharedBytes(op, converter);
   int64_t bytes = 0;
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());
-    if (!tensorCoreStage(operand, converter) && !hasLinearLayout(operand.getType()))
+    if (!tensorCoreStage(operand) && !hasLinearLayout(operand.getType()))
       bytes += roundUp16(type.getNumElements() * elementBytes(type));
   }
   return bytes;

@@ -35,9 +35,20 @@ Value roundToTf32(OpBuilder &b, Location loc, Value x) {
 
 /// The stage a tensor-core operand is read from when `tkg.local_load` names one (B with `trans`:
 /// stored as rows of N); null when the dot stages the operand in its own region.
-LocalLoadOp tensorCoreStage(Value operand, const ThreadTypeConverter &converter) {
+LocalLoadOp tensorCoreStage(Value operand) {
   auto local = operand.getDefiningOp<LocalLoadOp>();
   return local && feedsTensorCoresOnly(local) ? local : LocalLoadOp();
+}
+
+bool lowersToWarpgroupMma(DotOp op, int64_t threads, bool warpgroupMma) {
+  if (!hasLinearLayout(op.getResult().getType()))
+    return false;
+  std::optional<MmaPlan> plan = planMma(op, threads, warpgroupMma);
+  return plan && plan->warpgroup;
+}
+
+bool warpgroupStagesA(DotOp op, int64_t threads) {
+  return !tensorCoreStage(op.getA()) && !warpgroupAInRegisters(op, threads);
 }
 
 void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared, ValueRange values,
@@ -87,7 +98,7 @@ MmaOperands stageMmaOperands(DotOp op, ValueRange aValues, ValueRange bValues, C
   bool tf32 = element.isF32();
   // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two.
   int64_t chunk = mmaKStep(element) / 2;
-  LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
+  LocalLoadOp aStage = tensorCoreStage(op.getA()), bStage = tensorCoreStage(op.getB());
   // A in the accumulator layout of an earlier dot over the same rows: its registers are the
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
   bool aInRegisters = hasLinearLayout(op.getA().getType());

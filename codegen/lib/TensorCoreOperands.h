@@ -12,7 +12,13 @@
 namespace tk::codegen {
 
 /// The stage ring a tensor-core operand is read from (`tkg.local_load`), or null.
-LocalLoadOp tensorCoreStage(mlir::Value operand, const ThreadTypeConverter &converter);
+LocalLoadOp tensorCoreStage(mlir::Value operand);
+/// Whether tk-to-threads lowers `op` to wgmma (one commit group): a warpgroup plan and a result
+/// in the accumulator layout (any other dot goes to mma.sync or FMA).
+bool lowersToWarpgroupMma(DotOp op, int64_t threads, bool warpgroupMma);
+/// Whether a wgmma dot copies A into its own shared region first: A in no stage and not in
+/// registers (an earlier dot's accumulators).
+bool warpgroupStagesA(DotOp op, int64_t threads);
 /// Round to nearest (ties away from zero) at tf32's 10 mantissa bits; inf and NaN unchanged.
 mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Stages `values` (a tile under layout `l`, rows of `swizzle.rowLength`) into `shared` at

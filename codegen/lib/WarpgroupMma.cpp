@@ -113,7 +113,7 @@ struct WarpgroupOperands {
 WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const MmaPlan &plan,
                                          ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();
-  LocalLoadOp aStage = tensorCoreStage(op.getA(), converter), bStage = tensorCoreStage(op.getB(), converter);
+  LocalLoadOp aStage = tensorCoreStage(op.getA()), bStage = tensorCoreStage(op.getB());
   bool registersA = !aStage && warpgroupAInRegisters(op, converter.threads());
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
@@ -165,7 +165,7 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
 } // namespace
 
 int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
-  if (tensorCoreStage(op.getA(), converter) || warpgroupAInRegisters(op, converter.threads()))
+  if (!warpgroupStagesA(op, converter.threads()))
     return 0;
   auto a = cast<RankedTensorType>(op.getA().getType());
   return roundUp16(a.getNumElements() * elementBytes(a));
