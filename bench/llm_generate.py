@@ -139,7 +139,7 @@ def decode_floor(shape, context, batch, copy_tbs):
                 tokens_s=batch / (step_ms / 1e3))
 
 
-def run(tk_llama, tmp, copy_tbs, quick, log):
+def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
     import torch
     shape = SMALL if quick else LLAMA_7B
     prompt_len, new = (256, 17) if quick else (2048, 65)
@@ -187,14 +187,20 @@ def run(tk_llama, tmp, copy_tbs, quick, log):
 
         for batch in batches:
             row = dict(batch=batch, context=prompt_len, floor=decode_floor(shape, prompt_len + new // 2, batch, copy_tbs))
-            tk = first if batch == 1 else tk_generate(tk_llama, folder, prompt, new, batch)
-            if batch == 1:
-                result["tk_profile"] = tk["stdout"][tk["stdout"].index("prefill profile:"):]
+            tk = first if batch == 1 else tk_generate(tk_llama, folder, prompt, new, batch, ["--profile"])
+            if "prefill profile:" in tk["stdout"]:
+                row["tk_profile"] = tk["stdout"][tk["stdout"].index("prefill profile:"):]
             row["tk"] = {k: v for k, v in tk.items() if k not in ("stdout", "tokens")}
             log("llm: batch %d tk prefill %.1f ms, decode %.3f ms a step (%.1f tokens/s; floor %.3f ms)" %
                 (batch, tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"]))
             result["rows"].append(row)
-        log(result.get("tk_profile", ""))
+            log(row.get("tk_profile", ""))
+        # Flash-decoding's split count against the default, tk alone (17 new tokens a run).
+        for batch, splits in sweep:
+            tk = tk_generate(tk_llama, folder, prompt, 17, batch, ["--decode-splits", str(splits)])
+            result.setdefault("splits_sweep", []).append(dict(batch=batch, splits=splits,
+                                                              decode_ms_per_step=tk["decode_ms_per_step"]))
+            log("llm: batch %d, %d decode splits: %.3f ms a step" % (batch, splits, tk["decode_ms_per_step"]))
 
         for mode in ("eager", "static+compile"):
             if mode == "static+compile":
@@ -240,20 +246,25 @@ def markdown(llm):
                    "float32: tk relative L2 %.3g, transformers bf16 %.3g (the bar: 2e-2, %s)." % (
                        c.get("rows", 8) - 1, c["tk_vs_hf_f32"], c["hf_bf16_vs_hf_f32"],
                        "met" if c.get("passed", c["tk_vs_hf_f32"] < 2e-2) else "NOT met"))
-    out.append("| batch | tk prefill ms | tk decode ms/step | tk tokens/s | floor ms/step | tk of floor | "
+    table = ["| batch | tk prefill ms | tk decode ms/step | tk tokens/s | floor ms/step | tk of floor | "
                "HF static+compile prefill ms / tokens/s | HF eager prefill ms / tokens/s | decode vs HF compile | "
-               "prefill vs HF compile |\n|---|---|---|---|---|---|---|---|---|---|")
+               "prefill vs HF compile |\n|---|---|---|---|---|---|---|---|---|---|"]
     for row in llm["rows"]:
         tk, hf, eager = row["tk"], row.get("hf static+compile", {}), row.get("hf eager", {})
         def pair(h):
             return "%.1f / %.1f" % (h["prefill_ms"], h["decode_tokens_s"]) if "prefill_ms" in h else h.get("failed", "-")
-        out.append("| %d | %.1f | %.3f | %.1f | %.3f | %.0f%% | %s | %s | %s | %s |" % (
+        table.append("| %d | %.1f | %.3f | %.1f | %.3f | %.0f%% | %s | %s | %s | %s |" % (
             row["batch"], tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"],
             100 * row["decode_of_floor"], pair(hf), pair(eager),
             "%.2fx" % row["decode_vs_hf static+compile"] if "decode_vs_hf static+compile" in row else "-",
             "%.2fx" % row["prefill_vs_hf static+compile"] if "prefill_vs_hf static+compile" in row else "-"))
-    if llm.get("tk_profile"):
-        out.append("tk-llama --profile at batch 1:\n\n```\n%s```" % llm["tk_profile"])
+    out.append("\n".join(table))
+    for row in llm["rows"]:
+        if row.get("tk_profile"):
+            out.append("tk-llama --profile at batch %d:\n\n```\n%s```" % (row["batch"], row["tk_profile"]))
+    if llm.get("splits_sweep"):
+        out.append("Flash-decoding splits (tk alone, 17 new tokens): " + ", ".join(
+            "batch %d %d splits %.3f ms" % (r["batch"], r["splits"], r["decode_ms_per_step"]) for r in llm["splits_sweep"]))
     return "\n\n".join(out)
 
 

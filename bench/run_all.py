@@ -459,7 +459,8 @@ class Bench:
     def llm_section(self):
         import llm_generate
         self.llm = llm_generate.run(os.path.join(self.args.bin, "tk-llama"), self.tmp, self.ceilings["copy_tbs"],
-                                    self.args.quick, log)
+                                    self.args.quick, log, sweep=[tuple(map(int, pair.split(":")))
+                                                                for pair in self.args.llm_splits_sweep.split(",") if pair])
 
     def jit_section(self):
         out = os.path.join(self.tmp, "jit.json")
@@ -491,6 +492,8 @@ def main():
     parser.add_argument("--attention-dtypes", default="f16,bf16")
     parser.add_argument("--no-max-autotune", dest="max_autotune", action="store_false",
                         help="skip torch.compile max-autotune-no-cudagraphs (the slowest peer to compile)")
+    parser.add_argument("--llm-splits-sweep", default="", metavar="BATCH:SPLITS,...",
+                        help="also time tk-llama's decode at these flash-decoding split counts")
     parser.add_argument("--command", default="", help="the command line to record")
     parser.add_argument("sections", nargs="*", default=SECTIONS)
     args = parser.parse_args()

@@ -121,7 +121,7 @@ int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o
 namespace {
 
 /// The model's graph; with `maxContext`, over a KV cache (buildCachedLlamaGraph).
-Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext) {
+Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext, int decodeSplits) {
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
   Graph g;
   Tensor x = g.embedding(g.weight("embed_tokens", Scalar::BF16, {c.vocabSize, d}), g.indexInput("ids", batch * seqLen));
@@ -154,7 +154,7 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
       Tensor kAll = g.appendKV(kCache, k, positions, seq), vAll = g.appendKV(vCache, qkv[2], positions, seq);
       // Prefill writes the cache for the decode steps and attends within the call (every
       // op runs, read or not); decoding attends to the cache, its own row included.
-      attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv))
+      attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv), decodeSplits)
                           : g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
     }
     Tensor h = g.add(g.matmul(attended, wo), x);
@@ -173,26 +173,35 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
 
 } // namespace
 
-Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) { return buildGraph(c, batch, seqLen, 0); }
+int decodeSplitsFor(int64_t batch, int64_t heads, int64_t maxContext) {
+  (void)batch, (void)heads, (void)maxContext;
+  return 16;
+}
 
-Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext) {
+Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) { return buildGraph(c, batch, seqLen, 0, 0); }
+
+Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext,
+                            int decodeSplits) {
   if (maxContext < 1)
     throw Error("llama: a KV cache of " + std::to_string(maxContext) + " positions");
-  return buildGraph(c, batch, seqLen, maxContext);
+  if (decodeSplits < 0 || decodeSplits > 64)
+    throw Error("llama: " + std::to_string(decodeSplits) + " flash-decoding splits (1 to 64, or 0 to choose)");
+  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads, maxContext));
 }
 
 struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
   std::map<std::string, Buffer> weights;
-  /// Compiled graphs by (batch, seqLen, maxContext), each with when it was last used: at most
+  /// Compiled graphs by (batch, seqLen, maxContext, decode splits), each with when it was last used: at most
   /// kExecutables kept (recomputing without a cache compiles one per length).
   struct Compiled {
     graph::Executable executable;
     uint64_t lastUse = 0;
   };
   static constexpr size_t kExecutables = 4;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, Compiled> executables;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int>, Compiled> executables;
+  int decodeSplits = 0; // the current generate()'s GenerateOptions::decodeSplits
   uint64_t uses = 0;
   GenerateStats stats;
 
@@ -216,14 +225,14 @@ struct LlamaModel::Impl {
                          std::vector<graph::KernelProfile> *profile = nullptr);
   /// The compiled graph for (batch, seqLen, maxContext), compiled on first use.
   graph::Executable &executable(int64_t batch, int64_t seqLen, int64_t maxContext) {
-    auto key = std::make_tuple(batch, seqLen, maxContext);
+    auto key = std::make_tuple(batch, seqLen, maxContext, maxContext ? decodeSplits : 0);
     auto it = executables.find(key);
     if (it == executables.end()) {
       if (executables.size() >= kExecutables) // the least recently used goes
         executables.erase(std::min_element(executables.begin(), executables.end(), [](const auto &a, const auto &b) {
           return a.second.lastUse < b.second.lastUse;
         }));
-      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext)
+      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext, decodeSplits)
                                : buildLlamaGraph(config, batch, seqLen);
       it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph)}).first;
     }
@@ -327,10 +336,11 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
 std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32_t>> &prompts,
                                              const GenerateOptions &options, const Stream &stream) {
   if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
-      options.topK < 0 || options.maxContext < 0)
+      options.topK < 0 || options.maxContext < 0 || options.decodeSplits < 0 || options.decodeSplits > 64)
     throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0, "
-                "maxContext >= 0");
+                "maxContext >= 0, decodeSplits 0 to 64");
   Impl &m = *impl_;
+  m.decodeSplits = options.decodeSplits;
   m.stats = GenerateStats();
   const LlamaConfig &c = m.config;
   int64_t vocab = c.vocabSize, batch = int64_t(prompts.size()), longest = 0;

@@ -158,16 +158,17 @@ def main():
                enumerate([[], ["--no-cache"]])]
         if one[0] != one[1]:
             sys.exit("a one-token prompt: %s with the cache, %s without" % tuple(one))
-        # A larger cache than needed, and the per-kernel profile: the same tokens, a speed line
-        # for each phase and a table of each (the decode step's has the flash-decoding kernels).
+        # A larger cache than needed, 3 flash-decoding splits, and the per-kernel profile: the same
+        # tokens, a speed line for each phase and a table of each (the decode step's has the
+        # flash-decoding kernels).
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),
-                            "--max-new-tokens", str(new), "--max-context", "40", "--profile"],
+                            "--max-new-tokens", str(new), "--max-context", "40", "--profile", "--decode-splits", "3"],
                            capture_output=True, text=True)
         out = r.stdout
         if r.returncode or ("tokens: " + ",".join(map(str, tokens))) not in out:
-            sys.exit("--max-context 40 --profile: exit %d, %r %r" % (r.returncode, out, r.stderr))
+            sys.exit("--max-context 40 --profile --decode-splits 3: exit %d, %r %r" % (r.returncode, out, r.stderr))
         for needle in ["prefill: 5 tokens in ", "decode: 4 steps of 1 sequences in ", "prefill profile: ",
-                       "decode step profile: ", "decode_attention_split", "decode_attention_combine",
+                       "decode step profile: ", "decode_attention_split (3 splits)", "decode_attention_combine",
                        "matmul_epilogue", "kv_append", "TFLOP/s"]:
             if needle not in out:
                 sys.exit("--profile printed no %r: %s" % (needle, out))
@@ -176,7 +177,7 @@ def main():
         launches = sum(int(l.split()[-5]) for l in decode_table.splitlines()[2:] if l.strip())
         if launches != kernels:
             sys.exit("the decode table's launches (%d) are not its %d kernels: %s" % (launches, kernels, decode_table))
-        print("--max-context 40 --profile: the same tokens; %d kernels a decode step" % kernels)
+        print("--max-context 40 --profile --decode-splits 3: the same tokens; %d kernels a decode step" % kernels)
         # A static batch of prompts of different lengths: each sequence's tokens are its own
         # (prefilled right-padded, decoded at its own position).
         other = [7, 8]
@@ -273,6 +274,7 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--max-new-tokens", "70"], 1,
                                     "70 positions asked for, more than the model's 64 (max_position_embeddings)"),
                                    (["--prompt", "3", "--no-cache", "--profile"], 2, "need the KV cache"),
+                                   (["--prompt", "3", "--decode-splits", "65"], 2, "--decode-splits takes 1 to 64"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
                                    (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:

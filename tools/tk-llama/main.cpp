@@ -2,7 +2,7 @@
 // (tk::llm::LlamaModel::generate does the work; this is its command line).
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
-//            [--tokenizer tokenizer.model --prompt-text "..."] [--profile]
+//            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
@@ -35,6 +35,7 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
+    "                [--decode-splits N]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -50,7 +51,8 @@ constexpr const char *kUsage =
     "  --tokenizer       a SentencePiece model (the folder's tokenizer.model): prints the text too\n"
     "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n"
     "  --no-cache        run the whole prefix again for every token instead of a KV cache\n"
-    "  --profile         print each kernel's time in the prefill and in one decode step\n";
+    "  --profile         print each kernel's time in the prefill and in one decode step\n"
+    "  --decode-splits   the ranges flash-decoding cuts each cache into, 1 to 64 (default: chosen)\n";
 
 /// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
 /// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
@@ -140,7 +142,7 @@ int main(int argc, char **argv) {
   std::vector<std::vector<int32_t>> prompts;
   long batch = 1;
   long maxNew = 16;
-  long long maxContext = 0;
+  long long maxContext = 0, decodeSplits = 0;
   bool profile = false;
   std::optional<tk::Backend> backend;
   tk::llm::GenerateOptions sampling;
@@ -170,6 +172,8 @@ int main(int argc, char **argv) {
         savePath = value();
       } else if (a == "--batch") {
         batch = long(integerOption(a, value(), 1, 4096));
+      } else if (a == "--decode-splits") {
+        decodeSplits = integerOption(a, value(), 1, 64);
       } else if (a == "--max-context") {
         maxContext = integerOption(a, value(), 1, 1 << 20);
       } else if (a == "--profile") {
@@ -241,6 +245,7 @@ int main(int argc, char **argv) {
     for (const std::vector<int32_t> &p : prompts)
       longest = std::max(longest, p.size());
     sampling.maxContext = maxContext;
+    sampling.decodeSplits = int(decodeSplits);
     // A stream of its own: the decode steps replay one CUDA graph on it.
     tk::Stream stream = context.createStream();
     bool gpu = context.backend() == tk::Backend::Cuda;

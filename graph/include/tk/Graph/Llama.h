@@ -31,7 +31,14 @@ graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t s
 /// 0) attends within the call, and its "logits" are [batch, vocab]: those of the rows of index
 /// input "last" (each sequence's last prompt token) only; decoding attends to the cache by
 /// flash-decoding.
-graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext);
+/// `decodeSplits`: the ranges flash-decoding cuts each sequence's cache into (0: chosen from
+/// the batch, the heads and the context, see decodeSplitsFor).
+graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext,
+                                   int decodeSplits = 0);
+
+/// The split count flash-decoding uses for `batch` sequences of `heads` query heads over a cache
+/// of `maxContext` positions when none is asked for.
+int decodeSplitsFor(int64_t batch, int64_t heads, int64_t maxContext);
 
 /// How LlamaModel::generate picks tokens: greedy at temperature 0; else transformers' order
 /// (logits / temperature, the topK most likely (0: all), the smallest set whose probability
@@ -53,6 +60,8 @@ struct GenerateOptions {
   bool profile = false;
   /// Keep each new token's logits in Generation::logits (new tokens x vocab floats a sequence).
   bool keepLogits = true;
+  /// The ranges flash-decoding cuts each sequence's cache into, 1 to 64 (0: decodeSplitsFor).
+  int decodeSplits = 0;
 };
 
 /// What the last generate() measured, on the host's clock around work it waited for.
