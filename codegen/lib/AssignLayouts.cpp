@@ -6,6 +6,7 @@
 #include "AffineAddresses.h"
 #include "LayoutRules.h"
 #include "MemoryTypes.h"
+#include "MmaPlan.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -61,10 +62,21 @@ LogicalResult checkShapes(func::FuncOp kernel) {
 }
 
 /// What the GPU backend cannot compile yet gets a located error that names the way out.
-LogicalResult checkSupported(func::FuncOp kernel) {
+LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
   WalkResult unsupported = kernel.walk([&](Operation *op) {
-    // f8 values move through memory and shapes, and convert to and from wider floats.
-    bool f8 =
+    // FP8 dots run on wgmma only: both operands staged K-major (A as loaded, B through `trans`).
+    if (auto dot = dyn_cast<DotOp>(op); dot && isFloat8(cast<RankedTensorType>(dot.getA().getType()).getElementType())) {
+      std::optional<MmaPlan> plan = planMma(dot, threadsOf(kernel), wgmma);
+      if (plan && plan->warpgroup)
+        return WalkResult::advance();
+      op->emitError() << "an FP8 'tk.dot' runs on Hopper's wgmma only (--arch=sm_90a): A an [M, K] tile loaded in a "
+                         "pipelined loop, B a loaded [N, K] tile through trans(), M a multiple of 64 over 4 warps a "
+                         "group, K of 32, an f32 accumulator; or run it with --backend=interp";
+      return WalkResult::interrupt();
+    }
+    // f8 values move through memory (stages too) and shapes, and convert to and from wider floats.
+    // (A load's `other` that a stage's zero fill replaced is a dead constant.)
+    bool f8 = !(isa<arith::ConstantOp>(op) && op->use_empty()) &&
         llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
                      [](Type t) {
                        Type e = tk::elementTypeOf(t);
@@ -72,7 +84,8 @@ LogicalResult checkSupported(func::FuncOp kernel) {
                          e = ptr.getPointee();
                        return isa<Float8E4M3FNType, Float8E5M2Type>(e);
                      }) &&
-        !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp>(op) &&
+        !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
+             AsyncCopyOp, LocalLoadOp, scf::ForOp, scf::YieldOp, scf::IfOp>(op) &&
         !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
           !tk::elementTypeOf(op->getResult(0).getType()).isF64());
     bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,
@@ -266,7 +279,7 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
         }
       });
       Assignment assignment(kernel, wgmma);
-      if (failed(checkShapes(kernel)) || failed(checkSupported(kernel)) || failed(assignment.checkRules()))
+      if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma)) || failed(assignment.checkRules()))
         return signalPassFailure();
       assignment.propagate();
       assignment.insertConversions();

@@ -76,7 +76,7 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     auto owner = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
     OpBuilder b = owner.getThenBodyBuilder();
     Type chunk = b.getIntegerType(bytes * 8);
-    SwizzleParams swizzle(type.tileShape().front(), rowLength);
+    auto swizzle = SwizzleParams::ofElements(type.tileShape().front(), rowLength, bytes);
     auto coefficients = indexBitCoefficients(op.getPtr());
     // Slots of a tile that covers the threads whole are the thread's element plus constant
     // rows and columns: their destinations are a few bases plus folded offsets.
@@ -156,12 +156,14 @@ struct LocalLoadPattern : public OpConversionPattern<LocalLoadOp> {
     BlockedLayout l = converter.layoutOf(result);
     Type element = result.getElementType();
     if (feedsTensorCoresOnly(op)) {
-      rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(l.perThread(), LLVM::PoisonOp::create(rewriter, loc, element))});
+      // (No values: the MMAs read the stage. FP8's placeholder is a poison byte as its type.)
+      Value none = fromMemory(rewriter, loc, LLVM::PoisonOp::create(rewriter, loc, memoryType(element)), element);
+      rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(l.perThread(), none)});
       return success();
     }
     SharedBufferType type = op.getBuffer().getType();
     int64_t rowLength = type.tileShape().back();
-    SwizzleParams swizzle(type.tileShape().front(), rowLength);
+    auto swizzle = SwizzleParams::ofElements(type.tileShape().front(), rowLength, elementBytes(element));
     Value base = stageBase(rewriter, loc, adaptor.getBuffer()[0], adaptor.getStage()[0], type);
     Value tid = threadId(rewriter, loc);
     SmallVector<Value> values;

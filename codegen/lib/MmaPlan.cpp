@@ -13,10 +13,13 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
   // Dots chained in one loop body (attention) split rows only, as on mma.sync.
   bool chained = llvm::any_of(op->getBlock()->getOps<DotOp>(), [&](DotOp other) { return other != op; });
-  // Rows of at least 32 bytes: a swizzle mode.
-  int64_t bRow = bRowsOfN ? k : n;
-  if (!(element.isF16() || element.isBF16()) || bType.getElementType() != element ||
-      !cast<RankedTensorType>(op.getType()).getElementType().isF32() || threads % 128 || k % 16 || m % 64 || bRow < 16)
+  // Rows of at least 32 bytes: a swizzle mode. FP8 (e4m3 and e5m2, mixed too) reads both
+  // operands K-major only.
+  int64_t bRow = bRowsOfN ? k : n, bytes = elementBytes(element);
+  bool sixteenBit = (element.isF16() || element.isBF16()) && bType.getElementType() == element;
+  bool float8 = isFloat8(element) && isFloat8(bType.getElementType()) && bRowsOfN;
+  if (!(sixteenBit || float8) || !cast<RankedTensorType>(op.getType()).getElementType().isF32() || threads % 128 ||
+      k % mmaKStep(element) || m % 64 || bRow * bytes < 32)
     return std::nullopt;
   int64_t groups = threads / 128;
   MmaPlan plan;
@@ -27,7 +30,7 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
   if (chained && plan.warpsN > 1)
     return std::nullopt;
   int64_t instructionN = n / plan.warpsN;
-  SwizzleParams bSwizzle(bRowsOfN ? n : k, bRow);
+  auto bSwizzle = SwizzleParams::ofElements(bRowsOfN ? n : k, bRow, bytes);
   // N rows of K: each group starts at a row; K rows of N: at a column block.
   if (instructionN < 8 || instructionN % 8 || instructionN > 256 ||
       (!bRowsOfN && plan.warpsN > 1 && instructionN % bSwizzle.blockLength))
@@ -79,7 +82,9 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
              return isa<DotOp>(use.getOwner()) && use.getOperandNumber() == operand;
            });
   };
-  if (warpgroupMma && (!aStage || !aStage.getTrans()) && onlyOperand(bStage, 1))
+  // (FP8's A from a stage only: nothing stages 1-byte tiles for the dot.)
+  bool float8 = isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType());
+  if (warpgroupMma && (!aStage || !aStage.getTrans()) && (aStage || !float8) && onlyOperand(bStage, 1))
     if (std::optional<MmaPlan> plan = planWarpgroupShapes(op, threads, bStage.getTrans()))
       return plan;
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
@@ -114,6 +119,16 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
   plan.nTiles = n / plan.warpsN / 8;
   plan.accumulator = accumulatorBits(m, n, plan.warpsM, plan.warpsN);
   return plan;
+}
+
+bool isFloat8(Type element) { return isa<Float8E4M3FNType, Float8E5M2Type>(element); }
+
+bool takesTensorCores(DotOp op, int64_t threads) {
+  if (planMma(op, threads))
+    return true;
+  auto bTrans = op.getB().getDefiningOp<TransOp>();
+  return isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType()) && bTrans &&
+         !op.getA().getDefiningOp<TransOp>() && planWarpgroupShapes(op, threads, /*bRowsOfN=*/true);
 }
 
 LayoutBits accumulatorBits(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {

@@ -20,14 +20,21 @@ struct MmaPlan {
   LayoutBits accumulator;
 };
 /// `warpgroupMma`: the dot may run on wgmma (sm_90a), which it does when both operands are
-/// stages of 2-byte elements (A as rows of K) and the warpgroups can split it.
+/// stages of 2-byte elements (A as rows of K), or of FP8 (both K-major: B from a `trans`
+/// stage), and the warpgroups can split it. FP8 runs on wgmma only.
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma = false);
 /// The wgmma plan of a dot whose operands are stages (A as rows of K, B as rows of N when
 /// `bRowsOfN`), when wgmma takes its shapes and types; planMma checks the stages.
 std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRowsOfN);
 /// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
-/// elements, 8 for tf32, 32 for i8).
+/// elements, 8 for tf32, 32 for i8); wgmma's likewise (16, and 32 for FP8).
 inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
+/// f8e4m3 or f8e5m2.
+bool isFloat8(mlir::Type element);
+/// Whether `op` runs on tensor cores once its loads are staged (the pipeliner's question, asked
+/// before there are stages): mma.sync's plan, or an FP8 dot's wgmma plan (A as loaded, B
+/// through `trans`: both K-major).
+bool takesTensorCores(DotOp op, int64_t threads);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);

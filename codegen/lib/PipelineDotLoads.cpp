@@ -44,12 +44,17 @@ namespace {
 
 bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
 
+/// Tiles whose stages tensor cores read: 2-byte elements, or FP8 (wgmma's only).
+bool stageableElement(RankedTensorType type) {
+  return type.getElementTypeBitWidth() == 16 || isFloat8(type.getElementType());
+}
+
 /// The tensor-core dot in `body` that a load feeds as its only use (directly, or as B through
 /// `trans`: a transposed operand is read from its rows as they are, which only B supports),
-/// when the load is a 2-D tile of 2-byte elements whose masked-off elements read as zero.
+/// when the load is a 2-D tile of 2-byte (or FP8) elements whose masked-off elements read as zero.
 DotOp dotFedBy(LoadOp load, Block *body, int64_t threads) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || !load->hasOneUse() ||
+  if (!type || type.getRank() != 2 || !stageableElement(type) || !load->hasOneUse() ||
       (load.getOther() && !isZero(load.getOther())))
     return {};
   Operation *user = *load->getUsers().begin();
@@ -57,7 +62,7 @@ DotOp dotFedBy(LoadOp load, Block *body, int64_t threads) {
   if (trans && trans->hasOneUse())
     user = *trans->getUsers().begin();
   auto dot = dyn_cast<DotOp>(user);
-  if (!dot || dot->getBlock() != body || (trans && dot.getB() != trans.getResult()) || !planMma(dot, threads))
+  if (!dot || dot->getBlock() != body || (trans && dot.getB() != trans.getResult()) || !takesTensorCores(dot, threads))
     return {};
   return dot;
 }
@@ -101,18 +106,19 @@ void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stag
 
 namespace {
 
-/// Whether every use of `load` (a 2-D tile of 2-byte elements whose masked-off elements read as
-/// zero) is as a tensor-core dot's operand, or as B through a `trans` that only dots' B use.
+/// Whether every use of `load` (a 2-D tile of 2-byte or FP8 elements whose masked-off elements
+/// read as zero) is as a tensor-core dot's operand, or as B through a `trans` that only dots' B use.
 bool feedsOnlyDots(LoadOp load, int64_t threads) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || load->use_empty() ||
+  if (!type || type.getRank() != 2 || !stageableElement(type) || load->use_empty() ||
       (load.getOther() && !isZero(load.getOther())))
     return false;
   // As loaded: A, or B as K rows of N; through `trans`: B as rows of N.
   auto usedBy = [&](Value v, bool onlyB) {
     return llvm::all_of(v.getUses(), [&](OpOperand &use) {
       auto dot = dyn_cast<DotOp>(use.getOwner());
-      return dot && use.getOperandNumber() <= 1 && (!onlyB || use.getOperandNumber() == 1) && planMma(dot, threads);
+      return dot && use.getOperandNumber() <= 1 && (!onlyB || use.getOperandNumber() == 1) &&
+             takesTensorCores(dot, threads);
     });
   };
   if (load->hasOneUse())
@@ -137,7 +143,7 @@ void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
     if (load->getParentOfType<scf::ForOp>() || load->getParentOfType<scf::WhileOp>() || !feedsOnlyDots(load, threads))
       return;
     auto type = cast<RankedTensorType>(load.getType());
-    int64_t size = type.getNumElements() * 2;
+    int64_t size = type.getNumElements() * elementBytes(type.getElementType());
     if (bytes + size > kMaxStagedBytes)
       return;
     bytes += size;

@@ -369,9 +369,11 @@ std::optional<Polynomial> dividedBy(const Polynomial &p, const Polynomial &divis
 
 std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || !load.getMask())
+  // Tiles of the stages tensor cores read: 2-byte elements, or FP8's 1.
+  if (!type || type.getRank() != 2 || (type.getElementTypeBitWidth() != 16 && type.getElementTypeBitWidth() != 8) ||
+      !isa<FloatType>(type.getElementType()) || !load.getMask())
     return std::nullopt;
-  constexpr int64_t elementBytes = 2;
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
   std::optional<Polynomial> pointers = of(load.getPtr());
   if (!pointers)
     return std::nullopt;

@@ -61,7 +61,7 @@ class RectangularAccessAnalysis {
 public:
   explicit RectangularAccessAnalysis(mlir::scf::ForOp loop) : loop_(loop) {}
 
-  /// `load`'s rectangle, if it is one TMA can copy: a 2-D tile of 2-byte elements, its base
+  /// `load`'s rectangle, if it is one TMA can copy: a 2-D tile of 2-byte (or FP8) elements, its base
   /// a kernel argument aligned to 16 bytes, its row stride a constant or a kernel argument
   /// divisible by 16 bytes, the extents constants or kernel arguments.
   std::optional<RectangularAccess> match(LoadOp load);

@@ -23,6 +23,13 @@ struct SwizzleParams {
       : rows(rows), rowLength(rowLength), chunk(chunk), blockLength(std::min<int64_t>(rowLength, 8 * chunk)),
         perPhase(std::max<int64_t>(1, 8 * chunk / blockLength)),
         maxPhase(std::max<int64_t>(1, std::min<int64_t>(8, blockLength / chunk))) {}
+  /// The layout of a stage (or a dot's staged operand) of `elementBytes`-byte elements: 16-byte
+  /// chunks of 8 elements of 2 bytes, 16 of FP8's 1.
+  static SwizzleParams ofElements(int64_t rows, int64_t rowLength, int64_t elementBytes) {
+    return SwizzleParams(rows, rowLength, 16 / elementBytes);
+  }
+  /// Bytes of one column block (the swizzle mode's width: 128, 64 or 32).
+  int64_t blockBytes() const { return blockLength * (16 / chunk); }
   int64_t phase(int64_t row) const { return (row / perPhase) % maxPhase; }
   /// Elements between consecutive column blocks.
   int64_t blockStride() const { return rows * blockLength; }

@@ -44,7 +44,8 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
     args.push_back(cast<BlockArgument>(analysis.atomValue(*p.singleAtom())).getArgNumber());
     values.push_back(0); // no factor
   };
-  SwizzleParams swizzle(tile.getShape()[0], tile.getShape()[1]);
+  int64_t bytes = elementBytes(tile.getElementType());
+  auto swizzle = SwizzleParams::ofElements(tile.getShape()[0], tile.getShape()[1], bytes);
   SmallVector<int64_t> box{tile.getShape()[0], swizzle.blockLength};
   // A stack of matrices: as deep as a non-negative i32 index reaches (no index is outside
   // it), its matrices rowExtent x rowStride elements apart.
@@ -72,7 +73,7 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
     }
   }
   launchValue(access.rowStride);
-  int64_t blockBytes = swizzle.blockLength * 2;
+  int64_t blockBytes = swizzle.blockBytes();
   // A recipe the attribute cannot hold (a constant past 2^32: an i64 stride of 2^33) gives no
   // map, and the load keeps cp.async; quietly, as a load that is no rectangle does.
   MLIRContext *context = tile.getContext();
@@ -81,7 +82,7 @@ TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType til
                                    int64_t(access.base.getArgNumber()), ArrayRef(args).take_front(rank),
                                    ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
                                    ArrayRef(values).drop_front(rank), ArrayRef<int64_t>(box),
-                                   int64_t(blockBytes >= 32 ? blockBytes : 0), int64_t(elementBytes(tile.getElementType())));
+                                   int64_t(blockBytes >= 32 ? blockBytes : 0), bytes);
 }
 
 /// (value + 1) mod stages, and the parity flipped when it wraps.
@@ -127,7 +128,7 @@ public:
       SmallVector<int64_t> shape{stages_};
       llvm::append_range(shape, type.getShape());
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
-      stageBytes_ += type.getNumElements() * 2;
+      stageBytes_ += type.getNumElements() * elementBytes(type.getElementType());
       NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, type, analysis_));
       unsigned index = kernel.getNumArguments();
       (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());

@@ -144,7 +144,7 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     Location loc = op.getLoc();
     SharedBufferType type = op.getBuffer().getType();
     ArrayRef<int64_t> tile = type.tileShape();
-    SwizzleParams swizzle(tile[0], tile[1]);
+    auto swizzle = SwizzleParams::ofElements(tile[0], tile[1], elementBytes(type.getElementType()));
     Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), adaptor.getStage(), type);
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap());
     Value barrier = barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());

@@ -1,8 +1,8 @@
 // Tensor-core `dot`s on Hopper's warpgroup MMA (sm_90a): operands in stages are read in
 // place (the stages already are wgmma's swizzle layouts, SwizzleParams) through matrix
-// descriptors, and each warpgroup issues `wgmma.mma_async m64nNk16` per 64-row tile and
-// k-step. B is a stage: N-major as loaded (K rows of N, `imm-trans-b`) or K-major from a
-// `trans` stage (rows of N). A is a stage (K-major, rows of K), or registers in the
+// descriptors, and each warpgroup issues `wgmma.mma_async m64nNk16` (FP8: k32) per 64-row
+// tile and k-step. B is a stage: N-major as loaded (K rows of N, `imm-trans-b`) or K-major from
+// a `trans` stage (rows of N), FP8's K-major only (its MMAs have no transpose). A is a stage (K-major, rows of K), or registers in the
 // accumulator layout of an earlier wgmma dot (attention's P: four f16x2 per k-step, as
 // mma.sync's A fragment), or staged here. The accumulators stay in registers in each warp's
 // m16n8 layout (warpgroupAccumulatorBits).
@@ -47,9 +47,9 @@ namespace {
 /// MN-major: the leading offset is one column block (the next 64 elements along M or N), the
 /// stride offset 8 rows of K.
 Value descriptor(OpBuilder &b, Location loc, Value base, const SwizzleParams &swizzle, bool mnMajor) {
-  int64_t blockBytes = swizzle.blockLength * 2;
+  int64_t blockBytes = swizzle.blockBytes(), bytes = blockBytes / swizzle.blockLength;
   int64_t mode = blockBytes == 128 ? 1 : blockBytes == 64 ? 2 : 3;
-  int64_t leading = mnMajor ? swizzle.blockStride() * 2 : 16, stride = 8 * blockBytes;
+  int64_t leading = mnMajor ? swizzle.blockStride() * bytes : 16, stride = 8 * blockBytes;
   uint64_t fields = uint64_t(leading >> 4) << 16 | uint64_t(stride >> 4) << 32 | uint64_t(mode) << 62;
   Type i64 = b.getI64Type();
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
@@ -118,7 +118,9 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
   auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
   bool bRowsOfN = bStage.getTrans();
-  SwizzleParams aSwizzle(m, k), bSwizzle = bRowsOfN ? SwizzleParams(n, k) : SwizzleParams(k, n);
+  int64_t bytes = elementBytes(aType.getElementType()); // (FP8's mixed formats are one byte each)
+  auto aSwizzle = SwizzleParams::ofElements(m, k, bytes);
+  auto bSwizzle = bRowsOfN ? SwizzleParams::ofElements(n, k, bytes) : SwizzleParams::ofElements(k, n, bytes);
   auto baseOf = [&](LocalLoadOp stage) {
     return stageBase(rewriter, loc, rewriter.getRemappedValue(stage.getBuffer()),
                      rewriter.getRemappedValue(stage.getStage()), stage.getBuffer().getType());
@@ -145,9 +147,9 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
   Value group = arith::ShRUIOp::create(rewriter, loc, tid, c(7));
   Value groupN = arith::AndIOp::create(rewriter, loc, group, c(plan.warpsN - 1));
   Value groupM = arith::ShRUIOp::create(rewriter, loc, group, c(log2Of(plan.warpsN)));
-  int64_t aGroupBytes = m / plan.warpsM * aSwizzle.blockLength * 2;
-  int64_t bGroupBytes = bRowsOfN ? instructionN * bSwizzle.blockLength * 2
-                                 : instructionN / bSwizzle.blockLength * bSwizzle.blockStride() * 2;
+  int64_t aGroupBytes = m / plan.warpsM * aSwizzle.blockBytes();
+  int64_t bGroupBytes = bRowsOfN ? instructionN * bSwizzle.blockBytes()
+                                 : instructionN / bSwizzle.blockLength * bSwizzle.blockStride() * bytes;
   if (aDescriptor)
     aDescriptor = advance(rewriter, loc, aDescriptor, arith::MulIOp::create(rewriter, loc, groupM, c(aGroupBytes)));
   bDescriptor = advance(rewriter, loc, bDescriptor, arith::MulIOp::create(rewriter, loc, groupN, c(bGroupBytes)));
@@ -171,6 +173,11 @@ int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter) 
   return roundUp16(a.getNumElements() * elementBytes(a));
 }
 
+/// The PTX type of a wgmma operand.
+std::string warpgroupType(Type element) {
+  return element.isBF16() ? "bf16" : element.isF16() ? "f16" : isa<Float8E4M3FNType>(element) ? "e4m3" : "e5m2";
+}
+
 /// Per k-step, one `wgmma.mma_async` for each of the warpgroup's 64-row tiles, between
 /// wgmma.fence and the commit; then the wait.
 void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, ConversionPatternRewriter &rewriter,
@@ -179,7 +186,9 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   MmaPlan plan = *planMma(op, converter.threads(), /*warpgroupMma=*/true);
   auto aType = cast<RankedTensorType>(op.getA().getType());
   int64_t k = aType.getDimSize(1);
-  Type element = aType.getElementType();
+  Type element = aType.getElementType(), bElement = cast<RankedTensorType>(op.getB().getType()).getElementType();
+  int64_t bytes = elementBytes(element), kStep = mmaKStep(element);
+  bool float8 = isFloat8(element);
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
   WarpgroupOperands operands = stageWarpgroupOperands(op, aValues, plan, rewriter, converter);
   bool registersA = operands.registersA, bRowsOfN = operands.bRowsOfN;
@@ -192,16 +201,17 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   if (acc.size() == 1)
     acc.assign(plan.mTiles * perTile, acc[0]);
 
-  std::string types = element.isBF16() ? ".f32.bf16.bf16" : ".f32.f16.f16";
+  std::string types = ".f32." + warpgroupType(element) + "." + warpgroupType(bElement);
   // Operands: the accumulators out ($0 ..) and tied in, then A (a descriptor, or 4 registers),
-  // B's descriptor and scale-d.
+  // B's descriptor and scale-d; then the immediates: scale-a and scale-b 1, and (not FP8's,
+  // which has no transposes) trans-a 0 (A is K-major, registers have none) and trans-b.
   auto operand = [&](int64_t extra) { return "$" + std::to_string(2 * perTile + extra); };
   int64_t aOperands = registersA ? 4 : 1;
   std::string aText = registersA ? registerList(2 * perTile, 4) : operand(0);
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + operand(aOperands + 1) + ", 0;\n" +
-                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instructionN) + "k16" + types + " " +
-                     registerList(0, perTile) + ", " + aText + ", " + operand(aOperands) + ", p, 1, 1, " +
-                     (registersA ? "" : "0, ") + (bRowsOfN ? "0" : "1") + ";\n}\n";
+                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instructionN) + "k" + std::to_string(kStep) +
+                     types + " " + registerList(0, perTile) + ", " + aText + ", " + operand(aOperands) + ", p, 1, 1" +
+                     (float8 ? "" : std::string(registersA ? "" : ", 0") + (bRowsOfN ? ", 0" : ", 1")) + ";\n}\n";
   std::string extraConstraints = registersA ? "r,r,r,r,l,r" : "l,l,r";
   Value scaleD = c(1);
 
@@ -214,15 +224,15 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   fenced = tiedAsm(rewriter, loc, "wgmma.fence.sync.aligned;", fenced, ValueRange{}, "");
   std::copy(fenced.begin(), fenced.begin() + acc.size(), acc.begin());
   std::copy(fenced.begin() + acc.size(), fenced.end(), aRegisters.begin());
-  for (int64_t kk = 0; kk < k / 16; ++kk) {
-    int64_t bBytes = (bRowsOfN ? bSwizzle.index(0, kk * 16) : bSwizzle.index(kk * 16, 0)) * 2;
+  for (int64_t kk = 0; kk < k / kStep; ++kk) {
+    int64_t bBytes = (bRowsOfN ? bSwizzle.index(0, kk * kStep) : bSwizzle.index(kk * kStep, 0)) * bytes;
     Value b = advance(rewriter, loc, operands.bDescriptor, c(bBytes));
     for (int64_t mt = 0; mt < plan.mTiles; ++mt) {
       SmallVector<Value> extra;
       if (registersA)
         extra.append(aRegisters.begin() + (mt * (k / 16) + kk) * 4, aRegisters.begin() + (mt * (k / 16) + kk + 1) * 4);
       else
-        extra.push_back(advance(rewriter, loc, operands.aDescriptor, c(aSwizzle.index(mt * 64, kk * 16) * 2)));
+        extra.push_back(advance(rewriter, loc, operands.aDescriptor, c(aSwizzle.index(mt * 64, kk * kStep) * bytes)));
       extra.append({b, scaleD});
       MutableArrayRef<Value> tile = MutableArrayRef<Value>(acc).slice(mt * perTile, perTile);
       SmallVector<Value> out = tiedAsm(rewriter, loc, text, tile, extra, extraConstraints);

@@ -1001,7 +1001,9 @@ def add_stdlib_cases():
             if epilogue:
                 acc = silu(acc + fbias[None, :]) + fres.reshape(Mf, Nf)
             return {"c": out_of[tdtype][1](acc).ravel()}
-        defines = {"BM": "32", "BN": "32", "BK": "128", "SCALE_MODE": str(mode), "B": bdtype, "T": tdtype}
+        # (BM 64: wgmma's rows; lda 300 is no multiple of 16 bytes, so cp.async fills the stages.)
+        defines = {"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": str(mode),
+                   "B": bdtype, "T": tdtype}
         if epilogue:
             defines.update(HAS_BIAS="true", ACT="1", HAS_RESIDUAL="true")
         case("stdlib.fp8_matmul.mode%d.%s.%s%s" % (mode, bdtype, tdtype, ".epilogue" if epilogue else ""),
@@ -1011,6 +1013,28 @@ def add_stdlib_cases():
               "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
               "ldb": Kf, "ldc": Nf, "ldr": Nf},
              fp8_ref, tol=(2e-2, 2e-2), defines=defines)
+    # Every autotune config of fp8_matmul (warp-specialized ones too) with rows 16-byte aligned,
+    # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
+    # 256), per-row/column scales, e5m2 x e4m3 (mixed formats) into bf16.
+    with open(std("fp8_matmul")) as f:
+        fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), *num_stages: *(\d+)"
+                                 r"(?:, *warp_specialize: *(\d))? *\}", f.read())
+    Mt, Nt, Kt = 200, 136, 544
+    ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
+    tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
+    tsa, tsb = RNG.uniform(0.1, 2, Mt).astype(np.float32), RNG.uniform(0.1, 2, Nt).astype(np.float32)
+    def fp8_tma_ref(out):
+        acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
+        return {"c": b16(acc * tsa[:, None] * tsb[None, :]).ravel()}
+    for bm_, bn_, bk_, warps, stages, ws in fp8_configs:
+        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages, "_ws" if ws == "1" else ""),
+             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
+             {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
+              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "M": Mt, "N": Nt, "K": Kt,
+              "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt},
+             fp8_tma_ref, tol=(2e-2, 2e-2),
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
+                      "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
@@ -1422,7 +1446,7 @@ def check_ptxas(args):
     seen, assembled, unsupported, failures = set(), 0, [], 0
     if args.keep_ptx:
         os.makedirs(args.keep_ptx, exist_ok=True)
-    too_big_for_sm80 = []
+    too_big_for_sm80, fp8_off_hopper = [], []
     with tempfile.TemporaryDirectory(prefix="tk-ptxas-") as tmp:
         for c in CASES:
             key = (c.file, c.kernel, tuple(sorted(c.defines.items())))
@@ -1446,6 +1470,9 @@ def check_ptxas(args):
                     if "not supported by the GPU backend yet" in proc.stderr or "does not support tiles of rank" in proc.stderr:
                         unsupported.append("%s (%s)" % (c.kernel, os.path.basename(c.file)))
                         break
+                    if arch != "sm_90a" and "runs on Hopper's wgmma only" in proc.stderr:
+                        fp8_off_hopper.append("%s %s" % (c.name, arch))  # FP8 dots: sm_90a's wgmma only
+                        continue
                     if arch == "sm_80" and "shared memory, more than the" in proc.stderr and "of sm_80" in proc.stderr:
                         # A Hopper-sized tuning config: the tuner skips it on sm_80 for this reason.
                         too_big_for_sm80.append(c.name)
@@ -1465,6 +1492,8 @@ def check_ptxas(args):
     if too_big_for_sm80:
         print("shared memory beyond sm_80's, refused there with a located error (Hopper tuning configs): %s"
               % ", ".join(too_big_for_sm80))
+    if fp8_off_hopper:
+        print("FP8 dots refused off sm_90a with a located error (%d builds)" % len(fp8_off_hopper))
     failures += check_matmul_spills(args, ptxas)
     return 1 if failures or assembled == 0 else 0
 

@@ -17,3 +17,4 @@ import sys
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tk_src", config.tk_source_dir))
 config.substitutions.append(("%examples", os.path.join(config.tk_source_dir, "examples")))
+config.substitutions.append(("%stdlib", os.path.join(config.tk_source_dir, "stdlib")))
