@@ -13,6 +13,8 @@ METHODS = (("per_call_ms", "per call"), ("back_to_back_ms", "back to back"))
 SECTIONS = {  # title, unit, rate(row, ms)
     "matmul": ("Matmul", "TFLOP/s", lambda row, ms: row["flops"] / ms / 1e9),
     "attention": ("Attention forward", "TFLOP/s", lambda row, ms: row["flops"] / ms / 1e9),
+    "fp8": ("Scaled FP8 GEMM (e4m3 x e4m3 into bf16; the roofline's rate: the best any contender reached here)",
+            "TFLOP/s", lambda row, ms: row["flops"] / ms / 1e9),
     "memory": ("Memory-bound kernels", "TB/s", lambda row, ms: row["bytes"] / ms / 1e9),
     "llama": ("LLaMA-7B decoder layer (bf16)", "ms", lambda row, ms: ms),
 }
@@ -71,9 +73,9 @@ def ceilings_seen(summary):
             for method, _ in METHODS:
                 if not t.get(method):
                     continue
-                if row["section"] == "matmul":
+                if row["section"] in ("matmul", "fp8"):
                     dtype = row.get("dtype", "bf16")
-                    peak[dtype] = max(peak[dtype], row["flops"] / t[method] / 1e9)
+                    peak[dtype] = max(peak.get(dtype, 0.0), row["flops"] / t[method] / 1e9)
                 elif row["section"] == "memory":
                     bandwidth = max(bandwidth, row["bytes"] / t[method] / 1e9)
     return peak, bandwidth
@@ -190,12 +192,17 @@ def markdown(summary, folder=None):
                    "in summary.json names a peer that could not be captured), tk launches from C++ (about 3 us "
                    "each); the LLaMA rows launch N times as a program would" if graphed(summary) else
                    "every contender launches N times (the peers from Python, tk from C++)"))
-    for section in ("matmul", "attention", "memory", "llama"):
+    for section in ("matmul", "fp8", "attention", "memory", "llama"):
         table = section_table(summary, section)
         if not table:
             continue
         title, unit, text, worst = table
         out.append("### %s (%s)\n\n%s" % (title, unit, text))
+        named = [(r["label"], r["tk"]["per_call_ms"], t["per_call_ms"]) for r in summary["rows"] if r["section"] == section
+                 and timed(r.get("tk") or {}) for n, t in (r.get("tk_configs") or {}).items() if "cutlass" in n and timed(t)]
+        if named:
+            out.append("The tuned config again as `fp8_matmul_cutlass` (ptxas is said to treat such names apart), "
+                       "ms per call, fp8_matmul / _cutlass: " + "; ".join("%s %.4f / %.4f" % n for n in named) + ".")
         if worst:
             out.append("Worst ratio: " + "; ".join("%s %s (%.2fx)" % (k, v[0], v[1]) for k, v in worst.items()) + ".")
         failed = [r for r in summary["rows"] if r["section"] == section and r.get("failed")]

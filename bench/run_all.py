@@ -52,7 +52,7 @@ def split_k_buffers(m, n):
     counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
     return workspace, counters
 
-SECTIONS = ["memory", "matmul", "attention", "jit", "llama", "llm"]  # the model sections last: their compiles take the longest
+SECTIONS = ["memory", "matmul", "fp8", "attention", "jit", "llama", "llm"]  # the model sections last: their compiles take the longest
 LLAMA_GEMMS = [(12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008)]  # N x K of QKV, O, gate/up, down
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 # Relative L2 error allowed against an f32 reference: about 5x (f16) and 2.5x (bf16) what the
@@ -316,6 +316,64 @@ class Bench:
                         config = report.tuned_config(table)
                         row["tk"] = dict(timing, config=config if kernel == "matmul" else "%s: %s" % (kernel, config),
                                          error=err)
+
+    def fp8_section(self):
+        """Scaled FP8 GEMM (stdlib/std/fp8_matmul.tk, e4m3, bf16 out) against torch._scaled_mm
+        (cuBLASLt), per-tensor and per-row/column scales; tk autotunes over its configs. Then the
+        tuned config again under a kernel name with "cutlass" in it (ptxas is reported to
+        special-case such names)."""
+        shapes = [(4096, 4096, 4096), (8192, 8192, 4096)] + [(m, n, k) for m in (32, 2048) for n, k in LLAMA_GEMMS]
+        if self.args.quick:
+            shapes = shapes[:2]
+        source = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
+        with open(source) as f:
+            text = f.read()
+        renamed = os.path.join(self.tmp, "fp8_matmul_cutlass.tk")
+        with open(renamed, "w") as f:
+            f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass("))
+        e4m3 = torch.float8_e4m3fn
+        for (m, n, k) in shapes:
+            a = (torch.randn(m, k, device="cuda") * 0.5).to(e4m3)
+            b = (torch.randn(n, k, device="cuda") * 0.5).to(e4m3)
+            apath = save_npy(os.path.join(self.tmp, "a8.npy"), a.view(torch.uint8))
+            bpath = save_npy(os.path.join(self.tmp, "b8.npy"), b.view(torch.uint8))
+            for mode in (0, 1):
+                label = "e4m3 %dx%dx%d %s" % (m, n, k, "per-tensor" if mode == 0 else "per-row/col")
+                row = self.row("fp8", label, dtype="e4m3", shape=[m, n, k], flops=2 * m * n * k,
+                               bytes=m * k + n * k + 2 * m * n)
+                with self.failures_kept(row):
+                    if mode == 0:
+                        sa, sb = torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")
+                        want = (a.float() @ b.float().t()) * 0.125
+                        peer_sa, peer_sb = sa, sb
+                    else:
+                        sa = torch.rand(m, device="cuda") + 0.5
+                        sb = torch.rand(n, device="cuda") + 0.5
+                        want = (a.float() @ b.float().t()) * sa[:, None] * sb[None, :]
+                        peer_sa, peer_sb = sa[:, None].contiguous(), sb[None, :].contiguous()
+                    c_peer = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                    def scaled_mm():
+                        torch._scaled_mm(a, b.t(), scale_a=peer_sa, scale_b=peer_sb, out_dtype=torch.bfloat16, out=c_peer)
+                    reps = peers.reps_for(peers.estimate_ms(scaled_mm))
+                    self.peer(row, "cuBLASLt", contextlib.nullcontext, scaled_mm,
+                              lambda: peers.check("cuBLASLt fp8", c_peer, want, 1e-2), reps)
+                    cpath = os.path.join(self.tmp, "c8.npy")
+                    operands = dict(a="@" + apath, b="@" + bpath, c="zeros:bf16:%dx%d" % (m, n),
+                                    scale_a="@" + save_npy(os.path.join(self.tmp, "sa.npy"), sa),
+                                    scale_b="@" + save_npy(os.path.join(self.tmp, "sb.npy"), sb),
+                                    bias="zeros:bf16:1", residual="zeros:bf16:1", M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n)
+                    defines = dict(SCALE_MODE=mode)
+                    timing, table = self.tk("tune", source, "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)", operands, defines,
+                                            reps, dict(c=cpath))
+                    err = peers.check("tk fp8 %s" % label, load_npy(cpath, torch.bfloat16).reshape(m, n), want, 1e-2)
+                    config = report.tuned_config(table)
+                    row["tk"] = dict(timing, config=config, error=err)
+                    # The same config, named "..._cutlass".
+                    tuned = dict(re.findall(r"(\w+)=(\w+)", config))
+                    if tuned:
+                        named, _ = self.tk("run", renamed, "fp8_matmul_cutlass", "cdiv(M, BM) * cdiv(N, BN)", operands,
+                                           dict(defines, **tuned), reps, {})
+                        row["tk_configs"] = {"fp8_matmul_cutlass (same config)": named}
 
     def attention_section(self):
         cases = []
