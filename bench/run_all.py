@@ -35,7 +35,8 @@ import report  # noqa: E402
 
 
 def autotune_configs(example, kernel):
-    """The @autotune configs of `kernel` in examples/`example`, as dicts of integers."""
+    """The @autotune configs of `kernel` in examples/`example` (or at that absolute path), as dicts of
+    integers."""
     with open(os.path.join(ROOT, "examples", example)) as f:
         source = f.read()
     for configs, name in re.findall(r"@autotune\(key = \[[^\]]*\], configs = \[(.*?)\]\)\s*kernel (\w+)\(", source, re.S):
@@ -332,7 +333,12 @@ class Bench:
         with open(renamed, "w") as f:
             f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass("))
         e4m3 = torch.float8_e4m3fn
+        configs = autotune_configs(source, "fp8_matmul")
+        grid = "cdiv(M, BM) * cdiv(N, BN), SPLIT_K"
         for (m, n, k) in shapes:
+            # Split-K's partials and per-tile counters, for every config the tuner may try.
+            workspace = max(c["SPLIT_K"] * m * n for c in configs if c["SPLIT_K"] > 1)
+            counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
             a = (torch.randn(m, k, device="cuda") * 0.5).to(e4m3)
             b = (torch.randn(n, k, device="cuda") * 0.5).to(e4m3)
             apath = save_npy(os.path.join(self.tmp, "a8.npy"), a.view(torch.uint8))
@@ -361,18 +367,18 @@ class Bench:
                     operands = dict(a="@" + apath, b="@" + bpath, c="zeros:bf16:%dx%d" % (m, n),
                                     scale_a="@" + save_npy(os.path.join(self.tmp, "sa.npy"), sa),
                                     scale_b="@" + save_npy(os.path.join(self.tmp, "sb.npy"), sb),
-                                    bias="zeros:bf16:1", residual="zeros:bf16:1", M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n)
+                                    bias="zeros:bf16:1", residual="zeros:bf16:1", workspace="zeros:f32:%d" % workspace,
+                                    counters="zeros:i32:%d" % counters, M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n)
                     defines = dict(SCALE_MODE=mode)
-                    timing, table = self.tk("tune", source, "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)", operands, defines,
-                                            reps, dict(c=cpath))
+                    timing, table = self.tk("tune", source, "fp8_matmul", grid, operands, defines, reps, dict(c=cpath))
                     err = peers.check("tk fp8 %s" % label, load_npy(cpath, torch.bfloat16).reshape(m, n), want, 1e-2)
                     config = report.tuned_config(table)
                     row["tk"] = dict(timing, config=config, error=err)
                     # The same config, named "..._cutlass".
                     tuned = dict(re.findall(r"(\w+)=(\w+)", config))
                     if tuned:
-                        named, _ = self.tk("run", renamed, "fp8_matmul_cutlass", "cdiv(M, BM) * cdiv(N, BN)", operands,
-                                           dict(defines, **tuned), reps, {})
+                        named, _ = self.tk("run", renamed, "fp8_matmul_cutlass", grid, operands, dict(defines, **tuned),
+                                           reps, {})
                         row["tk_configs"] = {"fp8_matmul_cutlass (same config)": named}
 
     def attention_section(self):

@@ -1010,15 +1010,15 @@ def add_stdlib_cases():
              std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
              {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
               "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
-              "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
+              "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
               "ldb": Kf, "ldc": Nf, "ldr": Nf},
              fp8_ref, tol=(2e-2, 2e-2), defines=defines)
     # Every autotune config of fp8_matmul (warp-specialized ones too) with rows 16-byte aligned,
     # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
     # 256), per-row/column scales, e5m2 x e4m3 (mixed formats) into bf16.
     with open(std("fp8_matmul")) as f:
-        fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), *num_stages: *(\d+)"
-                                 r"(?:, *warp_specialize: *(\d))? *\}", f.read())
+        fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), "
+                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}", f.read())
     Mt, Nt, Kt = 200, 136, 544
     ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
     tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
@@ -1026,15 +1026,37 @@ def add_stdlib_cases():
     def fp8_tma_ref(out):
         acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
         return {"c": b16(acc * tsa[:, None] * tsb[None, :]).ravel()}
-    for bm_, bn_, bk_, warps, stages, ws in fp8_configs:
-        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages, "_ws" if ws == "1" else ""),
-             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
+    for bm_, bn_, bk_, splits, warps, stages, ws in fp8_configs:
+        tiles = -(-Mt // int(bm_)) * -(-Nt // int(bn_))
+        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
+                                                                     "_ws" if ws == "1" else ""),
+             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
              {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
-              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "M": Mt, "N": Nt, "K": Kt,
-              "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt},
+              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16),
+              "workspace": np.zeros(int(splits) * Mt * Nt, np.float32), "counters": np.zeros(tiles, np.int32),
+              "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt},
              fp8_tma_ref, tol=(2e-2, 2e-2),
-             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
+    # Split-K with block-wise scales (each split's K blocks scaled as they complete), a split
+    # left without K (cdiv(3 tiles, 4 splits): the last one adds zeros), and the epilogue.
+    def fp8_split_ref(out):
+        av, bv = values_of("f8e4m3", fa).reshape(Mf, Kf), values_of("f8e5m2", fb["f8e5m2"]).reshape(Nf, Kf)
+        sa, sb = scales[2]
+        acc = np.zeros((Mf, Nf))
+        for kb in range(kblocks):
+            part = av[:, kb * 128:(kb + 1) * 128] @ bv[:, kb * 128:(kb + 1) * 128].T
+            acc += part * sa[:, kb][:, None] * sb[np.arange(Nf) // 128, kb][None, :]
+        return {"c": b16(silu(acc + fbias[None, :]) + fres.reshape(Mf, Nf)).ravel()}
+    ftiles = -(-Mf // 64) * -(-Nf // 32)
+    case("stdlib.fp8_matmul.split_k.mode2.epilogue", std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
+         {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
+          "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(),
+          "workspace": np.zeros(4 * Mf * Nf, np.float32), "counters": np.zeros(ftiles, np.int32),
+          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf},
+         fp8_split_ref, tol=(2e-2, 2e-2),
+         defines={"BM": "64", "BN": "32", "BK": "128", "SPLIT_K": "4", "num_warps": "4", "num_stages": "3",
+                  "SCALE_MODE": "2", "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_RESIDUAL": "true"})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
