@@ -367,8 +367,9 @@ class Bench:
                     operands = dict(a="@" + apath, b="@" + bpath, c="zeros:bf16:%dx%d" % (m, n),
                                     scale_a="@" + save_npy(os.path.join(self.tmp, "sa.npy"), sa),
                                     scale_b="@" + save_npy(os.path.join(self.tmp, "sb.npy"), sb),
-                                    bias="zeros:bf16:1", residual="zeros:bf16:1", workspace="zeros:f32:%d" % workspace,
-                                    counters="zeros:i32:%d" % counters, M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n)
+                                    bias="zeros:bf16:1", residual="zeros:bf16:1", mul="zeros:bf16:1",
+                                    workspace="zeros:f32:%d" % workspace, counters="zeros:i32:%d" % counters,
+                                    M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n, ldm=n)
                     defines = dict(SCALE_MODE=mode)
                     timing, table = self.tk("tune", source, "fp8_matmul", grid, operands, defines, reps, dict(c=cpath))
                     err = peers.check("tk fp8 %s" % label, load_npy(cpath, torch.bfloat16).reshape(m, n), want, 1e-2)

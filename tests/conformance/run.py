@@ -983,7 +983,7 @@ def add_stdlib_cases():
                   RNG.uniform(0.1, 2, ((Nf + 127) // 128, kblocks)).astype(np.float32))}
     out_of = {"bf16": (np.uint16, b16), "f16": (np.float16, lambda x: np.asarray(x, np.float16)),
               "f32": (np.float32, lambda x: np.asarray(x, np.float32))}
-    fbias, fres = val(rnd(Nf)), val(rnd(Mf, Nf))  # values that every output type holds exactly
+    fbias, fres, fgate = val(rnd(Nf)), val(rnd(Mf, Nf)), val(rnd(Mf, Nf))  # values every output type holds exactly
     for mode, bdtype, tdtype, epilogue in [(0, "f8e4m3", "bf16", False), (1, "f8e4m3", "f16", False),
                                            (2, "f8e4m3", "f32", False), (1, "f8e5m2", "bf16", True),
                                            (2, "f8e5m2", "bf16", True)]:
@@ -999,19 +999,20 @@ def add_stdlib_cases():
             else:
                 acc = av @ bv.T * (sa[0] * sb[0] if mode == 0 else sa[:, None] * sb[None, :])
             if epilogue:
-                acc = silu(acc + fbias[None, :]) + fres.reshape(Mf, Nf)
+                acc = silu(acc + fbias[None, :]) * fgate.reshape(Mf, Nf) + fres.reshape(Mf, Nf)
             return {"c": out_of[tdtype][1](acc).ravel()}
         # (BM 64: wgmma's rows; lda 300 is no multiple of 16 bytes, so cp.async fills the stages.)
         defines = {"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": str(mode),
                    "B": bdtype, "T": tdtype}
         if epilogue:
-            defines.update(HAS_BIAS="true", ACT="1", HAS_RESIDUAL="true")
+            defines.update(HAS_BIAS="true", ACT="1", HAS_MUL="true", HAS_RESIDUAL="true")
         case("stdlib.fp8_matmul.mode%d.%s.%s%s" % (mode, bdtype, tdtype, ".epilogue" if epilogue else ""),
              std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
              {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
               "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
+              "mul": out_of[tdtype][1](fgate).ravel() if epilogue else out_of[tdtype][1](np.zeros(1)),
               "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
-              "ldb": Kf, "ldc": Nf, "ldr": Nf},
+              "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
              fp8_ref, tol=(2e-2, 2e-2), defines=defines)
     # Every autotune config of fp8_matmul (warp-specialized ones too) with rows 16-byte aligned,
     # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
@@ -1032,9 +1033,9 @@ def add_stdlib_cases():
                                                                      "_ws" if ws == "1" else ""),
              std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
              {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
-              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16),
+              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "workspace": np.zeros(int(splits) * Mt * Nt, np.float32), "counters": np.zeros(tiles, np.int32),
-              "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt},
+              "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
              fp8_tma_ref, tol=(2e-2, 2e-2),
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
@@ -1047,16 +1048,17 @@ def add_stdlib_cases():
         for kb in range(kblocks):
             part = av[:, kb * 128:(kb + 1) * 128] @ bv[:, kb * 128:(kb + 1) * 128].T
             acc += part * sa[:, kb][:, None] * sb[np.arange(Nf) // 128, kb][None, :]
-        return {"c": b16(silu(acc + fbias[None, :]) + fres.reshape(Mf, Nf)).ravel()}
+        return {"c": b16(silu(acc + fbias[None, :]) * fgate.reshape(Mf, Nf) + fres.reshape(Mf, Nf)).ravel()}
     ftiles = -(-Mf // 64) * -(-Nf // 32)
     case("stdlib.fp8_matmul.split_k.mode2.epilogue", std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
          {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
-          "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(),
+          "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(), "mul": b16(fgate).ravel(),
           "workspace": np.zeros(4 * Mf * Nf, np.float32), "counters": np.zeros(ftiles, np.int32),
-          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf},
+          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
          fp8_split_ref, tol=(2e-2, 2e-2),
          defines={"BM": "64", "BN": "32", "BK": "128", "SPLIT_K": "4", "num_warps": "4", "num_stages": "3",
-                  "SCALE_MODE": "2", "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_RESIDUAL": "true"})
+                  "SCALE_MODE": "2", "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true",
+                  "HAS_RESIDUAL": "true"})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
