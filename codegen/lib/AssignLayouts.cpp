@@ -70,8 +70,9 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
       if (plan && plan->warpgroup)
         return WalkResult::advance();
       op->emitError() << "an FP8 'tk.dot' runs on Hopper's wgmma only (--arch=sm_90a): A an [M, K] tile loaded in a "
-                         "pipelined loop, B a loaded [N, K] tile through trans(), M a multiple of 64 over 4 warps a "
-                         "group, K of 32, an f32 accumulator; or run it with --backend=interp";
+                         "pipelined loop (num_stages >= 2), B a loaded [N, K] tile through trans(), M a multiple of 64 "
+                         "over 4 warps a group (dots chained in one loop: the groups split M only), K a multiple of "
+                         "32, an f32 accumulator; or run it with --backend=interp";
       return WalkResult::interrupt();
     }
     // f8 values move through memory (stages too) and shapes, and convert to and from wider floats.

@@ -126,8 +126,10 @@ bool isFloat8(Type element) { return isa<Float8E4M3FNType, Float8E5M2Type>(eleme
 bool takesTensorCores(DotOp op, int64_t threads) {
   if (planMma(op, threads))
     return true;
-  auto bTrans = op.getB().getDefiningOp<TransOp>();
-  return isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType()) && bTrans &&
+  // B through `trans`, or already a transposed stage (a loop invariant copied before the loop).
+  auto bStage = op.getB().getDefiningOp<LocalLoadOp>();
+  bool bRowsOfN = op.getB().getDefiningOp<TransOp>() || (bStage && bStage.getTrans());
+  return isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType()) && bRowsOfN &&
          !op.getA().getDefiningOp<TransOp>() && planWarpgroupShapes(op, threads, /*bRowsOfN=*/true);
 }
 

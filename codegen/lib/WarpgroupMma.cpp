@@ -191,6 +191,8 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   bool float8 = isFloat8(element);
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
   WarpgroupOperands operands = stageWarpgroupOperands(op, aValues, plan, rewriter, converter);
+  // (FP8's A comes from a stage only: the register and dot-staged paths handle 2-byte elements.)
+  assert((!float8 || (!operands.registersA && !operands.stagedByDot)) && "an FP8 A that is no stage");
   bool registersA = operands.registersA, bRowsOfN = operands.bRowsOfN;
   const SwizzleParams &aSwizzle = operands.aSwizzle, &bSwizzle = operands.bSwizzle;
   SmallVector<Value> &aRegisters = operands.aRegisters;

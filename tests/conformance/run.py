@@ -1039,6 +1039,22 @@ def add_stdlib_cases():
              fp8_tma_ref, tol=(2e-2, 2e-2),
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
+    # The 64- and 32-byte swizzles (BK 64 and 32: rows of 64 and 32 FP8 bytes), by TMA; and rows
+    # 546 bytes apart (2 mod 4: the stages filled two bytes at a time).
+    ta_wide = np.zeros((Mt, 546), np.uint8)
+    ta_wide[:, :Kt] = ta.reshape(Mt, Kt)
+    tb_wide = np.zeros((Nt, 546), np.uint8)
+    tb_wide[:, :Kt] = tb.reshape(Nt, Kt)
+    for bk_, lda_ in (("64", Kt), ("32", Kt), ("128", 546)):
+        wa, wb = (ta, tb) if lda_ == Kt else (ta_wide, tb_wide)
+        case("stdlib.fp8_matmul.bk%s_lda%d" % (bk_, lda_), std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
+             {"a": wa, "b": wb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
+              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32),
+              "M": Mt, "N": Nt, "K": Kt, "lda": lda_, "ldb": lda_, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+             fp8_tma_ref, tol=(2e-2, 2e-2),
+             defines={"BM": "64", "BN": "64", "BK": bk_, "num_warps": "4", "num_stages": "4", "SCALE_MODE": "1",
+                      "A": "f8e5m2", "B": "f8e4m3"})
     # Split-K with block-wise scales (each split's K blocks scaled as they complete), a split
     # left without K (cdiv(3 tiles, 4 splits): the last one adds zeros), and the epilogue.
     def fp8_split_ref(out):
@@ -1059,6 +1075,28 @@ def add_stdlib_cases():
          defines={"BM": "64", "BN": "32", "BK": "128", "SPLIT_K": "4", "num_warps": "4", "num_stages": "3",
                   "SCALE_MODE": "2", "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true",
                   "HAS_RESIDUAL": "true"})
+    # Row-wise dynamic FP8 quantization (std/quantize.tk): scales exactly max|x| / 448 and codes
+    # of x / s rounded to nearest even, exact in f32 on both backends; with an RMSNorm folded in
+    # the rstd's reduction order may move a code by one step (compared with atol 1 on the codes).
+    Mq, Kq = 5, 300
+    qx = rnd(Mq, Kq, scale=3.0)
+    qx[2] = 0  # an all-zero row
+    qw = rnd(Kq)
+    def quant_ref(norm):
+        def ref(out):
+            x = val(qx).reshape(Mq, Kq).astype(np.float32)
+            if norm:
+                x = x / np.sqrt((x.astype(np.float64) ** 2).mean(1, keepdims=True) + 1e-5) * val(qw)[None, :]
+                x = x.astype(np.float32)
+            s = (np.maximum(np.abs(x).max(1), np.float32(1e-30)) / np.float32(448)).astype(np.float32)
+            codes = f8_bits(np.clip(x / s[:, None], -448, 448), 4, 3, False)
+            return {"q": codes.ravel()} if norm else {"q": codes.ravel(), "scale": s}
+        return ref
+    for norm in (False, True):
+        case("stdlib.quantize_rows%s" % (".rmsnorm" if norm else ""), std("quantize"), "quantize_rows", str(Mq),
+             {"x": qx, "w": qw, "q": np.zeros(Mq * Kq, np.uint8), "scale": np.zeros(Mq, np.float32),
+              "n_cols": Kq, "stride": Kq, "eps": 1e-5},
+             quant_ref(norm), tol=(0, 1.01) if norm else None, defines={"NORM": "true" if norm else "false", "BLOCK": "512"})
     # A LayerNorm's centering: rstd * (a @ b - mean * col_shift) + col_bias.
     mean = RNG.uniform(-1, 1, M).astype(np.float32)
     col_shift, col_bias = RNG.uniform(-2, 2, N_).astype(np.float32), RNG.uniform(-1, 1, N_).astype(np.float32)
