@@ -41,6 +41,9 @@ struct Executable::Impl {
   std::vector<Kernel> kernels;           // one per step
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
+  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
+  /// of them: the steps run one after another on one stream.
+  std::unique_ptr<Buffer> splitWorkspace, splitCounters;
   /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
   /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
   struct Prepared {
@@ -126,6 +129,20 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
   auto i32 = [](int64_t v) { return int32_t(v); };
   switch (step.kind) {
   case StepKind::MatMul: {
+    if (step.fp8) {
+      // a's e4m3 rows times the weight [N, K], per-row (a) and per-column (weight) scales.
+      int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[1];
+      Consts consts{{"SCALE_MODE", int64_t(1)}, {"HAS_BIAS", flag(step.bias)}, {"ACT", step.act},
+                    {"HAS_MUL", flag(step.gate)}, {"HAS_RESIDUAL", flag(step.residual)}};
+      GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"]), c["SPLIT_K"]); });
+      kernel.launch(grid,
+                    {in(0), in(1), out, in(5), in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
+                     step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
+                     i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
+                     i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
+                    typed(consts), stream);
+      return;
+    }
     int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[0];
     const Prepared *folded = step.foldedNormWeight >= 0 ? &preparedWeight(s, bindings, stream) : nullptr;
     const Buffer &b = folded ? *folded->buffer : in(1);
@@ -147,6 +164,17 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                    i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
                    i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
                   typed(consts), stream);
+    return;
+  }
+  case StepKind::QuantizeRows: {
+    const TensorInfo &x = plan.info(graph, step.in[0].tensor);
+    int64_t rows = plan.info(graph, step.out).shape[0], cols = plan.info(graph, step.out).shape[1];
+    (void)x;
+    bool norm = step.in.size() > 1;
+    kernel.launch(Grid(rows),
+                  {in(0), norm ? in(1) : *dummy, out, storage(bindings, step.out2), i32(cols), i32(step.in[0].rowStride),
+                   float(step.eps)},
+                  typed({{"NORM", flag(norm)}, {"BLOCK", nextPowerOfTwo(cols)}}), stream); // num_warps: tuned
     return;
   }
   case StepKind::RowRstd: {
@@ -283,13 +311,31 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       throw Error("graph: " + info.str() + " has " + std::to_string(elements(info)) +
                   " elements; the kernels index tensors with 32-bit offsets (at most 2^31 - 1 elements)");
   }
-  // One element type per graph (Graph checks), besides i32 index inputs.
-  impl.dtype = Scalar::BF16;
+  // One element type per graph (Graph checks), besides i32 index inputs and FP8 matmuls' weights
+  // and scales.
+  std::set<int> fp8Operands;
+  int64_t workspace = 1, tiles = 1;
   for (const Node &n : impl.graph.nodes)
-    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != Scalar::I32) {
+    if (n.op == Op::MatMul && n.fp8) {
+      fp8Operands.insert({n.inputs[1], n.inputs[2]});
+      // fp8_matmul's configs split K at most 4 ways, over tiles of at least 64 x 32.
+      workspace = std::max(workspace, 4 * n.out.shape[0] * n.out.shape[1]);
+      tiles = std::max(tiles, cdiv(n.out.shape[0], 64) * cdiv(n.out.shape[1], 32));
+    }
+  impl.dtype = Scalar::BF16;
+  for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {
+    const Node &n = impl.graph.nodes[k];
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != Scalar::I32 && !fp8Operands.count(int(k))) {
       impl.dtype = n.out.dtype;
       break;
     }
+  }
+  if (!fp8Operands.empty()) {
+    impl.splitWorkspace = std::make_unique<Buffer>(context, Scalar::F32, size_t(workspace));
+    impl.splitCounters = std::make_unique<Buffer>(context, Scalar::I32, size_t(tiles));
+    std::vector<int32_t> zeros(size_t(tiles), 0);
+    impl.splitCounters->upload(zeros.data(), zeros.size() * sizeof(int32_t));
+  }
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.dummyI32 = std::make_unique<Buffer>(context, Scalar::I32, 16);
@@ -297,7 +343,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.colSums = impl.stdlibKernel("norm.tk", "weighted_col_sums");
   for (const Step &step : impl.plan.steps) {
     switch (step.kind) {
-    case StepKind::MatMul: impl.kernels.push_back(impl.stdlibKernel("matmul.tk", "matmul_epilogue")); break;
+    case StepKind::MatMul:
+      impl.kernels.push_back(step.fp8 ? impl.stdlibKernel("fp8_matmul.tk", "fp8_matmul")
+                                      : impl.stdlibKernel("matmul.tk", "matmul_epilogue"));
+      break;
+    case StepKind::QuantizeRows: impl.kernels.push_back(impl.stdlibKernel("quantize.tk", "quantize_rows")); break;
     case StepKind::RowRstd: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_rstd")); break;
     case StepKind::RowMoments: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_moments")); break;
     case StepKind::RmsNorm: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "rmsnorm")); break;
@@ -401,7 +451,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
     bytes += tensorBytes(plan.info(graph, t));
   double flops = 0;
   if (step.kind == StepKind::MatMul) {
-    double k = double(plan.info(graph, first.inputs[1]).shape[0]);
+    double k = double(plan.info(graph, first.inputs[1]).shape[step.fp8 ? 1 : 0]);
     flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k;
   } else if (step.kind == StepKind::Attention) {
     // Every query against seqLen keys: QK^T and PV, two flops per multiply-add each.

@@ -176,10 +176,19 @@ struct Planner {
       const Node &norm = node(int(n));
       if ((norm.op != Op::RmsNorm && norm.op != Op::LayerNorm) || outputs.count(int(n)) || users[n].empty())
         continue;
-      bool foldable = true;
-      for (int u : users[n])
-        foldable &= node(u).op == Op::MatMul && node(u).inputs[0] == int(n) && node(u).inputs[1] != int(n) &&
-                    node(node(u).inputs[1]).op == Op::Weight && !isView(node(u).inputs[1]);
+      bool foldable = true, intoQuantize = norm.op == Op::RmsNorm;
+      for (int u : users[n]) {
+        foldable &= node(u).op == Op::MatMul && !node(u).fp8 && node(u).inputs[0] == int(n) &&
+                    node(u).inputs[1] != int(n) && node(node(u).inputs[1]).op == Op::Weight && !isView(node(u).inputs[1]);
+        intoQuantize &= node(u).op == Op::MatMul && node(u).fp8 && node(u).inputs[0] == int(n);
+      }
+      if (intoQuantize) {
+        // FP8 matmuls quantize their input's rows anyway: the norm is computed there.
+        for (int u : users[n])
+          quantizeNorm[u] = int(n);
+        groupOf[n] = kInMatmuls;
+        continue;
+      }
       if (!foldable)
         continue;
       bool layer = norm.op == Op::LayerNorm;
@@ -208,6 +217,36 @@ struct Planner {
     }
   }
 
+  /// FP8 matmuls whose input is an RMSNorm computed by their quantization (foldNorms).
+  std::map<int, int> quantizeNorm; // matmul -> norm
+  /// The row-quantized (e4m3, per-row scales) copies of FP8 matmuls' inputs, one per source
+  /// node (a norm folded in, or the input itself): (rows, scales) extra tensors.
+  std::map<int, std::pair<int, int>> quantized;
+
+  /// The QuantizeRows step of an FP8 matmul's input, made once per source.
+  std::pair<int, int> quantizeInput(int matmul) {
+    const Node &mm = node(matmul);
+    auto norm = quantizeNorm.find(matmul);
+    int source = norm != quantizeNorm.end() ? norm->second : mm.inputs[0];
+    if (auto it = quantized.find(source); it != quantized.end())
+      return it->second;
+    const TensorInfo &x = node(source).out;
+    int rows = newExtra(TensorInfo{Scalar::F8E4M3, x.shape}), scales = newExtra(TensorInfo{Scalar::F32, {x.shape[0]}});
+    Step step{StepKind::QuantizeRows};
+    step.nodes = {source};
+    step.out = rows;
+    step.out2 = scales;
+    if (norm != quantizeNorm.end()) {
+      step.in = {contiguous(node(source).inputs[0]), rowOf(node(source).inputs[1])};
+      step.eps = node(source).value;
+    } else {
+      step.in = {contiguous(source)};
+    }
+    // (Not newStep: the source is computed by its own step, or, a norm, by none.)
+    plan.steps.push_back(std::move(step));
+    return quantized[source] = {rows, scales};
+  }
+
   void matmulGroups(const std::map<int, Folded> &folded) {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       if (node(int(n)).op != Op::MatMul)
@@ -215,9 +254,19 @@ struct Planner {
       const Node &mm = node(int(n));
       Step step{StepKind::MatMul};
       step.nodes = {int(n)};
-      Operand a = contiguous(mm.inputs[0]), b = contiguous(mm.inputs[1]);
+      Operand a, b = contiguous(mm.inputs[1]);
       auto fold = folded.find(int(n));
       Operand rowScale, rowShift;
+      if (mm.fp8) {
+        // a's FP8 rows and their scales; the weight's per-channel scales ride in row shift's place.
+        auto [rows, scales] = quantizeInput(int(n));
+        step.fp8 = true;
+        a = Operand{rows, columns(mm.inputs[0]), 0};
+        rowScale = Operand{scales, 0, 0};
+        rowShift = rowOf(mm.inputs[2]);
+      } else {
+        a = contiguous(mm.inputs[0]);
+      }
       if (fold != folded.end()) {
         const Node &norm = node(fold->second.norm);
         a = contiguous(norm.inputs[0]);
@@ -243,7 +292,7 @@ struct Planner {
         if (groupOf[u] >= 0 || other >= int(n))
           break;
         bool untouched = !step.bias && step.act == 0 && !step.gate && !step.residual;
-        if (user.op == Op::Scale && untouched) {
+        if (user.op == Op::Scale && untouched && !step.fp8) { // (fp8_matmul has no SCALE)
           step.factor *= user.value;
         } else if (user.op == Op::Add && other != cur && node(other).out.shape.size() == 1 && untouched &&
                    place(other).column == 0) {
@@ -567,7 +616,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   std::string text;
   switch (kind) {
   case StepKind::MatMul: {
-    text = "matmul_epilogue";
+    text = fp8 ? "fp8_matmul" : "matmul_epilogue";
     std::vector<std::string> parts;
     if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
@@ -579,6 +628,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
       text += (k ? ", " : " (") + parts[k] + (k + 1 == parts.size() ? ")" : "");
     return text;
   }
+  case StepKind::QuantizeRows: return in.size() > 1 ? "quantize_rows (e4m3, an rmsnorm folded in)" : "quantize_rows (e4m3)";
   case StepKind::RowRstd: return "row_rstd (of an rmsnorm folded into its matmuls)";
   case StepKind::RowMoments: return "row_moments (of a layernorm folded into its matmuls)";
   case StepKind::Elementwise: {

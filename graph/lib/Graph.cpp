@@ -72,10 +72,15 @@ static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dty
     if (d <= 0)
       fail(what, "'" + name + "' has a dimension of " + std::to_string(d));
   bool index = dtype == Scalar::I32 && op == Op::Input && shape.size() == 1;
-  if (dtype != Scalar::BF16 && dtype != Scalar::F16 && !index)
-    fail(what, "'" + name + "' is " + scalarName(dtype) + "; the fused kernels take bf16 or f16 tensors");
+  // (FP8 matmuls' weights and their scales: matmulFp8 alone takes them.)
+  bool fp8Operand = op == Op::Weight && ((dtype == Scalar::F8E4M3 && shape.size() == 2) ||
+                                         (dtype == Scalar::F32 && shape.size() == 1));
+  if (dtype != Scalar::BF16 && dtype != Scalar::F16 && !index && !fp8Operand)
+    fail(what, "'" + name + "' is " + scalarName(dtype) +
+                   "; the fused kernels take bf16 or f16 tensors (and matmul_fp8 f8e4m3 weights and f32 scales)");
+  auto elementType = [](Scalar t) { return t != Scalar::I32 && t != Scalar::F8E4M3 && t != Scalar::F32; };
   for (const Node &n : impl.nodes)
-    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != dtype && !index && n.out.dtype != Scalar::I32)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != dtype && elementType(dtype) && elementType(n.out.dtype))
       fail(what, "'" + name + "' is " + scalarName(dtype) + " but '" + n.name + "' is " + scalarName(n.out.dtype) +
                      ": a graph has one element type");
   for (const Node &n : impl.nodes)
@@ -115,6 +120,24 @@ Tensor Graph::matmul(Tensor a, Tensor b) {
   if (ta.shape[1] != tb.shape[0])
     fail("matmul", "K dimension mismatch: a is " + ta.str() + ", b is " + tb.str());
   return impl_->add(Node{Op::MatMul, {a.id, b.id}, TensorInfo{ta.dtype, {ta.shape[0], tb.shape[1]}}});
+}
+
+Tensor Graph::matmulFp8(Tensor a, Tensor weight, Tensor scale) {
+  const TensorInfo &ta = impl_->at(a, "matmul_fp8").out;
+  const Node &w = impl_->at(weight, "matmul_fp8"), &s = impl_->at(scale, "matmul_fp8");
+  requireMatrix("matmul_fp8", "a", ta);
+  requireMatrix("matmul_fp8", "weight", w.out);
+  if (ta.dtype != Scalar::BF16 && ta.dtype != Scalar::F16)
+    fail("matmul_fp8", "a must be bf16 or f16, not " + ta.str());
+  if (w.op != Op::Weight || w.out.dtype != Scalar::F8E4M3)
+    fail("matmul_fp8", "the weight must be an f8e4m3 weight [N, K], not " + w.out.str());
+  if (s.op != Op::Weight || s.out.dtype != Scalar::F32 || s.out.shape != std::vector<int64_t>{w.out.shape[0]})
+    fail("matmul_fp8", "the scale must be an f32 weight [" + std::to_string(w.out.shape[0]) + "], not " + s.out.str());
+  if (ta.shape[1] != w.out.shape[1])
+    fail("matmul_fp8", "K dimension mismatch: a is " + ta.str() + ", the weight (N x K) is " + w.out.str());
+  Node node{Op::MatMul, {a.id, weight.id, scale.id}, TensorInfo{ta.dtype, {ta.shape[0], w.out.shape[0]}}};
+  node.fp8 = true;
+  return impl_->add(std::move(node));
 }
 
 static Tensor binary(Graph::Impl &impl, Op op, Tensor a, Tensor b) {

@@ -23,6 +23,7 @@ struct Node {
   int kvHeads = 0;         // Attention: the heads of k and v (grouped-query attention)
   bool causal = true;
   int64_t column = 0;      // Split: the first column of this part in its input
+  bool fp8 = false;        // MatMul: inputs a, an f8e4m3 weight [N, K], its f32 scales [N]
 };
 
 struct Graph::Impl {
@@ -42,7 +43,7 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeSplit, DecodeCombine, Embedding
+  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows
 };
 
 /// One kernel launch of the plan.
@@ -53,9 +54,11 @@ struct Step {
   int out2 = -1;           // RowMoments: the means (out holds the rstds)
   Operand outAt;           // where: concat's parts write into column blocks of one tensor
   std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift
+                           // (an FP8 matmul: a's FP8 rows, the weight, bias, residual, gate, a's row
+                           // scales, the weight's scales); QuantizeRows x (and a folded RMSNorm's weight)
   // MatMul
   int act = 0; // 0 none, 1 silu, 2 gelu
-  bool bias = false, residual = false, gate = false, rowScale = false, center = false;
+  bool bias = false, residual = false, gate = false, rowScale = false, center = false, fp8 = false;
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself

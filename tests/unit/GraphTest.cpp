@@ -34,7 +34,8 @@ TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
                                            "be a vector of its 64 columns)");
   EXPECT_EQ(errorOf([&] { g.input("a", Scalar::BF16, {4}); }), "graph: input: the name 'a' is taken");
   EXPECT_EQ(errorOf([&] { g.input("c", Scalar::F32, {4}); }),
-            "graph: input: 'c' is f32; the fused kernels take bf16 or f16 tensors");
+            "graph: input: 'c' is f32; the fused kernels take bf16 or f16 tensors (and matmul_fp8 f8e4m3 weights and f32 "
+            "scales)");
   EXPECT_EQ(errorOf([&] { g.rmsnorm(a, g.weight("w", Scalar::BF16, {32})); }),
             "graph: rmsnorm: the weight is bf16[32]; it must be a vector of x's 64 columns (x is bf16[8, 64])");
   EXPECT_EQ(errorOf([&] { g.rope(a, 3, 8); }), "graph: rope: 3 heads do not divide the 64 columns of bf16[8, 64]");
@@ -168,6 +169,93 @@ TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
         ASSERT_NEAR(f(got2[size_t(i * 24 + j)]), v, 2e-2 * (1 + std::abs(v))) << rows << ": " << i << "," << j;
       }
     }
+  }
+}
+
+/// Per-output-channel e4m3 weights [N, K] of a bf16 [K, N] matrix, and their scales (what
+/// LlamaModel's FP8 loading does).
+std::pair<std::vector<uint8_t>, std::vector<float>> quantizeColumns(const std::vector<uint16_t> &w, int k, int n) {
+  std::vector<uint8_t> codes(size_t(n) * size_t(k));
+  std::vector<float> scales(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    float amax = 1e-30f;
+    for (int i = 0; i < k; ++i)
+      amax = std::max(amax, std::abs(f(w[size_t(i * n + j)])));
+    scales[size_t(j)] = amax / 448;
+    for (int i = 0; i < k; ++i)
+      codes[size_t(j * k + i)] = fp::floatToF8e4m3(f(w[size_t(i * n + j)]) / scales[size_t(j)]);
+  }
+  return {codes, scales};
+}
+
+TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
+  // A SwiGLU block on FP8 weights: the RMSNorm goes into the quantization of its rows (one
+  // launch for both matmuls that read it), the gate matmul absorbs silu and the product with
+  // the up projection, the down projection the residual.
+  const int rows = 5, d = 64, ff = 96;
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {rows, d});
+  Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {d}), 1e-5);
+  auto fp8 = [&](const std::string &name, Tensor a, int64_t k, int64_t n) {
+    return g.matmulFp8(a, g.weight(name, Scalar::F8E4M3, {n, k}), g.weight(name + "_scale", Scalar::F32, {n}));
+  };
+  Tensor up = fp8("wu", normed, d, ff);
+  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
+  g.output(g.add(fp8("wd", hidden, ff, d), x), "out");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul",
+                                                     "fp8_matmul (silu, gate)", "quantize_rows (e4m3)",
+                                                     "fp8_matmul (residual)"}));
+  auto xs = randomBf16(size_t(rows) * d, 31), nws = randomBf16(d, 32);
+  auto wu = randomBf16(size_t(d) * ff, 33, 0.3f), wg = randomBf16(size_t(d) * ff, 34, 0.3f),
+       wd = randomBf16(size_t(ff) * d, 35, 0.3f);
+  bind("x", xs);
+  bind("nw", nws);
+  std::map<std::string, std::pair<std::vector<uint8_t>, std::vector<float>>> q{
+      {"wu", quantizeColumns(wu, d, ff)}, {"wg", quantizeColumns(wg, d, ff)}, {"wd", quantizeColumns(wd, ff, d)}};
+  for (auto &[name, codes] : q) {
+    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F8E4M3, codes.first));
+    bindings[name] = buffers[name].get();
+    buffers[name + "_scale"] = std::make_unique<Buffer>(Buffer::of(context, codes.second));
+    bindings[name + "_scale"] = buffers[name + "_scale"].get();
+  }
+  Buffer &out = output("out", size_t(rows) * d);
+  exe.run(bindings);
+  std::vector<uint16_t> got = out.toVector<uint16_t>();
+  // The reference: the same quantization (rows of the activations, columns of the weights).
+  auto quantMatmul = [&](const std::vector<double> &a, int k, const std::string &w, int n) {
+    const auto &[codes, scales] = q.at(w);
+    std::vector<double> c(size_t(rows) * n);
+    for (int i = 0; i < rows; ++i) {
+      double amax = 1e-30;
+      for (int t = 0; t < k; ++t)
+        amax = std::max(amax, std::abs(a[size_t(i * k + t)]));
+      float s = float(amax) / 448;
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int t = 0; t < k; ++t)
+          acc += double(fp::f8e4m3ToFloat(fp::floatToF8e4m3(float(a[size_t(i * k + t)]) / s))) *
+                 fp::f8e4m3ToFloat(codes[size_t(j * k + t)]);
+        c[size_t(i * n + j)] = acc * s * scales[size_t(j)];
+      }
+    }
+    return c;
+  };
+  std::vector<double> n0(size_t(rows) * d);
+  for (int i = 0; i < rows; ++i) {
+    double ss = 0;
+    for (int t = 0; t < d; ++t)
+      ss += double(f(xs[size_t(i * d + t)])) * f(xs[size_t(i * d + t)]);
+    for (int t = 0; t < d; ++t)
+      n0[size_t(i * d + t)] = f(xs[size_t(i * d + t)]) / std::sqrt(ss / d + 1e-5) * f(nws[size_t(t)]);
+  }
+  std::vector<double> u = quantMatmul(n0, d, "wu", ff), gt = quantMatmul(n0, d, "wg", ff), h(size_t(rows) * ff);
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i] = double(f(fp::floatToBf16(float(gt[i] / (1 + std::exp(-gt[i])) * f(fp::floatToBf16(float(u[i])))))));
+  std::vector<double> dn = quantMatmul(h, ff, "wd", d);
+  for (int i = 0; i < rows * d; ++i) {
+    double v = dn[size_t(i)] + f(xs[size_t(i)]);
+    ASSERT_NEAR(f(got[size_t(i)]), v, 3e-2 * (1 + std::abs(v))) << i;
   }
 }
 

@@ -43,6 +43,12 @@ public:
   void output(Tensor t, const std::string &name);
 
   Tensor matmul(Tensor a, Tensor b);   // [M, K] x [K, N]
+  /// [M, K] (bf16 or f16) times an FP8 weight: `weight` an f8e4m3 weight [N, K] (K-major,
+  /// nn.Linear's layout) with `scale` its f32 weight [N], one dequantization factor per output
+  /// channel; the result [M, N] in a's type. a is quantized per row first (dynamic e4m3 scales,
+  /// std/quantize.tk; an RMSNorm whose output only such matmuls read is folded into that), then
+  /// std/fp8_matmul.tk multiplies on FP8 tensor cores, with the epilogues matmul takes.
+  Tensor matmulFp8(Tensor a, Tensor weight, Tensor scale);
   Tensor add(Tensor a, Tensor b);      // same shapes, or b a vector of a's columns (a bias)
   Tensor mul(Tensor a, Tensor b);
   Tensor silu(Tensor x);
