@@ -121,7 +121,7 @@ int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o
 namespace {
 
 /// The model's graph; with `maxContext`, over a KV cache (buildCachedLlamaGraph).
-Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext, int decodeSplits) {
+Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext, int decodeSplits, bool fp8) {
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
   Graph g;
   Tensor x = g.embedding(g.weight("embed_tokens", Scalar::BF16, {c.vocabSize, d}), g.indexInput("ids", batch * seqLen));
@@ -132,15 +132,18 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
     positions = g.indexInput("positions", batch);
   if (decoding)
     lengths = g.indexInput("lengths", batch);
+  // x times a projection's weight [in, out] (bf16), or [out, in] e4m3 with its scales.
+  auto project = [&](Tensor a, const std::string &name, int64_t in, int64_t out) {
+    if (fp8)
+      return g.matmulFp8(a, g.weight(name, Scalar::F8E4M3, {out, in}), g.weight(name + ".scale", Scalar::F32, {out}));
+    return g.matmul(a, g.weight(name, Scalar::BF16, {in, out}));
+  };
   for (int64_t l = 0; l < c.numLayers; ++l) {
     Tensor attnNorm = g.weight(layerName(l, "attn_norm"), Scalar::BF16, {d});
-    Tensor wqkv = g.weight(layerName(l, "wqkv"), Scalar::BF16, {d, (heads + 2 * kv) * hd});
-    Tensor wo = g.weight(layerName(l, "wo"), Scalar::BF16, {heads * hd, d});
     Tensor ffnNorm = g.weight(layerName(l, "ffn_norm"), Scalar::BF16, {d});
-    Tensor wGate = g.weight(layerName(l, "w_gate"), Scalar::BF16, {d, f});
-    Tensor wUp = g.weight(layerName(l, "w_up"), Scalar::BF16, {d, f});
-    Tensor wDown = g.weight(layerName(l, "w_down"), Scalar::BF16, {f, d});
-    std::vector<Tensor> qkv = g.split(g.matmul(g.rmsnorm(x, attnNorm, c.rmsNormEps), wqkv), {heads * hd, kv * hd, kv * hd});
+    std::vector<Tensor> qkv = g.split(project(g.rmsnorm(x, attnNorm, c.rmsNormEps), layerName(l, "wqkv"), d,
+                                              (heads + 2 * kv) * hd),
+                                      {heads * hd, kv * hd, kv * hd});
     Tensor attended;
     if (!cached) {
       Tensor q = g.rope(qkv[0], int(heads), seq, c.ropeTheta);
@@ -157,9 +160,12 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
       attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv), decodeSplits)
                           : g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
     }
-    Tensor h = g.add(g.matmul(attended, wo), x);
+    Tensor h = g.add(project(attended, layerName(l, "wo"), heads * hd, d), x);
     Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
-    x = g.add(g.matmul(g.mul(g.silu(g.matmul(n2, wGate)), g.matmul(n2, wUp)), wDown), h);
+    // (The up projection first: the gate's matmul then absorbs silu and the product.)
+    Tensor up = project(n2, layerName(l, "w_up"), d, f);
+    Tensor gate = project(n2, layerName(l, "w_gate"), d, f);
+    x = g.add(project(g.mul(g.silu(gate), up), layerName(l, "w_down"), f, d), h);
   }
   // A cached prefill needs the logits of each sequence's last prompt token only (the row
   // index input "last"): the LM head and the final norm run on those rows, not on the prompt's.
@@ -185,20 +191,24 @@ int decodeSplitsFor(int64_t batch, int64_t heads, int64_t maxContext) {
   return splits;
 }
 
-Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen) { return buildGraph(c, batch, seqLen, 0, 0); }
+Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, bool fp8Weights) {
+  return buildGraph(c, batch, seqLen, 0, 0, fp8Weights);
+}
 
 Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext,
-                            int decodeSplits) {
+                            int decodeSplits, bool fp8Weights) {
   if (maxContext < 1)
     throw Error("llama: a KV cache of " + std::to_string(maxContext) + " positions");
   if (decodeSplits < 0 || decodeSplits > 64)
     throw Error("llama: " + std::to_string(decodeSplits) + " flash-decoding splits (1 to 64, or 0 to choose)");
-  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads, maxContext));
+  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads, maxContext),
+                    fp8Weights);
 }
 
 struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
+  bool fp8 = false; // LoadOptions::fp8Weights
   std::map<std::string, Buffer> weights;
   /// Compiled graphs by (batch, seqLen, maxContext, decode splits), each with when it was last used: at most
   /// kExecutables kept (recomputing without a cache compiles one per length).
@@ -239,8 +249,8 @@ struct LlamaModel::Impl {
         executables.erase(std::min_element(executables.begin(), executables.end(), [](const auto &a, const auto &b) {
           return a.second.lastUse < b.second.lastUse;
         }));
-      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext, decodeSplits)
-                               : buildLlamaGraph(config, batch, seqLen);
+      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext, decodeSplits, fp8)
+                               : buildLlamaGraph(config, batch, seqLen, fp8);
       it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph)}).first;
     }
     it->second.lastUse = ++uses;
@@ -261,11 +271,44 @@ struct LlamaModel::Impl {
   void upload(const std::string &name, const std::vector<uint16_t> &bits) {
     weights.emplace(name, Buffer::ofBits(*context, Scalar::BF16, bits));
   }
+  /// A projection: Hugging Face's [out, in] weights stacked (Q, K, V into one), as bf16
+  /// [in, out], or as e4m3 [out, in] with one scale per output row ("<name>.scale").
+  void uploadProjection(const std::string &name, const std::vector<CheckpointTensor> &parts) {
+    if (!fp8) {
+      upload(name, transposedSideBySide(parts));
+      return;
+    }
+    int64_t in = parts.front().shape[1], rows = 0;
+    for (const CheckpointTensor &p : parts)
+      rows += p.shape[0];
+    std::vector<uint8_t> codes(size_t(rows * in));
+    std::vector<float> scales(static_cast<size_t>(rows));
+    int64_t first = 0;
+    for (const CheckpointTensor &p : parts) {
+      parallelRanges(p.shape[0], 16, [&](int64_t begin, int64_t end) {
+        std::vector<float> row(static_cast<size_t>(in));
+        for (int64_t o = begin; o < end; ++o) {
+          float amax = 0;
+          for (int64_t i = 0; i < in; ++i)
+            amax = std::max(amax, std::abs(row[size_t(i)] = fp::bf16ToFloat(bf16At(p, size_t(o * in + i)))));
+          float scale = std::max(amax, 1e-30f) / 448;
+          scales[size_t(first + o)] = scale;
+          for (int64_t i = 0; i < in; ++i)
+            codes[size_t((first + o) * in + i)] = fp::floatToF8e4m3(row[size_t(i)] / scale);
+        }
+      });
+      first += p.shape[0];
+    }
+    weights.emplace(name, Buffer::ofBits(*context, Scalar::F8E4M3, codes));
+    weights.emplace(name + ".scale", Buffer::of(*context, scales));
+  }
 };
 
-LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std::make_unique<Impl>()) {
+LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOptions &options)
+    : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
   m.context = &context;
+  m.fp8 = options.fp8Weights;
   m.config = LlamaConfig::load(folder + "/config.json");
   const LlamaConfig &c = m.config;
   Checkpoint ckpt = Checkpoint::open(folder);
@@ -275,14 +318,14 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder) : impl_(std:
   for (int64_t l = 0; l < c.numLayers; ++l) {
     std::string p = "model.layers." + std::to_string(l) + ".";
     m.upload(layerName(l, "attn_norm"), vector(p + "input_layernorm.weight"));
-    m.upload(layerName(l, "wqkv"), transposedSideBySide({matrix(p + "self_attn.q_proj.weight", d, d),
-                                                         matrix(p + "self_attn.k_proj.weight", kv, d),
-                                                         matrix(p + "self_attn.v_proj.weight", kv, d)}));
-    m.upload(layerName(l, "wo"), transposedSideBySide({matrix(p + "self_attn.o_proj.weight", d, d)}));
+    m.uploadProjection(layerName(l, "wqkv"), {matrix(p + "self_attn.q_proj.weight", d, d),
+                                              matrix(p + "self_attn.k_proj.weight", kv, d),
+                                              matrix(p + "self_attn.v_proj.weight", kv, d)});
+    m.uploadProjection(layerName(l, "wo"), {matrix(p + "self_attn.o_proj.weight", d, d)});
     m.upload(layerName(l, "ffn_norm"), vector(p + "post_attention_layernorm.weight"));
-    m.upload(layerName(l, "w_gate"), transposedSideBySide({matrix(p + "mlp.gate_proj.weight", f, d)}));
-    m.upload(layerName(l, "w_up"), transposedSideBySide({matrix(p + "mlp.up_proj.weight", f, d)}));
-    m.upload(layerName(l, "w_down"), transposedSideBySide({matrix(p + "mlp.down_proj.weight", d, f)}));
+    m.uploadProjection(layerName(l, "w_gate"), {matrix(p + "mlp.gate_proj.weight", f, d)});
+    m.uploadProjection(layerName(l, "w_up"), {matrix(p + "mlp.up_proj.weight", f, d)});
+    m.uploadProjection(layerName(l, "w_down"), {matrix(p + "mlp.down_proj.weight", d, f)});
   }
   m.upload("norm", vector("model.norm.weight"));
   CheckpointTensor table = matrix("model.embed_tokens.weight", c.vocabSize, d);

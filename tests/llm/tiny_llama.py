@@ -82,11 +82,33 @@ def write_folder(folder, w, shards, config=None):
         json.dump({"metadata": {}, "weight_map": weight_map}, f)
 
 
-def reference_logits(w, ids, config=None):
+def e4m3(x):
+    """Round to float8 e4m3fn (nearest even; |x| <= 448 here): 3 mantissa bits, normals from
+    2^-6, subnormals in steps of 2^-9."""
+    x = np.asarray(x, np.float64)
+    e = np.floor(np.log2(np.maximum(np.abs(x), 2.0 ** -6)))
+    step = 2.0 ** (e - 3)
+    return np.round(x / step) * step
+
+
+def quantized_matmul(x, w):
+    """tk-llama --fp8's projection: w's rows (output channels) and x's rows quantized to e4m3,
+    each with its scale max|.| / 448 (computed in float32, as the kernels do)."""
+    def rows(m):
+        s = (np.maximum(np.abs(m).max(-1, keepdims=True), 1e-30).astype(np.float32) / np.float32(448)).astype(np.float64)
+        return e4m3(m / s), s
+    qx, sx = rows(x)
+    qw, sw = rows(w)
+    return (qx @ qw.T) * sx * sw.T
+
+
+def reference_logits(w, ids, config=None, fp8=False):
     """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights (the embedding
-    table as the head when tie_word_embeddings, as transformers ties them)."""
+    table as the head when tie_word_embeddings, as transformers ties them); with `fp8`, the
+    layers' projections as tk-llama --fp8 quantizes them (quantized_matmul)."""
     c = config or CONFIG
     W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
+    mm = (lambda x, name: quantized_matmul(x, W[name])) if fp8 else (lambda x, name: x @ W[name].T)
     d, H, KV = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
     hd, T, eps = d // H, len(ids), c["rms_norm_eps"]
     rms = lambda x, g: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g
@@ -98,18 +120,18 @@ def reference_logits(w, ids, config=None):
     for l in range(c["num_hidden_layers"]):
         p = "model.layers.%d." % l
         x = rms(h, W[p + "input_layernorm.weight"])
-        q = rope((x @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd))
-        k = rope((x @ W[p + "self_attn.k_proj.weight"].T).reshape(T, KV, hd))
-        v = (x @ W[p + "self_attn.v_proj.weight"].T).reshape(T, KV, hd)
+        q = rope(mm(x, p + "self_attn.q_proj.weight").reshape(T, H, hd))
+        k = rope(mm(x, p + "self_attn.k_proj.weight").reshape(T, KV, hd))
+        v = mm(x, p + "self_attn.v_proj.weight").reshape(T, KV, hd)
         k, v = np.repeat(k, H // KV, 1), np.repeat(v, H // KV, 1)
         s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(hd)
         s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)
         pr = np.exp(s - s.max(-1, keepdims=True))
         pr /= pr.sum(-1, keepdims=True)
-        h = h + np.einsum("hqk,khd->qhd", pr, v).reshape(T, d) @ W[p + "self_attn.o_proj.weight"].T
+        h = h + mm(np.einsum("hqk,khd->qhd", pr, v).reshape(T, d), p + "self_attn.o_proj.weight")
         x = rms(h, W[p + "post_attention_layernorm.weight"])
-        g = x @ W[p + "mlp.gate_proj.weight"].T
-        h = h + (g / (1 + np.exp(-g)) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+        g = mm(x, p + "mlp.gate_proj.weight")
+        h = h + mm(g / (1 + np.exp(-g)) * mm(x, p + "mlp.up_proj.weight"), p + "mlp.down_proj.weight")
     head = W["model.embed_tokens.weight"] if c["tie_word_embeddings"] else W["lm_head.weight"]
     return rms(h, W["model.norm.weight"]) @ head.T
 
@@ -147,6 +169,23 @@ def main():
             sys.exit("logits differ from the numpy model")
         if tokens != [int(np.argmax(row)) for row in logits]:
             sys.exit("a token is not the argmax of the logits it was chosen from")
+        # FP8 projections (--fp8): against the numpy model quantized the same way, and how far
+        # from the bf16 model's logits they land (the accuracy report).
+        tokens8, logits8 = run(args, single, prompt, new, os.path.join(tmp, "fp8.npy"), ["--fp8"])
+        ref8 = reference_logits(w, prompt + tokens8[:-1], fp8=True)[len(prompt) - 1:]
+        err8 = np.linalg.norm(logits8 - ref8) / np.linalg.norm(ref8)
+        ref8_bf16 = reference_logits(w, prompt + tokens8[:-1])[len(prompt) - 1:]
+        drift = np.linalg.norm(logits8 - ref8_bf16) / np.linalg.norm(ref8_bf16)
+        print("--fp8: tokens %s; logits vs the numpy model with the same quantization %.3g, vs the bf16 model %.3g"
+              % (tokens8, err8, drift))
+        # (The quantized model is no steadier than its roundings: bf16 roundings of its own
+        # activations move its logits by 0.05 here, as an e4m3 step flips; the block-level
+        # check is GraphTest's, at 1e-2. A wrong scale or layout is far above 0.1.)
+        if not err8 < 0.1:
+            sys.exit("--fp8 logits differ from the quantized numpy model")
+        tokens8_nc = run(args, single, prompt, new, os.path.join(tmp, "fp8nc.npy"), ["--fp8", "--no-cache"])[0]
+        if tokens8_nc != tokens8:
+            sys.exit("--fp8 with the KV cache: tokens %s, without: %s" % (tokens8, tokens8_nc))
         # The KV cache (the default) against a full recompute of every prefix.
         tokens_nc, logits_nc = run(args, single, prompt, new, os.path.join(tmp, "nc.npy"), ["--no-cache"])
         err_nc = np.linalg.norm(logits - logits_nc) / np.linalg.norm(logits_nc)

@@ -2,7 +2,7 @@
 // (tk::llm::LlamaModel::generate does the work; this is its command line).
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
-//            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N]
+//            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
@@ -35,7 +35,7 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N]\n"
+    "                [--decode-splits N] [--fp8]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -52,7 +52,9 @@ constexpr const char *kUsage =
     "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n"
     "  --no-cache        run the whole prefix again for every token instead of a KV cache\n"
     "  --profile         print each kernel's time in the prefill and in one decode step\n"
-    "  --decode-splits   the ranges flash-decoding cuts each cache into, 1 to 64 (default: chosen)\n";
+    "  --decode-splits   the ranges flash-decoding cuts each cache into, 1 to 64 (default: chosen)\n"
+    "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
+    "                    activations quantized per row as they run); the embedding and the LM head stay bf16\n";
 
 /// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
 /// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
@@ -143,6 +145,7 @@ int main(int argc, char **argv) {
   long batch = 1;
   long maxNew = 16;
   long long maxContext = 0, decodeSplits = 0;
+  tk::llm::LoadOptions loadOptions;
   bool profile = false;
   std::optional<tk::Backend> backend;
   tk::llm::GenerateOptions sampling;
@@ -178,6 +181,8 @@ int main(int argc, char **argv) {
         maxContext = integerOption(a, value(), 1, 1 << 20);
       } else if (a == "--profile") {
         profile = true;
+      } else if (a == "--fp8") {
+        loadOptions.fp8Weights = true;
       } else if (a == "--no-cache") {
         sampling.kvCache = false;
       } else if (a == "--tokenizer") {
@@ -236,7 +241,7 @@ int main(int argc, char **argv) {
       prompt.insert(prompt.end(), encoded.begin(), encoded.end());
       prompts.push_back(prompt);
     }
-    tk::llm::LlamaModel model(context, folder);
+    tk::llm::LlamaModel model(context, folder, loadOptions);
     int64_t vocab = model.config().vocabSize;
     sampling.maxNewTokens = maxNew;
     while (int64_t(prompts.size()) < batch)

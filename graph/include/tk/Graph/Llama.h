@@ -22,7 +22,10 @@ namespace tk::llm {
 /// and per layer l "l.attn_norm", "l.wqkv" [hidden, (heads + 2 kv heads) * head dim], "l.wo",
 /// "l.ffn_norm", "l.w_gate", "l.w_up", "l.w_down" (matrices as [in, out]: Hugging Face's
 /// transposed).
-graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen);
+/// `fp8Weights`: the five projections of every layer are FP8 matmuls (Graph::matmulFp8) whose
+/// weights "l.wqkv" ... are f8e4m3 [out, in] (Hugging Face's layout) with f32 scales "l.wqkv.scale"
+/// [out]; the embedding and the LM head stay bf16.
+graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, bool fp8Weights = false);
 
 /// The same over a KV cache of `maxContext` positions per sequence: index inputs "positions"
 /// (where each sequence's tokens start) and, when decoding (seqLen 1), "lengths" (positions + 1);
@@ -34,7 +37,7 @@ graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t s
 /// `decodeSplits`: the ranges flash-decoding cuts each sequence's cache into (0: chosen from
 /// the batch, the heads and the context, see decodeSplitsFor).
 graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext,
-                                   int decodeSplits = 0);
+                                   int decodeSplits = 0, bool fp8Weights = false);
 
 /// The split count flash-decoding uses for `batch` sequences of `heads` query heads over a cache
 /// of `maxContext` positions when none is asked for.
@@ -83,11 +86,20 @@ struct Generation {
   std::vector<float> logits;   // [tokens, vocab]: the logits each was chosen from (keepLogits)
 };
 
+struct LoadOptions {
+  /// Quantize the five projections of every layer to e4m3 once, here, one scale per output
+  /// channel (max |w| / 448); their matmuls then quantize their inputs' rows as they run and
+  /// multiply on FP8 tensor cores (Hopper's wgmma; the interpreter elsewhere). The embedding,
+  /// the norms and the LM head stay bf16.
+  bool fp8Weights = false;
+};
+
 class LlamaModel {
 public:
   /// Reads `folder` (config.json and the safetensors), checks every tensor's shape against the
-  /// config, and uploads the weights as bf16 (F16 and F32 checkpoints converted).
-  LlamaModel(Context &context, const std::string &folder);
+  /// config, and uploads the weights as bf16 (F16 and F32 checkpoints converted), or the
+  /// projections as FP8 (LoadOptions).
+  LlamaModel(Context &context, const std::string &folder, const LoadOptions &options = {});
   ~LlamaModel();
   LlamaModel(LlamaModel &&) noexcept;
   LlamaModel &operator=(LlamaModel &&) noexcept;
