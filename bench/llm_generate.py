@@ -128,10 +128,15 @@ def hf_times(model, prompt, new, batch, reps=3, warmups=2):
     return dict(prefill_ms=prefill, decode_ms_per_step=step, decode_tokens_s=batch / (step / 1e3), generate_ms=full)
 
 
-def decode_floor(shape, context, batch, copy_tbs):
+def decode_floor(shape, context, batch, copy_tbs, fp8=False):
+    """Bytes a decode step must read (weights, the KV cache at `context`) over the copy
+    bandwidth; `fp8`: the layers' projections one byte an element plus a float scale a row."""
     d, f, layers, vocab = shape["hidden_size"], shape["intermediate_size"], shape["num_hidden_layers"], shape["vocab_size"]
     kv = d // shape["num_attention_heads"] * shape["num_key_value_heads"]
-    weights = 2 * (layers * (d * (d + 2 * kv) + d * d + 3 * d * f + 2 * d) + d + d * vocab + batch * d)
+    projections = d * (d + 2 * kv) + d * d + 3 * d * f
+    rows = (d + 2 * kv) + d + 2 * f + d
+    per_layer = projections + 4 * rows + 2 * 2 * d if fp8 else 2 * (projections + 2 * d)
+    weights = layers * per_layer + 2 * (d + d * vocab + batch * d)
     cache = 2 * layers * 2 * kv * context * batch
     step_bytes = weights + cache
     step_ms = step_bytes / (copy_tbs * 1e12) * 1e3
@@ -164,11 +169,16 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
         first = tk_generate(tk_llama, folder, prompt, new, 1, ["--profile", "--save-logits", logits_path])
         tk_logits = np.load(logits_path)
         seq = torch.tensor([prompt + first["tokens"][0][:-1]], device="cuda")
+        # The same with FP8 projections (tk-llama --fp8), over its own tokens.
+        fp8_logits_path = os.path.join(tmp, "tk-fp8-logits.npy")
+        first8 = tk_generate(tk_llama, folder, prompt, new, 1, ["--fp8", "--profile", "--save-logits", fp8_logits_path])
+        seq8 = torch.tensor([prompt + first8["tokens"][0][:-1]], device="cuda")
         rows = slice(prompt_len - 1, prompt_len - 1 + new)
         with torch.no_grad():
             reference = load(folder, torch.float32)
             assert reference.model.rotary_emb.inv_freq.dtype == torch.float32
             f32 = reference(seq).logits[0, rows].float().cpu().numpy()
+            f32_8 = reference(seq8).logits[0, rows].float().cpu().numpy()
             del reference
             torch.cuda.empty_cache()
             model = load(folder, torch.bfloat16)
@@ -195,6 +205,27 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
                 (batch, tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"]))
             result["rows"].append(row)
             log(row.get("tk_profile", ""))
+        # FP8 projections (tk-llama --fp8): the logits' distance from transformers f32 and from
+        # tk's bf16 run, then the speed at each batch against their own (smaller) floor.
+        for batch in batches:
+            tk8 = first8 if batch == 1 else tk_generate(tk_llama, folder, prompt, new, batch, ["--fp8", "--profile"])
+            row8 = dict(batch=batch, context=prompt_len, fp8=True,
+                        floor=decode_floor(shape, prompt_len + new // 2, batch, copy_tbs, fp8=True),
+                        tk={k: v for k, v in tk8.items() if k not in ("stdout", "tokens")})
+            if "prefill profile:" in tk8["stdout"]:
+                row8["tk_profile"] = tk8["stdout"][tk8["stdout"].index("prefill profile:"):]
+            if batch == 1:
+                fp8_logits = np.load(fp8_logits_path)
+                result["fp8_correctness"] = dict(tk_fp8_vs_hf_f32=rel_l2(fp8_logits, f32_8),
+                                                 tk_bf16_vs_hf_f32=result["correctness"]["tk_vs_hf_f32"],
+                                                 same_tokens_as_bf16=int(sum(a == b for a, b in zip(tk8["tokens"][0],
+                                                                                                  first["tokens"][0]))))
+                log("llm: --fp8 logits against transformers f32 %.3g (tk bf16: %.3g); %d of %d tokens as tk bf16's" % (
+                    result["fp8_correctness"]["tk_fp8_vs_hf_f32"], result["correctness"]["tk_vs_hf_f32"],
+                    result["fp8_correctness"]["same_tokens_as_bf16"], new))
+            log("llm: --fp8 batch %d prefill %.1f ms, decode %.3f ms a step (%.1f tokens/s; its floor %.3f ms)" % (
+                batch, tk8["prefill_ms"], tk8["decode_ms_per_step"], tk8["decode_tokens_s"], row8["floor"]["step_ms"]))
+            result["rows"].append(row8)
         # Flash-decoding's split count against the default, tk alone (17 new tokens a run).
         for batch, splits in sweep:
             tk = tk_generate(tk_llama, folder, prompt, 17, batch, ["--decode-splits", str(splits)])
@@ -213,6 +244,8 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
                 model.generation_config.cache_implementation = "static"
                 model.generation_config.compile_config = CompileConfig(fullgraph=True, mode="reduce-overhead")
             for row in result["rows"]:
+                if row.get("fp8"):
+                    continue  # (transformers runs its bf16 model once a batch size)
                 start = time.time()
                 try:
                     with torch.no_grad():
@@ -226,8 +259,10 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
     for row in result["rows"]:
         tk = row["tk"]
         row["decode_of_floor"] = row["floor"]["step_ms"] / tk["decode_ms_per_step"]
+        # FP8 rows against transformers' (bf16) run of the same batch size.
+        bf16_row = next((r for r in result["rows"] if r["batch"] == row["batch"] and not r.get("fp8")), row)
         for mode in ("eager", "static+compile"):
-            hf = row.get("hf " + mode, {})
+            hf = bf16_row.get("hf " + mode, {})
             if "decode_tokens_s" in hf:
                 row["decode_vs_hf " + mode] = tk["decode_tokens_s"] / hf["decode_tokens_s"]
                 row["prefill_vs_hf " + mode] = hf["prefill_ms"] / tk["prefill_ms"]
@@ -250,18 +285,25 @@ def markdown(llm):
                "HF static+compile prefill ms / tokens/s | HF eager prefill ms / tokens/s | decode vs HF compile | "
                "prefill vs HF compile |\n|---|---|---|---|---|---|---|---|---|---|"]
     for row in llm["rows"]:
-        tk, hf, eager = row["tk"], row.get("hf static+compile", {}), row.get("hf eager", {})
+        bf16_row = next((r for r in llm["rows"] if r["batch"] == row["batch"] and not r.get("fp8")), row)
+        tk, hf, eager = row["tk"], bf16_row.get("hf static+compile", {}), bf16_row.get("hf eager", {})
         def pair(h):
             return "%.1f / %.1f" % (h["prefill_ms"], h["decode_tokens_s"]) if "prefill_ms" in h else h.get("failed", "-")
-        table.append("| %d | %.1f | %.3f | %.1f | %.3f | %.0f%% | %s | %s | %s | %s |" % (
-            row["batch"], tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"],
+        table.append("| %s | %.1f | %.3f | %.1f | %.3f | %.0f%% | %s | %s | %s | %s |" % (
+            "%d%s" % (row["batch"], " (tk --fp8)" if row.get("fp8") else ""), tk["prefill_ms"], tk["decode_ms_per_step"], tk["decode_tokens_s"], row["floor"]["step_ms"],
             100 * row["decode_of_floor"], pair(hf), pair(eager),
             "%.2fx" % row["decode_vs_hf static+compile"] if "decode_vs_hf static+compile" in row else "-",
             "%.2fx" % row["prefill_vs_hf static+compile"] if "prefill_vs_hf static+compile" in row else "-"))
     out.append("\n".join(table))
+    c8 = llm.get("fp8_correctness")
+    if c8:
+        out.append("tk-llama --fp8 (the layers' projections e4m3, per-channel scales): logits against transformers "
+                   "f32 %.3g (tk bf16: %.3g); %d of %d greedy tokens as tk bf16's." % (
+                       c8["tk_fp8_vs_hf_f32"], c8["tk_bf16_vs_hf_f32"], c8["same_tokens_as_bf16"], llm["new_tokens"]))
     for row in llm["rows"]:
         if row.get("tk_profile"):
-            out.append("tk-llama --profile at batch %d:\n\n```\n%s```" % (row["batch"], row["tk_profile"]))
+            out.append("tk-llama%s --profile at batch %d:\n\n```\n%s```" % (" --fp8" if row.get("fp8") else "",
+                                                                          row["batch"], row["tk_profile"]))
     if llm.get("splits_sweep"):
         out.append("Flash-decoding splits (tk alone, 17 new tokens): " + ", ".join(
             "batch %d %d splits %.3f ms" % (r["batch"], r["splits"], r["decode_ms_per_step"]) for r in llm["splits_sweep"]))
