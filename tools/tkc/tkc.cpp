@@ -21,13 +21,15 @@ namespace {
 const char *const kUsage = R"(usage:
   tkc FILE.tk [--kernel NAME] [--emit=ast|tk|tkgpu|llvm|ptx|cubin|header] [-o OUT]
               [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
-              [--divisibility ARG=16]...
+              [--divisibility ARG=16]... [-MD [-MF DEPFILE]]
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
   tkc run  FILE.tk [--kernel NAME] --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
   tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
 --kernel may be left out when FILE has one kernel.
   tkc --version | --help
 --stats writes each kernel's summary (and ptxas's report, with --emit=cubin) to stderr.
+-MD also writes a dependency file (make's format, as gcc -MD): OUT, then FILE.tk and every file
+it imports, to -MF DEPFILE or OUT.d, so that a build reruns tkc when an import changes.
 )";
 
 int usageError(const std::string &message) {
@@ -53,6 +55,28 @@ bool writeOutput(const std::string &path, const std::string &text, std::string &
     return flushStdout(error);
   }
   return tk::writeAtomically(path, text, error);
+}
+
+/// A path as a make rule (and ninja's depfile parser) reads it: spaces, '#' and '\' escaped,
+/// '$' doubled.
+std::string makeEscaped(const std::string &path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\')
+      out += '\\';
+    else if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// The dependency file of `target`: `target: file import...` (each file once, in load order).
+std::string dependencyRule(const std::string &target, const std::vector<std::pair<std::string, std::string>> &sources) {
+  std::string rule = makeEscaped(target) + ":";
+  for (const auto &[path, text] : sources)
+    rule += " \\\n  " + makeEscaped(path);
+  return rule + "\n";
 }
 
 int tkcMain(int argc, char **argv);
@@ -102,8 +126,8 @@ int tkcMain(int argc, char **argv) {
     return tk::tuneCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
 
   tk::CompileOptions options;
-  std::string file, output = "-", emit = "tk";
-  bool stats = false;
+  std::string file, output = "-", emit = "tk", depfile;
+  bool stats = false, dependencies = false;
   for (size_t i = first; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto value = [&](const std::string &flag) -> std::optional<std::string> {
@@ -147,6 +171,12 @@ int tkcMain(int argc, char **argv) {
       options.printLocations = true;
     } else if (a == "--stats") {
       stats = true;
+    } else if (a == "-MD") {
+      dependencies = true;
+    } else if (a == "-MF") {
+      if (i + 1 >= args.size())
+        return usageError("-MF needs a file name");
+      depfile = args[++i];
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       return usageError("unknown option '" + a + "'");
     } else if (file.empty()) {
@@ -157,6 +187,23 @@ int tkcMain(int argc, char **argv) {
   }
   if (file.empty())
     return usageError("no input file");
+  if (!depfile.empty() && !dependencies)
+    return usageError("-MF names the dependency file of -MD, which is missing");
+  if (dependencies && output == "-")
+    return usageError("-MD needs -o FILE (the rule's target)");
+  if (dependencies && command != "compile")
+    return usageError("-MD writes the dependencies of an output: not with 'tkc " + command + "'");
+  if (dependencies && depfile.empty())
+    depfile = output + ".d";
+  // The dependency file, after the output: the main file and every file it imports.
+  auto writeDependencies = [&](const std::vector<std::pair<std::string, std::string>> &sources) {
+    std::string error;
+    if (dependencies && !writeOutput(depfile, dependencyRule(output, sources), error)) {
+      std::cerr << "tkc: error: " << error << "\n";
+      return false;
+    }
+    return true;
+  };
 
   tk::EmitKind kind;
   if (emit == "ast")
@@ -186,6 +233,11 @@ int tkcMain(int argc, char **argv) {
     if (!writeOutput(output, header, error)) {
       std::cerr << "tkc: error: " << error << "\n";
       return 1;
+    }
+    if (dependencies) { // (the header's compiler loaded the same files)
+      tk::Compiler loader(options);
+      if (!loader.load(file) || !writeDependencies(loader.sources()))
+        return 1;
     }
     return 0;
   }
@@ -221,6 +273,6 @@ int tkcMain(int argc, char **argv) {
     std::cerr << "tkc: error: " << error << "\n";
     return 1;
   }
-  return 0;
+  return writeDependencies(compiler.sources()) ? 0 : 1;
 }
 } // namespace
