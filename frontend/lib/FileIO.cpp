@@ -113,6 +113,12 @@ std::unique_ptr<AtomicFile> AtomicFile::create(const std::string &path, FileKind
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   namespace fs = llvm::sys::fs;
+  // An output goes into a folder that exists (as a C compiler's -o: a mistyped path is an
+  // error, not a new tree); the cache makes its own folders.
+  if (kind == FileKind::Output && !fs::is_directory(dir)) {
+    error = "cannot write '" + path + "': the folder '" + dir + "' does not exist";
+    return nullptr;
+  }
   if (std::error_code ec = fs::create_directories(dir, true, kind == FileKind::Private ? fs::owner_all : fs::all_all)) {
     error = "cannot create the directory " + dir + ": " + ec.message();
     return nullptr;

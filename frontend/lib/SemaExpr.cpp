@@ -459,7 +459,8 @@ Type SemaImpl::checkCall(CallExpr &e) {
     if (const GlobalSymbol *global = program_.lookup(fileId_, e.callee)) {
       if (global->kind == GlobalSymbol::Kind::Fn)
         return checkFnCall(e, *global->fn);
-      if (global->kind == GlobalSymbol::Kind::Kernel)
+      // A kernel's name is no callable name: a builtin of that name stays what it calls.
+      if (global->kind == GlobalSymbol::Kind::Kernel && !lookupBuiltin(e.callee))
         return error(e.calleeRange, "kernel '" + e.callee + "' cannot be called from device code");
     }
     if (const BuiltinInfo *info = lookupBuiltin(e.callee))

@@ -99,6 +99,9 @@ std::string compilerBuildId() {
 std::string DiskCache::defaultDir() {
   if (const char *dir = std::getenv("TK_CACHE_DIR"))
     return dir; // empty: no cache
+  // The XDG base directory specification: an absolute $XDG_CACHE_HOME, else ~/.cache.
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/')
+    return std::string(xdg) + "/tk";
   if (const char *home = std::getenv("HOME"))
     return std::string(home) + "/.cache/tk";
   return "";

@@ -1,6 +1,7 @@
 #include "tk/Runtime/KernelCompile.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 namespace tk {
@@ -54,6 +55,11 @@ namespace {
 
 /// $TK_DUMP_DIR: every stage of each kernel compiled, as `<kernel>-<key>.<stage>`.
 bool dumpStages(Compiler &compiler, const std::string &dir, const std::string &name, std::string &diagnostics) {
+  // (The folder TK_DUMP_DIR names is made when missing: outputs need an existing one.)
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    diagnostics += "tk: TK_DUMP_DIR: cannot create " + dir + ": " + ec.message() + "\n";
   static const std::pair<EmitKind, const char *> stages[] = {
       {EmitKind::Tk, "tk.mlir"}, {EmitKind::TkGpu, "tkgpu.mlir"}, {EmitKind::LLVM, "ll"}, {EmitKind::PTX, "ptx"}};
   for (const auto &[kind, extension] : stages) {

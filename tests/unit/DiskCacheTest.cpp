@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,24 @@ protected:
   test::TempDir temp{"tk-cache-test"};
   std::string dir = temp.path();
 };
+
+TEST(DiskCacheDir, TkCacheDirThenXdgCacheHomeThenHome) {
+  // (The variables as they were are put back: other tests read them.)
+  auto saved = [](const char *name) { const char *v = std::getenv(name); return v ? std::optional<std::string>(v) : std::nullopt; };
+  std::optional<std::string> tkDir = saved("TK_CACHE_DIR"), xdg = saved("XDG_CACHE_HOME"), home = saved("HOME");
+  ::unsetenv("TK_CACHE_DIR");
+  ::setenv("HOME", "/home/someone", 1);
+  ::setenv("XDG_CACHE_HOME", "/var/cache/someone", 1);
+  EXPECT_EQ(DiskCache::defaultDir(), "/var/cache/someone/tk");
+  ::setenv("XDG_CACHE_HOME", "relative/cache", 1); // the specification ignores a relative path
+  EXPECT_EQ(DiskCache::defaultDir(), "/home/someone/.cache/tk");
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(DiskCache::defaultDir(), "/home/someone/.cache/tk");
+  ::setenv("TK_CACHE_DIR", "/tmp/mine", 1);
+  EXPECT_EQ(DiskCache::defaultDir(), "/tmp/mine");
+  for (auto &[name, value] : {std::pair{"TK_CACHE_DIR", tkDir}, std::pair{"XDG_CACHE_HOME", xdg}, std::pair{"HOME", home}})
+    value ? ::setenv(name, value->c_str(), 1) : ::unsetenv(name);
+}
 
 TEST_F(DiskCacheTest, KeysSeparateTheirParts) {
   EXPECT_NE(cacheKey({"ab", "c"}), cacheKey({"a", "bc"}));

@@ -102,6 +102,13 @@ TEST(HardeningFiles, AFailedWriteLeavesNoTemporaryFileAndSaysWhy) {
   EXPECT_EQ(namesIn(dir.path()), std::vector<std::string>{"sub"});
   EXPECT_FALSE(writeAtomically("/dev/full", "bytes", error));
   EXPECT_EQ(error, "cannot write '/dev/full': No space left on device");
+  // An output into a folder that does not exist is an error (as a C compiler's -o), not a new
+  // tree; the cache's private files make their folders.
+  std::string missing = dir.path() + "/no/such/out.ptx";
+  EXPECT_FALSE(writeAtomically(missing, "bytes", error));
+  EXPECT_EQ(error, "cannot write '" + missing + "': the folder '" + dir.path() + "/no/such' does not exist");
+  EXPECT_EQ(namesIn(dir.path()), std::vector<std::string>{"sub"});
+  EXPECT_TRUE(writeAtomically(dir.path() + "/made/here/entry", "bytes", error, FileKind::Private)) << error;
 }
 
 TEST(HardeningFiles, SigintMidWriteLeavesNoTemporaryFile) {
