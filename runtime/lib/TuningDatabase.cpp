@@ -27,15 +27,43 @@ std::string quoted(const std::string &text) {
   return out + "\"";
 }
 
-/// "M=4096, N=4096" as { "M": 4096, "N": 4096 }; config values as numbers, the way they were written.
+/// Whether `text` is a JSON number as it stands (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?):
+/// strtod also takes inf, nan, hex and a leading '+', which JSON does not.
+bool jsonNumber(const std::string &text) {
+  size_t at = 0, n = text.size();
+  auto digits = [&] {
+    size_t start = at;
+    while (at < n && text[at] >= '0' && text[at] <= '9')
+      ++at;
+    return at - start;
+  };
+  if (at < n && text[at] == '-')
+    ++at;
+  size_t whole = at;
+  if (!digits() || (text[whole] == '0' && at - whole > 1))
+    return false;
+  if (at < n && text[at] == '.') {
+    ++at;
+    if (!digits())
+      return false;
+  }
+  if (at < n && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < n && (text[at] == '+' || text[at] == '-'))
+      ++at;
+    if (!digits())
+      return false;
+  }
+  return at == n;
+}
+
+/// "M=4096, N=4096" as { "M": 4096, "N": 4096 }; config values as numbers, the way they were
+/// written, when they are JSON numbers (anything else, inf and nan too, as strings).
 std::string object(const std::map<std::string, std::string> &values, const std::string &indent) {
   std::string out = "{";
   bool first = true;
   for (const auto &[name, value] : values) {
-    char *end = nullptr;
-    std::strtod(value.c_str(), &end);
-    bool number = !value.empty() && !*end;
-    out += (first ? "\n" : ",\n") + indent + "  " + quoted(name) + ": " + (number ? value : quoted(value));
+    out += (first ? "\n" : ",\n") + indent + "  " + quoted(name) + ": " + (jsonNumber(value) ? value : quoted(value));
     first = false;
   }
   return out + (first ? "}" : "\n" + indent + "}");
@@ -102,10 +130,11 @@ std::optional<std::string> scalarText(const llvm::json::Value &value) {
 std::string tuningEntryJson(const TuningEntry &entry) {
   char ms[32];
   std::snprintf(ms, sizeof(ms), "%.6f", entry.ms);
+  std::string time = jsonNumber(ms) ? std::string(ms) : quoted(ms); // (an infinite time as a string)
   return "{\n  \"kernel\": " + quoted(entry.kernel) + ",\n  \"kernel_hash\": " + quoted(entry.kernelHash) +
          ",\n  \"gpu\": " + quoted(entry.gpu) + ",\n  \"specialization\": " + quoted(entry.specialization) +
          ",\n  \"key\": " + object(splitKeyValues(entry.keyValues), "  ") + ",\n  \"config\": " +
-         object(configText(entry.config), "  ") + ",\n  \"time_ms\": " + ms + "\n}\n";
+         object(configText(entry.config), "  ") + ",\n  \"time_ms\": " + time + "\n}\n";
 }
 
 std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string &error) {

@@ -12,6 +12,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+
+#include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -250,6 +253,21 @@ TEST(JitTuningDatabase, EntriesRoundTripAndGarbageIsRefused) {
   EXPECT_EQ(error.rfind("not a tuning entry (bad JSON at byte ", 0), 0u) << error;
   EXPECT_FALSE(parseTuningEntry("{\"kernel\": \"k\"}", error));
   EXPECT_EQ(error, "not a tuning entry (no value 'kernel_hash')");
+  // Values strtod reads but JSON has no number for (inf, nan, hex, a leading '+') are written
+  // as strings, so the file stays JSON (they were written bare, which no parser took back);
+  // an infinite time too. A key value with a control character or a quote is escaped.
+  TuningEntry odd{"k", "h", "gpu \"x\"\t", "s", "A=inf, B=nan, C=0x10, D=+3, E=-0.5e-3, F=012",
+                  Config{{{"SCALE", std::numeric_limits<double>::infinity()}}}, std::numeric_limits<double>::infinity()};
+  std::string oddJson = tuningEntryJson(odd);
+  for (const char *member : {"\"A\": \"inf\"", "\"B\": \"nan\"", "\"C\": \"0x10\"", "\"D\": \"+3\"", "\"E\": -0.5e-3",
+                             "\"F\": \"012\"", "\"time_ms\": \"inf\""})
+    EXPECT_NE(oddJson.find(member), std::string::npos) << member << " in " << oddJson;
+  std::optional<TuningEntry> oddBack = parseTuningEntry(oddJson, error);
+  ASSERT_TRUE(oddBack) << error << "\n" << oddJson;
+  EXPECT_EQ(oddBack->gpu, "gpu \"x\"\t");
+  // (A number reads back as the double it is: -0.5e-3 as %.17g prints it.)
+  EXPECT_EQ(oddBack->keyValues, "A=inf, B=nan, C=0x10, D=+3, E=-0.00050000000000000001, F=012");
+  EXPECT_TRUE(std::isinf(oddBack->ms));
 }
 
 // Each argument's specialization, and its text in the disk cache's keys and the tuning
