@@ -7,7 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 namespace tk::graph {
 
@@ -382,13 +388,23 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     } catch (const Error &e) {
       throw Error(std::string("graph: writing the DOT dump: ") + e.what());
     }
-    if (std::system("command -v dot > /dev/null 2>&1") == 0) {
-      std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg";
-      // Through a temporary file and a rename, as every output.
-      std::string command = "dot -Tsvg '" + options.dumpGraph + "' -o '" + svg + ".tmp' && mv '" + svg + ".tmp' '" +
-                            svg + "'";
-      if (std::system(command.c_str()) != 0)
-        throw Error("graph: `" + command + "` failed");
+    // The SVG beside it when Graphviz is installed: `dot` run without a shell (the paths are
+    // arguments, whatever they hold), into a temporary file renamed as every output.
+    std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg", temporary = svg + ".tmp";
+    std::vector<std::string> argv{"dot", "-Tsvg", options.dumpGraph, "-o", temporary};
+    std::vector<char *> pointers;
+    for (std::string &a : argv)
+      pointers.push_back(a.data());
+    pointers.push_back(nullptr);
+    pid_t child = -1;
+    int status = 0;
+    if (::posix_spawnp(&child, "dot", nullptr, nullptr, pointers.data(), environ) == 0) {
+      while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::rename(temporary.c_str(), svg.c_str()) != 0) {
+        std::remove(temporary.c_str());
+        throw Error("graph: dot -Tsvg " + options.dumpGraph + " -o " + temporary + " failed");
+      }
     }
   }
   return exe;

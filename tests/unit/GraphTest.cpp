@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <sys/stat.h>
+#include <fstream>
 #include <random>
 
 namespace tk::graph {
@@ -264,6 +267,34 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
     double v = dn[size_t(i)] + f(xs[size_t(i)]);
     ASSERT_NEAR(f(got[size_t(i)]), v, 3e-2 * (1 + std::abs(v))) << i;
   }
+}
+
+TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
+  // A stand-in `dot` first on PATH records its arguments as the SVG: the paths reach it as
+  // arguments (no shell: a quote or a space in them is nothing special), and the SVG is renamed
+  // into place.
+  test::TempDir dir("tk-dot-dump");
+  std::string bin = dir.path() + "/bin";
+  ASSERT_EQ(::mkdir(bin.c_str(), 0700), 0);
+  {
+    std::ofstream fake(bin + "/dot");
+    fake << "#!/bin/sh\n# dot -Tsvg IN -o OUT\nprintf '%s|' \"$@\" > \"$4\"\n";
+  }
+  ASSERT_EQ(::chmod((bin + "/dot").c_str(), 0700), 0);
+  const char *path = std::getenv("PATH");
+  std::string saved = path ? path : "";
+  ::setenv("PATH", (bin + ":" + saved).c_str(), 1);
+  Graph g;
+  g.output(g.silu(g.input("x", Scalar::BF16, {2, 8})), "y");
+  GraphOptions options;
+  options.dumpGraph = dir.path() + "/it's a graph.dot";
+  Executable exe = Executable::compile(context, g, options);
+  ::setenv("PATH", saved.c_str(), 1);
+  std::ifstream dot(options.dumpGraph), svg(dir.path() + "/it's a graph.svg");
+  ASSERT_TRUE(dot.good());
+  ASSERT_TRUE(svg.good());
+  std::string args((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(args, "-Tsvg|" + options.dumpGraph + "|-o|" + dir.path() + "/it's a graph.svg.tmp|");
 }
 
 TEST_F(GraphRun, ProfileTimesEveryKernelAndCountsItsWork) {

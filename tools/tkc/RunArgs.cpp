@@ -231,11 +231,17 @@ std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector
     if (!given.emplace(name, value).second)
       throw UsageError("argument '" + name + "' given twice");
   }
+  // Every missing argument at once, each with its type.
+  std::string missing;
+  for (auto &[param, type] : params)
+    if (!given.count(param))
+      missing += (missing.empty() ? "" : ", ") + param + ": " + type.str();
+  if (!missing.empty())
+    throw UsageError(std::string(missing.find(',') == std::string::npos ? "missing argument " : "missing arguments ") +
+                     missing);
   std::vector<ArgValue> args;
   for (auto &[param, type] : params) {
     auto it = given.find(param);
-    if (it == given.end())
-      throw UsageError("missing argument '" + param + "' of type " + type.str());
     if (type.isPtr()) {
       buffers.push_back(makeBuffer(param, it->second, type.elem.scalar, options.seed));
       ArgValue v;

@@ -108,6 +108,10 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     }
     // -1: the GPU backend cannot compile this kernel yet and no backend was asked for.
   }
+  // (--time measures GPU launches; the interpreter's time says nothing about them.)
+  if (options.timedRuns > 0)
+    err << "tkc run: note: --time " << options.timedRuns
+        << " times launches on the GPU (--backend=cuda); the interpreter runs the kernel once, untimed\n";
   try {
     interpretKernel(compiler.moduleOperation(), sig.name, launch);
   } catch (const RunFault &fault) {

@@ -137,6 +137,9 @@ int tkcMain(int argc, char **argv) {
         return args[++i];
       return std::nullopt;
     };
+    for (const char *flag : {"--emit", "--kernel", "--arch", "--divisibility"})
+      if (a == flag && i + 1 >= args.size())
+        return usageError(std::string(flag) + " needs a value");
     if (a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : "");
       size_t eq = def.find('=');
@@ -158,9 +161,13 @@ int tkcMain(int argc, char **argv) {
       options.archSpecific = *v == "sm_90a";
     } else if (auto v = value("--divisibility")) {
       size_t eq = v->find('=');
-      if (eq == std::string::npos)
-        return usageError("--divisibility needs NAME=VALUE (as the JIT specializes arguments)");
-      options.divisibility[v->substr(0, eq)] = std::atoll(v->c_str() + eq + 1);
+      std::string amount = eq == std::string::npos ? "" : v->substr(eq + 1);
+      // What the JIT specializes an argument by: 1, 2, 4, 8 or 16.
+      if (eq == std::string::npos || eq == 0 ||
+          (amount != "1" && amount != "2" && amount != "4" && amount != "8" && amount != "16"))
+        return usageError("--divisibility needs NAME=N with N one of 1, 2, 4, 8, 16 (as the JIT specializes "
+                          "arguments), got '" + *v + "'");
+      options.divisibility[v->substr(0, eq)] = std::atoll(amount.c_str());
     } else if (a == "-O0") {
       options.optimize = false;
     } else if (a == "-O3") {
@@ -249,6 +256,22 @@ int tkcMain(int argc, char **argv) {
   }
   tk::Compiler compiler(options);
   bool ok = compiler.load(file);
+  // A --divisibility name must be a runtime parameter of a kernel compiled.
+  std::vector<tk::KernelDecl> declared;
+  if (ok && !options.divisibility.empty() && compiler.declarations(declared))
+    for (const auto &[name, amount] : options.divisibility) {
+      std::string params;
+      bool known = false;
+      for (const tk::KernelDecl &k : declared)
+        for (const tk::KernelDecl::Param &p : k.params)
+          if (!p.isConst) {
+            known |= p.name == name;
+            params += (params.empty() ? "" : ", ") + p.name;
+          }
+      if (!known)
+        return usageError("--divisibility " + name + "=" + std::to_string(amount) +
+                          ": no kernel compiled has a parameter '" + name + "' (" + params + ")");
+    }
   std::ostringstream out;
   if (ok)
     ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
