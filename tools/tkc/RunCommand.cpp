@@ -1,4 +1,5 @@
 #include "RunCommand.h"
+#include "Color.h"
 
 #include "RunArgs.h"
 
@@ -58,7 +59,7 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   Compiler compiler(compileOptions);
   std::ostringstream ir;
   bool compiled = compiler.load(options.file) && compiler.emit(EmitKind::Tk, ir);
-  err << compiler.diagnosticsText();
+  err << painted(compiler.diagnosticsText());
   if (!compiled)
     return compiler.hadInternalError() ? 70 : 1;
   KernelSignature sig = compiler.signatures().at(0);
@@ -151,7 +152,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
       err << "tkc run: note: kernel '" << sig.name << "' does not compile for the GPU yet; running it in the interpreter\n";
       return -1;
     }
-    err << diagnostics;
+    err << painted(diagnostics);
     return 1;
   }
   CudaLaunch cudaLaunch;

@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include "Color.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +29,7 @@ const char *const kUsage = R"(usage:
   tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
 --kernel may be left out when FILE has one kernel.
   tkc --version | --help
+--color=auto|always|never: diagnostics in colour (auto: on a terminal, unless NO_COLOR is set).
 --stats writes each kernel's summary (and ptxas's report, with --emit=cubin) to stderr.
 -MD also writes a dependency file (make's format, as gcc -MD): OUT, then FILE.tk and every file
 it imports, to -MF DEPFILE or OUT.d, so that a build reruns tkc when an import changes.
@@ -106,6 +109,8 @@ int main(int argc, char **argv) {
 namespace {
 int tkcMain(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::string error; !tk::takeColorOption(args, error))
+    return usageError(error);
   if (args.empty())
     return usageError("no input file");
   std::string command = "compile";
@@ -233,7 +238,7 @@ int tkcMain(int argc, char **argv) {
   if (emit == "header" && command == "compile") {
     std::string header, diagnostics, warnings;
     bool made = tk::emitAotHeader(file, options, header, diagnostics, warnings);
-    std::cerr << diagnostics << warnings;
+    std::cerr << tk::painted(diagnostics + warnings);
     if (!made)
       return 1;
     std::string error;
@@ -275,7 +280,7 @@ int tkcMain(int argc, char **argv) {
   std::ostringstream out;
   if (ok)
     ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
-  std::cerr << compiler.diagnosticsText();
+  std::cerr << tk::painted(compiler.diagnosticsText());
   if (compiler.hadInternalError())
     return 70; // EX_SOFTWARE: a compiler bug, never the user's fault
   if (!ok)

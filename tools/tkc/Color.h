@@ -1,0 +1,18 @@
+// Diagnostics in colour on a terminal (--color=auto|always|never; NO_COLOR turns auto off).
+#ifndef TK_TOOLS_TKC_COLOR_H
+#define TK_TOOLS_TKC_COLOR_H
+
+#include <string>
+#include <vector>
+
+namespace tk {
+
+/// Takes `--color=WHEN` out of `args` and sets the mode; false with `error` for a bad WHEN.
+bool takeColorOption(std::vector<std::string> &args, std::string &error);
+/// `diagnostics` (the compiler's format: "file:line:col: error: message", the source line, the
+/// caret line) with ANSI colours when the mode asks for them on standard error.
+std::string painted(const std::string &diagnostics);
+
+} // namespace tk
+
+#endif
