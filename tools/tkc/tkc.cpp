@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "Color.h"
+#include "Help.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -20,23 +21,10 @@
 
 namespace {
 
-const char *const kUsage = R"(usage:
-  tkc FILE.tk [--kernel NAME] [--emit=ast|tk|tkgpu|llvm|ptx|cubin|header] [-o OUT]
-              [--arch=sm_80|sm_90|sm_90a] [-D NAME=VALUE]... [-O0|-O3] [--debug] [--locs] [--stats]
-              [--divisibility ARG=16]... [-MD [-MF DEPFILE]]
-  tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
-  tkc run  FILE.tk [--kernel NAME] --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
-  tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
---kernel may be left out when FILE has one kernel.
-  tkc --version | --help
---color=auto|always|never: diagnostics in colour (auto: on a terminal, unless NO_COLOR is set).
---stats writes each kernel's summary (and ptxas's report, with --emit=cubin) to stderr.
--MD also writes a dependency file (make's format, as gcc -MD): OUT, then FILE.tk and every file
-it imports, to -MF DEPFILE or OUT.d, so that a build reruns tkc when an import changes.
-)";
+
 
 int usageError(const std::string &message) {
-  std::cerr << "tkc: error: " << message << "\n" << kUsage;
+  std::cerr << "tkc: error: " << message << "\n" << tk::kUsage;
   return 1;
 }
 
@@ -118,13 +106,16 @@ int tkcMain(int argc, char **argv) {
   if (args[0] == "check" || args[0] == "run" || args[0] == "tune") {
     command = args[0];
     first = 1;
-  } else if (args[0] == "--help" || args[0] == "-h") {
-    std::cout << kUsage;
-    return 0;
   } else if (args[0] == "--version") {
     std::cout << "tkc (tk) " << TK_VERSION << " (LLVM " << tk::Compiler::llvmVersion() << ")\n";
     return 0;
   }
+  // `--help` anywhere before `--`: this command's options.
+  for (size_t i = first; i < args.size() && args[i] != "--"; ++i)
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << tk::kUsage << "\n" << tk::helpFor(command);
+      return 0;
+    }
   if (command == "run")
     return tk::runCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
   if (command == "tune")
@@ -133,8 +124,19 @@ int tkcMain(int argc, char **argv) {
   tk::CompileOptions options;
   std::string file, output = "-", emit = "tk", depfile;
   bool stats = false, dependencies = false;
+  bool optionsEnded = false;
   for (size_t i = first; i < args.size(); ++i) {
     const std::string &a = args[i];
+    if (!optionsEnded && a == "--") {
+      optionsEnded = true;
+      continue;
+    }
+    if (optionsEnded) { // everything after `--` is a file name, '-' and '-x' too
+      if (!file.empty())
+        return usageError("more than one input file ('" + file + "' and '" + a + "')");
+      file = a;
+      continue;
+    }
     auto value = [&](const std::string &flag) -> std::optional<std::string> {
       if (a.rfind(flag + "=", 0) == 0)
         return a.substr(flag.size() + 1);
@@ -199,6 +201,9 @@ int tkcMain(int argc, char **argv) {
   }
   if (file.empty())
     return usageError("no input file");
+  if (file == "-" && !optionsEnded && (emit == "header" || dependencies))
+    return usageError(std::string(emit == "header" ? "--emit=header" : "-MD") +
+                      " needs a file (its imports resolve beside it), not standard input");
   if (!depfile.empty() && !dependencies)
     return usageError("-MF names the dependency file of -MD, which is missing");
   if (dependencies && output == "-")
@@ -260,7 +265,15 @@ int tkcMain(int argc, char **argv) {
     return 1;
   }
   tk::Compiler compiler(options);
-  bool ok = compiler.load(file);
+  // '-' (before `--`) is standard input, named "<stdin>" in diagnostics.
+  std::string stdinText;
+  bool fromStdin = file == "-" && !optionsEnded;
+  if (fromStdin) {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    stdinText = text.str();
+  }
+  bool ok = fromStdin ? compiler.load("<stdin>", &stdinText) : compiler.load(file);
   // A --divisibility name must be a runtime parameter of a kernel compiled.
   std::vector<tk::KernelDecl> declared;
   if (ok && !options.divisibility.empty() && compiler.declarations(declared))
