@@ -6,7 +6,10 @@
 #include "tk/Codegen/Target.h"
 
 #include <cctype>
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <sstream>
 
 namespace tk {
@@ -82,8 +85,13 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
     diagnostics = declarations.diagnosticsText();
     return false;
   }
-  std::vector<Variant> variants;
-  bool warnedPtxas = false;
+  // Every (kernel, config) to compile, in the header's order; compiled on all cores (each
+  // with its own Compiler), then gathered in that order.
+  struct Job {
+    const KernelDecl *decl;
+    std::map<std::string, std::string> config;
+  };
+  std::vector<Job> jobs;
   for (const KernelDecl &decl : decls) {
     // The configs of the @autotune space, unless -D fixes a tuned constant.
     std::vector<std::map<std::string, std::string>> configs = decl.configs;
@@ -93,19 +101,26 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
           configs.clear();
     if (configs.empty())
       configs.push_back({});
-    for (const auto &config : configs) {
+    for (auto &config : configs)
+      jobs.push_back(Job{&decl, std::move(config)});
+  }
+  std::vector<Variant> variants(jobs.size());
+  std::vector<std::string> failures(jobs.size()), cubinErrors(jobs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t j; (j = next++) < jobs.size();) {
       CompileOptions options = base;
-      options.kernel = decl.name;
-      for (const auto &[name, value] : config)
+      options.kernel = jobs[j].decl->name;
+      for (const auto &[name, value] : jobs[j].config)
         options.defines[name] = value;
       Compiler compiler(options);
       std::ostringstream ptx;
       if (!compiler.load(file) || !compiler.emit(EmitKind::PTX, ptx)) {
-        diagnostics = compiler.diagnosticsText();
-        return false;
+        failures[j] = compiler.diagnosticsText();
+        continue;
       }
-      Variant v;
-      v.kernel = decl.name;
+      Variant &v = variants[j];
+      v.kernel = jobs[j].decl->name;
       v.sig = compiler.signatures().at(0);
       v.ptx = ptx.str();
       v.sharedBytes = compiler.sharedBytes();
@@ -118,16 +133,31 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       GpuTarget target;
       target.sm = base.sm;
       target.archSpecific = base.archSpecific;
-      std::string error;
-      v.cubin = assembleCubin(v.ptx, target, error);
-      if (v.cubin.empty() && !warnedPtxas) {
-        warnings += "tkc: warning: no cubin (" + error.substr(0, error.find('\n')) +
-                    "); the header embeds PTX only, which the driver compiles at first launch\n";
-        warnedPtxas = true;
-      }
-      variants.push_back(std::move(v));
+      v.cubin = assembleCubin(v.ptx, target, cubinErrors[j]);
+      if (v.cubin.empty() && cubinErrors[j].empty())
+        cubinErrors[j] = "ptxas gave nothing";
     }
-  }
+  };
+  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  threads = std::min(threads, jobs.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &thread : pool)
+    thread.join();
+  for (size_t j = 0; j < jobs.size(); ++j)
+    if (!failures[j].empty()) { // the first failing config, as compiling them in turn reported it
+      diagnostics = failures[j];
+      return false;
+    }
+  for (size_t j = 0; j < jobs.size(); ++j)
+    if (variants[j].cubin.empty()) {
+      const std::string &error = cubinErrors[j];
+      warnings += "tkc: warning: no cubin (" + error.substr(0, error.find('\n')) +
+                  "); the header embeds PTX only, which the driver compiles at first launch\n";
+      break;
+    }
 
   std::string stem = identifier(std::filesystem::path(file).stem().string());
   std::ostringstream h;
