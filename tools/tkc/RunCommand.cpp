@@ -13,6 +13,12 @@
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/Npy.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <iomanip>
+#include <mutex>
+#include <thread>
+
 
 #include <cerrno>
 #include <cstring>
@@ -113,9 +119,36 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
   if (options.timedRuns > 0)
     err << "tkc run: note: --time " << options.timedRuns
         << " times launches on the GPU (--backend=cuda); the interpreter runs the kernel once, untimed\n";
+  // Long work says so: after a second in the interpreter, a note (and how long it took at the end).
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false, noted = false;
+  auto started = std::chrono::steady_clock::now();
+  std::thread watcher([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!finished.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
+      noted = true;
+      int64_t programs = launch.grid[0] * launch.grid[1] * launch.grid[2];
+      err << "tkc run: interpreting kernel '" << sig.name << "' on the CPU (" << programs
+          << (programs == 1 ? " program" : " programs") << "; --backend=cuda runs it on a GPU)..." << std::endl;
+    }
+  });
+  auto stopWatcher = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    finished.notify_one();
+    watcher.join();
+    if (noted)
+      err << "tkc run: interpreted in " << std::fixed << std::setprecision(1)
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s\n";
+  };
   try {
     interpretKernel(compiler.moduleOperation(), sig.name, launch);
+    stopWatcher();
   } catch (const RunFault &fault) {
+    stopWatcher();
     out.flush();
     err << fault.what() << "\n";
     return 2;
