@@ -56,6 +56,9 @@ const char *const kRun = R"(tkc run FILE.tk --grid X[,Y,Z] [OPTIONS] ARG...: run
 const char *const kTune = R"(tkc tune FILE.tk --grid ... [OPTIONS] ARG...: time every config of the kernel's
 @autotune space on the GPU (ARG and --grid as for tkc run), print the table, run the winner and
 record it in the tuning database.
+tkc tune FILE.tk --dry-run [--arch=ARCH] [--divisibility A=N]... [-D ...]: no GPU needed: compile
+every config (for sm_90a by default) and list ptxas's registers and spill bytes, the shared bytes
+and threads a launch asks for, or why a config does not compile.
 )";
 
 const char *const kEnvironment = R"(

@@ -26,7 +26,7 @@ std::pair<std::string, std::string> splitAssignment(const std::string &text, con
 
 /// The kernel of a file that has one; a usage error naming them when it has several (a file
 /// that does not load is left to the compile, which reports why).
-static std::string onlyKernel(const std::string &file) {
+std::string onlyKernel(const std::string &file) {
   Compiler compiler(CompileOptions{});
   std::vector<KernelDecl> kernels;
   if (!compiler.load(file) || !compiler.declarations(kernels) || kernels.size() == 1)

@@ -29,6 +29,11 @@ struct RunOptions {
 };
 
 RunOptions parseOptions(const std::vector<std::string> &args);
+/// NAME=VALUE split at the first '='; a usage error naming `what` otherwise.
+std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what);
+/// The kernel of a file that has one (empty when the file does not load); a usage error naming
+/// them when it has several.
+std::string onlyKernel(const std::string &file);
 /// A buffer argument: `@file.npy`, `zeros:T:SHAPE` or `rand:T:SHAPE`. Throws UsageError.
 HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar pointee, uint64_t seed);
 /// A scalar argument of `type` from its text. Throws UsageError.

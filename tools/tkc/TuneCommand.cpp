@@ -4,7 +4,13 @@
 #include "RunCommand.h"
 
 #include "RunArgs.h"
+#include "tk/Driver/Compiler.h"
 #include "tk/Runtime/Jit.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
 
 #include <cstdio>
 #include <iomanip>
@@ -72,9 +78,127 @@ int runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const Conf
   return 0;
 }
 
+/// `tkc tune FILE --dry-run [--kernel K] [--arch A] [-D ...]`: no GPU, nothing timed: every config
+/// of the kernel's @autotune space compiled for the architecture, with what ptxas reports
+/// (registers, spill bytes) and what a launch asks for (shared bytes, threads), or why it fails.
+int dryRun(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
+  CompileOptions base;
+  base.sm = 90;
+  base.archSpecific = true;
+  std::string file;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string &a = argv[i];
+    auto value = [&](const std::string &flag) -> std::optional<std::string> {
+      if (a.rfind(flag + "=", 0) == 0)
+        return a.substr(flag.size() + 1);
+      if (a == flag) {
+        if (i + 1 >= argv.size())
+          throw UsageError(flag + " needs a value");
+        return argv[++i];
+      }
+      return std::nullopt;
+    };
+    if (a == "--dry-run")
+      continue;
+    if (a.rfind("-D", 0) == 0) {
+      auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < argv.size() ? argv[++i] : ""), "-D");
+      base.defines[name] = v;
+    } else if (auto v = value("--kernel")) {
+      base.kernel = *v;
+    } else if (auto v = value("--arch")) {
+      if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
+        throw UsageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
+      base.sm = *v == "sm_80" ? 80 : 90;
+      base.archSpecific = *v == "sm_90a";
+    } else if (auto v = value("--divisibility")) {
+      auto [name, amount] = splitAssignment(*v, "--divisibility");
+      if (amount != "1" && amount != "2" && amount != "4" && amount != "8" && amount != "16")
+        throw UsageError("--divisibility needs NAME=N with N one of 1, 2, 4, 8, 16, got '" + *v + "'");
+      base.divisibility[name] = std::stoi(amount);
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("--dry-run takes --kernel, --arch, --divisibility and -D, not '" + a + "'");
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      throw UsageError("more than one input file ('" + file + "' and '" + a + "')");
+    }
+  }
+  if (file.empty())
+    throw UsageError("no input file");
+  if (base.kernel.empty())
+    base.kernel = onlyKernel(file);
+  Compiler declarations(base);
+  std::vector<KernelDecl> decls;
+  if (!declarations.load(file) || !declarations.declarations(decls)) {
+    err << declarations.diagnosticsText();
+    return 1;
+  }
+  const KernelDecl &decl = decls.at(0);
+  std::vector<std::map<std::string, std::string>> configs = decl.configs;
+  if (configs.empty())
+    configs.push_back({});
+  std::string arch = "sm_" + std::to_string(base.sm) + (base.archSpecific ? "a" : "");
+  out << "kernel '" << decl.name << "' for " << arch << ": " << configs.size()
+      << " configs compiled, none run (--dry-run)"
+      << (base.divisibility.empty() ? "; integer arguments of unknown divisibility (the JIT specializes them: "
+                                      "--divisibility NAME=16 does the same)"
+                                    : "")
+      << "\n";
+  std::vector<std::array<std::string, 6>> rows{{"config", "registers", "spill bytes", "shared bytes", "threads", ""}};
+  for (const auto &config : configs) {
+    CompileOptions options = base;
+    std::string text;
+    for (const auto &[name, v] : config) {
+      options.defines[name] = v;
+      text += (text.empty() ? "" : ", ") + name + "=" + v;
+    }
+    Compiler compiler(options);
+    std::ostringstream cubin;
+    if (!compiler.load(file) || !compiler.emit(EmitKind::Cubin, cubin)) {
+      std::string why = compiler.diagnosticsText();
+      size_t at = why.find("error: ");
+      why = at == std::string::npos ? why : why.substr(at + 7);
+      rows.push_back({text.empty() ? "(the -D constants)" : text, "-", "-", "-", "-", why.substr(0, why.find('\n'))});
+      continue;
+    }
+    // ptxas -v: "Used N registers, ..." and "N bytes spill stores, M bytes spill loads".
+    const std::string &report = compiler.ptxasReport();
+    auto number = [&](const std::string &after, const std::string &before) -> std::string {
+      size_t end = report.find(before);
+      if (end == std::string::npos)
+        return "?";
+      size_t start = report.rfind(after, end);
+      start = start == std::string::npos ? 0 : start + after.size();
+      return report.substr(start, end - start);
+    };
+    rows.push_back({text.empty() ? "(the -D constants)" : text, number("Used ", " registers"),
+                    number("frame, ", " bytes spill stores"), std::to_string(compiler.sharedBytes()),
+                    std::to_string(compiler.launchThreads()), ""});
+  }
+  std::array<size_t, 6> width{};
+  for (const auto &row : rows)
+    for (size_t c = 0; c < row.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c)
+      line += (c == 0 ? row[c] + std::string(width[c] - row[c].size(), ' ') : "  " + std::string(width[c] - row[c].size(), ' ') + row[c]);
+    out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
+  if (std::find(argv.begin(), argv.end(), "--dry-run") != argv.end()) {
+    try {
+      return dryRun(argv, out, err);
+    } catch (const std::exception &e) {
+      err << "tkc tune: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   RunOptions options;
   try {
     options = parseOptions(argv);
