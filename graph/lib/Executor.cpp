@@ -508,6 +508,53 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
   return out;
 }
 
+namespace {
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+      out += escape;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+} // namespace
+
+std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<KernelProfile>>> &runs) {
+  std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
+  char number[64];
+  auto microseconds = [&](double ms) {
+    std::snprintf(number, sizeof(number), "%.3f", ms * 1e3);
+    return std::string(number);
+  };
+  bool first = true;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto &[label, kernels] = runs[r];
+    std::string pid = std::to_string(r + 1);
+    out += std::string(first ? "\n" : ",\n") + "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
+           ", \"tid\": 1, \"args\": {\"name\": " + jsonString(label) + "}}";
+    first = false;
+    double at = 0;
+    for (const KernelProfile &k : kernels) {
+      std::snprintf(number, sizeof(number), "%.6g", k.bytes);
+      std::string bytes = number;
+      std::snprintf(number, sizeof(number), "%.6g", k.flops);
+      std::string flops = number;
+      out += ",\n  {\"name\": " + jsonString(k.kernel) + ", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": " + pid +
+             ", \"tid\": 1, \"ts\": " + microseconds(at) + ", \"dur\": " + microseconds(k.ms) +
+             ", \"args\": {\"bytes\": " + bytes + ", \"flops\": " + flops + "}}";
+      at += k.ms;
+    }
+  }
+  return out + "\n]}\n";
+}
+
 std::vector<std::string> Executable::kernels() const {
   std::vector<std::string> lines;
   for (const Step &step : impl_->plan.steps)

@@ -201,7 +201,8 @@ def main():
         # tokens, a speed line for each phase and a table of each (the decode step's has the
         # flash-decoding kernels).
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", ",".join(map(str, prompt)),
-                            "--max-new-tokens", str(new), "--max-context", "40", "--profile", "--decode-splits", "3"],
+                            "--max-new-tokens", str(new), "--max-context", "40", "--profile", "--decode-splits", "3",
+                            "--trace", os.path.join(tmp, "trace.json")],
                            capture_output=True, text=True)
         out = r.stdout
         if r.returncode or ("tokens: " + ",".join(map(str, tokens))) not in out:
@@ -216,7 +217,16 @@ def main():
         launches = sum(int(l.split()[-5]) for l in decode_table.splitlines()[2:] if l.strip())
         if launches != kernels:
             sys.exit("the decode table's launches (%d) are not its %d kernels: %s" % (launches, kernels, decode_table))
-        print("--max-context 40 --profile --decode-splits 3: the same tokens; %d kernels a decode step" % kernels)
+        # --trace: the same profile as a Chrome trace, a process each for the prefill and the step,
+        # each kernel an event in launch order, back to back.
+        with open(os.path.join(tmp, "trace.json")) as f:
+            events = json.load(f)["traceEvents"]
+        names = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M"}
+        step = [e for e in events if e["ph"] == "X" and names[e["pid"]] == "decode step"]
+        if sorted(names.values()) != ["decode step", "prefill"] or len(step) != kernels or \
+                any(abs(b["ts"] - (a["ts"] + a["dur"])) > 1e-2 for a, b in zip(step, step[1:])):
+            sys.exit("--trace: %s processes, %d decode-step events for %d kernels" % (sorted(names.values()), len(step), kernels))
+        print("--max-context 40 --profile --decode-splits 3 --trace: the same tokens; %d kernels a decode step" % kernels)
         # A static batch of prompts of different lengths: each sequence's tokens are its own
         # (prefilled right-padded, decoded at its own position).
         other = [7, 8]

@@ -3,6 +3,7 @@
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
+//            [--trace FILE.json]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
@@ -14,6 +15,7 @@
 // the whole prefix for every token instead. --profile prints each kernel's time in the prefill
 // and in one decode step.
 #include "tk/Graph/Llama.h"
+#include "tk/Runtime/Files.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
 
@@ -35,7 +37,7 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N] [--fp8]\n"
+    "                [--decode-splits N] [--fp8] [--trace FILE.json]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -53,6 +55,8 @@ constexpr const char *kUsage =
     "  --no-cache        run the whole prefix again for every token instead of a KV cache\n"
     "  --profile         print each kernel's time in the prefill and in one decode step\n"
     "  --decode-splits   the ranges flash-decoding cuts each cache into, 1 to 64 (default: chosen)\n"
+    "  --trace FILE.json the profile (--profile) as a Chrome trace: the prefill and a decode step, each kernel\n"
+    "                    in launch order (chrome://tracing, ui.perfetto.dev)\n"
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
     "                    activations quantized per row as they run); the embedding and the LM head stay bf16\n";
 
@@ -147,6 +151,7 @@ int main(int argc, char **argv) {
   long long maxContext = 0, decodeSplits = 0;
   tk::llm::LoadOptions loadOptions;
   bool profile = false;
+  std::string tracePath;
   std::optional<tk::Backend> backend;
   tk::llm::GenerateOptions sampling;
   std::string tokenizerPath, promptText;
@@ -180,6 +185,9 @@ int main(int argc, char **argv) {
       } else if (a == "--max-context") {
         maxContext = integerOption(a, value(), 1, 1 << 20);
       } else if (a == "--profile") {
+        profile = true;
+      } else if (a == "--trace") {
+        tracePath = value();
         profile = true;
       } else if (a == "--fp8") {
         loadOptions.fp8Weights = true;
@@ -291,6 +299,12 @@ int main(int argc, char **argv) {
         printProfile("prefill profile", stats.prefillProfile);
         if (!stats.decodeProfile.empty())
           printProfile("decode step profile", stats.decodeProfile);
+      }
+      if (!tracePath.empty()) {
+        std::vector<std::pair<std::string, std::vector<tk::graph::KernelProfile>>> runs{{"prefill", stats.prefillProfile}};
+        if (!stats.decodeProfile.empty())
+          runs.emplace_back("decode step", stats.decodeProfile);
+        tk::writeOutput(tracePath, tk::graph::chromeTrace(runs));
       }
     }
     if (!savePath.empty()) {

@@ -113,6 +113,11 @@ struct KernelProfile {
   double flops = 0; // matmuls and attention: two per multiply-add (causal attention half)
 };
 
+/// Profiled runs as a Chrome trace (the JSON that chrome://tracing and Perfetto open): each run
+/// one process named by its label, its kernels back to back in launch order, each as long as
+/// its median time, with its bytes and flops as arguments.
+std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<KernelProfile>>> &runs);
+
 /// A graph compiled for one Context: its kernels (fused), their launch order, and a memory plan
 /// that reuses intermediate buffers.
 class Executable {
