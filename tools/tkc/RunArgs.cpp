@@ -1,4 +1,5 @@
 #include "RunArgs.h"
+#include "tk/Support/Philox.h"
 
 #include "tk/Driver/Compiler.h"
 #include "tk/Frontend/FileIO.h"
@@ -105,17 +106,24 @@ std::vector<int64_t> parseShape(const std::string &text, const std::string &arg)
   return shape;
 }
 
-/// Fills a generated buffer: floats uniform in [-1, 1) (rounded to the element type),
-/// integers uniform in [0, 100), bools fair coins; deterministic for a seed and the name.
+/// Fills a generated buffer from Philox-4x32-10 (tk/Support/Philox.h, the language's rand), so
+/// that any language can make the same values: element k is word k % 4 of counter k / 4 under
+/// key seed ^ FNV-1a-64(name); floats 2u - 1 for u = uniformOf(word) (in [-1, 1), rounded to the
+/// element type), integers word % 100, bools word & 1.
 void fillRandom(HostBuffer &buffer, uint64_t seed) {
-  std::mt19937_64 rng(seed ^ std::hash<std::string>()(buffer.name));
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(0, 99);
+  uint64_t key = 0xcbf29ce484222325ull; // FNV-1a 64 of the name
+  for (unsigned char c : buffer.name)
+    key = (key ^ c) * 0x100000001b3ull;
+  key ^= seed;
   int bytes = (bitWidth(buffer.elem) + 7) / 8;
+  uint32_t words[4];
   for (size_t k = 0; k < buffer.elementCount(); ++k) {
+    if (k % 4 == 0)
+      philox::generate(key, uint32_t(k / 4), words);
+    uint32_t word = words[k % 4];
+    float f = 2.0f * philox::uniformOf(word) - 1.0f;
+    double r = f;
     uint64_t bits = 0;
-    double r = real(rng);
-    float f = float(r);
     switch (buffer.elem) {
     case Scalar::F64: std::memcpy(&bits, &r, 8); break;
     case Scalar::F32: { uint32_t u; std::memcpy(&u, &f, 4); bits = u; break; }
@@ -123,8 +131,8 @@ void fillRandom(HostBuffer &buffer, uint64_t seed) {
     case Scalar::BF16: bits = fp::floatToBf16(f); break;
     case Scalar::F8E4M3: bits = fp::floatToF8e4m3(f); break;
     case Scalar::F8E5M2: bits = fp::floatToF8e5m2(f); break;
-    case Scalar::I1: bits = small(rng) & 1; break;
-    default: bits = uint64_t(small(rng)); break;
+    case Scalar::I1: bits = word & 1; break;
+    default: bits = word % 100; break;
     }
     std::memcpy(buffer.bytes.data() + k * bytes, &bits, bytes);
   }
