@@ -1330,7 +1330,7 @@ def add_run_error_cases():
     missing = dict(base)
     del missing["n"]
     case("run_errors.missing_argument", ex, "vector_add", "1", missing, None, expect_status=1,
-         expect_message="missing argument 'n' of type i32")
+         expect_message="missing argument n: i32")
     case("run_errors.buffer_too_small", ex, "vector_add", "1", dict(base, n=17, x=np.zeros(32, np.float32), y=np.zeros(8, np.float32)), None,
          expect_status=2, expect_message="out-of-bounds load: element 8 of the tile is at byte offset 32 (index 8) of buffer 'y', which has 8 elements")
     # A format 2.0 file (numpy writes 2.0 when a header outgrows 1.0) reads like any other.
