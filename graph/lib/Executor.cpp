@@ -1,6 +1,7 @@
 // Running a plan: each step is a tk kernel (the stdlib's templates, or generated source) launched
 // through the JIT on the bound and planned buffers; a CUDA graph can replay a whole run.
 #include "GraphImpl.h"
+#include "tk/Support/JsonText.h"
 
 #include "tk/Runtime/Files.h"
 
@@ -508,23 +509,6 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
   return out;
 }
 
-namespace {
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      out += escape;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-} // namespace
 
 std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<KernelProfile>>> &runs) {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
@@ -538,7 +522,7 @@ std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<Ker
     const auto &[label, kernels] = runs[r];
     std::string pid = std::to_string(r + 1);
     out += std::string(first ? "\n" : ",\n") + "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
-           ", \"tid\": 1, \"args\": {\"name\": " + jsonString(label) + "}}";
+           ", \"tid\": 1, \"args\": {\"name\": " + jsonQuoted(label) + "}}";
     first = false;
     double at = 0;
     for (const KernelProfile &k : kernels) {
@@ -546,7 +530,7 @@ std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<Ker
       std::string bytes = number;
       std::snprintf(number, sizeof(number), "%.6g", k.flops);
       std::string flops = number;
-      out += ",\n  {\"name\": " + jsonString(k.kernel) + ", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": " + pid +
+      out += ",\n  {\"name\": " + jsonQuoted(k.kernel) + ", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": " + pid +
              ", \"tid\": 1, \"ts\": " + microseconds(at) + ", \"dur\": " + microseconds(k.ms) +
              ", \"args\": {\"bytes\": " + bytes + ", \"flops\": " + flops + "}}";
       at += k.ms;

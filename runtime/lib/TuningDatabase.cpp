@@ -1,4 +1,5 @@
 #include "TuningDatabase.h"
+#include "tk/Support/JsonText.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -10,22 +11,6 @@
 namespace tk {
 
 namespace {
-
-std::string quoted(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      out += escape;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 /// Whether `text` is a JSON number as it stands (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?):
 /// strtod also takes inf, nan, hex and a leading '+', which JSON does not.
@@ -63,7 +48,7 @@ std::string object(const std::map<std::string, std::string> &values, const std::
   std::string out = "{";
   bool first = true;
   for (const auto &[name, value] : values) {
-    out += (first ? "\n" : ",\n") + indent + "  " + quoted(name) + ": " + (jsonNumber(value) ? value : quoted(value));
+    out += (first ? "\n" : ",\n") + indent + "  " + jsonQuoted(name) + ": " + (jsonNumber(value) ? value : jsonQuoted(value));
     first = false;
   }
   return out + (first ? "}" : "\n" + indent + "}");
@@ -130,9 +115,9 @@ std::optional<std::string> scalarText(const llvm::json::Value &value) {
 std::string tuningEntryJson(const TuningEntry &entry) {
   char ms[32];
   std::snprintf(ms, sizeof(ms), "%.6f", entry.ms);
-  std::string time = jsonNumber(ms) ? std::string(ms) : quoted(ms); // (an infinite time as a string)
-  return "{\n  \"kernel\": " + quoted(entry.kernel) + ",\n  \"kernel_hash\": " + quoted(entry.kernelHash) +
-         ",\n  \"gpu\": " + quoted(entry.gpu) + ",\n  \"specialization\": " + quoted(entry.specialization) +
+  std::string time = jsonNumber(ms) ? std::string(ms) : jsonQuoted(ms); // (an infinite time as a string)
+  return "{\n  \"kernel\": " + jsonQuoted(entry.kernel) + ",\n  \"kernel_hash\": " + jsonQuoted(entry.kernelHash) +
+         ",\n  \"gpu\": " + jsonQuoted(entry.gpu) + ",\n  \"specialization\": " + jsonQuoted(entry.specialization) +
          ",\n  \"key\": " + object(splitKeyValues(entry.keyValues), "  ") + ",\n  \"config\": " +
          object(configText(entry.config), "  ") + ",\n  \"time_ms\": " + time + "\n}\n";
 }

@@ -18,6 +18,25 @@
 
 namespace tk::runargs {
 
+std::optional<std::string> optionValue(const std::vector<std::string> &args, size_t &i, const std::string &flag) {
+  const std::string &a = args[i];
+  if (a.rfind(flag + "=", 0) == 0)
+    return a.substr(flag.size() + 1);
+  if (a != flag)
+    return std::nullopt;
+  if (i + 1 >= args.size())
+    throw UsageError(flag + " needs a value");
+  return args[++i];
+}
+
+bool applyArch(const std::string &arch, CompileOptions &options) {
+  if (arch != "sm_80" && arch != "sm_90" && arch != "sm_90a")
+    return false;
+  options.sm = arch == "sm_80" ? 80 : 90;
+  options.archSpecific = arch == "sm_90a";
+  return true;
+}
+
 std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -43,16 +62,7 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
   RunOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
-    auto value = [&](const std::string &flag) -> std::optional<std::string> {
-      if (a.rfind(flag + "=", 0) == 0)
-        return a.substr(flag.size() + 1);
-      if (a == flag) {
-        if (i + 1 >= args.size())
-          throw UsageError(flag + " needs a value");
-        return args[++i];
-      }
-      return std::nullopt;
-    };
+    auto value = [&](const std::string &flag) { return optionValue(args, i, flag); };
     if (a.rfind("-D", 0) == 0) {
       auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : ""), "-D");
       o.defines[name] = v;

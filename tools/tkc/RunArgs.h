@@ -7,6 +7,7 @@
 #include "tk/Runtime/Interpreter.h"
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,11 @@ struct RunOptions {
 };
 
 RunOptions parseOptions(const std::vector<std::string> &args);
+/// The value of option `flag` at args[i] (`--flag=V`, or `--flag V`, moving i past V), or none
+/// when args[i] is another option; a usage error when `--flag` ends the line.
+std::optional<std::string> optionValue(const std::vector<std::string> &args, size_t &i, const std::string &flag);
+/// Applies `--arch` text (sm_80, sm_90, sm_90a) to `options`; false when it is none of them.
+bool applyArch(const std::string &arch, CompileOptions &options);
 /// NAME=VALUE split at the first '='; a usage error naming `what` otherwise.
 std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what);
 /// The kernel of a file that has one (empty when the file does not load); a usage error naming

@@ -88,16 +88,7 @@ int dryRun(const std::vector<std::string> &argv, std::ostream &out, std::ostream
   std::string file;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string &a = argv[i];
-    auto value = [&](const std::string &flag) -> std::optional<std::string> {
-      if (a.rfind(flag + "=", 0) == 0)
-        return a.substr(flag.size() + 1);
-      if (a == flag) {
-        if (i + 1 >= argv.size())
-          throw UsageError(flag + " needs a value");
-        return argv[++i];
-      }
-      return std::nullopt;
-    };
+    auto value = [&](const std::string &flag) { return optionValue(argv, i, flag); };
     if (a == "--dry-run")
       continue;
     if (a.rfind("-D", 0) == 0) {
@@ -106,10 +97,8 @@ int dryRun(const std::vector<std::string> &argv, std::ostream &out, std::ostream
     } else if (auto v = value("--kernel")) {
       base.kernel = *v;
     } else if (auto v = value("--arch")) {
-      if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
+      if (!applyArch(*v, base))
         throw UsageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
-      base.sm = *v == "sm_80" ? 80 : 90;
-      base.archSpecific = *v == "sm_90a";
     } else if (auto v = value("--divisibility")) {
       auto [name, amount] = splitAssignment(*v, "--divisibility");
       if (amount != "1" && amount != "2" && amount != "4" && amount != "8" && amount != "16")

@@ -8,6 +8,7 @@
 
 #include "Color.h"
 #include "Help.h"
+#include "RunArgs.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -162,10 +163,8 @@ int tkcMain(int argc, char **argv) {
         return usageError("-o needs a file name");
       output = args[++i];
     } else if (auto v = value("--arch")) {
-      if (*v != "sm_80" && *v != "sm_90" && *v != "sm_90a")
+      if (!tk::runargs::applyArch(*v, options))
         return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
-      options.sm = *v == "sm_80" ? 80 : 90;
-      options.archSpecific = *v == "sm_90a";
     } else if (auto v = value("--divisibility")) {
       size_t eq = v->find('=');
       std::string amount = eq == std::string::npos ? "" : v->substr(eq + 1);
