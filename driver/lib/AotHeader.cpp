@@ -8,9 +8,11 @@
 #include <cctype>
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <filesystem>
 #include <thread>
 #include <sstream>
+#include <system_error>
 
 namespace tk {
 
@@ -106,9 +108,11 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   }
   std::vector<Variant> variants(jobs.size());
   std::vector<std::string> failures(jobs.size()), cubinErrors(jobs.size());
+  std::vector<char> failed(jobs.size(), 0);
+  std::vector<std::exception_ptr> thrown(jobs.size()); // (out of memory, say): rethrown after the join
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t j; (j = next++) < jobs.size();) {
+    for (size_t j; (j = next++) < jobs.size();) try {
       CompileOptions options = base;
       options.kernel = jobs[j].decl->name;
       for (const auto &[name, value] : jobs[j].config)
@@ -117,6 +121,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       std::ostringstream ptx;
       if (!compiler.load(file) || !compiler.emit(EmitKind::PTX, ptx)) {
         failures[j] = compiler.diagnosticsText();
+        failed[j] = 1;
         continue;
       }
       Variant &v = variants[j];
@@ -136,21 +141,32 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       v.cubin = assembleCubin(v.ptx, target, cubinErrors[j]);
       if (v.cubin.empty() && cubinErrors[j].empty())
         cubinErrors[j] = "ptxas gave nothing";
+    } catch (...) {
+      thrown[j] = std::current_exception();
+      failed[j] = 1;
     }
   };
   size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   threads = std::min(threads, jobs.size());
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(work);
+  try {
+    for (size_t t = 1; t < threads; ++t)
+      pool.emplace_back(work);
+  } catch (const std::system_error &) { // no more threads: the ones there (and this one) do the rest
+  }
   work();
   for (std::thread &thread : pool)
     thread.join();
-  for (size_t j = 0; j < jobs.size(); ++j)
-    if (!failures[j].empty()) { // the first failing config, as compiling them in turn reported it
-      diagnostics = failures[j];
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (thrown[j])
+      std::rethrow_exception(thrown[j]);
+    if (failed[j]) { // the first failing config, as compiling them in turn reported it
+      diagnostics = failures[j].empty() ? "tkc: error: config " + std::to_string(j) + " of kernel '" +
+                                              jobs[j].decl->name + "' did not compile\n"
+                                        : failures[j];
       return false;
     }
+  }
   for (size_t j = 0; j < jobs.size(); ++j)
     if (variants[j].cubin.empty()) {
       const std::string &error = cubinErrors[j];

@@ -332,7 +332,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.dtype = Scalar::BF16;
   for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {
     const Node &n = impl.graph.nodes[k];
-    if ((n.op == Op::Input || n.op == Op::Weight) && n.out.dtype != Scalar::I32 && !fp8Operands.count(int(k))) {
+    if ((n.op == Op::Input || n.op == Op::Weight) && (n.out.dtype == Scalar::BF16 || n.out.dtype == Scalar::F16) &&
+        !fp8Operands.count(int(k))) {
       impl.dtype = n.out.dtype;
       break;
     }

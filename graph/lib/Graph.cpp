@@ -47,6 +47,14 @@ void requireSameType(const char *op, const TensorInfo &a, const TensorInfo &b) {
 } // namespace
 
 Tensor Graph::Impl::add(Node node) {
+  // An FP8 matmul's f8e4m3 weight and f32 scales are its own: no other op reads such a tensor.
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const TensorInfo &in = nodes[size_t(node.inputs[k])].out;
+    bool fp8Operand = node.op == Op::MatMul && node.fp8 && k > 0;
+    if ((in.dtype == Scalar::F8E4M3 || in.dtype == Scalar::F32) && !fp8Operand)
+      fail(opName(node.op), "operand " + std::to_string(k + 1) + " is " + in.str() +
+                                "; only matmul_fp8 takes f8e4m3 weights and their f32 scales");
+  }
   nodes.push_back(std::move(node));
   return Tensor{int(nodes.size() - 1)};
 }

@@ -324,6 +324,8 @@ def check_bad_requests(args, single, tmp, corpus):
                                     "70 positions asked for, more than the model's 64 (max_position_embeddings)"),
                                    (["--prompt", "3", "--no-cache", "--profile"], 2, "need the KV cache"),
                                    (["--prompt", "3", "--decode-splits", "65"], 2, "--decode-splits takes 1 to 64"),
+                                   (["--prompt", "3", "--trace", "/nonexistent-folder/t.json"], 2,
+                                    "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
                                    (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:

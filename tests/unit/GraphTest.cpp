@@ -36,6 +36,13 @@ TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
   EXPECT_EQ(errorOf([&] { g.add(a, b); }), "graph: add: shape mismatch: bf16[8, 64] and bf16[32, 96] (b must match a or "
                                            "be a vector of its 64 columns)");
   EXPECT_EQ(errorOf([&] { g.input("a", Scalar::BF16, {4}); }), "graph: input: the name 'a' is taken");
+  // FP8 weights and their f32 scales are matmul_fp8's alone (a review found rmsnorm, embedding
+  // and transpose taking them, to fail at run time or compile silently).
+  Tensor scales = g.weight("scales", Scalar::F32, {64}), codes = g.weight("codes", Scalar::F8E4M3, {96, 64});
+  EXPECT_EQ(errorOf([&] { g.rmsnorm(a, scales); }),
+            "graph: rmsnorm: operand 2 is f32[64]; only matmul_fp8 takes f8e4m3 weights and their f32 scales");
+  EXPECT_EQ(errorOf([&] { g.transpose(codes); }),
+            "graph: transpose: operand 1 is f8e4m3[96, 64]; only matmul_fp8 takes f8e4m3 weights and their f32 scales");
   EXPECT_EQ(errorOf([&] { g.input("c", Scalar::F32, {4}); }),
             "graph: input: 'c' is f32; the fused kernels take bf16 or f16 tensors (and matmul_fp8 f8e4m3 weights and f32 "
             "scales)");

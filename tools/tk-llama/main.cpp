@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <cmath>
 #include <optional>
@@ -222,6 +223,12 @@ int main(int argc, char **argv) {
       throw tk::Error("--batch repeats one prompt; several --prompt options are a batch by themselves");
     if (hasPromptText && tokenizerPath.empty())
       throw tk::Error("--prompt-text needs --tokenizer");
+    // Files written after the generation: their folders must exist before it starts.
+    for (const std::string *path : {&savePath, &tracePath}) {
+      std::filesystem::path folder = std::filesystem::path(*path).parent_path();
+      if (!path->empty() && !folder.empty() && !std::filesystem::is_directory(folder))
+        throw tk::Error("cannot write '" + *path + "': the folder '" + folder.string() + "' does not exist");
+    }
     if (!sampling.kvCache && (profile || maxContext))
       throw tk::Error("--profile and --max-context need the KV cache (no --no-cache)");
     if (folder.empty() || (prompts.empty() && !hasPromptText))

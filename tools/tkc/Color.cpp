@@ -28,7 +28,7 @@ std::string paintLine(const std::string &line) {
     std::string word = std::string(severity) + ": ";
     size_t at = line.find(word);
     // "file:line:col: error: ..." or "error: ..." (the location, if any, ends in ": ").
-    if (at == std::string::npos || (at != 0 && line.compare(at - 2, 2, ": ") != 0))
+    if (at == std::string::npos || (at != 0 && (at < 2 || line.compare(at - 2, 2, ": ") != 0)))
       continue;
     return "\033[1m" + line.substr(0, at) + reset + colorOf(severity) + severity + ":" + reset + "\033[1m" +
            line.substr(at + word.size() - 1) + reset;

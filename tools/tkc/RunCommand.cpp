@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iomanip>
 #include <mutex>
 #include <thread>
@@ -133,7 +134,13 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
           << (programs == 1 ? " program" : " programs") << "; --backend=cuda runs it on a GPU)..." << std::endl;
     }
   });
-  auto stopWatcher = [&] {
+  // Stopped and joined however the run ends (an exception other than a fault too).
+  struct StopWatcher {
+    std::function<void()> stop;
+    ~StopWatcher() { stop(); }
+  } stopWatcher{[&] {
+    if (!watcher.joinable())
+      return;
     {
       std::lock_guard<std::mutex> lock(mutex);
       done = true;
@@ -143,12 +150,12 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     if (noted)
       err << "tkc run: interpreted in " << std::fixed << std::setprecision(1)
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s\n";
-  };
+  }};
   try {
     interpretKernel(compiler.moduleOperation(), sig.name, launch);
-    stopWatcher();
+    stopWatcher.stop();
   } catch (const RunFault &fault) {
-    stopWatcher();
+    stopWatcher.stop();
     out.flush();
     err << fault.what() << "\n";
     return 2;

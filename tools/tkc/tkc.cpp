@@ -49,12 +49,12 @@ bool writeOutput(const std::string &path, const std::string &text, std::string &
   return tk::writeAtomically(path, text, error);
 }
 
-/// A path as a make rule (and ninja's depfile parser) reads it: spaces, '#' and '\' escaped,
-/// '$' doubled.
+/// A path as a make rule (and ninja's depfile parser) reads it, as gcc writes it: a space and
+/// '#' escaped, '$' doubled (a backslash elsewhere stands for itself).
 std::string makeEscaped(const std::string &path) {
   std::string out;
   for (char c : path) {
-    if (c == ' ' || c == '#' || c == '\\')
+    if (c == ' ' || c == '#')
       out += '\\';
     else if (c == '$')
       out += '$';
@@ -69,6 +69,28 @@ std::string dependencyRule(const std::string &target, const std::vector<std::pai
   for (const auto &[path, text] : sources)
     rule += " \\\n  " + makeEscaped(path);
   return rule + "\n";
+}
+
+/// The usage error of a --divisibility name that no runtime parameter of the kernels `loaded`
+/// selects has; empty when every name is one.
+std::string unknownDivisibility(tk::Compiler &loaded, const tk::CompileOptions &options) {
+  std::vector<tk::KernelDecl> declared;
+  if (options.divisibility.empty() || !loaded.declarations(declared))
+    return "";
+  for (const auto &[name, amount] : options.divisibility) {
+    std::string params;
+    bool known = false;
+    for (const tk::KernelDecl &k : declared)
+      for (const tk::KernelDecl::Param &p : k.params)
+        if (!p.isConst) {
+          known |= p.name == name;
+          params += (params.empty() ? "" : ", ") + p.name;
+        }
+    if (!known)
+      return "--divisibility " + name + "=" + std::to_string(amount) + ": no kernel compiled has a parameter '" + name +
+             "' (" + params + ")";
+  }
+  return "";
 }
 
 int tkcMain(int argc, char **argv);
@@ -240,6 +262,12 @@ int tkcMain(int argc, char **argv) {
     return usageError("unknown --emit '" + emit + "' (ast, tk, tkgpu, llvm, ptx, cubin, header)");
 
   if (emit == "header" && command == "compile") {
+    if (!options.divisibility.empty()) {
+      tk::Compiler checker(options);
+      if (checker.load(file))
+        if (std::string error = unknownDivisibility(checker, options); !error.empty())
+          return usageError(error);
+    }
     std::string header, diagnostics, warnings;
     bool made = tk::emitAotHeader(file, options, header, diagnostics, warnings);
     std::cerr << tk::painted(diagnostics + warnings);
@@ -273,22 +301,9 @@ int tkcMain(int argc, char **argv) {
     stdinText = text.str();
   }
   bool ok = fromStdin ? compiler.load("<stdin>", &stdinText) : compiler.load(file);
-  // A --divisibility name must be a runtime parameter of a kernel compiled.
-  std::vector<tk::KernelDecl> declared;
-  if (ok && !options.divisibility.empty() && compiler.declarations(declared))
-    for (const auto &[name, amount] : options.divisibility) {
-      std::string params;
-      bool known = false;
-      for (const tk::KernelDecl &k : declared)
-        for (const tk::KernelDecl::Param &p : k.params)
-          if (!p.isConst) {
-            known |= p.name == name;
-            params += (params.empty() ? "" : ", ") + p.name;
-          }
-      if (!known)
-        return usageError("--divisibility " + name + "=" + std::to_string(amount) +
-                          ": no kernel compiled has a parameter '" + name + "' (" + params + ")");
-    }
+  if (ok)
+    if (std::string error = unknownDivisibility(compiler, options); !error.empty())
+      return usageError(error);
   std::ostringstream out;
   if (ok)
     ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
