@@ -16,6 +16,7 @@ install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkTargets
 install(FILES runtime/include/tk/tk.h DESTINATION include/tk)
 install(FILES
   support/include/tk/Support/FloatFormats.h
+  support/include/tk/Support/JsonText.h
   support/include/tk/Support/Types.h
   DESTINATION include/tk/Support)
 install(FILES
