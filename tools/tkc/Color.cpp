@@ -41,7 +41,7 @@ std::string paintLine(const std::string &line) {
 } // namespace
 
 bool takeColorOption(std::vector<std::string> &args, std::string &error) {
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) { // (after `--`, a file name)
     if (args[i].rfind("--color", 0) != 0 || (args[i].size() > 7 && args[i][7] != '='))
       continue;
     std::string when = args[i].size() > 8 ? args[i].substr(8) : "";

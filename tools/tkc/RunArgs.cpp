@@ -60,8 +60,20 @@ std::string onlyKernel(const std::string &file) {
 
 RunOptions parseOptions(const std::vector<std::string> &args) {
   RunOptions o;
+  bool optionsEnded = false; // after `--`: the file, then arguments, whatever they look like
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
+    if (!optionsEnded && a == "--") {
+      optionsEnded = true;
+      continue;
+    }
+    if (optionsEnded) {
+      if (o.file.empty())
+        o.file = a;
+      else
+        o.args.push_back(splitAssignment(a, "argument"));
+      continue;
+    }
     auto value = [&](const std::string &flag) { return optionValue(args, i, flag); };
     if (a.rfind("-D", 0) == 0) {
       auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : ""), "-D");
