@@ -83,7 +83,7 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
                        Type e = tk::elementTypeOf(t);
                        if (auto ptr = dyn_cast<PtrType>(e))
                          e = ptr.getPointee();
-                       return isa<Float8E4M3FNType, Float8E5M2Type>(e);
+                       return isFloat8(e);
                      }) &&
         !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
              AsyncCopyOp, LocalLoadOp, scf::ForOp, scf::YieldOp, scf::IfOp>(op) &&

@@ -10,7 +10,7 @@ using namespace mlir;
 namespace tk::codegen {
 
 Type memoryType(Type element) {
-  if (element.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
+  if (element.isInteger(1) || isFloat8(element))
     return IntegerType::get(element.getContext(), 8);
   return element;
 }
@@ -31,6 +31,8 @@ Value fromMemory(OpBuilder &b, Location loc, Value stored, Type type) {
     return arith::BitcastOp::create(b, loc, type, stored);
   return arith::TruncIOp::create(b, loc, type, stored);
 }
+
+bool isFloat8(Type element) { return isa<Float8E4M3FNType, Float8E5M2Type>(element); }
 
 int64_t elementBytes(Type type) {
   Type element = tk::elementTypeOf(type);

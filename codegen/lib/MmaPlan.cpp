@@ -121,8 +121,6 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
   return plan;
 }
 
-bool isFloat8(Type element) { return isa<Float8E4M3FNType, Float8E5M2Type>(element); }
-
 bool takesTensorCores(DotOp op, int64_t threads) {
   if (planMma(op, threads))
     return true;

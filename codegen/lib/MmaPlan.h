@@ -29,8 +29,6 @@ std::optional<MmaPlan> planWarpgroupShapes(DotOp op, int64_t threads, bool bRows
 /// The k of one mma.sync for operands of `element`: two 16-byte chunks (16 for 2-byte
 /// elements, 8 for tf32, 32 for i8); wgmma's likewise (16, and 32 for FP8).
 inline int64_t mmaKStep(mlir::Type element) { return 2 * 16 / elementBytes(element); }
-/// f8e4m3 or f8e5m2.
-bool isFloat8(mlir::Type element);
 /// Whether `op` runs on tensor cores once its loads are staged (the pipeliner's question, asked
 /// before there are stages): mma.sync's plan, or an FP8 dot's wgmma plan (A as loaded, B
 /// through `trans`: both K-major).

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -392,8 +393,13 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
     // The SVG beside it when Graphviz is installed: `dot` run without a shell (the paths are
     // arguments, whatever they hold), into a temporary file renamed as every output.
-    std::string svg = options.dumpGraph.substr(0, options.dumpGraph.rfind('.')) + ".svg", temporary = svg + ".tmp";
-    std::vector<std::string> argv{"dot", "-Tsvg", options.dumpGraph, "-o", temporary};
+    // (The extension of the file name, not a '.' of a folder's; a name that starts with '-' as
+    // ./-name, so that dot does not read it as an option.)
+    std::filesystem::path dotPath(options.dumpGraph);
+    if (dotPath.is_relative() && options.dumpGraph.rfind('-', 0) == 0)
+      dotPath = std::filesystem::path(".") / dotPath;
+    std::string svg = std::filesystem::path(dotPath).replace_extension(".svg").string(), temporary = svg + ".tmp";
+    std::vector<std::string> argv{"dot", "-Tsvg", dotPath.string(), "-o", temporary};
     std::vector<char *> pointers;
     for (std::string &a : argv)
       pointers.push_back(a.data());
@@ -514,8 +520,8 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
 std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<KernelProfile>>> &runs) {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
   char number[64];
-  auto microseconds = [&](double ms) {
-    std::snprintf(number, sizeof(number), "%.3f", ms * 1e3);
+  auto microseconds = [&](double ms) { // (a time that is no number as 0: JSON has no nan)
+    std::snprintf(number, sizeof(number), "%.3f", std::isfinite(ms) ? ms * 1e3 : 0.0);
     return std::string(number);
   };
   bool first = true;

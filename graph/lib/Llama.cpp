@@ -179,12 +179,11 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
 
 } // namespace
 
-int decodeSplitsFor(int64_t batch, int64_t heads, int64_t maxContext) {
+int decodeSplitsFor(int64_t batch, int64_t heads) {
   // Enough programs to keep every SM's loads in flight: at least 1024 (batch, head, split)
   // programs, 16 to 64 splits. Measured on the H200 (LLaMA-7B, context 2113, ms a decode step;
   // bench/results/2026-12-02-h200-session2): batch 1 (32 heads) 5.60 / 5.49 / 5.30 at 8 / 16 /
   // 32 splits; batch 8 8.58 / 8.55 / 8.54 / 9.04 at 4 / 8 / 16 / 32.
-  (void)maxContext;
   int splits = 16;
   while (splits < 64 && batch * heads * splits < 1024)
     splits *= 2;
@@ -201,7 +200,7 @@ Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen,
     throw Error("llama: a KV cache of " + std::to_string(maxContext) + " positions");
   if (decodeSplits < 0 || decodeSplits > 64)
     throw Error("llama: " + std::to_string(decodeSplits) + " flash-decoding splits (1 to 64, or 0 to choose)");
-  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads, maxContext),
+  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads),
                     fp8Weights);
 }
 

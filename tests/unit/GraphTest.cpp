@@ -294,14 +294,21 @@ TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
   Graph g;
   g.output(g.silu(g.input("x", Scalar::BF16, {2, 8})), "y");
   GraphOptions options;
-  options.dumpGraph = dir.path() + "/it's a graph.dot";
+  // A folder with a '.' in its name and no extension on the file: the SVG goes beside the file
+  // (the first version cut the path at the folder's '.', writing outside it).
+  std::string folder = dir.path() + "/v1.2";
+  ASSERT_EQ(::mkdir(folder.c_str(), 0700), 0);
+  options.dumpGraph = folder + "/it's a graph";
   Executable exe = Executable::compile(context, g, options);
   ::setenv("PATH", saved.c_str(), 1);
-  std::ifstream dot(options.dumpGraph), svg(dir.path() + "/it's a graph.svg");
+  std::ifstream dot(options.dumpGraph), svg(folder + "/it's a graph.svg");
   ASSERT_TRUE(dot.good());
   ASSERT_TRUE(svg.good());
   std::string args((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(args, "-Tsvg|" + options.dumpGraph + "|-o|" + dir.path() + "/it's a graph.svg.tmp|");
+  EXPECT_EQ(args, "-Tsvg|" + options.dumpGraph + "|-o|" + folder + "/it's a graph.svg.tmp|");
+  EXPECT_FALSE(std::ifstream(dir.path() + "/v1.svg").good());
+  // A trace of a time that is no number stays JSON.
+  EXPECT_NE(chromeTrace({{"run", {KernelProfile{"k", std::nan(""), 1, 2}}}}).find("\"dur\": 0.000"), std::string::npos);
 }
 
 TEST_F(GraphRun, ProfileTimesEveryKernelAndCountsItsWork) {

@@ -35,13 +35,13 @@ graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t s
 /// input "last" (each sequence's last prompt token) only; decoding attends to the cache by
 /// flash-decoding.
 /// `decodeSplits`: the ranges flash-decoding cuts each sequence's cache into (0: chosen from
-/// the batch, the heads and the context, see decodeSplitsFor).
+/// the batch and the heads, see decodeSplitsFor).
 graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext,
                                    int decodeSplits = 0, bool fp8Weights = false);
 
-/// The split count flash-decoding uses for `batch` sequences of `heads` query heads over a cache
-/// of `maxContext` positions when none is asked for.
-int decodeSplitsFor(int64_t batch, int64_t heads, int64_t maxContext);
+/// The split count flash-decoding uses for `batch` sequences of `heads` query heads when none is
+/// asked for.
+int decodeSplitsFor(int64_t batch, int64_t heads);
 
 /// How LlamaModel::generate picks tokens: greedy at temperature 0; else transformers' order
 /// (logits / temperature, the topK most likely (0: all), the smallest set whose probability
