@@ -143,6 +143,13 @@ struct AsyncWaitPattern : public OpConversionPattern<AsyncWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    // wgmma reads shared memory through the async proxy: each thread fences the copies it
+    // wrote before the barrier publishes them (once per wait, not before every dot: an
+    // attention's Q, copied once, then needs no fence in the loop).
+    auto *converter = static_cast<const ThreadTypeConverter *>(getTypeConverter());
+    if (converter->warpgroupMma() && converter->stagesWrittenByThreads())
+      NVVM::FenceProxyOp::create(rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
     programBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();

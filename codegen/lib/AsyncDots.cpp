@@ -42,6 +42,16 @@ bool readsOperandsInPlace(DotOp dot, int64_t threads) {
          !warpgroupStagesA(dot, threads);
 }
 
+/// Whether `release` names the stage buffers it frees and `dot` reads none of them.
+bool releasesNoneOf(BarrierArriveOp release, DotOp dot) {
+  if (release.getReleased().empty())
+    return false;
+  return llvm::none_of(ValueRange{dot.getA(), dot.getB()}, [&](Value operand) {
+    auto stage = operand.getDefiningOp<LocalLoadOp>();
+    return stage && llvm::is_contained(release.getReleased(), stage.getBuffer());
+  });
+}
+
 /// The first op of `dot`'s block that uses its result (itself or through an op it contains).
 Operation *firstUse(DotOp dot) {
   Operation *first = nullptr;
@@ -74,7 +84,11 @@ struct AsyncDots : public tk::impl::TkAsyncDotsBase<AsyncDots> {
       for (Operation *op = dot->getNextNode(); op != use && clear; op = op->getNextNode()) {
         if (auto other = dyn_cast<DotOp>(op); other && lowersToWarpgroupMma(other, threads, /*warpgroupMma=*/true))
           ++pending;
-        clear = isa<DotOp, DotWaitOp>(op) || !tk::mayWriteMemory(op); // reads of the stages are fine
+        // Reads of the stages are fine, and so are waits for a stage's copies, the ping-pong's
+        // turns (named barriers) and the release of a stage the dot does not read.
+        auto release = dyn_cast<BarrierArriveOp>(op);
+        clear = isa<DotOp, DotWaitOp, BarrierWaitOp, MmaTurnPassOp, MmaTurnTakeOp>(op) ||
+                (release && releasesNoneOf(release, dot)) || !tk::mayWriteMemory(op);
       }
       if (!clear)
         continue;

@@ -23,8 +23,8 @@ struct LoopPlan {
 mlir::Value advance(mlir::OpBuilder &b, mlir::Location loc, mlir::scf::ForOp loop, mlir::Value from, int64_t i);
 
 /// Replaces `load` (and the `trans` it feeds, if any) by a `tkg.local_load` of `buffer`'s
-/// `stage`, placed before `before` (by default the op that used it).
-void readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer, mlir::Value stage,
+/// `stage`, placed before `before` (by default the op that used it); returns the stage's tile.
+mlir::Value readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value buffer, mlir::Value stage,
                    mlir::Operation *before = nullptr);
 
 /// After a pipelined `loop`: the wait for the MMAs `inFlight` left running (if any), then the

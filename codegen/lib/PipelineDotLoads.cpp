@@ -93,7 +93,7 @@ void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp in
   AsyncWaitOp::create(rewriter, loc, 0);
 }
 
-void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage, Operation *before) {
+Value readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stage, Operation *before) {
   auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
   Operation *replaced = trans ? trans.getOperation() : load.getOperation();
   rewriter.setInsertionPoint(before ? before : *replaced->getUsers().begin());
@@ -102,6 +102,7 @@ void readFromStage(RewriterBase &rewriter, LoadOp load, Value buffer, Value stag
   rewriter.replaceOp(replaced, tile);
   if (trans)
     rewriter.eraseOp(load);
+  return tile;
 }
 
 namespace {

@@ -30,7 +30,7 @@ public:
   bool matrixStores() const { return matrixStores_; }
   void setMatrixStores(bool on) { matrixStores_ = on; }
   /// Whether threads write stage rings (cp.async): the tensor cores' proxy then needs a fence
-  /// before it reads them (TMA writes through that proxy itself).
+  /// after the copies' waits (TMA writes through that proxy itself).
   bool stagesWrittenByThreads() const { return stagesWrittenByThreads_; }
   void setStagesWrittenByThreads(bool on) { stagesWrittenByThreads_ = on; }
 

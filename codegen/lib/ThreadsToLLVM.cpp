@@ -1,5 +1,6 @@
 // Per-thread code to the LLVM and NVVM dialects: scf to cf, upstream arith/cf/func/math
 // conversions, and math functions as the NVVM approximations Triton uses.
+#include "MmaTurns.h"
 #include "Patterns.h"
 #include "tk/Codegen/Passes.h"
 
@@ -142,6 +143,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    tk::codegen::lowerMmaTurns(module);
 
     // Kernels and their thread counts, before func.func goes away.
     llvm::StringMap<int64_t> kernels;
@@ -236,8 +238,10 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool ar
   bool wgmma = sm == 90 && archSpecific;
   pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
   pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma}));
-  if (wgmma)
+  if (wgmma) {
+    pm.addPass(createTkMmaPingPong());
     pm.addPass(createTkAsyncDots());
+  }
   pm.addPass(createTkAllocateShared(TkAllocateSharedOptions{sm, wgmma}));
   pm.addPass(createTkToThreads(TkToThreadsOptions{debug, sm, wgmma}));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is

@@ -188,6 +188,8 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
 
     ConversionTarget target(*context);
     target.addIllegalDialect<TkDialect, TkgDialect>();
+    // The ping-pong's turns stay until tk-threads-to-llvm knows the program's barriers.
+    target.addLegalOp<MmaTurnTakeOp, MmaTurnPassOp>();
     target.markUnknownOpDynamicallyLegal([&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp fn) { return converter.isSignatureLegal(fn.getFunctionType()); });
     target.addLegalOp<ModuleOp>();

@@ -13,6 +13,11 @@
 //                S - 1, or S - 2 with the MMAs in flight (the stage k - 2 released)
 //   after        the MMAs' wait, then a barrier, before the epilogue reuses the rings' bytes
 //
+// When the loads feed different dots and no MMAs stay in flight (attention: K feeds S = QK^T,
+// V feeds O += PV), each load has barriers of its own: a dot waits only for its own operand
+// (S starts while V is still on its way) and each stage is released as soon as its dot's
+// results are used (K's before the softmax, so that the next K's copy starts earlier).
+//
 // The coordinates of iteration k + S - 1 are built from the rectangle's polynomials with the
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 #include "DotLoadPipelines.h"
@@ -103,7 +108,8 @@ public:
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
                SmallVector<RectangularAccess, 2> accesses, bool specialized)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
-        accesses_(std::move(accesses)), specialized_(specialized) {
+        accesses_(std::move(accesses)), specialized_(specialized),
+        barriersPerLoad_(!inFlight && plan.loads.size() > 1 && feedDifferentDots(plan.loads)) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
     // than refilling k - 1's stage at 4096^3, 8192^3 and 2048x4096x11008 (H200).
@@ -123,20 +129,23 @@ public:
       rewriter.setInsertionPointToStart(&kernel.front());
     else
       rewriter.setInsertionPoint(loop_);
-    for (auto [load, access] : llvm::zip(plan_.loads, accesses_)) {
+    groupBytes_.assign(barriersPerLoad_ ? plan_.loads.size() : 1, 0);
+    for (auto [loadIndex, load, access] : llvm::enumerate(plan_.loads, accesses_)) {
       auto type = cast<RankedTensorType>(load.getType());
       SmallVector<int64_t> shape{stages_};
       llvm::append_range(shape, type.getShape());
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
-      stageBytes_ += type.getNumElements() * elementBytes(type.getElementType());
+      groupBytes_[groupOf(loadIndex)] += type.getNumElements() * elementBytes(type.getElementType());
       NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, type, analysis_));
       unsigned index = kernel.getNumArguments();
       (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());
       maps_.push_back(kernel.getArgument(index));
     }
     auto barriers = BarriersType::get(context, stages_);
-    full_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1));
-    empty_ = BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
+    for (size_t group = 0; group < groupBytes_.size(); ++group) {
+      full_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1)));
+      empty_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel))));
+    }
     Value oldInduction = loop_.getInductionVar();
     Value zero = i32Constant(rewriter, loc, 0);
     // The ring position the loop starts reading at: stage 0 of phase 0, or in a loop over
@@ -152,7 +161,7 @@ public:
       firstParity = outer.getRegionIterArgs().take_back(2)[1];
     }
     if (specialized_) {
-      rewriter.setInsertionPointAfter(empty_.getDefiningOp());
+      rewriter.setInsertionPointAfter(empty_.back().getDefiningOp());
       buildProducer(rewriter, kernel, oldInduction, outer);
       rewriter.setInsertionPoint(loop_);
     } else {
@@ -191,9 +200,20 @@ public:
     Value readStage = carried[0], readParity = carried[1];
 
     rewriter.setInsertionPointToStart(loop_.getBody());
-    BarrierWaitOp::create(rewriter, loc, full_, readStage, readParity);
-    for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
-      readFromStage(rewriter, load, buffer, readStage);
+    SmallVector<Value> stageReads;
+    if (!barriersPerLoad_) {
+      BarrierWaitOp::create(rewriter, loc, full_[0], readStage, readParity);
+      for (auto [load, buffer] : llvm::zip(plan_.loads, buffers_))
+        stageReads.push_back(readFromStage(rewriter, load, buffer, readStage));
+    } else {
+      // Each load's wait just before its first use.
+      for (auto [index, load, buffer] : llvm::enumerate(plan_.loads, buffers_)) {
+        Operation *use = firstUseInBody(stagedValue(load));
+        rewriter.setInsertionPoint(use);
+        BarrierWaitOp::create(rewriter, loc, full_[index], readStage, readParity);
+        stageReads.push_back(readFromStage(rewriter, load, buffer, readStage, use));
+      }
+    }
 
     auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
     rewriter.setInsertionPoint(yield);
@@ -207,9 +227,26 @@ public:
       Value notFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, iv, loop_.getLowerBound());
       auto release = scf::IfOp::create(rewriter, loc, TypeRange{}, notFirst, false);
       OpBuilder inside = release.getThenBodyBuilder();
-      BarrierArriveOp::create(inside, loc, empty_, previous);
+      BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
+    } else if (!barriersPerLoad_) {
+      BarrierArriveOp::create(rewriter, loc, empty_[0], readStage, buffers_);
     } else {
-      BarrierArriveOp::create(rewriter, loc, empty_, readStage);
+      // A stage is free once the results of the last dot reading it are used: whatever waits
+      // for that dot's MMAs (tk-async-dots puts the wait before the first use) has waited.
+      for (auto [index, read] : llvm::enumerate(stageReads)) {
+        Operation *lastDot = nullptr;
+        for (Operation *user : read.getUsers())
+          if (Operation *inBody = loop_.getBody()->findAncestorOpInBlock(*user);
+              inBody && (!lastDot || lastDot->isBeforeInBlock(inBody)))
+            lastDot = inBody;
+        Operation *use = !lastDot ? yield.getOperation() : lastDot->getNumResults() ? firstUseInBody(lastDot->getResults()) : lastDot;
+        if (use == yield.getOperation())
+          rewriter.setInsertionPoint(yield);
+        else
+          rewriter.setInsertionPointAfter(use);
+        BarrierArriveOp::create(rewriter, loc, empty_[index], readStage, ValueRange{buffers_[index]});
+      }
+      rewriter.setInsertionPoint(yield);
     }
     if (!specialized_) {
       Value ahead = advance(rewriter, loc, loop_, iv, distance_);
@@ -237,7 +274,7 @@ public:
         Value first = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::eq, endStage, zero);
         Value previous = arith::SelectOp::create(inside, loc, first, i32Constant(inside, loc, stages_ - 1),
                                                  arith::SubIOp::create(inside, loc, endStage, i32Constant(inside, loc, 1)));
-        BarrierArriveOp::create(inside, loc, empty_, previous);
+        BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
       }
       auto outerYield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
       unsigned n = outerYield.getNumOperands();
@@ -366,10 +403,7 @@ private:
     OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
     Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
     mapping.map(induction, fills.getInductionVar());
-    BarrierWaitOp::create(body, loc, empty_, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
-    BarrierExpectOp::create(body, loc, full_, stage, body.getI64IntegerAttr(stageBytes_));
-    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_))
-      TmaLoadOp::create(body, loc, map, coordinates(body, loc, access, mapping), buffer, stage, full_, stage);
+    fill(body, loc, mapping, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
     auto [nextStageValue, nextParity] = nextStage(body, loc, stage, parity, stages_);
     scf::YieldOp::create(body, loc, ValueRange{nextStageValue, nextParity});
   }
@@ -410,13 +444,53 @@ private:
     Value issuer = arith::AndIOp::create(b, loc, leader_, inRange);
     auto branch = scf::IfOp::create(b, loc, TypeRange{}, issuer, false);
     OpBuilder inside = branch.getThenBodyBuilder();
-    if (emptyParity)
-      BarrierWaitOp::create(inside, loc, empty_, stage, emptyParity);
-    BarrierExpectOp::create(inside, loc, full_, stage, inside.getI64IntegerAttr(stageBytes_));
     IRMapping mapping;
     mapping.map(induction, iv);
-    for (auto [access, map, buffer] : llvm::zip(accesses_, maps_, buffers_))
-      TmaLoadOp::create(inside, loc, map, coordinates(inside, loc, access, mapping), buffer, stage, full_, stage);
+    fill(inside, loc, mapping, stage, emptyParity);
+  }
+
+  /// Per barrier group: wait for the stage's release with `emptyParity` (none: never filled),
+  /// expect its bytes and copy its loads (`mapping` gives the iteration's induction value).
+  void fill(OpBuilder &b, Location loc, const IRMapping &mapping, Value stage, Value emptyParity) {
+    for (size_t group = 0; group < groupBytes_.size(); ++group) {
+      if (emptyParity)
+        BarrierWaitOp::create(b, loc, empty_[group], stage, emptyParity);
+      BarrierExpectOp::create(b, loc, full_[group], stage, b.getI64IntegerAttr(groupBytes_[group]));
+      for (auto [index, access, map, buffer] : llvm::enumerate(accesses_, maps_, buffers_))
+        if (groupOf(index) == group)
+          TmaLoadOp::create(b, loc, map, coordinates(b, loc, access, mapping), buffer, stage, full_[group], stage);
+    }
+  }
+
+  /// The barrier group of load `index`: its own, or the one all loads share.
+  size_t groupOf(size_t index) const { return barriersPerLoad_ ? index : 0; }
+
+  /// What a load's stage read replaces: the `trans` it feeds, if any, else the load.
+  static Value stagedValue(LoadOp load) {
+    auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
+    return trans ? trans.getResult() : load.getResult();
+  }
+
+  /// The first op of the loop's body that uses `values` (itself or through an op it contains);
+  /// the terminator if none does.
+  Operation *firstUseInBody(ValueRange values) {
+    Operation *first = nullptr;
+    for (Value value : values)
+      for (Operation *user : value.getUsers())
+        if (Operation *inBody = loop_.getBody()->findAncestorOpInBlock(*user);
+            inBody && (!first || inBody->isBeforeInBlock(first)))
+          first = inBody;
+    return first ? first : loop_.getBody()->getTerminator();
+  }
+
+  /// Whether no dot reads two of `loads` (each then gets barriers of its own).
+  static bool feedDifferentDots(ArrayRef<LoadOp> loads) {
+    llvm::SmallPtrSet<Operation *, 4> dots;
+    for (LoadOp load : loads)
+      for (Operation *user : stagedValue(load).getUsers())
+        if (isa<DotOp>(user) && !dots.insert(user).second)
+          return false;
+    return true;
   }
 
   /// A copy's coordinates, outer first: the matrix's index in a stack (if any), row, column.
@@ -431,13 +505,15 @@ private:
 
   scf::ForOp loop_; // replaced by the loop with stage counters halfway through run()
   LoopPlan &plan_;
-  int64_t stages_, distance_, stageBytes_ = 0;
+  int64_t stages_, distance_;
   DotOp inFlight_;
   RectangularAccessAnalysis &analysis_;
   SmallVector<RectangularAccess, 2> accesses_;
   SmallVector<Value> buffers_, maps_;
-  Value full_, empty_, leader_;
-  bool specialized_;
+  SmallVector<Value, 2> full_, empty_; // one per barrier group
+  SmallVector<int64_t, 2> groupBytes_;  // the bytes of a stage of each group
+  Value leader_;
+  bool specialized_, barriersPerLoad_;
   scf::IfOp split_; // producer / consumers
   std::pair<Value, Value> fillStart_; // without a producer: the position the loop's copies start at
 };

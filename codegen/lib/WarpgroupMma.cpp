@@ -217,7 +217,8 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   std::string extraConstraints = registersA ? "r,r,r,r,l,r" : "l,l,r";
   Value scaleD = c(1);
 
-  if (operands.stagedByDot || converter.stagesWrittenByThreads())
+  // (Stages cp.async wrote are fenced by their wait: AsyncCopyToThreads.cpp.)
+  if (operands.stagedByDot)
     NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
                                NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
   // wgmma.fence after every write of the registers the MMAs read: it takes and returns them.

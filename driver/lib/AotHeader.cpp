@@ -134,7 +134,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
         v.config += (v.config.empty() ? "" : ", ") + name + "=" + value;
       v.config += std::string(v.config.empty() ? "" : ", ") + "num_warps=" + std::to_string(v.sig.numWarps) +
                   ", num_stages=" + std::to_string(v.sig.numStages) +
-                  (v.sig.warpSpecialize ? ", warp_specialize=1" : "");
+                  (v.sig.warpSpecialize ? ", warp_specialize=" + std::to_string(v.sig.warpSpecialize) : "");
       GpuTarget target;
       target.sm = base.sm;
       target.archSpecific = base.archSpecific;

@@ -879,10 +879,12 @@ def add_example_cases():
     # it) at ragged sequence lengths: one key, less than one block, one block, several.
     for S_, causal, Dh, tiles in [(1, False, 64, ("64", "32", "4")), (37, True, 64, ("64", "32", "4")),
                                   (64, True, 64, ("64", "64", "4")), (200, False, 64, ("64", "32", "4")),
-                                  (200, True, 128, ("128", "64", "8", "1")), (300, False, 128, ("64", "64", "4"))]:
+                                  (200, True, 128, ("128", "64", "8", "1")), (300, False, 128, ("64", "64", "4")),
+                                  (37, True, 64, ("128", "64", "8", "2")), (300, False, 128, ("128", "64", "8", "2"))]:
         q, k, v = (RNG.standard_normal((2, S_, Dh)).astype(np.float16) for _ in range(3))
 
-        case("example.flash_attention_overlap.s%d_d%d%s%s" % (S_, Dh, "_causal" if causal else "", "_ws" if tiles[3:] else ""),
+        case("example.flash_attention_overlap.s%d_d%d%s%s" % (S_, Dh, "_causal" if causal else "",
+                                                               {"1": "_ws", "2": "_pingpong"}.get(tiles[3], "") if tiles[3:] else ""),
              ex("flash_attention"),
              "flash_attention_overlap", "cdiv(seq_len, BLOCK_M), 2",
              {"q": q, "k": k, "v": v, "o": np.zeros(2 * S_ * Dh, np.float16), "seq_len": S_, "scale": 1 / np.sqrt(Dh)},
@@ -895,11 +897,15 @@ def add_example_cases():
     # whose stages fit sm_80's shared memory too): ragged sequence, causal.
     for (Dh, tiles) in [(128, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3"}),
                         (128, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3", "warp_specialize": "1"}),
+                        (128, {"BLOCK_M": "128", "BLOCK_N": "128", "num_warps": "8", "num_stages": "2", "warp_specialize": "2"}),
+                        (64, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "3", "warp_specialize": "2"}),
+                        (256, {"BLOCK_M": "128", "BLOCK_N": "64", "num_warps": "8", "num_stages": "2", "warp_specialize": "2"}),
                         (256, {"BLOCK_M": "64", "BLOCK_N": "32", "num_warps": "4", "num_stages": "2"})]:
         Sh = 200
         q, k, v = (RNG.standard_normal((1, Sh, Dh)).astype(np.float16) for _ in range(3))
 
-        case("example.flash_attention.d%d_causal%s" % (Dh, "_ws" if tiles.get("warp_specialize") else ""), ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
+        case("example.flash_attention.d%d_causal%s" % (Dh, {"1": "_ws", "2": "_pingpong"}.get(tiles.get("warp_specialize"), "")),
+             ex("flash_attention"), "flash_attention", "cdiv(seq_len, BLOCK_M), 1",
              {"q": q, "k": k, "v": v, "o": np.zeros(Sh * Dh, np.float16), "seq_len": Sh, "scale": 1 / np.sqrt(Dh)},
              lambda out, q=q, k=k, v=v: {"o": attention_reference(q, k, v, causal=True)},
              tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
@@ -1295,6 +1301,26 @@ def add_stdlib_cases():
           "n_kv_heads": KV, "q_stride": 2 * KV * D_, "k_stride": KV * D_, "v_stride": KV * D_, "o_stride": 2 * KV * D_,
           "q_col": 0, "k_col": 0, "v_col": 0, "scale": 1 / math.sqrt(D_)},
          gqa_ref, tol=(2e-2, 2e-2), defines={"HEAD_DIM": str(D_), "BLOCK_M": "32", "BLOCK_N": "16", "CAUSAL": "false"})
+    # The tuned path at a ragged length: 128-row tiles on two consumer warpgroups that take
+    # turns at the tensor cores beside a producer (warp_specialize 2), K and V by TMA over the
+    # column views, grouped-query and causal.
+    S3, D3 = 200, 64
+    q3, k3, v3 = rnd(S3, 2 * KV * D3), rnd(S3, KV * D3), rnd(S3, KV * D3)
+    def gqa_causal_ref(out):
+        q = val(q3).reshape(S3, 2 * KV, D3)
+        k = np.repeat(val(k3).reshape(S3, KV, D3), 2, axis=1)
+        vv = np.repeat(val(v3).reshape(S3, KV, D3), 2, axis=1)
+        sc = np.einsum("qhd,khd->hqk", q, k) / math.sqrt(D3)
+        sc = np.where(np.tril(np.ones((S3, S3), bool)), sc, -np.inf)
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        return {"o": b16(np.einsum("hqk,khd->qhd", p, vv).reshape(S3, 2 * KV * D3))}
+    case("stdlib.bf16.attention_gqa_causal_pingpong", std("attention"), "attention", "cdiv(seq_len, BLOCK_M), %d" % (2 * KV),
+         {"q": q3, "k": k3, "v": v3, "o": np.zeros(S3 * 2 * KV * D3, np.uint16), "seq_len": S3, "n_heads": 2 * KV,
+          "n_kv_heads": KV, "q_stride": 2 * KV * D3, "k_stride": KV * D3, "v_stride": KV * D3, "o_stride": 2 * KV * D3,
+          "q_col": 0, "k_col": 0, "v_col": 0, "scale": 1 / math.sqrt(D3)},
+         gqa_causal_ref, tol=(2e-2, 2e-2), defines={"HEAD_DIM": str(D3), "BLOCK_M": "128", "BLOCK_N": "64", "CAUSAL": "true",
+                                                    "num_warps": "8", "num_stages": "2", "warp_specialize": "2"})
     n = 5000
     g, u = rnd(n, scale=4), rnd(n, scale=4)
     for kernel, f in (("silu_kernel", silu), ("gelu_kernel", gelu)):

@@ -68,6 +68,21 @@ def TkAsyncDots : Pass<"tk-async-dots", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tk::gpu::TkgDialect"];
 }
 
+def TkMmaPingPong : Pass<"tk-mma-ping-pong", "::mlir::ModuleOp"> {
+  let summary = "Let two consumer warpgroups take turns at the tensor cores (ping-pong)";
+  let description = [{
+    In a kernel with `warp_specialize: 2` (`tk.ping_pong`) whose TMA pipeline got a producer
+    warpgroup beside two consumer warpgroups, the loop with two or more dots gets turns
+    (`tkg.mma_turn_take`, `tkg.mma_turn_pass`): a warpgroup takes its turn before the loop's
+    last dot and passes it after the next iteration's first, so the warpgroups alternate
+    issuing MMAs and one's work between the dots (attention's softmax) overlaps the other's
+    MMAs (FlashAttention-3's ping-pong). Warpgroup 1 gives warpgroup 0 the first turn before
+    the loop, warpgroup 0 passes its last one after it. tk-async-dots then leaves the first
+    dot in flight past its pass. Other kernels are left as they are.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect"];
+}
+
 def TkAllocateShared : Pass<"tk-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "Give each op that exchanges values through shared memory its byte range";
   let description = [{
@@ -121,7 +136,8 @@ def TkThreadsToLLVM : Pass<"tk-threads-to-llvm", "::mlir::ModuleOp"> {
   let description = [{
     Upstream conversions for arith, cf and func; math functions become the NVVM intrinsics
     Triton uses (`ex2.approx` for exp and exp2, `lg2.approx` for log, `rsqrt.approx`), and
-    kernels become `llvm.func` with `nvvm.kernel` and `nvvm.maxntid`.
+    kernels become `llvm.func` with `nvvm.kernel` and `nvvm.maxntid`. First, the ping-pong's
+    turns become named barriers 2 and 3, or go when they enclose a barrier of all consumers.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

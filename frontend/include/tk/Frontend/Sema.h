@@ -43,7 +43,9 @@ struct KernelInstance {
   std::vector<KernelArg> args;
   int numWarps = 4;
   int numStages = 3;
-  int warpSpecialize = 0; // 1: a producer warpgroup issues the TMA copies (sm_90a)
+  // 1: a producer warpgroup issues the TMA copies (sm_90a); 2: and the two consumer
+  // warpgroups take turns at the tensor cores (ping-pong)
+  int warpSpecialize = 0;
   BlockPtr body;
 };
 

@@ -29,6 +29,9 @@ def Tk_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kNumStages = "tk.num_stages";
     /// The `warp_specialize` launch option: a producer warpgroup fills TMA pipelines (sm_90a).
     static constexpr ::llvm::StringLiteral kWarpSpecialize = "tk.warp_specialize";
+    /// `warp_specialize: 2`: besides the producer, the two consumer warpgroups take turns at
+    /// the tensor cores (unit; tk-mma-ping-pong).
+    static constexpr ::llvm::StringLiteral kPingPong = "tk.ping_pong";
     /// the values of its constexpr parameters (a dictionary by name).
     static constexpr ::llvm::StringLiteral kConstants = "tk.constants";
     /// On a kernel's arguments: the parameter's name in the source (string);

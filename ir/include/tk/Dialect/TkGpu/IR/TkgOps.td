@@ -163,10 +163,14 @@ def Tkg_BarrierArriveOp : Tkg_Op<"barrier_arrive"> {
   let summary = "one arrival per warp on a barrier";
   let description = [{
     Lane 0 of every warp arrives (`mbarrier.arrive`) once all lanes got here: a consumer
-    releasing a stage, with the barrier expecting one arrival per warp.
+    releasing a stage, with the barrier expecting one arrival per warp. `released` names the
+    buffers whose stage this frees (the producer refills them next): a dot that reads none
+    of them may keep its MMAs in flight across the release (tk-async-dots).
   }];
-  let arguments = (ins Tkg_Barriers:$barriers, I32:$index);
-  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+  let arguments = (ins Tkg_Barriers:$barriers, I32:$index, Variadic<Tkg_SharedBuffer>:$released);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`frees` `(` $released^ `:` qualified(type($released)) `)`)? attr-dict `:` qualified(type($barriers))
+  }];
 }
 
 def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
@@ -187,6 +191,32 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
     `,` qualified(type($barriers))
   }];
   let hasVerifier = 1;
+}
+
+def Tkg_MmaTurnTakeOp : Tkg_Op<"mma_turn_take"> {
+  let summary = "wait for this consumer warpgroup's turn at the tensor cores (ping-pong)";
+  let description = [{
+    The two consumer warpgroups of a kernel with `warp_specialize: 2` take turns issuing their
+    dots (FlashAttention-3's ping-pong), so that one's softmax runs while the other's MMAs
+    do. Warpgroup w waits on named barrier 2 + w (`bar.sync 2 + w, 256`: PTX ISA, "bar.sync",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar),
+    which completes when the other warpgroup has passed the turn (`tkg.mma_turn_pass`); with
+    `warpgroup`, in that warpgroup only (warpgroup 0's extra turn after a loop whose turns
+    lie within each iteration: warpgroup 1's last pass).
+  }];
+  let arguments = (ins OptionalAttr<I32Attr>:$warpgroup);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tkg_MmaTurnPassOp : Tkg_Op<"mma_turn_pass"> {
+  let summary = "pass the turn at the tensor cores to the other consumer warpgroup";
+  let description = [{
+    `bar.arrive 2 + (1 - w), 256` in warpgroup w, without waiting (the other side of
+    `tkg.mma_turn_take`); with `warpgroup`, in that warpgroup only (warpgroup 1 gives
+    warpgroup 0 the first turn; warpgroup 0 passes its last one after the loop).
+  }];
+  let arguments = (ins OptionalAttr<I32Attr>:$warpgroup);
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

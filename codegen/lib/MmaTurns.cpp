@@ -1,0 +1,87 @@
+// The ping-pong turns of tk-mma-ping-pong as named barriers, once the program's own barriers
+// are known: warpgroup w (threads 128w .. 128w + 127 of the consumers) takes its turn with
+// `bar.sync 2 + w, 256` and passes it with `bar.arrive 3 - w, 256`. A function whose turns
+// enclose a barrier of all consumers (a reduction or layout change through shared memory
+// between the warpgroups) would deadlock with one warpgroup waiting for its turn: its turns
+// are dropped instead.
+#include "IndexArithmetic.h"
+#include "MmaTurns.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-mma-ping-pong"
+
+using namespace mlir;
+using namespace tk::gpu;
+
+namespace tk::codegen {
+namespace {
+
+constexpr int64_t kFirstTurnBarrier = 2; // 0: the whole program, 1: the consumers
+
+/// Whether a program barrier lies between the first and the last of `turns` (in their block).
+bool turnsEncloseBarrier(ArrayRef<Operation *> turns) {
+  Block *block = turns.front()->getBlock();
+  Operation *last = turns.front();
+  for (Operation *turn : turns)
+    if (Operation *inBlock = block->findAncestorOpInBlock(*turn); inBlock && last->isBeforeInBlock(inBlock))
+      last = inBlock;
+  for (Operation *op = turns.front(); op != last; op = op->getNextNode()) {
+    WalkResult found = op->walk([](Operation *inner) {
+      return isa<NVVM::Barrier0Op, NVVM::BarrierOp>(inner) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+void lowerMmaTurns(ModuleOp module) {
+  module.walk([](func::FuncOp fn) {
+    SmallVector<Operation *> turns;
+    fn.walk([&](Operation *op) {
+      if (isa<MmaTurnTakeOp, MmaTurnPassOp>(op))
+        turns.push_back(op);
+    });
+    if (turns.empty())
+      return;
+    if (turnsEncloseBarrier(turns)) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << fn.getName()
+                              << ": a barrier of all consumers between the turns; no ping-pong\n");
+      for (Operation *turn : turns)
+        turn->erase();
+      return;
+    }
+    for (Operation *turn : turns) {
+      OpBuilder b(turn);
+      Location loc = turn->getLoc();
+      Value warpgroup = arith::DivUIOp::create(b, loc, threadId(b, loc), i32Constant(b, loc, 128));
+      Value threads = i32Constant(b, loc, 256);
+      auto take = dyn_cast<MmaTurnTakeOp>(turn);
+      IntegerAttr only = take ? take.getWarpgroupAttr() : cast<MmaTurnPassOp>(turn).getWarpgroupAttr();
+      Value id = take ? arith::AddIOp::create(b, loc, warpgroup, i32Constant(b, loc, kFirstTurnBarrier)).getResult()
+                      : arith::SubIOp::create(b, loc, i32Constant(b, loc, kFirstTurnBarrier + 1), warpgroup).getResult();
+      if (only) {
+        Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warpgroup, i32Constant(b, loc, only.getInt()));
+        b = scf::IfOp::create(b, loc, TypeRange{}, mine, false).getThenBodyBuilder();
+      }
+      if (take)
+        NVVM::BarrierOp::create(b, loc, TypeRange{}, id, threads, {}, Value());
+      else // (nvvm.barrier.arrive has no LLVM translation of its own: the PTX itself)
+        LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{id, threads}, "bar.arrive $0, $1;", "r,r",
+                                  /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                  LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+      turn->erase();
+    }
+  });
+}
+
+} // namespace tk::codegen
