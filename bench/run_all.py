@@ -442,7 +442,8 @@ class Bench:
                         versus["tk_vs_" + name] = peers.check("tk %s vs %s" % (kernel, name), got, outputs[name],
                                                               TOLERANCE[dtype_name])
                     config = report.tuned_config(table)
-                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=config, error=err, **versus)
+                    # (The whole tuning table: every config's time, not only the winner's.)
+                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=config, error=err, tuning=table, **versus)
                     if "tk" not in row or timing["per_call_ms"] < row["tk"]["per_call_ms"]:
                         row.update(versus)
                         row["tk"] = dict(timing, config=config if kernel == "flash_attention" else "%s: %s" % (kernel, config),
