@@ -10,9 +10,10 @@
 //   acc' = tkg.dot_wait %acc                         PV done
 //
 // The dot's operands must stay as they are until the wait: the stages are not written
-// between (only ops that write no memory and other dots may lie between, and a pipelined
-// loop refills a stage only after the barrier of a later iteration), and the registers of A
-// are PTX virtual registers, which ptxas keeps until the wait.
+// between (only ops that write no memory, other dots, waits for a stage's copies, the
+// ping-pong's turns and releases of stages the dot does not read may lie between; a release
+// names the buffers it frees, and the producer refills a stage only after its release), and
+// the registers of A are PTX virtual registers, which ptxas keeps until the wait.
 #include "MmaPlan.h"
 #include "TensorCoreOperands.h"
 #include "tk/Codegen/Passes.h"

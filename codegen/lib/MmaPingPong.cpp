@@ -22,6 +22,16 @@
 // as the other passes it, so named barriers 2 and 3 balance. A turn must not hold a barrier
 // of all consumers (the other warpgroup would be waiting for its turn): tk-threads-to-llvm
 // drops the turns of a loop whose lowering has one (MmaTurns.cpp).
+//
+// Inside its turn a warpgroup may wait on a stage's full barrier (K at the loop's top). That
+// cannot deadlock because only the producer completes full barriers, and the empty barrier
+// the producer waits for before that copy (the stage S iterations back, S >= 2 with TMA) was
+// released by the other warpgroup before it passed its last turn. A consumer-to-consumer
+// mbarrier handshake inside a turn, or a one-stage ring, would break this argument.
+//
+// The turns only pay when the first and last dots are the loop's tensor-core work: with a
+// dot before S that S does not depend on, the turn spans S's softmax and the warpgroups run
+// one after the other (a tuning config, not a correctness matter).
 #include "tk/Codegen/Passes.h"
 #include "tk/Dialect/Tk/IR/Tk.h"
 #include "tk/Dialect/TkGpu/IR/TkGpu.h"

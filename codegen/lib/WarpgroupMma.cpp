@@ -7,9 +7,10 @@
 // mma.sync's A fragment), or staged here. The accumulators stay in registers in each warp's
 // m16n8 layout (warpgroupAccumulatorBits).
 //
-//   fence.proxy.async        the stage was written by cp.async (or A staged by the dot),
-//                            which the tensor cores' (async) proxy only sees after a proxy
-//                            fence; TMA writes through that proxy and needs none
+//   (fence.proxy.async       by the threads that wrote a stage, before the barrier that
+//                            publishes it: cp.async's at its wait, A staged by the dot
+//                            here; the tensor cores' async proxy sees thread writes only
+//                            after it; TMA writes through that proxy and needs none)
 //   wgmma.fence              orders the register writes of the accumulators and of A before
 //                            the MMAs
 //   wgmma.mma_async ...      mTiles x k/16 of them, one commit group
@@ -135,6 +136,10 @@ WarpgroupOperands stageWarpgroupOperands(DotOp op, ValueRange aValues, const Mma
     SharedRegion shared(rewriter, loc, op);
     shared.beginWrites(rewriter, loc);
     stageSwizzled(rewriter, loc, shared, aValues, converter.layoutOf(aType), tid, 0, aSwizzle);
+    // Each thread fences its writes for the tensor cores' (async) proxy before the barrier
+    // that publishes them, as a cp.async stage's wait does.
+    NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
     shared.endWrites(rewriter, loc);
     aBase = shared.base();
   }
@@ -217,10 +222,8 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
   std::string extraConstraints = registersA ? "r,r,r,r,l,r" : "l,l,r";
   Value scaleD = c(1);
 
-  // (Stages cp.async wrote are fenced by their wait: AsyncCopyToThreads.cpp.)
-  if (operands.stagedByDot)
-    NVVM::FenceProxyOp::create(rewriter, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(rewriter.getContext(), NVVM::SharedSpace::shared_cta));
+  // (The writers fenced what the MMAs read from shared memory: a cp.async stage at its wait,
+  // AsyncCopyToThreads.cpp; A staged here above; TMA writes through the async proxy itself.)
   // wgmma.fence after every write of the registers the MMAs read: it takes and returns them.
   SmallVector<Value> fenced(acc);
   fenced.append(aRegisters);

@@ -1,5 +1,5 @@
 // The autotuner: prune the configs that cannot run, compile the rest in parallel, time each
-// with CUDA events (cold L2; the least of three rounds' medians, the rounds going over all
+// with CUDA events (cold L2; the median of three rounds' medians, the rounds going over all
 // configs), keep the winner in memory and in the tuning database.
 #include "JitImpl.h"
 #include "TuningDatabase.h"
@@ -177,18 +177,23 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   }
 
   auto timeStart = std::chrono::steady_clock::now();
-  // Timed in rounds over all configs, each config's time the least of its rounds' medians: a
+  // Timed in rounds over all configs, each config's time the median of its rounds' medians: a
   // GPU at its power limit changes clocks over tens of milliseconds, so one short window per
-  // config, in list order, charged later configs with what the earlier ones drew (measured on
-  // the H200: a warp-specialized attention config timed 1.7x slower than alone).
+  // config, in list order, charged later configs with what the earlier ones drew; the median
+  // of the rounds (not the least) does not favour a config that caught fast clocks once.
   constexpr int kRounds = 3;
   std::vector<std::function<void()>> launches(candidates.size());
   std::vector<int> repetitions(candidates.size(), 0);
+  std::vector<std::vector<double>> rounds(candidates.size());
   std::optional<size_t> best;
   for (int round = 0; round < kRounds; ++round) {
+    bool last = round == kRounds - 1;
     for (size_t i = 0; i < candidates.size(); ++i) {
-      if (!built[i])
+      if (!built[i]) {
+        if (last) // (every config counts once in the progress, timed or not)
+          step("timed " + candidates[i].str());
         continue;
+      }
       Variant &v = *built[i];
       try {
         if (round == 0) {
@@ -203,16 +208,19 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
           // About 20 ms of timed runs per config and round, at least 5 and at most 100.
           repetitions[i] = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
         }
-        double ms = context().timeMedian(launches[i], 1, repetitions[i], stream);
-        results[i].ms = results[i].ms ? std::min(*results[i].ms, ms) : ms;
+        rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream));
+        if (last) {
+          std::sort(rounds[i].begin(), rounds[i].end());
+          results[i].ms = rounds[i][rounds[i].size() / 2];
+        }
       } catch (const Error &e) {
         results[i].status = std::string("failed to run: ") + e.what();
         results[i].ms.reset();
         built[i].reset();
       }
-      if (round == kRounds - 1 && built[i] && (!best || *results[i].ms < *results[*best].ms))
+      if (last && built[i] && (!best || *results[i].ms < *results[*best].ms))
         best = i;
-      if (round == kRounds - 1)
+      if (last)
         step("timed " + candidates[i].str());
     }
   }

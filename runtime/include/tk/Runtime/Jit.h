@@ -150,7 +150,7 @@ struct ParamInfo {
 /// One config the tuner looked at: its time, or why it was left out.
 struct TuneResult {
   Config config;
-  std::optional<double> ms; // the least of its timing rounds' medians; none when not timed (pruned, failed, untimed)
+  std::optional<double> ms; // the median of its timing rounds' medians; none when not timed (pruned, failed, untimed)
   std::string status;       // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
 };
 
