@@ -1,28 +1,69 @@
 #include "tk/Runtime/Aot.h"
 
+#include "DriverLog.h"
 #include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
 
+#include <cctype>
 #include <cstring>
+#include <iostream>
+#include <set>
 
 namespace tk {
 
 namespace {
-constexpr int kErrorLog = 5, kErrorLogSize = 6, kInputPtx = 1, kNumRegs = 4, kMaxDynamicShared = 8;
+// CUjit_option: the compile's info and error logs; CUfunction_attribute: registers, shared memory.
+constexpr int kInfoLog = 3, kInfoLogSize = 4, kErrorLog = 5, kErrorLogSize = 6, kInputPtx = 1, kNumRegs = 4,
+              kMaxDynamicShared = 8;
+
+/// The driver's compile logs (it compiles PTX at load or link time) and their options.
+struct CompileLogs {
+  char info[8192] = {0}, error[8192] = {0};
+  int options[4] = {kInfoLog, kInfoLogSize, kErrorLog, kErrorLogSize};
+  void *values[4] = {info, reinterpret_cast<void *>(sizeof(info)), error, reinterpret_cast<void *>(sizeof(error))};
+
+  /// The driver compiler's warnings, on stderr: a serialized wgmma, say, costs a kernel much
+  /// of its speed and would otherwise go unseen.
+  void reportWarnings(const std::string &kernel) const {
+    for (const char *log : {info, error})
+      for (const std::string &warning : driverCompilerWarnings(log))
+        std::cerr << "tk: kernel '" << kernel << "': the CUDA driver's PTX compiler: " << warning << "\n";
+  }
+};
+} // namespace
+
+std::vector<std::string> driverCompilerWarnings(std::string_view log) {
+  std::vector<std::string> warnings;
+  std::set<std::string> seen;
+  while (!log.empty()) {
+    size_t end = log.find('\n');
+    std::string_view line = log.substr(0, end);
+    log = end == std::string_view::npos ? std::string_view() : log.substr(end + 1);
+    size_t first = line.find_first_not_of(" \t\r"), last = line.find_last_not_of(" \t\r");
+    if (first == std::string_view::npos)
+      continue;
+    line = line.substr(first, last - first + 1);
+    std::string lower(line);
+    for (char &c : lower)
+      c = char(std::tolower((unsigned char)c));
+    if (lower.find("warning") != std::string::npos && seen.insert(std::string(line)).second)
+      warnings.emplace_back(line);
+  }
+  return warnings;
 }
 
 cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
-  char log[8192] = {0};
-  int options[] = {kErrorLog, kErrorLogSize};
-  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  CompileLogs logs;
+  char *log = logs.error;
   cuda::CUmodule module = nullptr;
-  if (cuda::CUresult result = d.cuModuleLoadDataEx(&module, image, 2, options, values); result != 0) {
+  if (cuda::CUresult result = d.cuModuleLoadDataEx(&module, image, 4, logs.options, logs.values); result != 0) {
     const char *message = nullptr;
     d.cuGetErrorString(result, &message);
     throw Error("the CUDA driver rejected the code of kernel '" + kernel + "': " +
                 (log[0] ? std::string(log) : message ? std::string(message) : "CUDA error " + std::to_string(result)));
   }
+  logs.reportWarnings(kernel);
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
   tensormaps::load(module, function, kernel);
@@ -35,11 +76,10 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
 
 std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel) {
   cuda::Driver &d = cuda::Driver::get();
-  char log[8192] = {0};
-  int options[] = {kErrorLog, kErrorLogSize};
-  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  CompileLogs logs;
+  char *log = logs.error;
   cuda::CUlinkState link = nullptr;
-  d.check(d.cuLinkCreate(2, options, values, &link), "cuLinkCreate");
+  d.check(d.cuLinkCreate(4, logs.options, logs.values, &link), "cuLinkCreate");
   std::string cubin;
   int added = d.cuLinkAddData(link, kInputPtx, const_cast<char *>(ptx.c_str()), ptx.size() + 1, kernel.c_str(), 0,
                               nullptr, nullptr);
@@ -50,6 +90,7 @@ std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel) {
   d.cuLinkDestroy(link);
   if (cubin.empty())
     throw Error("the CUDA driver could not compile the PTX of kernel '" + kernel + "': " + log);
+  logs.reportWarnings(kernel);
   return cubin;
 }
 
