@@ -13,8 +13,7 @@ namespace tk {
 
 namespace {
 // CUjit_option: the compile's info and error logs; CUfunction_attribute: registers, shared memory.
-constexpr int kInfoLog = 3, kInfoLogSize = 4, kErrorLog = 5, kErrorLogSize = 6, kInputPtx = 1, kNumRegs = 4,
-              kMaxDynamicShared = 8;
+constexpr int kInfoLog = 3, kInfoLogSize = 4, kErrorLog = 5, kErrorLogSize = 6, kNumRegs = 4, kMaxDynamicShared = 8;
 
 /// The driver's compile logs (it compiles PTX at load or link time) and their options.
 struct CompileLogs {
@@ -72,26 +71,6 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),
             "asking for " + std::to_string(sharedBytes) + " bytes of shared memory for kernel '" + kernel + "'");
   return function; // the module lives as long as the process: functions are cached for reuse
-}
-
-std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel) {
-  cuda::Driver &d = cuda::Driver::get();
-  CompileLogs logs;
-  char *log = logs.error;
-  cuda::CUlinkState link = nullptr;
-  d.check(d.cuLinkCreate(4, logs.options, logs.values, &link), "cuLinkCreate");
-  std::string cubin;
-  int added = d.cuLinkAddData(link, kInputPtx, const_cast<char *>(ptx.c_str()), ptx.size() + 1, kernel.c_str(), 0,
-                              nullptr, nullptr);
-  void *image = nullptr;
-  size_t size = 0;
-  if (added == 0 && d.cuLinkComplete(link, &image, &size) == 0)
-    cubin.assign(static_cast<const char *>(image), size);
-  d.cuLinkDestroy(link);
-  if (cubin.empty())
-    throw Error("the CUDA driver could not compile the PTX of kernel '" + kernel + "': " + log);
-  logs.reportWarnings(kernel);
-  return cubin;
 }
 
 int functionRegisters(cuda::CUfunc_st *function) {

@@ -52,10 +52,6 @@ Driver load() {
   bind(library, d.cuStreamDestroy, "cuStreamDestroy", "cuStreamDestroy_v2");
   bind(library, d.cuStreamSynchronize, "cuStreamSynchronize");
   bind(library, d.cuMemsetD8Async, "cuMemsetD8Async");
-  bind(library, d.cuLinkCreate, "cuLinkCreate", "cuLinkCreate_v2");
-  bind(library, d.cuLinkAddData, "cuLinkAddData", "cuLinkAddData_v2");
-  bind(library, d.cuLinkComplete, "cuLinkComplete");
-  bind(library, d.cuLinkDestroy, "cuLinkDestroy");
   bind(library, d.cuStreamBeginCapture, "cuStreamBeginCapture", "cuStreamBeginCapture_v2");
   bind(library, d.cuStreamEndCapture, "cuStreamEndCapture");
   bind(library, d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");

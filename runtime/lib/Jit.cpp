@@ -90,34 +90,35 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
   if (context().device().sm < 80)
     throw Error(what + ": tk needs a GPU of sm_80 or newer; " + context().device().name + " is sm_" +
                 std::to_string(context().device().sm));
-  // The variant's own entry (its cubin, by the module's sources, config and specialization)
-  // needs no compiler at all: a warm process loads it straight into the driver.
+  // The variant's own entry (its PTX, by the module's sources, config and specialization)
+  // needs no compiler of ours: a warm process hands it straight to the driver, which compiles
+  // it whole (cuModuleLoadDataEx) and keeps the result in its own compute cache. Not through
+  // cuLinkCreate/cuLinkComplete: the driver compiles linked PTX as relocatable code (-rdc),
+  // which measured 12% slower on attention (bench/results/2026-12-02-h200-session3).
   DiskCache cache(module->cacheDir);
   const DeviceInfo &device = context().device();
   std::string variantKey = cacheKey({"variant", compilerBuildId(), module->sourceHash, decl.name, config.str(),
                                      specializationKey(spec),
                                      options.debug ? "debug" : "", device.name, std::to_string(device.sm)});
-  std::optional<CompiledKernel> cubin;
+  std::optional<CompiledKernel> compiled;
   const char *dumpDir = std::getenv("TK_DUMP_DIR"); // dumping compiles every time (compileToPtx)
   if (!(dumpDir && *dumpDir))
     if (std::optional<std::string> entry = cache.get(variantKey))
-      cubin = parseCompiledEntry(*entry);
-  fromDisk = bool(cubin);
-  if (!cubin) {
+      compiled = parseCompiledEntry(*entry);
+  fromDisk = bool(compiled);
+  if (!compiled) {
     std::string diagnostics;
-    std::optional<CompiledKernel> compiled = compileToPtx(module->path, text, options, cache, diagnostics);
+    compiled = compileToPtx(module->path, text, options, cache, diagnostics);
     if (!compiled)
       throw Error(what + " does not compile:\n" + diagnostics);
-    cubin = *compiled;
-    cubin->ptx = linkPtxToCubin(compiled->ptx, decl.name); // the entry holds the cubin in its place
     std::string error; // best-effort, as for the PTX
-    cache.put(variantKey, compiledEntry(*cubin), error);
+    cache.put(variantKey, compiledEntry(*compiled), error);
   }
   for (const std::string &warning : cache.takeWarnings())
     std::cerr << warning << "\n";
-  variant->function = loadFunction(cubin->ptx.data(), decl.name, cubin->sharedBytes);
-  variant->threads = cubin->threads;
-  variant->sharedBytes = cubin->sharedBytes;
+  variant->function = loadFunction(compiled->ptx.c_str(), decl.name, compiled->sharedBytes);
+  variant->threads = compiled->threads;
+  variant->sharedBytes = compiled->sharedBytes;
   variant->registers = functionRegisters(variant->function);
   return variant;
 }

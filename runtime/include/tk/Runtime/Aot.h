@@ -14,8 +14,6 @@ namespace tk {
 /// A kernel's function in the current context: from a cubin or a PTX image (NUL-terminated),
 /// opted in to `sharedBytes` of dynamic shared memory. Throws tk::Error with the driver's log.
 cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
-/// PTX compiled to a cubin for the current GPU by the driver's linker.
-std::string linkPtxToCubin(const std::string &ptx, const std::string &kernel);
 /// Registers per thread ptxas gave the function.
 int functionRegisters(cuda::CUfunc_st *function);
 

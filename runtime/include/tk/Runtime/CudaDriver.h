@@ -21,7 +21,6 @@ using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
-using CUlinkState = struct CUlinkState_st *;
 using CUgraph = struct CUgraph_st *;
 struct CUgraphExec_st;
 using CUgraphExec = CUgraphExec_st *;
@@ -61,10 +60,6 @@ struct Driver {
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
-  CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
-  CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned, int *, void **);
-  CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
-  CUresult (*cuLinkDestroy)(CUlinkState);
   CUresult (*cuStreamBeginCapture)(CUstream, int);
   CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
   CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
