@@ -114,19 +114,21 @@ std::string Compiler::diagnosticsText() const {
 std::string Compiler::defaultStdlibDir() {
   if (const char *env = std::getenv("TK_STDLIB_DIR"))
     return env;
-  // Beside libtk.so first (a program that embeds the JIT lives anywhere), then the executable.
-  std::vector<std::filesystem::path> bases;
+  // Beside libtkc.so first (a program that embeds the JIT lives anywhere), then the
+  // executable: the installed stdlib (its place from each, as GNUInstallDirs put them), then
+  // the source tree's (a build folder's bin/ is two levels down).
+  std::vector<std::pair<std::filesystem::path, const char *>> bases;
   Dl_info library;
   if (dladdr(reinterpret_cast<void *>(&Compiler::defaultStdlibDir), &library) && library.dli_fname)
-    bases.push_back(std::filesystem::path(library.dli_fname).parent_path());
+    bases.emplace_back(std::filesystem::path(library.dli_fname).parent_path(), TK_STDLIB_FROM_LIBDIR);
   char buffer[4096];
   ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
   if (n > 0) {
     buffer[n] = 0;
-    bases.push_back(std::filesystem::path(buffer).parent_path());
+    bases.emplace_back(std::filesystem::path(buffer).parent_path(), TK_STDLIB_FROM_BINDIR);
   }
-  for (const auto &base : bases)
-    for (auto candidate : {base / "../share/tk/stdlib", base / "../../stdlib", base / "../stdlib"}) {
+  for (const auto &[base, installed] : bases)
+    for (auto candidate : {base / installed, base / "../../stdlib", base / "../stdlib"}) {
       std::error_code ec;
       if (std::filesystem::is_directory(candidate, ec))
         return std::filesystem::weakly_canonical(candidate, ec).string();

@@ -1,5 +1,5 @@
 // Kernels compiled ahead of time (vector_add.h and matmul.h, from `tkc --emit=header`): no
-// compiler at run time, only libtkrt. Exit status 0 when the results are right, 77 when there
+// compiler at run time, only libtkc-runtime. Exit status 0 when the results are right, 77 when there
 // is no GPU.
 #include "matmul.h"
 #include "vector_add.h"

@@ -6,12 +6,12 @@ headers of its own layer and of the layers below it, never of a layer above it o
     grammar, ir      the ANTLR grammar; the tk dialect and its tile passes
     frontend, codegen   side by side on ir/: source to tk IR; tk IR to PTX
     driver           the whole pipeline (tk::Compiler), the AOT header emitter
-    runtime          libtkrt (contexts, buffers, AOT loader) and the JIT, interpreter, caches
+    runtime          libtkc-runtime (contexts, buffers, AOT loader) and the JIT, interpreter, caches
     graph            the graph layer: tk's public C++ API only (the installed headers)
     tools            tkc, tk-opt
 
-Also: libtkrt (no LLVM inside) includes only support/ and its own runtime headers; tkc's own
-sources include no LLVM or MLIR header (tkc links only libtk, whose copy is hidden); a header in
+Also: libtkc-runtime (no LLVM inside) includes only support/ and its own runtime headers; tkc's own
+sources include no LLVM or MLIR header (tkc links only libtkc, whose copy is hidden); a header in
 a layer's include/ is included from outside that layer's lib/ (else it belongs next to its .cpp
 files); no layer's CMakeLists.txt compiles another layer's sources. Usage: check.py SOURCE_ROOT. Exit 1 with one line per violation."""
 import os
@@ -71,9 +71,9 @@ def main(root):
             where = f'{path}: #include "{header}"'
             if header.startswith(('mlir/', 'llvm/')):
                 if path in LIBTKRT:
-                    errors.append(f'{where}: libtkrt has no LLVM inside')
+                    errors.append(f'{where}: libtkc-runtime has no LLVM inside')
                 if path.startswith('tools/tkc/'):
-                    errors.append(f'{where}: tkc links no LLVM of its own (libtk hides its copy)')
+                    errors.append(f'{where}: tkc links no LLVM of its own (libtkc hides its copy)')
                 if layer == 'graph':
                     errors.append(f'{where}: the graph layer sees only the public C++ API')
                 continue
@@ -93,7 +93,7 @@ def main(root):
                 kind = 'a sibling' if RANK[target] == RANK[layer] else 'a layer above it'
                 errors.append(f'{where}: {layer}/ must not include {kind} ({target}/)')
             if path in LIBTKRT and header not in LIBTKRT_HEADERS and target != 'support':
-                errors.append(f'{where}: libtkrt includes only support/ and its own runtime headers')
+                errors.append(f'{where}: libtkc-runtime includes only support/ and its own runtime headers')
             if path.split('/include/', 1)[-1] in installed and '/include/' in path and header not in installed:
                 errors.append(f'{where}: an installed header includes one that is not installed')
             if layer == 'graph' and target != 'graph' and header not in installed:
@@ -129,7 +129,7 @@ def main(root):
             errors.append(f'{path}: only {layer_of(path)}/lib includes it: move it next to the .cpp files')
 
     # A library is built from its own layer's sources: no CMakeLists.txt compiles another
-    # layer's files (libtkrt once compiled frontend/lib/Types.cpp).
+    # layer's files (libtkc-runtime once compiled frontend/lib/Types.cpp).
     for layer in RANK:
         cmake = os.path.join(root, layer, 'CMakeLists.txt')
         if os.path.exists(cmake):

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The CMake package from outside: `cmake --install` into a fresh prefix, then examples/embed and
-# examples/aot configured against it with find_package(tk), as a user's project would be.
-#   check.sh install BUILD WORK   install BUILD into WORK/prefix
+# examples/aot configured against it with find_package(tkc), as a user's project would be.
+#   check.sh install BUILD WORK   install BUILD into WORK/prefix: names that collide with nothing
+#                                 of Debian's (Tcl/Tk has libtk.so, include/tk/, tk.pc),
+#                                 versioned SONAMEs, pkg-config files a program builds with
 #   check.sh embed   BUILD WORK   build examples/embed; run it in the interpreter (checks C = A*B)
-#   check.sh aot     BUILD WORK   build examples/aot; check it links only libtkrt
+#   check.sh aot     BUILD WORK   build examples/aot; check it links only libtkc-runtime
 #   check.sh aot-run BUILD WORK   run it (on the GPU; 77 without one)
 #   check.sh depfile BUILD WORK   a project whose kernel file imports another: editing the import
 #                                 rebuilds the header (tkc -MD through tk_add_kernels' DEPFILE)
@@ -20,17 +22,41 @@ case $mode in
 install)
   rm -rf "$work" && mkdir -p "$work"
   cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-  test -f "$prefix/lib/cmake/tk/tkConfig.cmake" ;;
+  # The library folder GNUInstallDirs chose (lib, lib64, lib/<multiarch>): the package's parent.
+  config=$(cd "$prefix" && find . -path '*/cmake/tkc/tkcConfig.cmake' | head -1)
+  [ -n "$config" ] || { echo "no cmake/tkc/tkcConfig.cmake under $prefix"; exit 1; }
+  libdir=$(dirname "$(dirname "$(dirname "$config")")")
+  # Nothing of Tcl/Tk's names: no libtk.so, no include/tk/, no tk.pc, no share/tk/.
+  if ls "$prefix/$libdir"/libtk.so* "$prefix/$libdir/pkgconfig/tk.pc" > /dev/null 2>&1 || [ -e "$prefix/include/tk" ] ||
+     [ -e "$prefix/share/tk" ]; then
+    echo "the install uses a name of Tcl/Tk's:"; find "$prefix" -maxdepth 3 | sort; exit 1
+  fi
+  test -f "$prefix/include/tkc/tk/tk.h"
+  # Versioned SONAMEs: libtkc.so -> libtkc.so.MAJOR.MINOR (the name executables need).
+  for lib in tkc tkc-runtime tkc-graph; do
+    soname=$(objdump -p "$prefix/$libdir/lib$lib.so" | awk '/SONAME/ {print $2}')
+    [[ $soname =~ ^lib$lib\.so\.[0-9]+\.[0-9]+$ ]] || { echo "lib$lib.so has SONAME '$soname'"; exit 1; }
+    test -e "$prefix/$libdir/$soname"
+  done
+  # pkg-config: a program built with `pkg-config --cflags --libs tkc-runtime` against the prefix.
+  if command -v pkg-config > /dev/null; then
+    export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+    test "$(pkg-config --modversion tkc)" = "$(pkg-config --modversion tkc-runtime)"
+    printf '#include <tk/tk.h>\nint main() { return tk::Backend::Interpreter == tk::Backend::Cuda; }\n' > "$work/pc.cpp"
+    # shellcheck disable=SC2046
+    c++ -std=c++17 "$work/pc.cpp" -o "$work/pc" $(pkg-config --cflags --libs tkc-runtime) -Wl,-rpath,"$prefix/$libdir"
+    "$work/pc"
+  fi ;;
 embed)
   configure embed
   "$work/embed/embed" --backend interp ;;
 aot)
   configure aot
   libraries=$(ldd "$work/aot/aot") # captured first: grep -q closing the pipe early would fail it
-  if grep -q 'libtk\.so' <<< "$libraries"; then
-    echo "aot links libtk.so; it must need only libtkrt.so"; exit 1
+  if grep -q 'libtkc\.so' <<< "$libraries"; then
+    echo "aot links libtkc.so; it must need only libtkc-runtime.so"; exit 1
   fi
-  grep -q 'libtkrt\.so' <<< "$libraries"
+  grep -q 'libtkc-runtime\.so' <<< "$libraries"
   grep -q 'struct vector_add__BLOCK_1024' "$work/aot/tk_kernels/aot/vector_add.h" ;;
 aot-run)
   "$work/aot/aot" ;;  # 77 without a GPU: ctest reports the run as skipped
@@ -41,7 +67,7 @@ depfile)
 cmake_minimum_required(VERSION 3.20)
 project(tk_depfile_check LANGUAGES CXX)
 set(CMAKE_CXX_STANDARD 17)
-find_package(tk REQUIRED)
+find_package(tkc REQUIRED)
 add_executable(app main.cpp)
 tk_add_kernels(app FILES kernels/scale.tk)
 EOF2

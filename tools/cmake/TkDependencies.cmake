@@ -2,7 +2,7 @@
 #
 # Debian's MLIR targets name the `LLVM` dylib, which needs libz3/libicu/libxml2 at run time: the
 # GPU machine has none of those. We swap that entry for the static component libraries, so the
-# one shared library we build (libtk.so) carries LLVM/MLIR inside and depends only on libc,
+# one shared library we build (libtkc.so) carries LLVM/MLIR inside and depends only on libc,
 # libstdc++, libz and libzstd.
 
 find_package(MLIR REQUIRED CONFIG
@@ -44,8 +44,8 @@ endforeach()
 # ANTLR4: the 4.7.2 tool (Java) generates the C++ parser at build time; the 4.9 runtime links.
 find_program(TK_ANTLR4 antlr4 REQUIRED)
 find_path(TK_ANTLR4_INCLUDE antlr4-runtime.h PATHS /usr/include/antlr4-runtime REQUIRED)
-# The static runtime archive is not position-independent, so libtk.so links the shared one
-# (the GPU pack copies it next to libtk.so).
+# The static runtime archive is not position-independent, so libtkc.so links the shared one
+# (the GPU pack copies it next to libtkc.so).
 find_library(TK_ANTLR4_RUNTIME NAMES antlr4-runtime REQUIRED)
 
 find_package(GTest)

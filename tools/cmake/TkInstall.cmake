@@ -1,43 +1,57 @@
-# `cmake --install build --prefix P`: libtk.so (tk::compiler: the JIT, LLVM/MLIR inside),
-# libtkrt.so (tk::runtime: what AOT headers need), libtkgraph.so (tk::graph: the graph layer),
-# tkc, the public headers, the stdlib and a package config, so that an outside project does
-# find_package(tk) and tk_add_kernels(...).
+# `cmake --install build --prefix P`: libtkc.so (tkc::compiler: the JIT, LLVM/MLIR inside),
+# libtkc-runtime.so (tkc::runtime: what AOT headers need), libtkc-graph.so (tkc::graph: the
+# graph layer), each with a versioned SONAME; tkc; the public headers under include/tkc/ (a
+# program includes <tk/tk.h> with -I P/include/tkc, which the CMake targets and pkg-config give:
+# Tcl/Tk owns include/tk/); the stdlib in share/tkc/stdlib; the CMake package `tkc`
+# (find_package(tkc), tk_add_kernels(...)) and pkg-config files tkc, tkc-runtime, tkc-graph.
+# Directories as GNUInstallDirs says (lib/x86_64-linux-gnu under /usr on Debian).
 include(CMakePackageConfigHelpers)
 
+set(TK_INSTALL_INCLUDE_DIR ${CMAKE_INSTALL_INCLUDEDIR}/tkc)
+set(TK_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tkc)
 set_target_properties(tk PROPERTIES EXPORT_NAME compiler INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
 set_target_properties(tkrt PROPERTIES EXPORT_NAME runtime)
 set_target_properties(tkgraph PROPERTIES EXPORT_NAME graph)
-target_include_directories(tk PUBLIC $<INSTALL_INTERFACE:include>)
+target_include_directories(tk PUBLIC $<INSTALL_INTERFACE:${TK_INSTALL_INCLUDE_DIR}>)
+target_include_directories(tkrt PUBLIC $<INSTALL_INTERFACE:${TK_INSTALL_INCLUDE_DIR}>)
 
-install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkTargets
-  LIBRARY DESTINATION lib
-  RUNTIME DESTINATION bin)
+install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkcTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The public headers, each from its layer: what other layers and users include.
-install(FILES runtime/include/tk/tk.h DESTINATION include/tk)
+install(FILES runtime/include/tk/tk.h DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk)
 install(FILES
   support/include/tk/Support/FloatFormats.h
   support/include/tk/Support/JsonText.h
   support/include/tk/Support/Types.h
-  DESTINATION include/tk/Support)
+  DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Support)
 install(FILES
   runtime/include/tk/Runtime/Aot.h
   runtime/include/tk/Runtime/Context.h
   runtime/include/tk/Runtime/Error.h
   runtime/include/tk/Runtime/Jit.h
   runtime/include/tk/Runtime/Files.h
-  DESTINATION include/tk/Runtime)
+  DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Runtime)
 install(FILES graph/include/tk/Graph/Graph.h graph/include/tk/Graph/Checkpoint.h graph/include/tk/Graph/Llama.h
-        DESTINATION include/tk/Graph)
-install(FILES driver/include/tk/Driver/Compiler.h DESTINATION include/tk/Driver)
+        DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Graph)
+install(FILES driver/include/tk/Driver/Compiler.h DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Driver)
 install(FILES
   frontend/include/tk/Frontend/Diagnostics.h
   frontend/include/tk/Frontend/IntExpression.h
-  DESTINATION include/tk/Frontend)
-install(DIRECTORY stdlib/ DESTINATION share/tk/stdlib FILES_MATCHING PATTERN "*.tk")
-install(EXPORT tkTargets NAMESPACE tk:: DESTINATION lib/cmake/tk)
-configure_package_config_file(tools/cmake/tkConfig.cmake.in ${PROJECT_BINARY_DIR}/tkConfig.cmake
-  INSTALL_DESTINATION lib/cmake/tk)
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
+  DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Frontend)
+install(DIRECTORY stdlib/ DESTINATION ${TK_INSTALL_STDLIB_DIR} FILES_MATCHING PATTERN "*.tk")
+install(EXPORT tkcTargets NAMESPACE tkc:: DESTINATION ${TK_INSTALL_CMAKE_DIR})
+configure_package_config_file(tools/cmake/tkcConfig.cmake.in ${PROJECT_BINARY_DIR}/tkcConfig.cmake
+  INSTALL_DESTINATION ${TK_INSTALL_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/tkcConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/tkConfig.cmake ${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
-  DESTINATION lib/cmake/tk)
+install(FILES ${PROJECT_BINARY_DIR}/tkcConfig.cmake ${PROJECT_BINARY_DIR}/tkcConfigVersion.cmake
+  DESTINATION ${TK_INSTALL_CMAKE_DIR})
+# pkg-config: the compiler (the JIT), the runtime alone (AOT headers), the graph layer; the
+# prefix found from the file's own place, so that `cmake --install --prefix P` anywhere works.
+file(RELATIVE_PATH TK_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" TK_PC_TO_PREFIX "${TK_PC_TO_PREFIX}")
+foreach(pc IN ITEMS tkc tkc-runtime tkc-graph)
+  configure_file(tools/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

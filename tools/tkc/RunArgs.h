@@ -58,7 +58,7 @@ int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffer
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid);
 
-/// llvm::StringRef::getAsInteger's rules (tkc links no LLVM of its own; libtk hides its copy):
+/// llvm::StringRef::getAsInteger's rules (tkc links no LLVM of its own; libtkc hides its copy):
 /// the whole text is one integer of `radix` (0: "0x", "0b", "0o" or a leading 0 choose it), a
 /// leading '-' only for signed types, and the value fits T. True on error, as LLVM's.
 bool getAsInteger(const std::string &text, unsigned radix, uint64_t &value);

@@ -1,5 +1,5 @@
 // `tkc FILE --emit=header`: kernels compiled ahead of time into a C++ header (tk/Runtime/Aot.h
-// loads them; a program that includes the header links only libtkrt).
+// loads them; a program that includes the header links only libtkc-runtime).
 #ifndef TK_DRIVER_AOTHEADER_H
 #define TK_DRIVER_AOTHEADER_H
 

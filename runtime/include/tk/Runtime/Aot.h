@@ -1,5 +1,5 @@
 // Loading compiled kernels into the driver, for the JIT and for AOT headers (`tkc FILE
-// --emit=header`): a program that includes such a header links only libtk_runtime.
+// --emit=header`): a program that includes such a header links only libtkc-runtime.
 #ifndef TK_RUNTIME_AOT_H
 #define TK_RUNTIME_AOT_H
 

@@ -1,4 +1,4 @@
-// The device side of the C++ API, in the small runtime library (libtk_runtime, no LLVM inside):
+// The device side of the C++ API, in the small runtime library (libtkc-runtime, no LLVM inside):
 // a Context on one GPU (or on the CPU interpreter), streams, RAII buffers, grids. The JIT
 // (tk/Runtime/Jit.h) and AOT headers (tk/Runtime/Aot.h) launch kernels on it.
 #ifndef TK_RUNTIME_CONTEXT_H

@@ -7,8 +7,8 @@
 
 namespace tk {
 
-/// The stdlib folder, as the compiler finds it: $TK_STDLIB_DIR, else share/tk/stdlib beside
-/// libtk.so or the executable, else the source tree's stdlib/. Its std/*.tk templates load with
+/// The stdlib folder, as the compiler finds it: $TK_STDLIB_DIR, else share/tkc/stdlib beside
+/// libtkc.so or the executable, else the source tree's stdlib/. Its std/*.tk templates load with
 /// tk::Module::fromFile; a generated source named there resolves its imports there.
 std::string stdlibDir();
 

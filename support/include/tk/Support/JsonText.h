@@ -1,4 +1,4 @@
-// JSON text written by hand where no JSON library is linked (libtkgraph) or where numbers must
+// JSON text written by hand where no JSON library is linked (libtkc-graph) or where numbers must
 // stay as written (the tuning database): a string literal with its escapes.
 #ifndef TK_SUPPORT_JSONTEXT_H
 #define TK_SUPPORT_JSONTEXT_H
