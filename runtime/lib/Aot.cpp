@@ -26,7 +26,7 @@ struct CompileLogs {
   void reportWarnings(const std::string &kernel) const {
     for (const char *log : {info, error})
       for (const std::string &warning : driverCompilerWarnings(log))
-        std::cerr << "tk: kernel '" << kernel << "': the CUDA driver's PTX compiler: " << warning << "\n";
+        std::cerr << ("tk: kernel '" + kernel + "': the CUDA driver's PTX compiler: " + warning + "\n"); // one write
   }
 };
 } // namespace
@@ -45,7 +45,11 @@ std::vector<std::string> driverCompilerWarnings(std::string_view log) {
     std::string lower(line);
     for (char &c : lower)
       c = char(std::tolower((unsigned char)c));
-    if (lower.find("warning") != std::string::npos && seen.insert(std::string(line)).second)
+    // ptxas writes "ptxas warning : ..." (a kernel may be named `no_warning`: the colon counts).
+    size_t at = lower.find("warning");
+    bool warns = at != std::string::npos && lower.find_first_not_of(' ', at + 7) != std::string::npos &&
+                 lower[lower.find_first_not_of(' ', at + 7)] == ':';
+    if (warns && seen.insert(std::string(line)).second)
       warnings.emplace_back(line);
   }
   return warnings;

@@ -27,11 +27,15 @@ install)
   [ -n "$config" ] || { echo "no cmake/tkc/tkcConfig.cmake under $prefix"; exit 1; }
   libdir=$(dirname "$(dirname "$(dirname "$config")")")
   # Nothing of Tcl/Tk's names: no libtk.so, no include/tk/, no tk.pc, no share/tk/.
-  if ls "$prefix/$libdir"/libtk.so* "$prefix/$libdir/pkgconfig/tk.pc" > /dev/null 2>&1 || [ -e "$prefix/include/tk" ] ||
-     [ -e "$prefix/share/tk" ]; then
+  if compgen -G "$prefix/$libdir/libtk.so*" > /dev/null || [ -e "$prefix/$libdir/pkgconfig/tk.pc" ] ||
+     [ -e "$prefix/include/tk" ] || [ -e "$prefix/share/tk" ]; then
     echo "the install uses a name of Tcl/Tk's:"; find "$prefix" -maxdepth 3 | sort; exit 1
   fi
   test -f "$prefix/include/tkc/tk/tk.h"
+  # The targets add include/tkc only: never the bare include/ (a Tcl/Tk tk/ or an older install's).
+  if grep -q '_IMPORT_PREFIX}/include[;"]' "$prefix/$libdir/cmake/tkc/tkcTargets.cmake"; then
+    echo "tkcTargets.cmake puts $prefix/include on the include path"; exit 1
+  fi
   # Versioned SONAMEs: libtkc.so -> libtkc.so.MAJOR.MINOR (the name executables need).
   for lib in tkc tkc-runtime tkc-graph; do
     soname=$(objdump -p "$prefix/$libdir/lib$lib.so" | awk '/SONAME/ {print $2}')
@@ -42,6 +46,8 @@ install)
   if command -v pkg-config > /dev/null; then
     export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
     test "$(pkg-config --modversion tkc)" = "$(pkg-config --modversion tkc-runtime)"
+    test "$(pkg-config --modversion tkc-graph)" = "$(pkg-config --modversion tkc)"
+    pkg-config --cflags --libs tkc tkc-graph > /dev/null
     printf '#include <tk/tk.h>\nint main() { return tk::Backend::Interpreter == tk::Backend::Cuda; }\n' > "$work/pc.cpp"
     # shellcheck disable=SC2046
     c++ -std=c++17 "$work/pc.cpp" -o "$work/pc" $(pkg-config --cflags --libs tkc-runtime) -Wl,-rpath,"$prefix/$libdir"

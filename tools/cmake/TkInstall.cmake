@@ -12,8 +12,10 @@ set(TK_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tkc)
 set_target_properties(tk PROPERTIES EXPORT_NAME compiler INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
 set_target_properties(tkrt PROPERTIES EXPORT_NAME runtime)
 set_target_properties(tkgraph PROPERTIES EXPORT_NAME graph)
+# Only include/tkc (never the bare include/, where Tcl/Tk's or an older install's tk/ may lie).
 target_include_directories(tk PUBLIC $<INSTALL_INTERFACE:${TK_INSTALL_INCLUDE_DIR}>)
 target_include_directories(tkrt PUBLIC $<INSTALL_INTERFACE:${TK_INSTALL_INCLUDE_DIR}>)
+target_include_directories(tkgraph PUBLIC $<INSTALL_INTERFACE:${TK_INSTALL_INCLUDE_DIR}>)
 
 install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -51,6 +53,10 @@ install(FILES ${PROJECT_BINARY_DIR}/tkcConfig.cmake ${PROJECT_BINARY_DIR}/tkcCon
 # prefix found from the file's own place, so that `cmake --install --prefix P` anywhere works.
 file(RELATIVE_PATH TK_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" TK_PC_TO_PREFIX "${TK_PC_TO_PREFIX}")
+# (From the full paths: GNUInstallDirs' folders may be given absolute.)
+file(RELATIVE_PATH TK_PC_LIBDIR ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_LIBDIR})
+file(RELATIVE_PATH TK_PC_INCLUDEDIR ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_INCLUDEDIR}/tkc)
+file(RELATIVE_PATH TK_PC_STDLIBDIR ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_DATADIR}/tkc/stdlib)
 foreach(pc IN ITEMS tkc tkc-runtime tkc-graph)
   configure_file(tools/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
