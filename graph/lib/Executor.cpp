@@ -30,6 +30,11 @@ int64_t nextPowerOfTwo(int64_t n) {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Whether split-K may pay for an FP8 matmul of `rows` rows: its split configs' 64-row tiles
+/// leave the GPU short of programs only for few rows (decode's batches); above 128 rows every
+/// config fills it unsplit, and the tuner is not offered the split ones.
+bool splitKMayPay(int64_t rows) { return rows <= 128; }
+
 int64_t elements(const TensorInfo &t) {
   int64_t n = 1;
   for (int64_t d : t.shape)
@@ -65,11 +70,25 @@ struct Executable::Impl {
   Scalar dtype = Scalar::BF16;
 
   /// A stdlib template: its element type is its `const T: dtype` parameter (see typed()).
-  Kernel stdlibKernel(const std::string &file, const std::string &name) {
-    auto it = modules.find(file);
+  /// `variant` names a Module of its own for the file, whose kernels' tuning space may be
+  /// narrowed without touching the shared one's.
+  Kernel stdlibKernel(const std::string &file, const std::string &name, const std::string &variant = "") {
+    std::string key = variant.empty() ? file : file + " (" + variant + ")";
+    auto it = modules.find(key);
     if (it == modules.end())
-      it = modules.emplace(file, Module::fromFile(*context, stdlibDir() + "/std/" + file)).first;
+      it = modules.emplace(key, Module::fromFile(*context, stdlibDir() + "/std/" + file)).first;
     return it->second.kernel(name);
+  }
+
+  /// fp8_matmul for a matmul of `rows` rows: with split-K only where it can pay (few rows, as
+  /// decode's), so that the shared workspace (SPLIT_K x M x N partials) is sized by those
+  /// alone: a 4096-token prefill's QKV would otherwise have needed 805 MB of it.
+  Kernel fp8Matmul(int64_t rows) {
+    if (splitKMayPay(rows))
+      return stdlibKernel("fp8_matmul.tk", "fp8_matmul");
+    Kernel kernel = stdlibKernel("fp8_matmul.tk", "fp8_matmul", "no split-K");
+    kernel.restrictTuneSpace([](const Config &c) { return c.integer("SPLIT_K").value_or(1) == 1; });
+    return kernel;
   }
 
   /// A stdlib template's constants with the graph's element type as its dtype parameter T.
@@ -326,9 +345,12 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   for (const Node &n : impl.graph.nodes)
     if (n.op == Op::MatMul && n.fp8) {
       fp8Operands.insert({n.inputs[1], n.inputs[2]});
-      // fp8_matmul's configs split K at most 4 ways, over tiles of at least 64 x 32.
-      workspace = std::max(workspace, 4 * n.out.shape[0] * n.out.shape[1]);
-      tiles = std::max(tiles, cdiv(n.out.shape[0], 64) * cdiv(n.out.shape[1], 32));
+      // fp8_matmul's configs split K at most 4 ways, over tiles of at least 64 x 32; only the
+      // matmuls that may split need room (Impl::fp8Matmul).
+      if (splitKMayPay(n.out.shape[0])) {
+        workspace = std::max(workspace, 4 * n.out.shape[0] * n.out.shape[1]);
+        tiles = std::max(tiles, cdiv(n.out.shape[0], 64) * cdiv(n.out.shape[1], 32));
+      }
     }
   impl.dtype = Scalar::BF16;
   for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {
@@ -353,7 +375,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   for (const Step &step : impl.plan.steps) {
     switch (step.kind) {
     case StepKind::MatMul:
-      impl.kernels.push_back(step.fp8 ? impl.stdlibKernel("fp8_matmul.tk", "fp8_matmul")
+      impl.kernels.push_back(step.fp8 ? impl.fp8Matmul(impl.plan.info(impl.graph, step.out).shape[0])
                                       : impl.stdlibKernel("matmul.tk", "matmul_epilogue"));
       break;
     case StepKind::QuantizeRows: impl.kernels.push_back(impl.stdlibKernel("quantize.tk", "quantize_rows")); break;
@@ -551,6 +573,14 @@ std::vector<std::string> Executable::kernels() const {
   for (const Step &step : impl_->plan.steps)
     lines.push_back(step.describe(impl_->graph));
   return lines;
+}
+
+size_t Executable::scratchBytes() const {
+  size_t bytes = 0;
+  for (const std::unique_ptr<Buffer> *b : {&impl_->splitWorkspace, &impl_->splitCounters})
+    if (*b)
+      bytes += (*b)->bytes();
+  return bytes;
 }
 
 size_t Executable::intermediateBytes() const {

@@ -290,6 +290,20 @@ void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> 
   k.winners.clear();
 }
 
+void Kernel::restrictTuneSpace(const std::function<bool(const Config &)> &keep) {
+  Impl &k = *impl_;
+  std::lock_guard<std::mutex> lock(k.mutex);
+  std::vector<Config> kept;
+  for (const Config &config : k.configs)
+    if (keep(config))
+      kept.push_back(config);
+  if (kept.empty())
+    throw Error("kernel '" + k.decl.name + "': restricting its tuning space of " + std::to_string(k.configs.size()) +
+                " configs kept none");
+  k.setConfigs(std::move(kept));
+  k.winners.clear();
+}
+
 TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream,
                         const TuneProgress &progress) {
   Impl &k = *impl_;

@@ -198,6 +198,20 @@ std::pair<std::vector<uint8_t>, std::vector<float>> quantizeColumns(const std::v
   return {codes, scales};
 }
 
+TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
+  // Split-K is offered to the tuner only where rows are few (decode's batches): a 5-row FP8
+  // matmul gets room for 4 splits of its output and a counter per 64 x 32 tile; a 256-row one
+  // is tuned without split configs and needs none (a 4096-token prefill's QKV needed 805 MB).
+  auto build = [&](int64_t rows) {
+    Graph g;
+    Tensor x = g.input("x", Scalar::BF16, {rows, 64});
+    g.output(g.matmulFp8(x, g.weight("w", Scalar::F8E4M3, {96, 64}), g.weight("w_scale", Scalar::F32, {96})), "out");
+    return Executable::compile(context, g);
+  };
+  EXPECT_EQ(build(5).scratchBytes(), size_t(4 * 5 * 96) * 4 + 3 * 4);
+  EXPECT_EQ(build(256).scratchBytes(), size_t(4 + 4));
+}
+
 TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
   // A SwiGLU block on FP8 weights: the RMSNorm goes into the quantization of its rows (one
   // launch for both matmuls that read it), the gate matmul absorbs silu and the product with

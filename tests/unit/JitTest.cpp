@@ -94,6 +94,30 @@ TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
   expectAxpy(out.toVector<float>(), x, y, 2.0f);
 }
 
+TEST_F(JitInterpreterTest, ARestrictedTuningSpaceOffersOnlyTheConfigsKept) {
+  // (The graph layer keeps split-K configs from FP8 matmuls whose rows fill the GPU unsplit.)
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Kernel axpy = module.kernel("axpy");
+  axpy.restrictTuneSpace([](const Config &c) { return c["BLOCK"] != 64; });
+  const int n = 300;
+  auto x = ramp(n, 1.0f), y = ramp(n, 1.0f);
+  Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
+  int64_t seenBlock = 0;
+  GridSpec grid([&](const Config &c) {
+    seenBlock = c["BLOCK"];
+    return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]);
+  });
+  TuneReport report = axpy.tune(grid, {bx, by, out, 2.0f, n});
+  ASSERT_EQ(report.results.size(), 2u);
+  for (const TuneResult &r : report.results)
+    EXPECT_NE(r.config["BLOCK"], 64);
+  axpy.launch(grid, {bx, by, out, 2.0f, n});
+  EXPECT_NE(seenBlock, 64);
+  expectAxpy(out.toVector<float>(), x, y, 2.0f);
+  EXPECT_EQ(errorOf([&] { axpy.restrictTuneSpace([](const Config &) { return false; }); }),
+            "kernel 'axpy': restricting its tuning space of 2 configs kept none");
+}
+
 TEST_F(JitInterpreterTest, ArgumentCountAndTypesAreCheckedByName) {
   Module module = Module::fromString(context, kSource, "axpy.tk", options());
   Kernel axpy = module.kernel("axpy");

@@ -185,6 +185,10 @@ public:
   /// `resetToZero` buffers (outputs the kernel accumulates into) are zeroed before each timed run.
   void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
                     std::vector<std::string> resetToZero = {});
+  /// Narrows the tuning space (the @autotune one, or setTuneSpace's) to the configs `keep`
+  /// accepts; the key and reset_to_zero stay. Throws tk::Error when it keeps none. Another
+  /// Kernel of the same Module shares the space: narrow a Kernel of a Module of its own.
+  void restrictTuneSpace(const std::function<bool(const Config &)> &keep);
   /// Tunes for these arguments now (the first launch would), or takes the winner from memory
   /// or the tuning database; the report lists every config. Runs the kernel on the arguments
   /// several times per config: outputs it accumulates into must be named in reset_to_zero.
