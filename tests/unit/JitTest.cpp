@@ -51,6 +51,14 @@ void expectAxpy(const std::vector<float> &out, const std::vector<float> &x, cons
     ASSERT_FLOAT_EQ(out[i], std::fma(a, x[i], y[i])) << "element " << i;
 }
 
+/// A grid of cdiv(n, BLOCK) programs that records the BLOCK of the config it was asked for.
+GridSpec blocksOf(int n, int64_t &seenBlock) {
+  return GridSpec([n, &seenBlock](const Config &c) {
+    seenBlock = c["BLOCK"];
+    return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]);
+  });
+}
+
 class JitInterpreterTest : public ::testing::Test {
 protected:
   JitOptions options() {
@@ -80,10 +88,7 @@ TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
   auto x = ramp(n, 1.0f), y = ramp(n, 1.0f);
   Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
   int64_t seenBlock = 0;
-  GridSpec grid([&](const Config &c) {
-    seenBlock = c["BLOCK"];
-    return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]);
-  });
+  GridSpec grid = blocksOf(n, seenBlock);
   TuneReport report = axpy.tune(grid, {bx, by, out, 2.0f, n});
   ASSERT_EQ(report.results.size(), 3u);
   EXPECT_EQ(report.best, 0u);
@@ -103,10 +108,7 @@ TEST_F(JitInterpreterTest, ARestrictedTuningSpaceOffersOnlyTheConfigsKept) {
   auto x = ramp(n, 1.0f), y = ramp(n, 1.0f);
   Buffer bx = Buffer::of(context, x), by = Buffer::of(context, y), out(context, Scalar::F32, n);
   int64_t seenBlock = 0;
-  GridSpec grid([&](const Config &c) {
-    seenBlock = c["BLOCK"];
-    return Grid((n + c["BLOCK"] - 1) / c["BLOCK"]);
-  });
+  GridSpec grid = blocksOf(n, seenBlock);
   TuneReport report = axpy.tune(grid, {bx, by, out, 2.0f, n});
   ASSERT_EQ(report.results.size(), 2u);
   for (const TuneResult &r : report.results)
