@@ -99,12 +99,12 @@ struct MmaPingPong : public tk::impl::TkMmaPingPongBase<MmaPingPong> {
       DotOp first = dots.front(), last = dots.back();
       OpBuilder b(loop);
       Location loc = loop.getLoc();
-      auto take = [&](Location at, std::optional<int32_t> only = std::nullopt) {
-        MmaTurnTakeOp::create(b, at, only ? b.getI32IntegerAttr(*only) : IntegerAttr());
+      // A turn op at the builder's place, in every warpgroup or in `only`.
+      auto turn = [&](auto op, Location at, std::optional<int32_t> only) {
+        decltype(op)::create(b, at, only ? b.getI32IntegerAttr(*only) : IntegerAttr());
       };
-      auto pass = [&](Location at, std::optional<int32_t> only = std::nullopt) {
-        MmaTurnPassOp::create(b, at, only ? b.getI32IntegerAttr(*only) : IntegerAttr());
-      };
+      auto take = [&](Location at, std::optional<int32_t> only = std::nullopt) { turn(MmaTurnTakeOp(), at, only); };
+      auto pass = [&](Location at, std::optional<int32_t> only = std::nullopt) { turn(MmaTurnPassOp(), at, only); };
       pass(loc, 1);
       bool acrossIterations = readsWithinBody(last, first, loop);
       if (acrossIterations) {

@@ -21,10 +21,13 @@ struct CompileLogs {
   int options[4] = {kInfoLog, kInfoLogSize, kErrorLog, kErrorLogSize};
   void *values[4] = {info, reinterpret_cast<void *>(sizeof(info)), error, reinterpret_cast<void *>(sizeof(error))};
 
+  /// A log's text, within its buffer whether or not the driver ended it with a NUL.
+  static std::string_view text(const char (&log)[8192]) { return std::string_view(log, strnlen(log, sizeof(log))); }
+
   /// The driver compiler's warnings, on stderr: a serialized wgmma, say, costs a kernel much
   /// of its speed and would otherwise go unseen.
   void reportWarnings(const std::string &kernel) const {
-    for (const char *log : {info, error})
+    for (std::string_view log : {text(info), text(error)})
       for (const std::string &warning : driverCompilerWarnings(log))
         std::cerr << ("tk: kernel '" + kernel + "': the CUDA driver's PTX compiler: " + warning + "\n"); // one write
   }
@@ -58,13 +61,13 @@ std::vector<std::string> driverCompilerWarnings(std::string_view log) {
 cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
   CompileLogs logs;
-  char *log = logs.error;
+  std::string_view log = CompileLogs::text(logs.error);
   cuda::CUmodule module = nullptr;
   if (cuda::CUresult result = d.cuModuleLoadDataEx(&module, image, 4, logs.options, logs.values); result != 0) {
     const char *message = nullptr;
     d.cuGetErrorString(result, &message);
     throw Error("the CUDA driver rejected the code of kernel '" + kernel + "': " +
-                (log[0] ? std::string(log) : message ? std::string(message) : "CUDA error " + std::to_string(result)));
+                (!log.empty() ? std::string(log) : message ? std::string(message) : "CUDA error " + std::to_string(result)));
   }
   logs.reportWarnings(kernel);
   cuda::CUfunction function = nullptr;
