@@ -21,8 +21,7 @@ struct CompileLogs {
   int options[4] = {kInfoLog, kInfoLogSize, kErrorLog, kErrorLogSize};
   void *values[4] = {info, reinterpret_cast<void *>(sizeof(info)), error, reinterpret_cast<void *>(sizeof(error))};
 
-  /// A log's text, within its buffer whether or not the driver ended it with a NUL.
-  static std::string_view text(const char (&log)[8192]) { return std::string_view(log, strnlen(log, sizeof(log))); }
+  static std::string_view text(const char (&log)[8192]) { return driverLogText(log, sizeof(log)); }
 
   /// The driver compiler's warnings, on stderr: a serialized wgmma, say, costs a kernel much
   /// of its speed and would otherwise go unseen.
@@ -33,6 +32,8 @@ struct CompileLogs {
   }
 };
 } // namespace
+
+std::string_view driverLogText(const char *buffer, size_t size) { return std::string_view(buffer, strnlen(buffer, size)); }
 
 std::vector<std::string> driverCompilerWarnings(std::string_view log) {
   std::vector<std::string> warnings;

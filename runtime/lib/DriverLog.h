@@ -12,6 +12,10 @@ namespace tk {
 /// "wgmma.mma_async instructions are serialized ..."), trimmed, in order, each once.
 std::vector<std::string> driverCompilerWarnings(std::string_view log);
 
+/// The text of a log buffer the driver filled: up to its first NUL, and never past `size`
+/// (a log that fills the buffer may end without one).
+std::string_view driverLogText(const char *buffer, size_t size);
+
 } // namespace tk
 
 #endif

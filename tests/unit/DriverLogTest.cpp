@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace {
 
 TEST(DriverLog, WarningsAreTheLinesThatSayWarningEachOnce) {
@@ -21,6 +23,17 @@ TEST(DriverLog, WarningsAreTheLinesThatSayWarningEachOnce) {
   EXPECT_EQ(warnings[0], "ptxas warning : Potential Performance Loss: wgmma.mma_async instructions are serialized due "
                          "to insufficient register resources for the wgmma pipeline in the function 'attention'");
   EXPECT_EQ(warnings[1], "PTXAS WARNING : Stack size for entry function 'f' cannot be statically determined");
+}
+
+TEST(DriverLog, ALogThatFillsItsBufferIsReadWithinIt) {
+  // The driver may fill the whole buffer with no NUL after it: the text stops at its end.
+  char buffer[16 + 8];
+  std::memset(buffer, 'x', sizeof(buffer));
+  std::memcpy(buffer, "ptxas warning : ", 16);
+  EXPECT_EQ(tk::driverLogText(buffer, 16).size(), 16u);
+  EXPECT_EQ(tk::driverLogText(buffer, 16), "ptxas warning : ");
+  buffer[5] = '\0';
+  EXPECT_EQ(tk::driverLogText(buffer, 16), "ptxas");
 }
 
 TEST(DriverLog, AQuietCompileHasNoWarnings) {
