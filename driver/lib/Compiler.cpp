@@ -104,6 +104,14 @@ Compiler::~Compiler() = default;
 
 const DiagEngine &Compiler::diagnostics() const { return impl_->diags; }
 bool Compiler::hadInternalError() const { return impl_->internalError; }
+const SourceManager &Compiler::sourceManager() const { return impl_->sources; }
+void Compiler::setIndex(SymbolIndex *index) { impl_->sema.setIndex(index); }
+
+std::optional<SrcRange> Compiler::globalDeclaration(uint32_t fileId, const std::string &name) const {
+  if (const GlobalSymbol *symbol = impl_->program.lookup(fileId, name))
+    return symbol->range;
+  return std::nullopt;
+}
 
 std::string Compiler::diagnosticsText() const {
   std::ostringstream os;

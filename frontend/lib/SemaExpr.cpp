@@ -271,17 +271,28 @@ Type SemaImpl::check(Expr &e) {
     break;
   }
   }
-  if (!e.type.isValue() || !e.type.isTile() || e.type.isError())
-    return e.type;
-  if (!checkTileShape(e.type.shape, e.range))
+  if (e.type.isTile() && !checkTileShape(e.type.shape, e.range))
     e.type = Type::error();
+  if (e.kind != ExprKind::Name && !e.type.isError()) // a name describes itself (checkName)
+    indexHover(e.range, e.type.str());
   return e.type;
+}
+
+std::string SemaImpl::describe(const std::string &name, const Type &type, const ConstValue *value) {
+  if (type.kind == Type::Kind::TypeName) // a dtype parameter: `T = f16`
+    return name + " = " + type.str().substr(type.str().find(' ') + 1);
+  std::string text = name + ": " + type.str();
+  if (value && (value->kind != ConstValue::Kind::List || !value->list.empty()))
+    text += " = " + value->str();
+  return text;
 }
 
 Type SemaImpl::checkName(NameExpr &e) {
   if (e.name.empty()) // a synthetic operand (combine_fn instantiation) typed by its creator
     return e.type;
   if (const Sema::Symbol *symbol = lookupLocal(e.name)) {
+    indexReference(e.range, symbol->range);
+    indexHover(e.range, describe(e.name, symbol->type, symbol->kind == Sema::Symbol::Kind::Const ? &symbol->value : nullptr));
     if (symbol->kind == Sema::Symbol::Kind::Var) {
       e.var = symbol->var;
       return symbol->var->type;
@@ -291,9 +302,11 @@ Type SemaImpl::checkName(NameExpr &e) {
     return symbol->type;
   }
   if (const GlobalSymbol *global = program_.lookup(fileId_, e.name)) {
+    indexReference(e.range, global->range);
     switch (global->kind) {
     case GlobalSymbol::Kind::Const:
       if (auto symbol = evalModuleConst(*global->constItem)) {
+        indexHover(e.range, "const " + describe(e.name, symbol->type, &symbol->value));
         e.value = symbol->value;
         return symbol->type;
       }
@@ -457,14 +470,26 @@ Type SemaImpl::checkIndex(IndexExpr &e) {
 Type SemaImpl::checkCall(CallExpr &e) {
   if (!lookupLocal(e.callee)) {
     if (const GlobalSymbol *global = program_.lookup(fileId_, e.callee)) {
-      if (global->kind == GlobalSymbol::Kind::Fn)
-        return checkFnCall(e, *global->fn);
+      if (global->kind == GlobalSymbol::Kind::Fn) {
+        indexReference(e.calleeRange, global->range);
+        Type result = checkFnCall(e, *global->fn);
+        if (sema_.index_ && !result.isError()) {
+          std::string params;
+          for (size_t i = 0; i < global->fn->params.size() && i < e.bound.size(); ++i)
+            if (e.bound[i])
+              params += (i ? ", " : "") + describe(global->fn->params[i].name, e.bound[i]->type, nullptr);
+          indexHover(e.calleeRange, "fn " + e.callee + "(" + params + ") -> " + result.str());
+        }
+        return result;
+      }
       // A kernel's name is no callable name: a builtin of that name stays what it calls.
       if (global->kind == GlobalSymbol::Kind::Kernel && !lookupBuiltin(e.callee))
         return error(e.calleeRange, "kernel '" + e.callee + "' cannot be called from device code");
     }
-    if (const BuiltinInfo *info = lookupBuiltin(e.callee))
+    if (const BuiltinInfo *info = lookupBuiltin(e.callee)) {
+      indexHover(e.calleeRange, "builtin " + info->signature());
       return checkBuiltin(e, *info);
+    }
   }
   if (const Sema::Symbol *local = lookupLocal(e.callee)) {
     for (CallArg &arg : e.args)

@@ -62,6 +62,19 @@ public:
                                        const Type &operandType, const Type &resultType, SrcRange range);
   static ConstValue castConst(const ConstValue &v, const Type &from, const Type &to);
 
+  /// The editor's index (Sema::setIndex): what lies at `range`, and which declaration a name
+  /// there refers to. No-ops without an index.
+  void indexHover(SrcRange range, const std::string &text) {
+    if (sema_.index_)
+      sema_.index_->addHover(range, text);
+  }
+  void indexReference(SrcRange use, SrcRange decl) {
+    if (sema_.index_)
+      sema_.index_->addReference(use, decl);
+  }
+  /// "name: type", with " = value" for a constant.
+  static std::string describe(const std::string &name, const Type &type, const ConstValue *value);
+
   // Scopes
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }

@@ -6,6 +6,7 @@ namespace tk {
 
 VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type, bool isMutable) {
   auto var = std::make_unique<VarDecl>(VarDecl{name, range, type, isMutable});
+  indexHover(range, describe(name, type, nullptr));
   VarDecl *raw = var.get();
   sema_.vars_.push_back(std::move(var));
   Sema::Symbol symbol;
@@ -22,6 +23,7 @@ VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type
 }
 
 void SemaImpl::declareConst(const std::string &name, SrcRange range, Type type, ConstValue value) {
+  indexHover(range, describe(name, type, &value));
   Sema::Symbol symbol;
   symbol.kind = Sema::Symbol::Kind::Const;
   symbol.value = std::move(value);
@@ -190,6 +192,8 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
                                                   std::move(lhs), std::move(assign.value));
     }
     Type valueType = check(*assign.value);
+    if (symbol)
+      indexReference(assign.nameRange, symbol->range);
     if (!symbol) {
       const GlobalSymbol *global = program_.lookup(fileId_, assign.name);
       error(assign.nameRange, global ? "cannot assign to module-level '" + assign.name + "'"

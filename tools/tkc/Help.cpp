@@ -9,6 +9,7 @@ const char *const kUsage = R"(usage:
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
   tkc run  FILE.tk [--kernel NAME] --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
   tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
+  tkc lsp [-D NAME=VALUE]...
   tkc [COMMAND] --help | tkc --version
 FILE.tk may be '-' (standard input) for tkc and tkc check; '--' ends the options.
 )";
@@ -61,6 +62,13 @@ every config (for sm_90a by default) and list ptxas's registers and spill bytes,
 and threads a launch asks for, or why a config does not compile.
 )";
 
+const char *const kLsp = R"(tkc lsp [-D NAME=VALUE]...: a language server (the Language Server Protocol on
+standard input and output) for editors: diagnostics as `tkc check` gives them, each expression's
+type and each constant's value on hover, and go-to-definition of variables, constants, functions
+and kernels, across imports. Every kernel is checked with its first @autotune config; -D gives
+constants that have no default.
+)";
+
 const char *const kEnvironment = R"(
 environment:
   TK_STDLIB_DIR        the stdlib folder (`import "std/..."`; default: beside tkc, else the source tree)
@@ -75,6 +83,8 @@ environment:
 } // namespace
 
 std::string helpFor(const std::string &command) {
+  if (command == "lsp")
+    return std::string(kLsp) + kEnvironment;
   std::string text = command == "check" ? kCheck : command == "run" ? kRun : command == "tune" ? kTune : kCompile;
   return text + kCommon + kEnvironment;
 }

@@ -1,6 +1,7 @@
 // tkc: the tk compiler's command line (LANGUAGE.md, "The command line").
 #include "tk/Driver/Compiler.h"
 #include "tk/Driver/AotHeader.h"
+#include "tk/Driver/LanguageServer.h"
 #include "tk/Frontend/FileIO.h"
 #include "RunCommand.h"
 
@@ -93,6 +94,25 @@ std::string unknownDivisibility(tk::Compiler &loaded, const tk::CompileOptions &
   return "";
 }
 
+/// `tkc lsp [-D NAME=VALUE]...`: the language server on standard input and output.
+int lspCommand(const std::vector<std::string> &args) {
+  tk::CompileOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << tk::kUsage << "\n" << tk::helpFor("lsp");
+      return 0;
+    }
+    if (args[i].rfind("-D", 0) != 0)
+      return usageError("tkc lsp takes no '" + args[i] + "' (only -D NAME=VALUE)");
+    std::string def = args[i].size() > 2 ? args[i].substr(2) : (i + 1 < args.size() ? args[++i] : "");
+    size_t eq = def.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return usageError("-D needs NAME=VALUE, got '" + def + "'");
+    options.defines[def.substr(0, eq)] = def.substr(eq + 1);
+  }
+  return tk::languageServer(std::cin, std::cout, options);
+}
+
 int tkcMain(int argc, char **argv);
 
 } // namespace
@@ -126,6 +146,8 @@ int tkcMain(int argc, char **argv) {
     return usageError("no input file");
   std::string command = "compile";
   size_t first = 0;
+  if (args[0] == "lsp")
+    return lspCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "check" || args[0] == "run" || args[0] == "tune") {
     command = args[0];
     first = 1;

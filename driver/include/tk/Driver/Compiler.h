@@ -6,10 +6,12 @@
 
 #include "tk/Frontend/Diagnostics.h"
 #include "tk/Frontend/IntExpression.h"
+#include "tk/Frontend/SymbolIndex.h"
 #include "tk/Support/Types.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -112,6 +114,13 @@ public:
   void *moduleOperation() const;
 
   const DiagEngine &diagnostics() const;
+  /// The files loaded; fileIds as in diagnostics and the index.
+  const SourceManager &sourceManager() const;
+  /// Record what the next check finds into `index` (`tkc lsp`'s hover and definitions).
+  void setIndex(SymbolIndex *index);
+  /// Where the top-level `name` seen from file `fileId` (its own items, then its imports') is
+  /// declared, after a successful load: found by name alone, in code no kernel instantiates too.
+  std::optional<SrcRange> globalDeclaration(uint32_t fileId, const std::string &name) const;
   /// True when the front end produced IR that failed to verify: a compiler bug, not a user error.
   bool hadInternalError() const;
   /// Every diagnostic, formatted as the command line prints them.

@@ -5,6 +5,7 @@
 
 #include "tk/Frontend/Builtins.h"
 #include "tk/Frontend/Program.h"
+#include "tk/Frontend/SymbolIndex.h"
 
 #include <map>
 #include <optional>
@@ -83,6 +84,10 @@ class Sema {
 public:
   Sema(Program &program, DiagEngine &diags) : program_(program), diags_(diags) {}
 
+  /// Record each checked expression's type and each name's declaration into `index` (null:
+  /// record nothing).
+  void setIndex(SymbolIndex *index) { index_ = index; }
+
   /// Reads a kernel's @autotune decorator (null when it has none; errors are reported).
   std::optional<AutotuneSpec> autotune(const KernelItem &kernel);
 
@@ -125,6 +130,7 @@ private:
   std::map<const ConstItem *, std::optional<Symbol>> moduleConsts_;
   std::vector<const ConstItem *> constStack_;
   size_t checkedNodes_ = 0;
+  SymbolIndex *index_ = nullptr;
 };
 
 /// Whether `p` is a `const NAME: dtype` parameter: a scalar type bound at compile time.

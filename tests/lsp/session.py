@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""A scripted editor session against `tkc lsp` (issue 22, item 7): the JSON-RPC messages an editor
+sends, and exactly what the server must answer. Usage: session.py TKC"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TKC = sys.argv[1]
+
+
+class Server:
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([TKC, "lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.next_id = 0
+
+    def write(self, raw):
+        self.proc.stdin.write(raw)
+        self.proc.stdin.flush()
+
+    def send(self, method, params=None, request=True):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        return message.get("id")
+
+    def recv(self):
+        length = None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            if line == b"\r\n":
+                break
+            name, value = line.decode().split(":", 1)
+            if name.lower() == "content-length":
+                length = int(value)
+        return json.loads(self.proc.stdout.read(length))
+
+    def request(self, method, params=None):
+        sent = self.send(method, params)
+        reply = self.recv()
+        assert reply.get("id") == sent, reply
+        return reply
+
+    def notify(self, method, params):
+        self.send(method, params, request=False)
+
+    def diagnostics(self):
+        """The publishDiagnostics notifications that follow an open or change, by URI."""
+        found = {}
+        while True:
+            message = self.recv()
+            assert message["method"] == "textDocument/publishDiagnostics", message
+            found[message["params"]["uri"]] = message["params"]["diagnostics"]
+            if message["params"]["uri"] == self.main_uri:  # the opened file's come last
+                return found
+
+    def position(self, method, uri, line, character):
+        return self.request(method, {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})["result"]
+
+
+def check(what, got, want):
+    if got != want:
+        sys.exit("FAIL %s:\n  got  %r\n  want %r" % (what, got, want))
+    print("ok  %s" % what)
+
+
+def uri(path):
+    return "file://" + path.replace("%", "%25").replace(" ", "%20")
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="tk lsp ")  # a space: URIs are percent-encoded
+    helper = os.path.join(work, "helper.tk")
+    with open(helper, "w") as f:
+        f.write("const SCALE: f32 = 2.0;\n"
+                "fn twice(x) { return x * SCALE; }\n"
+                "fn broken(x) { return x + nothing; }\n")
+    main_path = os.path.join(work, "main.tk")
+    main_uri, helper_uri = uri(main_path), uri(helper)
+    good = ('import "helper.tk";\n'
+            'import "std/math.tk";\n'
+            "kernel scale(x: ptr<f32>, y: ptr<f32>, n: i32, const BLOCK: i32 = 128) {\n"
+            "    let offs = program_id(0) * BLOCK + arange(0, BLOCK);\n"
+            "    /* é→𝄞 */ let v = load(x + offs, mask = offs < n, other = 0.0);\n"
+            "    store(y + offs, silu(twice(v)), mask = offs < n);\n"
+            "}\n")
+    bad = good.replace("let v = load(x + offs", "let v = load(z + offs")
+
+    def at(line, needle, nth=0):
+        """(line, character) of the nth `needle` on `line` of `good`, in UTF-16 units."""
+        text = good.split("\n")[line]
+        index = -1
+        for _ in range(nth + 1):
+            index = text.index(needle, index + 1)
+        return line, len(text[:index].encode("utf-16-le")) // 2
+
+    def span(line, needle, nth=0):
+        line, character = at(line, needle, nth)
+        return {"start": {"line": line, "character": character}, "end": {"line": line, "character": character + len(needle)}}
+
+    s = Server()
+    s.main_uri = main_uri
+    init = s.request("initialize", {"processId": None, "rootUri": uri(work), "capabilities": {}})
+    caps = init["result"]["capabilities"]
+    check("initialize: full sync, hover, definition",
+          (caps["textDocumentSync"], caps["hoverProvider"], caps["definitionProvider"]),
+          ({"openClose": True, "change": 1}, True, True))
+    s.notify("initialized", {})
+
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": main_uri, "languageId": "tk", "version": 1, "text": bad}})
+    diags = s.diagnostics()[main_uri]
+    check("an unknown name is an error at its place",
+          [(d["severity"], d["message"], d["range"]) for d in diags],
+          [(1, "unknown name 'z'", span(4, "x"))])
+
+    s.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 2},
+                                        "contentChanges": [{"text": good}]})
+    check("the fix clears it", s.diagnostics(), {main_uri: []})
+
+    # Line 4 is `    /* é→𝄞 */ let v = ...`: the checker counts code points, the protocol UTF-16
+    # units (𝄞 is two), and UTF-8 takes 2 + 3 + 4 bytes for the three.
+    hover = lambda pos: (s.position("textDocument/hover", main_uri, *pos) or {}).get("contents", {}).get("value")
+    check("hover on a declaration after a UTF-16 pair", hover(at(4, "v")), "```tk\nv: f32[128]\n```")
+    check("hover on a use", hover(at(5, "v)")), "```tk\nv: f32[128]\n```")
+    check("hover on a constant shows its value", hover(at(3, "BLOCK")), "```tk\nBLOCK: i32 = 128\n```")
+    check("hover on a builtin shows its parameters", hover(at(4, "load")),
+          "```tk\nbuiltin load(ptrs, mask = ..., other = ..., cache = ..., evict = ...)\n```")
+    check("hover on a function call shows its instance", hover(at(5, "silu")),
+          "```tk\nfn silu(x: f32[128]) -> f32[128]\n```")
+    check("hover on an operator gives the expression's type", hover(at(3, "+")), "```tk\ni32[128]\n```")
+    check("hover on nothing", s.position("textDocument/hover", main_uri, 6, 0), None)
+
+    definition = lambda pos: s.position("textDocument/definition", main_uri, *pos)
+    check("definition of a local", definition(at(5, "v)")), {"uri": main_uri, "range": span(4, "v")})
+    check("definition of a parameter", definition(at(4, "x"))["range"], span(2, "x"))
+    check("definition of an imported function", definition(at(5, "twice")),
+          {"uri": helper_uri, "range": {"start": {"line": 1, "character": 3}, "end": {"line": 1, "character": 8}}})
+    silu = definition(at(5, "silu"))
+    check("definition in the stdlib", (silu["uri"].endswith("/std/math.tk"), silu["range"]["start"]["line"]), (True, 7))
+
+    # An error inside an import goes to that file; fixing the caller clears it there.
+    s.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 3},
+                                        "contentChanges": [{"text": good.replace("twice(v)", "broken(v)")}]})
+    found = s.diagnostics()
+    check("an import's error is published to the import",
+          ([d["message"] for d in found.get(helper_uri, [])], found[main_uri]), (["unknown name 'nothing'"], []))
+    s.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 4},
+                                        "contentChanges": [{"text": good}]})
+    check("and cleared there", s.diagnostics(), {helper_uri: [], main_uri: []})
+
+    s.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 5},
+                                        "contentChanges": [{"text": good.replace(" = 128", "")}]})
+    check("an unbound constant is a warning, as in tkc check",
+          [(d["severity"], d["message"]) for d in s.diagnostics()[main_uri]],
+          [(2, "kernel 'scale' was not type-checked: const BLOCK has no value (give -D BLOCK=VALUE or a default)")])
+
+    # Garbage never takes the server down.
+    body = b"{not json"
+    s.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    reply = s.recv()
+    check("invalid JSON is a parse error", (reply["id"], reply["error"]["code"]), (None, -32700))
+    check("an unknown request", s.request("textDocument/rename", {})["error"]["code"], -32601)
+    check("a position request without a position",
+          s.request("textDocument/hover", {"textDocument": {"uri": main_uri}})["error"]["code"], -32602)
+    check("a position past the end", s.position("textDocument/hover", main_uri, 4000000000, 5), None)
+    s.notify("textDocument/didClose", {"textDocument": {"uri": main_uri}})
+    check("closing clears its diagnostics", s.diagnostics(), {main_uri: []})
+    check("a closed document answers nothing", s.position("textDocument/hover", main_uri, *at(5, "v)")), None)
+    check("shutdown", s.request("shutdown")["result"], None)
+    s.notify("exit", None)
+    check("exit after shutdown is status 0", s.proc.wait(timeout=30), 0)
+
+    t = Server()
+    t.notify("exit", None)
+    check("exit without shutdown is status 1", t.proc.wait(timeout=30), 1)
+
+    u = Server()
+    u.write(b"Content-Length: 99999999999\r\n\r\n")
+    reply = u.recv()
+    check("an oversized message is refused, then the server stops",
+          (reply["error"]["code"], u.proc.wait(timeout=30)), (-32700, 1))
+    print("tkc lsp: every check passed")
+
+
+main()
