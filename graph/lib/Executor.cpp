@@ -4,6 +4,7 @@
 #include "tk/Support/JsonText.h"
 
 #include "tk/Runtime/Files.h"
+#include "tk/Runtime/Nvtx.h"
 
 #include <algorithm>
 #include <cmath>
@@ -144,9 +145,11 @@ struct Executable::Impl {
   }
 
   void runStep(size_t s, const Bindings &bindings, const Stream &stream);
+  std::vector<std::string> stepNames; // each step's NVTX range (as its profile names it)
 };
 
 void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream &stream) {
+  NvtxRange range(stepNames[s]);
   const Step &step = plan.steps[s];
   Kernel &kernel = kernels[s];
   const Node &first = graph.nodes[step.nodes[0]];
@@ -405,6 +408,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
   }
   impl.prepared.resize(impl.plan.steps.size());
+  for (const Step &step : impl.plan.steps)
+    impl.stepNames.push_back(step.describe(impl.graph));
   for (const Slot &slot : impl.plan.slots)
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {
@@ -441,6 +446,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
 }
 
 void Executable::run(const Bindings &bindings, const Stream &stream) {
+  NvtxRange range("graph");
   impl_->checkBindings(bindings);
   for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
     impl_->runStep(s, bindings, stream);
@@ -530,7 +536,7 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
     std::vector<double> &t = times[size_t(s)];
     std::sort(t.begin(), t.end());
     KernelProfile p;
-    p.kernel = step.describe(impl.graph);
+    p.kernel = impl.stepNames[size_t(s)];
     p.ms = t[t.size() / 2];
     std::tie(p.bytes, p.flops) = stepCost(impl.graph, impl.plan, step);
     out.push_back(std::move(p));

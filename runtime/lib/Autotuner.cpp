@@ -3,6 +3,7 @@
 // configs), keep the winner in memory and in the tuning database.
 #include "JitImpl.h"
 #include "TuningDatabase.h"
+#include "tk/Runtime/Nvtx.h"
 
 #include "tk/Runtime/DiskCache.h"
 
@@ -38,6 +39,7 @@ int64_t threadsOf(const Config &config) { return config.integer("num_warps").val
 std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *args, size_t count, PackedArgs &packed,
                                              const Config &given, const LaunchKeyRef &memoryKey,
                                              const Stream &stream, const TuneProgress &progress, TuneReport *report) {
+  NvtxRange range("tune " + decl.name);
   std::string keys = keyValues(args);
   std::vector<Config> candidates;
   {

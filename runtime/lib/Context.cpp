@@ -1,4 +1,5 @@
 #include "tk/Runtime/Context.h"
+#include "tk/Runtime/Nvtx.h"
 
 #include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
@@ -207,6 +208,7 @@ void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
 
 void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
                              int64_t sharedBytes, void **params, const Stream &stream) {
+  NvtxRange range(kernel);
   tensormaps::LaunchParams all(function, kernel, params);
   cuda::CUresult result =
       driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,

@@ -2,6 +2,7 @@
 // resolution with bounds checks, and the program loop over the grid.
 #include "Interp.h"
 
+#include "tk/Runtime/Nvtx.h"
 #include "tk/Support/FloatFormats.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -241,6 +242,7 @@ void Interpreter::runProgram(func::FuncOp kernel, std::array<int64_t, 3> pid) {
 } // namespace tk::interp
 
 void tk::interpretKernel(func::FuncOp kernel, const InterpreterLaunch &launch) {
+  NvtxRange range(kernel.getSymName().str()); // as a GPU launch's (Context::launchFunction)
   interp::Interpreter interpreter(launch, kernel.getSymName().str());
   if (launch.args.size() != kernel.getNumArguments())
     throw RunFault("kernel '" + kernel.getSymName().str() + "' takes " + std::to_string(kernel.getNumArguments()) +

@@ -1,5 +1,6 @@
 #include "JitImpl.h"
 #include "ModuleCache.h"
+#include "tk/Runtime/Nvtx.h"
 
 #include "tk/Frontend/Parser.h"
 #include "tk/Runtime/Aot.h"
@@ -67,6 +68,7 @@ void Kernel::Impl::checkConstants(const Config &config) const {
 
 std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::vector<Specialization> &spec,
                                              bool &fromDisk) const {
+  NvtxRange range("compile " + decl.name);
   auto variant = std::make_shared<Variant>();
   variant->config = config;
   CompileOptions options = compileOptions(config, spec);
