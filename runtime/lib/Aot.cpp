@@ -14,6 +14,8 @@ namespace tk {
 namespace {
 // CUjit_option: the compile's info and error logs; CUfunction_attribute: registers, shared memory.
 constexpr int kInfoLog = 3, kInfoLogSize = 4, kErrorLog = 5, kErrorLogSize = 6, kNumRegs = 4, kMaxDynamicShared = 8;
+// CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: a function attribute, as kNumRegs (not a JIT option).
+constexpr int kLocalBytes = 3;
 
 /// The driver's compile logs (it compiles PTX at load or link time) and their options.
 struct CompileLogs {
@@ -85,6 +87,12 @@ int functionRegisters(cuda::CUfunc_st *function) {
   int registers = 0;
   cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&registers, kNumRegs, function), "cuFuncGetAttribute");
   return registers;
+}
+
+int functionLocalBytes(cuda::CUfunc_st *function) {
+  int bytes = 0;
+  cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&bytes, kLocalBytes, function), "cuFuncGetAttribute");
+  return bytes;
 }
 
 void AotKernel::launch(Context &context, const Grid &grid, void **params, const Stream &stream) {

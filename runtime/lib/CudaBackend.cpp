@@ -13,6 +13,10 @@ namespace tk {
 Timing runOnCuda(const CudaLaunch &launch) {
   Context context(Backend::Cuda);
   cuda::CUfunc_st *function = loadFunction(launch.ptx.c_str(), launch.kernel, launch.sharedBytes);
+  if (launch.resources) {
+    launch.resources->registers = functionRegisters(function);
+    launch.resources->localBytes = functionLocalBytes(function);
+  }
   std::vector<Buffer> device;
   device.reserve(launch.buffers->size());
   for (const HostBuffer &host : *launch.buffers) {

@@ -9,7 +9,7 @@ const char *const kUsage = R"(usage:
   tkc check FILE.tk [--kernel NAME] [-D NAME=VALUE]... [--stats]
   tkc run  FILE.tk [--kernel NAME] --grid X[,Y,Z] [-D ...] [--backend=interp|cuda] ARG... [--save NAME=OUT.npy]... [--time N] [--debug]
   tkc tune FILE.tk [--kernel NAME] --grid ... ARG...
-  tkc lsp [-D NAME=VALUE]...
+  tkc lsp [-D NAME=VALUE]... [--stdio]
   tkc [COMMAND] --help | tkc --version
 FILE.tk may be '-' (standard input) for tkc and tkc check; '--' ends the options.
 )";
@@ -51,6 +51,9 @@ const char *const kRun = R"(tkc run FILE.tk --grid X[,Y,Z] [OPTIONS] ARG...: run
   --save NAME=OUT.npy  write a buffer after the run (again for more)
   --seed S             the seed of rand: buffers (default 0)
   --time N             launch N more times on the GPU and print the median time
+  --profile            the time (--time 20 unless given), the launch (programs, threads, shared
+                       memory), registers and local memory per thread, and the buffers' bytes over
+                       the per-call time; every launch is also an NVTX range for Nsight Systems
   --debug              keep `print` and device assertions
 )";
 

@@ -92,6 +92,8 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     } else if (auto v = value("--time")) {
       if (getAsInteger(*v, 10, o.timedRuns) || o.timedRuns < 0 || o.timedRuns > 1000000)
         throw UsageError("--time needs a number of runs in [0, 1000000], got '" + *v + "'");
+    } else if (a == "--profile") {
+      o.profile = true;
     } else if (a == "--debug") {
       o.debug = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -110,6 +112,8 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     throw UsageError("--grid X[,Y,Z] is required");
   if (!o.backend.empty() && o.backend != "interp" && o.backend != "cuda")
     throw UsageError("unknown backend '" + o.backend + "' (interp, cuda)");
+  if (o.profile && o.timedRuns == 0)
+    o.timedRuns = 20;
   return o;
 }
 

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string file, kernel, grid, backend; // backend: cuda when a GPU is present, else interp
   uint64_t seed = 0;
   int timedRuns = 0;
+  bool profile = false; // --profile: the time, the kernel's resources and its buffers' bandwidth
   bool debug = false; // check `assert` on the GPU too (the interpreter always does)
   std::map<std::string, std::string> defines;
   std::vector<std::pair<std::string, std::string>> args;  // NAME=VALUE in order

@@ -22,6 +22,7 @@
 
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -117,7 +118,10 @@ int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ost
     // -1: the GPU backend cannot compile this kernel yet and no backend was asked for.
   }
   // (--time measures GPU launches; the interpreter's time says nothing about them.)
-  if (options.timedRuns > 0)
+  if (options.profile)
+    err << "tkc run: note: --profile profiles launches on the GPU (--backend=cuda); the interpreter runs the "
+           "kernel once, unprofiled\n";
+  else if (options.timedRuns > 0)
     err << "tkc run: note: --time " << options.timedRuns
         << " times launches on the GPU (--backend=cuda); the interpreter runs the kernel once, untimed\n";
   // Long work says so: after a second in the interpreter, a note (and how long it took at the end).
@@ -168,6 +172,26 @@ namespace {
 /// that divides each integer; Triton specializes on 16 only), or takes it from the disk cache,
 /// and runs it. Returns the exit status, or -1 when the GPU backend cannot compile the kernel
 /// and the user did not ask for it (the caller falls back to the interpreter).
+/// `tkc run --profile`'s lines after the time: the launch, the kernel's resources, and its
+/// buffers' bytes over the per-call time (each buffer counted once, read or written).
+std::string profileText(const CudaLaunch &launch, const CudaLaunch::Resources &resources, const Timing &timing) {
+  int64_t bytes = 0;
+  for (const HostBuffer &b : *launch.buffers)
+    bytes += int64_t(b.bytes.size());
+  const auto &g = launch.grid;
+  std::ostringstream os;
+  os << "  launch     " << g[0] << " x " << g[1] << " x " << g[2] << " programs of " << launch.threads << " threads, "
+     << launch.sharedBytes << " bytes of dynamic shared memory\n"
+     << "  registers  " << resources.registers << " per thread, " << resources.localBytes
+     << " bytes of local memory per thread (spills and stack)\n";
+  if (timing.perCallMs > 0) {
+    char rate[64];
+    std::snprintf(rate, sizeof(rate), "%.1f GB/s", double(bytes) / (timing.perCallMs * 1e-3) / 1e9);
+    os << "  buffers    " << bytes << " bytes: " << rate << " at the per-call time (each buffer once)\n";
+  }
+  return os.str();
+}
+
 int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
             std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err) {
   CompileOptions compileOptions;
@@ -205,10 +229,15 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   cudaLaunch.args = launch.args;
   cudaLaunch.buffers = &buffers;
   cudaLaunch.timedRuns = options.timedRuns;
+  CudaLaunch::Resources resources;
+  if (options.profile)
+    cudaLaunch.resources = &resources;
   try {
     Timing timing = runOnCuda(cudaLaunch);
     if (options.timedRuns > 0)
       err << "kernel '" << sig.name << "': " << timing.str() << "\n";
+    if (options.profile)
+      err << profileText(cudaLaunch, resources, timing);
   } catch (const Error &e) {
     err << "tkc run: error: " << e.what() << "\n";
     return 2;

@@ -193,6 +193,8 @@ int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::os
     options = parseOptions(argv);
     if (options.backend == "interp")
       throw UsageError("tuning times kernels on the GPU; the interpreter cannot");
+    if (options.profile)
+      throw UsageError("--profile is tkc run's (give tkc run the winner's config with -D)");
   } catch (const std::exception &e) {
     err << "tkc tune: error: " << e.what() << "\n";
     return 1;

@@ -102,8 +102,10 @@ int lspCommand(const std::vector<std::string> &args) {
       std::cout << tk::kUsage << "\n" << tk::helpFor("lsp");
       return 0;
     }
+    if (args[i] == "--stdio") // what some clients pass: standard input and output is the only transport
+      continue;
     if (args[i].rfind("-D", 0) != 0)
-      return usageError("tkc lsp takes no '" + args[i] + "' (only -D NAME=VALUE)");
+      return usageError("tkc lsp takes no '" + args[i] + "' (only -D NAME=VALUE and --stdio)");
     std::string def = args[i].size() > 2 ? args[i].substr(2) : (i + 1 < args.size() ? args[++i] : "");
     size_t eq = def.find('=');
     if (eq == std::string::npos || eq == 0)

@@ -16,6 +16,8 @@ namespace tk {
 cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
 /// Registers per thread ptxas gave the function.
 int functionRegisters(cuda::CUfunc_st *function);
+/// Local memory per thread (spills and stack), in bytes.
+int functionLocalBytes(cuda::CUfunc_st *function);
 
 /// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
 /// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).

@@ -19,6 +19,11 @@ struct CudaLaunch {
   std::vector<ArgValue> args;
   std::vector<HostBuffer> *buffers = nullptr;
   int timedRuns = 0; // > 0: also time the kernel (Context::time over this many runs)
+  /// Filled when given: what the driver's compile of the PTX gave the kernel.
+  struct Resources {
+    int registers = 0;  // per thread
+    int localBytes = 0; // per thread: spills and stack
+  } *resources = nullptr;
 };
 
 /// Throws tk::Error (no driver, a failed CUDA call, a PTX the driver rejects: with its log).
