@@ -1,4 +1,5 @@
 #include "tk/Driver/Compiler.h"
+#include "tk/Frontend/SymbolIndex.h"
 
 #include "tk/Codegen/Passes.h"
 #include "tk/Codegen/Target.h"

@@ -5,6 +5,7 @@
 #include "tk/Driver/LanguageServer.h"
 
 #include "tk/Frontend/Builtins.h"
+#include "tk/Frontend/SymbolIndex.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"

@@ -101,8 +101,10 @@ escape-bounds)
   [ ! -e "$scratch/y.npy" ] || fail "a faulting run saved y";;
 # 12: command-line numbers are checked, not thrown as std::invalid_argument.
 option-numbers)
-  expect 1 "--seed needs an integer" run_va x=zeros:f32:16 --seed banana
-  expect 1 "--time needs a number of runs" run_va x=zeros:f32:16 --time 99999999999;;
+  expect 1 "--seed: needs an integer in \\[0, 2\\^64\\), got 'banana'" run_va x=zeros:f32:16 --seed banana
+  expect 1 "--seed: needs an integer" run_va x=zeros:f32:16 --seed -1
+  expect 1 "--time: Value 99999999999 not in range 0 to 1000000" run_va x=zeros:f32:16 --time 99999999999
+  expect 1 "--seed: needs an integer" run_va x=zeros:f32:16 --seed 18446744073709551616;;
 *) fail "unknown case";;
 esac
 echo "PASS ($case_name)"

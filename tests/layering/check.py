@@ -24,8 +24,9 @@ RANK = {'support': 0, 'grammar': 1, 'ir': 1, 'frontend': 2, 'codegen': 2, 'drive
 PREFIX = {'tk/Support/': 'support', 'tk/Dialect/': 'ir', 'tk/Frontend/': 'frontend', 'tk/Codegen/': 'codegen',
           'tk/Driver/': 'driver', 'tk/Runtime/': 'runtime', 'tk/tk.h': 'runtime', 'tk/Graph/': 'graph'}
 GRAMMAR = {'TkLexer.h', 'TkParser.h', 'TkVisitor.h', 'TkBaseVisitor.h', 'TkListener.h', 'TkBaseListener.h'}
-LIBTKRT = {'runtime/lib/Aot.cpp', 'runtime/lib/Context.cpp', 'runtime/lib/CudaDriver.cpp'}
-LIBTKRT_HEADERS = {'tk/Runtime/Aot.h', 'tk/Runtime/Context.h', 'tk/Runtime/CudaDriver.h', 'tk/Runtime/Error.h'}
+LIBTKRT = {'runtime/lib/Aot.cpp', 'runtime/lib/Context.cpp', 'runtime/lib/CudaDriver.cpp', 'runtime/lib/Nvtx.cpp'}
+LIBTKRT_HEADERS = {'tk/Runtime/Aot.h', 'tk/Runtime/Context.h', 'tk/Runtime/CudaDriver.h', 'tk/Runtime/Error.h',
+                   'tk/Runtime/Nvtx.h'}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 
 

@@ -33,6 +33,7 @@ install(FILES
   runtime/include/tk/Runtime/Error.h
   runtime/include/tk/Runtime/Jit.h
   runtime/include/tk/Runtime/Files.h
+  runtime/include/tk/Runtime/Nvtx.h
   DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Runtime)
 install(FILES graph/include/tk/Graph/Graph.h graph/include/tk/Graph/Checkpoint.h graph/include/tk/Graph/Llama.h
         DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Graph)

@@ -40,24 +40,8 @@ std::string paintLine(const std::string &line) {
 
 } // namespace
 
-bool takeColorOption(std::vector<std::string> &args, std::string &error) {
-  for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) { // (after `--`, a file name)
-    if (args[i].rfind("--color", 0) != 0 || (args[i].size() > 7 && args[i][7] != '='))
-      continue;
-    std::string when = args[i].size() > 8 ? args[i].substr(8) : "";
-    if (when == "auto")
-      mode = ColorMode::Auto;
-    else if (when == "always")
-      mode = ColorMode::Always;
-    else if (when == "never")
-      mode = ColorMode::Never;
-    else {
-      error = "--color takes auto, always or never, not '" + when + "'";
-      return false;
-    }
-    args.erase(args.begin() + long(i--));
-  }
-  return true;
+void setColorMode(const std::string &when) {
+  mode = when == "always" ? ColorMode::Always : when == "never" ? ColorMode::Never : ColorMode::Auto;
 }
 
 std::string painted(const std::string &diagnostics) {

@@ -7,8 +7,8 @@
 
 namespace tk {
 
-/// Takes `--color=WHEN` out of `args` and sets the mode; false with `error` for a bad WHEN.
-bool takeColorOption(std::vector<std::string> &args, std::string &error);
+/// Sets the mode from --color's WHEN: auto, always or never (the command line checked it).
+void setColorMode(const std::string &when);
 /// `diagnostics` (the compiler's format: "file:line:col: error: message", the source line, the
 /// caret line) with ANSI colours when the mode asks for them on standard error.
 std::string painted(const std::string &diagnostics);

@@ -18,17 +18,6 @@
 
 namespace tk::runargs {
 
-std::optional<std::string> optionValue(const std::vector<std::string> &args, size_t &i, const std::string &flag) {
-  const std::string &a = args[i];
-  if (a.rfind(flag + "=", 0) == 0)
-    return a.substr(flag.size() + 1);
-  if (a != flag)
-    return std::nullopt;
-  if (i + 1 >= args.size())
-    throw UsageError(flag + " needs a value");
-  return args[++i];
-}
-
 bool applyArch(const std::string &arch, CompileOptions &options) {
   if (arch != "sm_80" && arch != "sm_90" && arch != "sm_90a")
     return false;
@@ -58,52 +47,7 @@ std::string onlyKernel(const std::string &file) {
                    (names.empty() ? "" : " (" + names + ")") + ": choose one with --kernel NAME");
 }
 
-RunOptions parseOptions(const std::vector<std::string> &args) {
-  RunOptions o;
-  bool optionsEnded = false; // after `--`: the file, then arguments, whatever they look like
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    if (!optionsEnded && a == "--") {
-      optionsEnded = true;
-      continue;
-    }
-    if (optionsEnded) {
-      if (o.file.empty())
-        o.file = a;
-      else
-        o.args.push_back(splitAssignment(a, "argument"));
-      continue;
-    }
-    auto value = [&](const std::string &flag) { return optionValue(args, i, flag); };
-    if (a.rfind("-D", 0) == 0) {
-      auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : ""), "-D");
-      o.defines[name] = v;
-    } else if (auto v = value("--kernel")) {
-      o.kernel = *v;
-    } else if (auto v = value("--grid")) {
-      o.grid = *v;
-    } else if (auto v = value("--backend")) {
-      o.backend = *v;
-    } else if (auto v = value("--save")) {
-      o.saves.push_back(splitAssignment(*v, "--save"));
-    } else if (auto v = value("--seed")) {
-      if (getAsInteger(*v, 0, o.seed))
-        throw UsageError("--seed needs an integer in [0, 2^64), got '" + *v + "'");
-    } else if (auto v = value("--time")) {
-      if (getAsInteger(*v, 10, o.timedRuns) || o.timedRuns < 0 || o.timedRuns > 1000000)
-        throw UsageError("--time needs a number of runs in [0, 1000000], got '" + *v + "'");
-    } else if (a == "--profile") {
-      o.profile = true;
-    } else if (a == "--debug") {
-      o.debug = true;
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (o.file.empty()) {
-      o.file = a;
-    } else {
-      o.args.push_back(splitAssignment(a, "argument"));
-    }
-  }
+void finishRunOptions(RunOptions &o) {
   if (o.file.empty())
     throw UsageError("no input file");
   if (o.kernel.empty())
@@ -114,7 +58,6 @@ RunOptions parseOptions(const std::vector<std::string> &args) {
     throw UsageError("unknown backend '" + o.backend + "' (interp, cuda)");
   if (o.profile && o.timedRuns == 0)
     o.timedRuns = 20;
-  return o;
 }
 
 std::vector<int64_t> parseShape(const std::string &text, const std::string &arg) {

@@ -30,10 +30,9 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> saves; // NAME=PATH
 };
 
-RunOptions parseOptions(const std::vector<std::string> &args);
-/// The value of option `flag` at args[i] (`--flag=V`, or `--flag V`, moving i past V), or none
-/// when args[i] is another option; a usage error when `--flag` ends the line.
-std::optional<std::string> optionValue(const std::vector<std::string> &args, size_t &i, const std::string &flag);
+/// After the command line's parse: the kernel when the file has one, and what a launch needs
+/// (--grid) checked. Throws UsageError.
+void finishRunOptions(RunOptions &options);
 /// Applies `--arch` text (sm_80, sm_90, sm_90a) to `options`; false when it is none of them.
 bool applyArch(const std::string &arch, CompileOptions &options);
 /// NAME=VALUE split at the first '='; a usage error naming `what` otherwise.

@@ -41,14 +41,7 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
             std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err);
 } // namespace
 
-int runCommand(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
-  RunOptions options;
-  try {
-    options = parseOptions(argv);
-  } catch (const std::exception &e) {
-    err << "tkc run: error: " << e.what() << "\n";
-    return 1;
-  }
+int runCommand(RunOptions options, std::ostream &out, std::ostream &err) {
   bool chosen = !options.backend.empty();
   if (!chosen) {
     options.backend = cuda::available() ? "cuda" : "interp";

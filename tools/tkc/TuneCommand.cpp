@@ -78,44 +78,9 @@ int runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const Conf
   return 0;
 }
 
-/// `tkc tune FILE --dry-run [--kernel K] [--arch A] [-D ...]`: no GPU, nothing timed: every config
-/// of the kernel's @autotune space compiled for the architecture, with what ptxas reports
-/// (registers, spill bytes) and what a launch asks for (shared bytes, threads), or why it fails.
-int dryRun(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
-  CompileOptions base;
-  base.sm = 90;
-  base.archSpecific = true;
-  std::string file;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string &a = argv[i];
-    auto value = [&](const std::string &flag) { return optionValue(argv, i, flag); };
-    if (a == "--dry-run")
-      continue;
-    if (a.rfind("-D", 0) == 0) {
-      auto [name, v] = splitAssignment(a.size() > 2 ? a.substr(2) : (i + 1 < argv.size() ? argv[++i] : ""), "-D");
-      base.defines[name] = v;
-    } else if (auto v = value("--kernel")) {
-      base.kernel = *v;
-    } else if (auto v = value("--arch")) {
-      if (!applyArch(*v, base))
-        throw UsageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
-    } else if (auto v = value("--divisibility")) {
-      auto [name, amount] = splitAssignment(*v, "--divisibility");
-      if (amount != "1" && amount != "2" && amount != "4" && amount != "8" && amount != "16")
-        throw UsageError("--divisibility needs NAME=N with N one of 1, 2, 4, 8, 16, got '" + *v + "'");
-      base.divisibility[name] = std::stoi(amount);
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("--dry-run takes --kernel, --arch, --divisibility and -D, not '" + a + "'");
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      throw UsageError("more than one input file ('" + file + "' and '" + a + "')");
-    }
-  }
-  if (file.empty())
-    throw UsageError("no input file");
-  if (base.kernel.empty())
-    base.kernel = onlyKernel(file);
+} // namespace
+
+int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream &out, std::ostream &err) {
   Compiler declarations(base);
   std::vector<KernelDecl> decls;
   if (!declarations.load(file) || !declarations.declarations(decls)) {
@@ -177,26 +142,9 @@ int dryRun(const std::vector<std::string> &argv, std::ostream &out, std::ostream
   return 0;
 }
 
-} // namespace
-
-int tuneCommand(const std::vector<std::string> &argv, std::ostream &out, std::ostream &err) {
-  if (std::find(argv.begin(), argv.end(), "--dry-run") != argv.end()) {
-    try {
-      return dryRun(argv, out, err);
-    } catch (const std::exception &e) {
-      err << "tkc tune: error: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  RunOptions options;
-  try {
-    options = parseOptions(argv);
-    if (options.backend == "interp")
-      throw UsageError("tuning times kernels on the GPU; the interpreter cannot");
-    if (options.profile)
-      throw UsageError("--profile is tkc run's (give tkc run the winner's config with -D)");
-  } catch (const std::exception &e) {
-    err << "tkc tune: error: " << e.what() << "\n";
+int tuneCommand(const RunOptions &options, std::ostream &out, std::ostream &err) {
+  if (options.backend == "interp") {
+    err << "tkc tune: error: tuning times kernels on the GPU; the interpreter cannot\n";
     return 1;
   }
   try {

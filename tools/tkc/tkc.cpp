@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "Color.h"
-#include "Help.h"
+#include "CommandLine.h"
 #include "RunArgs.h"
 
 #include <cerrno>
@@ -26,7 +26,7 @@ namespace {
 
 
 int usageError(const std::string &message) {
-  std::cerr << "tkc: error: " << message << "\n" << tk::kUsage;
+  std::cerr << "tkc: error: " << message << "\n";
   return 1;
 }
 
@@ -94,27 +94,6 @@ std::string unknownDivisibility(tk::Compiler &loaded, const tk::CompileOptions &
   return "";
 }
 
-/// `tkc lsp [-D NAME=VALUE]...`: the language server on standard input and output.
-int lspCommand(const std::vector<std::string> &args) {
-  tk::CompileOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      std::cout << tk::kUsage << "\n" << tk::helpFor("lsp");
-      return 0;
-    }
-    if (args[i] == "--stdio") // what some clients pass: standard input and output is the only transport
-      continue;
-    if (args[i].rfind("-D", 0) != 0)
-      return usageError("tkc lsp takes no '" + args[i] + "' (only -D NAME=VALUE and --stdio)");
-    std::string def = args[i].size() > 2 ? args[i].substr(2) : (i + 1 < args.size() ? args[++i] : "");
-    size_t eq = def.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return usageError("-D needs NAME=VALUE, got '" + def + "'");
-    options.defines[def.substr(0, eq)] = def.substr(eq + 1);
-  }
-  return tk::languageServer(std::cin, std::cout, options);
-}
-
 int tkcMain(int argc, char **argv);
 
 } // namespace
@@ -141,111 +120,26 @@ int main(int argc, char **argv) {
 
 namespace {
 int tkcMain(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (std::string error; !tk::takeColorOption(args, error))
-    return usageError(error);
-  if (args.empty())
-    return usageError("no input file");
-  std::string command = "compile";
-  size_t first = 0;
-  if (args[0] == "lsp")
-    return lspCommand(std::vector<std::string>(args.begin() + 1, args.end()));
-  if (args[0] == "check" || args[0] == "run" || args[0] == "tune") {
-    command = args[0];
-    first = 1;
-  } else if (args[0] == "--version") {
-    std::cout << "tkc (tk) " << TK_VERSION << " (LLVM " << tk::Compiler::llvmVersion() << ")\n";
-    return 0;
+  tk::TkcInvocation invocation;
+  if (std::optional<int> status = tk::parseCommandLine(argc, argv, invocation, std::cout, std::cerr))
+    return *status;
+  switch (invocation.command) {
+  case tk::TkcCommand::Lsp:
+    return tk::languageServer(std::cin, std::cout, invocation.compile);
+  case tk::TkcCommand::Run:
+    return tk::runCommand(invocation.run, std::cout, std::cerr);
+  case tk::TkcCommand::Tune:
+    return invocation.dryRun ? tk::tuneDryRun(invocation.compile, invocation.file, std::cout, std::cerr)
+                             : tk::tuneCommand(invocation.run, std::cout, std::cerr);
+  case tk::TkcCommand::Compile:
+  case tk::TkcCommand::Check:
+    break;
   }
-  // `--help` anywhere before `--`: this command's options.
-  for (size_t i = first; i < args.size() && args[i] != "--"; ++i)
-    if (args[i] == "--help" || args[i] == "-h") {
-      std::cout << tk::kUsage << "\n" << tk::helpFor(command);
-      return 0;
-    }
-  if (command == "run")
-    return tk::runCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
-  if (command == "tune")
-    return tk::tuneCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
-
-  tk::CompileOptions options;
-  std::string file, output = "-", emit = "tk", depfile;
-  bool stats = false, dependencies = false;
-  bool optionsEnded = false;
-  for (size_t i = first; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    if (!optionsEnded && a == "--") {
-      optionsEnded = true;
-      continue;
-    }
-    if (optionsEnded) { // everything after `--` is a file name, '-' and '-x' too
-      if (!file.empty())
-        return usageError("more than one input file ('" + file + "' and '" + a + "')");
-      file = a;
-      continue;
-    }
-    auto value = [&](const std::string &flag) -> std::optional<std::string> {
-      if (a.rfind(flag + "=", 0) == 0)
-        return a.substr(flag.size() + 1);
-      if (a == flag && i + 1 < args.size())
-        return args[++i];
-      return std::nullopt;
-    };
-    for (const char *flag : {"--emit", "--kernel", "--arch", "--divisibility"})
-      if (a == flag && i + 1 >= args.size())
-        return usageError(std::string(flag) + " needs a value");
-    if (a.rfind("-D", 0) == 0) {
-      std::string def = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : "");
-      size_t eq = def.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return usageError("-D needs NAME=VALUE, got '" + def + "'");
-      options.defines[def.substr(0, eq)] = def.substr(eq + 1);
-    } else if (auto v = value("--emit")) {
-      emit = *v;
-    } else if (auto v = value("--kernel")) {
-      options.kernel = *v;
-    } else if (a == "-o") {
-      if (i + 1 >= args.size())
-        return usageError("-o needs a file name");
-      output = args[++i];
-    } else if (auto v = value("--arch")) {
-      if (!tk::runargs::applyArch(*v, options))
-        return usageError("unknown --arch '" + *v + "' (sm_80, sm_90, sm_90a)");
-    } else if (auto v = value("--divisibility")) {
-      size_t eq = v->find('=');
-      std::string amount = eq == std::string::npos ? "" : v->substr(eq + 1);
-      // What the JIT specializes an argument by: 1, 2, 4, 8 or 16.
-      if (eq == std::string::npos || eq == 0 ||
-          (amount != "1" && amount != "2" && amount != "4" && amount != "8" && amount != "16"))
-        return usageError("--divisibility needs NAME=N with N one of 1, 2, 4, 8, 16 (as the JIT specializes "
-                          "arguments), got '" + *v + "'");
-      options.divisibility[v->substr(0, eq)] = std::atoll(amount.c_str());
-    } else if (a == "-O0") {
-      options.optimize = false;
-    } else if (a == "-O3") {
-      options.optimize = true;
-    } else if (a == "--debug") {
-      options.debug = true;
-    } else if (a == "--locs") {
-      options.printLocations = true;
-    } else if (a == "--stats") {
-      stats = true;
-    } else if (a == "-MD") {
-      dependencies = true;
-    } else if (a == "-MF") {
-      if (i + 1 >= args.size())
-        return usageError("-MF needs a file name");
-      depfile = args[++i];
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      return usageError("unknown option '" + a + "'");
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      return usageError("more than one input file ('" + file + "' and '" + a + "')");
-    }
-  }
-  if (file.empty())
-    return usageError("no input file");
+  tk::CompileOptions &options = invocation.compile;
+  const std::string &file = invocation.file, &emit = invocation.emit, &output = invocation.output;
+  std::string depfile = invocation.depfile;
+  bool stats = invocation.stats, dependencies = invocation.dependencies, optionsEnded = invocation.fileAfterOptionsEnd;
+  std::string command = invocation.command == tk::TkcCommand::Check ? "check" : "compile";
   if (file == "-" && !optionsEnded && (emit == "header" || dependencies))
     return usageError(std::string(emit == "header" ? "--emit=header" : "-MD") +
                       " needs a file (its imports resolve beside it), not standard input");
@@ -283,7 +177,7 @@ int tkcMain(int argc, char **argv) {
   else if (emit == "header")
     kind = tk::EmitKind::AST; // placeholder: headers are written by emitAotHeader below
   else
-    return usageError("unknown --emit '" + emit + "' (ast, tk, tkgpu, llvm, ptx, cubin, header)");
+    return usageError("unknown --emit '" + emit + "'"); // (the command line checked it)
 
   if (emit == "header" && command == "compile") {
     if (!options.divisibility.empty()) {

@@ -1,7 +1,7 @@
 // tk's C++ API in one header: contexts, streams and buffers (Context.h), the JIT with its cache
 // and autotuner (Jit.h; link tkc::compiler), the loader AOT headers use (Aot.h; tkc::runtime), the
 // f16/bf16/f8 conversions (FloatFormats.h), the stdlib folder and atomic outputs (Files.h;
-// tkc::compiler).
+// tkc::compiler), NVTX ranges (Nvtx.h).
 #ifndef TK_TK_H
 #define TK_TK_H
 
@@ -11,5 +11,6 @@
 #include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Jit.h"
 #include "tk/Runtime/Files.h"
+#include "tk/Runtime/Nvtx.h"
 
 #endif

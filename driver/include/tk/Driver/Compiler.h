@@ -6,7 +6,6 @@
 
 #include "tk/Frontend/Diagnostics.h"
 #include "tk/Frontend/IntExpression.h"
-#include "tk/Frontend/SymbolIndex.h"
 #include "tk/Support/Types.h"
 
 #include <map>
@@ -17,6 +16,8 @@
 #include <vector>
 
 namespace tk {
+
+class SymbolIndex; // tk/Frontend/SymbolIndex.h: what `tkc lsp` asks of a check
 
 struct CompileOptions {
   std::map<std::string, std::string> defines; // -D NAME=VALUE
