@@ -351,6 +351,28 @@ std::vector<std::pair<std::string, std::string>> Compiler::sources() const {
   return files;
 }
 
+namespace {
+/// A default's text when it is a literal (or a negated number, or a type's name), else "".
+std::string literalText(const Expr *e) {
+  if (!e)
+    return "";
+  if (auto *i = dyn<IntLit>(e))
+    return std::to_string(i->literal);
+  if (auto *b = dyn<BoolLit>(e))
+    return b->literal ? "true" : "false";
+  if (auto *f = dyn<FloatLit>(e)) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", f->literal);
+    return std::string(text).find_first_of(".eEni") == std::string::npos ? std::string(text) + ".0" : text;
+  }
+  if (auto *u = dyn<UnaryExpr>(e); u && u->op == '-' && (dyn<IntLit>(u->operand.get()) || dyn<FloatLit>(u->operand.get())))
+    return "-" + literalText(u->operand.get());
+  if (auto *n = dyn<NameExpr>(e); n && parseScalar(n->name))
+    return n->name;
+  return "";
+}
+} // namespace
+
 bool Compiler::declarations(std::vector<KernelDecl> &out) {
   if (!impl_->loaded)
     return false;
@@ -364,7 +386,8 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
       for (size_t k = 0; k < kernel->params.size(); ++k) {
         const KernelParam &p = kernel->params[k];
         decl.params.push_back({p.name, types[k], p.mode == KernelParam::Mode::Const,
-                               p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr, elemFrom[k]});
+                               p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr, elemFrom[k],
+                               literalText(p.defaultValue.get())});
       }
       if (std::optional<AutotuneSpec> tune = impl_->sema.autotune(*kernel)) {
         decl.tuneKey = tune->key;

@@ -199,7 +199,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       Variant &v = *built[i];
       try {
         if (round == 0) {
-          Grid g = grid(v.config);
+          Grid g = grid(v.gridConfig);
           g.check(decl.name);
           launches[i] = [&, g, function = v.function, threads = v.threads, shared = v.sharedBytes] {
             for (size_t index : resetIndex)

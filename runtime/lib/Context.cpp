@@ -43,12 +43,13 @@ void Grid::check(const std::string &kernel) const {
 }
 
 Stream::~Stream() {
-  if (handle_)
+  if (handle_ && owned_)
     driver().cuStreamDestroy(handle_);
 }
 
 Stream &Stream::operator=(Stream &&other) noexcept {
   std::swap(handle_, other.handle_);
+  std::swap(owned_, other.owned_);
   return *this;
 }
 

@@ -71,6 +71,11 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
   NvtxRange range("compile " + decl.name);
   auto variant = std::make_shared<Variant>();
   variant->config = config;
+  variant->gridConfig = config;
+  for (const KernelDecl::Param &p : decl.params) // the defaults a grid function may ask for
+    if (p.isConst && !p.defaultText.empty() && !config.values.count(p.name))
+      if (std::optional<Const> value = Const::parse(p.defaultText))
+        variant->gridConfig.values.emplace(p.name, *value);
   CompileOptions options = compileOptions(config, spec);
   const std::string *text = module->text ? &*module->text : nullptr;
   std::string what = "kernel '" + decl.name + "'" + (config.values.empty() ? "" : " {" + config.str() + "}");
@@ -252,7 +257,7 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
       variant = variants.put(key, built); // untuned variants are never removed
     }
   }
-  run(*variant, grid(variant->config), packed, args, count, stream);
+  run(*variant, grid(variant->gridConfig), packed, args, count, stream);
 }
 
 namespace {

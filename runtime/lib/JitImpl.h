@@ -30,6 +30,7 @@ struct Module::Impl {
 /// A kernel compiled for one config and one specialization of its arguments.
 struct Variant {
   Config config;
+  Config gridConfig; // config plus the defaults of the constants it leaves out: what grids see
   int threads = 128;
   int64_t sharedBytes = 0;
   int registers = 0;

@@ -42,7 +42,7 @@ std::string sourcesHash(const std::vector<std::pair<std::string, std::string>> &
 void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntry &entry,
                       const std::vector<std::pair<std::string, std::string>> &sources) {
   std::ostringstream out;
-  out << "tk-module-decls 3\nsource\t" << entry.sourceHash << "\n";
+  out << "tk-module-decls 4\nsource\t" << entry.sourceHash << "\n";
   for (size_t k = 1; k < sources.size(); ++k) // the first is the main file, which is in the key
     out << "import\t" << sources[k].first << "\t" << cacheKey({sources[k].second}) << "\n";
   for (const KernelDecl &decl : entry.decls) {
@@ -50,7 +50,8 @@ void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntr
     for (const KernelDecl::Param &p : decl.params)
       out << "param\t" << p.name << "\t" << p.isConst << "\t" << p.nospec << "\t" << p.hasDefault << "\t"
           << p.type.elem.isPtr << "\t" << scalarName(p.type.elem.scalar) << "\t"
-          << (p.type.kind == Type::Kind::TypeName) << "\t" << (p.elemFrom.empty() ? "-" : p.elemFrom) << "\n";
+          << (p.type.kind == Type::Kind::TypeName) << "\t" << (p.elemFrom.empty() ? "-" : p.elemFrom) << "\t"
+          << (p.defaultText.empty() ? "-" : p.defaultText) << "\n";
     for (const std::string &k : decl.tuneKey)
       out << "key\t" << k << "\n";
     for (const std::string &r : decl.resetToZero)
@@ -68,7 +69,7 @@ void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntr
 
 std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &key) {
   std::optional<std::string> text = cache.get(key);
-  if (!text || text->rfind("tk-module-decls 3\n", 0) != 0)
+  if (!text || text->rfind("tk-module-decls 4\n", 0) != 0)
     return std::nullopt;
   ModuleEntry entry;
   std::istringstream in(*text);
@@ -86,14 +87,14 @@ std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &
         return std::nullopt; // an import changed: parse again
     } else if (f[0] == "kernel" && f.size() == 2) {
       entry.decls.push_back(KernelDecl{f[1], {}, {}, {}});
-    } else if (f[0] == "param" && f.size() == 9 && !entry.decls.empty()) {
+    } else if (f[0] == "param" && f.size() == 10 && !entry.decls.empty()) {
       std::optional<Scalar> scalar = parseScalar(f[6]);
       if (!scalar)
         return std::nullopt;
       ElemType elem{*scalar, f[5] == "1"};
       KernelDecl::Param p{f[1],        f[7] == "1" ? Type::typeName(elem) : Type::value(elem),
                           f[2] == "1", f[3] == "1",
-                          f[4] == "1", f[8] == "-" ? "" : f[8]};
+                          f[4] == "1", f[8] == "-" ? "" : f[8], f[9] == "-" ? "" : f[9]};
       entry.decls.back().params.push_back(p);
     } else if (f[0] == "key" && f.size() == 2 && !entry.decls.empty()) {
       entry.decls.back().tuneKey.push_back(f[1]);

@@ -22,7 +22,7 @@ RANK = {'support': 0, 'grammar': 1, 'ir': 1, 'frontend': 2, 'codegen': 2, 'drive
         'graph': 5, 'tools': 6}
 # Where each public header prefix lives (tk/<Prefix>/...).
 PREFIX = {'tk/Support/': 'support', 'tk/Dialect/': 'ir', 'tk/Frontend/': 'frontend', 'tk/Codegen/': 'codegen',
-          'tk/Driver/': 'driver', 'tk/Runtime/': 'runtime', 'tk/tk.h': 'runtime', 'tk/Graph/': 'graph'}
+          'tk/Driver/': 'driver', 'tk/Runtime/': 'runtime', 'tk/tk.h': 'runtime', 'tk/tk_c.h': 'runtime', 'tk/Graph/': 'graph'}
 GRAMMAR = {'TkLexer.h', 'TkParser.h', 'TkVisitor.h', 'TkBaseVisitor.h', 'TkListener.h', 'TkBaseListener.h'}
 LIBTKRT = {'runtime/lib/Aot.cpp', 'runtime/lib/Context.cpp', 'runtime/lib/CudaDriver.cpp', 'runtime/lib/Nvtx.cpp'}
 LIBTKRT_HEADERS = {'tk/Runtime/Aot.h', 'tk/Runtime/Context.h', 'tk/Runtime/CudaDriver.h', 'tk/Runtime/Error.h',

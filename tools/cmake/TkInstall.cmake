@@ -21,7 +21,7 @@ install(TARGETS tk tkrt tkgraph tkc tk-llama EXPORT tkcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The public headers, each from its layer: what other layers and users include.
-install(FILES runtime/include/tk/tk.h DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk)
+install(FILES runtime/include/tk/tk.h runtime/include/tk/tk_c.h DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk)
 install(FILES
   support/include/tk/Support/FloatFormats.h
   support/include/tk/Support/JsonText.h
@@ -62,3 +62,7 @@ foreach(pc IN ITEMS tkc tkc-runtime tkc-graph)
   configure_file(tools/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
+# The Python package (runtime/python): `pip install --no-build-isolation P/share/tkc/python`.
+install(FILES runtime/python/pyproject.toml DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python)
+install(FILES runtime/python/tkc/__init__.py ${PROJECT_BINARY_DIR}/python-install/_library.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python/tkc)

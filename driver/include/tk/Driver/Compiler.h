@@ -46,6 +46,9 @@ struct KernelDecl {
     /// The `const T: dtype` parameter whose value is this parameter's element type (`ptr<T>`,
     /// `T`), bound per launch; `type` holds it at T's default. Empty for none.
     std::string elemFrom;
+    /// A `const` parameter's default when it is a literal ("128", "-1", "0.5", "true", "f16"),
+    /// as -D writes it; empty for none or an expression. Grid functions see it in their Config.
+    std::string defaultText;
   };
   std::string name;
   std::vector<Param> params;

@@ -45,13 +45,20 @@ struct Grid {
   void check(const std::string &kernel) const;
 };
 
-/// A CUDA stream (owned: destroyed with the object). A default-constructed Stream is the
-/// context's default stream, and the only stream of the interpreter.
+/// A CUDA stream (owned: destroyed with the object, unless borrowed). A default-constructed
+/// Stream is the context's default stream, and the only stream of the interpreter.
 class Stream {
 public:
   Stream() = default;
   ~Stream();
-  Stream(Stream &&other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+  Stream(Stream &&other) noexcept : handle_(other.handle_), owned_(other.owned_) { other.handle_ = nullptr; }
+  /// A stream the program (or a framework: torch.cuda.current_stream().cuda_stream) made and
+  /// keeps: launched on, never destroyed by tk.
+  static Stream borrowed(cuda::CUstream_st *handle) {
+    Stream stream(handle);
+    stream.owned_ = false;
+    return stream;
+  }
   Stream &operator=(Stream &&other) noexcept;
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -70,6 +77,7 @@ private:
   friend class Context;
   explicit Stream(cuda::CUstream_st *handle) : handle_(handle) {}
   cuda::CUstream_st *handle_ = nullptr;
+  bool owned_ = true;
 };
 
 /// An instantiated CUDA graph (Stream::endCapture), destroyed with the object: launch() replays

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The Python package `tkc` (runtime/python: ctypes over tk's C API) against the interpreter with
+numpy arrays: every argument kind, grids from configs, constants, errors that name what was
+wrong; the C header as C; `pip install` of the staged package.
+Usage: test_tkc.py BUILD_DIR SOURCE_DIR"""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+build, source = sys.argv[1], sys.argv[2]
+examples = os.path.join(source, "examples")
+
+
+def check(what, got, want):
+    if got != want:
+        sys.exit("FAIL %s:\n  got  %r\n  want %r" % (what, got, want))
+    print("ok  %s" % what)
+
+
+def raises(what, exception, text, call):
+    try:
+        call()
+    except exception as e:
+        if text not in str(e):
+            sys.exit("FAIL %s: %s says %r, not %r" % (what, type(e).__name__, str(e), text))
+        print("ok  %s" % what)
+        return
+    sys.exit("FAIL %s: no %s" % (what, exception.__name__))
+
+
+# The package as pip installs it from the build tree (pure Python: nothing to build, no network).
+site = tempfile.mkdtemp(prefix="tkc-site-")
+subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps",
+                "--no-index", "--target", site, os.path.join(build, "python")], check=True)
+sys.path.insert(0, site)
+os.environ["TK_CACHE_DIR"] = ""
+import tkc  # noqa: E402
+
+check("installed by pip, from the build tree", os.path.dirname(tkc.__file__), os.path.join(site, "tkc"))
+ctx = tkc.Context("interp")
+check("an interpreter context", (ctx.backend, ctx.device_name), ("interp", "interpreter"))
+
+va = tkc.load(os.path.join(examples, "vector_add.tk"), context=ctx)
+add = va.vector_add
+check("parameters as declared", add.params, [("x", "ptr<f32>"), ("y", "ptr<f32>"), ("out", "ptr<f32>"), ("n", "i32")])
+n = 3000
+x, y, out = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32), np.zeros(n, np.float32)
+add[lambda meta: (tkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n)  # BLOCK: the default, 1024
+check("a grid function sees the constants' defaults", np.array_equal(out, x + 0.5), True)
+out[:] = 0
+add[(tkc.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+check("a fixed grid and a constant", np.array_equal(out, x + 0.5), True)
+
+softmax = tkc.load(os.path.join(examples, "softmax.tk"), context=ctx).softmax
+a = np.random.default_rng(0).standard_normal((8, 300)).astype(np.float32)
+b = np.zeros_like(a)
+softmax[(8,)](a, b, 300, 300)  # @autotune: the interpreter runs the first config (BLOCK=1024)
+e = np.exp(a - a.max(1, keepdims=True))
+check("an autotuned kernel", bool(np.abs(b - e / e.sum(1, keepdims=True)).max() < 1e-6), True)
+
+src = ctx.load_string('''
+kernel scale(x: ptr<f16>, out: ptr<f16>, s: f32, flip: i1, n: i64, const BLOCK: i32 = 64) {
+    let offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    var v = load(x + offs, mask = offs < n) as f32 * s;
+    if flip { v = -v; }
+    store(out + offs, v as f16, mask = offs < n);
+}
+kernel bad(x: ptr<f32>) { store(x, nope); }
+''', "inline.tk")
+h = np.linspace(-2, 2, 100).astype(np.float16)
+ho = np.zeros_like(h)
+src.scale[(2,)](h, ho, 1.5, True, 100)
+check("f16 buffers, a float, a bool and an i64 scalar", np.array_equal(ho, (-(h.astype(np.float32) * 1.5)).astype(np.float16)), True)
+src.scale[(4,)](h, ho, 2, False, 100, BLOCK=32)
+check("an int for a float parameter", np.array_equal(ho, h * np.float16(2)), True)
+
+raises("a missing argument is named with its type", TypeError, "missing n: i32", lambda: add[(1,)](x, y, out))
+raises("an array of the wrong type names the parameter", TypeError,
+       "parameter 'y' (ptr<f32>): the array is float64, not float32", lambda: add[(1,)](x, y.astype(np.float64), out, n))
+raises("a strided array is refused", ValueError, "C-contiguous", lambda: add[(1,)](x[::2], y[::2], out[::2], 10))
+raises("a float for an integer", TypeError, "parameter 'n' (i32): got the float", lambda: add[(1,)](x, y, out, 1.5))
+raises("a list is no buffer", TypeError, "the interpreter takes numpy arrays", lambda: add[(1,)]([1.0], y, out, n))
+raises("a compile error carries its diagnostics", tkc.Error, "inline.tk:8:36: error: unknown name 'nope'",
+       lambda: src.bad[(1,)](x))
+raises("an unknown kernel", AttributeError, "the module has no kernel 'nope' (kernels: vector_add, swiglu)", lambda: va.nope)
+raises("an unknown constant", tkc.Error, "has no constant 'NOPE' (its constants: BLOCK", lambda: add[(1,)](x, y, out, n, NOPE=1))
+raises("a constant that is no value", TypeError, "constant BLOCK", lambda: add[(1,)](x, y, out, n, BLOCK=[1]))
+raises("a grid function's own error", ZeroDivisionError, "division", lambda: add[lambda meta: (1 // 0,)](x, y, out, n))
+raises("a grid past the limits", tkc.Error, "grid", lambda: add[(1, 70000)](x, y, out, n))
+raises("a grid of four dimensions", ValueError, "1 to 3 dimensions", lambda: add[(1, 1, 1, 1)](x, y, out, n))
+raises("a file that does not exist", tkc.Error, "nope.tk", lambda: tkc.load("/nonexistent/nope.tk", context=ctx))
+if not os.path.exists("/dev/nvidia0"):
+    raises("the GPU where there is none says so", tkc.Error, "CUDA", lambda: tkc.Context("cuda"))
+
+if importlib.util.find_spec("torch"):
+    import torch
+    t, u = torch.arange(10, dtype=torch.float32), torch.zeros(10)
+    add[(1,)](t, torch.ones(10), u, 10)
+    check("CPU torch tensors in the interpreter", u.tolist(), [float(i + 1) for i in range(10)])
+
+# The C header is C (the ABI other languages bind to), and the library exports all of it.
+header = os.path.join(source, "runtime", "include")
+subprocess.run(["cc", "-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-I", header, "-x", "c", "-"], check=True,
+               input=b"#include <tk/tk_c.h>\nint main(void) { return tk_c_api_version() == TK_C_API_VERSION ? 0 : 1; }\n")
+print("ok  tk/tk_c.h compiles as C99")
+print("tkc (Python): every check passed")
