@@ -173,7 +173,7 @@ bool Compiler::Impl::selectKernels() {
     for (const KernelItem *k : selected)
       for (const KernelParam &p : k->params)
         known |= p.mode == KernelParam::Mode::Const && p.name == name;
-    if (!known) {
+    if (!known && !options.ignoreUnknownDefines) {
       SrcLoc begin{main->fileId, 1, 1};
       diags.error({begin, begin}, "-D " + name + "=" + value + ": no selected kernel has a const parameter named '" +
                                       name + "'");

@@ -24,7 +24,7 @@ namespace json = llvm::json;
 
 // JSON-RPC's and the protocol's error codes.
 constexpr int kParseError = -32700, kInvalidRequest = -32600, kMethodNotFound = -32601,
-              kInvalidParams = -32602, kInternalError = -32603;
+              kInvalidParams = -32602, kInternalError = -32603, kServerNotInitialized = -32002;
 
 /// The error of a request the server cannot answer, with the code it is answered with.
 struct RequestError {
@@ -158,12 +158,42 @@ size_t codePointsOfUnits(llvm::StringRef line, unsigned units) {
   return codePoints + (units > seen ? units - seen : 0);
 }
 
+/// Line 1 without its byte-order mark, which the client counts (one UTF-16 unit) and the
+/// checker does not; `bomUnits` gets 1 when there was one.
+llvm::StringRef withoutBom(llvm::StringRef line, uint32_t lineNo, unsigned &bomUnits) {
+  bomUnits = lineNo == 1 && line.starts_with("\xEF\xBB\xBF") ? 1 : 0;
+  return bomUnits ? line.drop_front(3) : line;
+}
+
+/// How deeply `body`'s arrays and objects nest (outside strings), stopping past `limit`.
+size_t jsonDepth(llvm::StringRef body, size_t limit) {
+  size_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < body.size() && deepest <= limit; ++i) {
+    char c = body[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 //===----------------------------------------------------------------------===//
 // Documents
 //===----------------------------------------------------------------------===//
 
 /// One open document and what its last check found.
 struct Document {
+  std::string uri; // as the client spelled it: answers use it
   std::string path;
   std::string text;
   std::unique_ptr<Compiler> compiler;
@@ -176,6 +206,7 @@ class Server {
 public:
   Server(std::ostream &out, const CompileOptions &options) : out_(out), options_(options) {
     options_.kernel.clear();
+    options_.ignoreUnknownDefines = true; // -D serve every document; each has its own kernels
   }
 
   /// Handles one message; false once `exit` came.
@@ -199,12 +230,32 @@ private:
   /// The document and the checker's location of a request's textDocument and position.
   std::pair<Document *, SrcLoc> locate(const json::Object *params);
   json::Value range(const Compiler &compiler, SrcRange range) const;
+  /// The URI of a file: an open document's as its client spelled it, else made from the path.
+  std::string uriOf(const std::string &path) const;
+  void showMessage(const std::string &message);
 
   std::ostream &out_;
   CompileOptions options_;
   std::map<std::string, std::unique_ptr<Document>> documents_; // by URI
-  bool shutdown_ = false;
+  /// The diagnostics each open document's check found in files not open themselves, by that
+  /// file's URI and then the document's: a file imported by several shows them all.
+  std::map<std::string, std::map<std::string, json::Array>> importDiagnostics_;
+  size_t openBytes_ = 0;
+  bool initialized_ = false, shutdown_ = false;
 };
+
+std::string Server::uriOf(const std::string &path) const {
+  for (const auto &[uri, doc] : documents_)
+    if (doc->path == path)
+      return uri;
+  return uriFromPath(path);
+}
+
+void Server::showMessage(const std::string &message) {
+  writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
+                                  {"method", "window/showMessage"},
+                                  {"params", json::Object{{"type", 1}, {"message", "tkc lsp: " + message}}}});
+}
 
 const json::Object *objectAt(const json::Object *object, llvm::StringRef key) {
   return object ? object->getObject(key) : nullptr;
@@ -223,7 +274,9 @@ json::Value Server::range(const Compiler &compiler, SrcRange r) const {
     if (!loc.valid() || loc.line == 0)
       return json::Object{{"line", 0}, {"character", 0}};
     std::string line = sources.lineText(loc.fileId, loc.line);
-    return json::Object{{"line", loc.line - 1}, {"character", utf16Units(line, loc.col - 1)}};
+    unsigned bom;
+    llvm::StringRef text = withoutBom(line, loc.line, bom);
+    return json::Object{{"line", loc.line - 1}, {"character", bom + utf16Units(text, loc.col - 1)}};
   };
   SrcLoc end = r.end.valid() ? r.end : r.begin;
   return json::Object{{"start", position(r.begin)}, {"end", position(end)}};
@@ -250,15 +303,14 @@ void Server::check(Document &doc) {
 void Server::publish(Document &doc) {
   const Compiler &compiler = *doc.compiler;
   const SourceManager &sources = compiler.sourceManager();
-  std::string mainUri = uriFromPath(doc.path);
   std::map<std::string, json::Array> byUri;
-  byUri[mainUri]; // published even when empty: that clears the editor's old ones
-  auto uriOf = [&](uint32_t fileId) { return fileId ? uriFromPath(sources.path(fileId)) : mainUri; };
+  byUri[doc.uri]; // published even when empty: that clears the editor's old ones
+  auto uriOfFile = [&](uint32_t fileId) { return fileId ? uriOf(sources.path(fileId)) : doc.uri; };
   for (const Diagnostic &d : compiler.diagnostics().diagnostics()) {
     json::Array related;
     for (const Diagnostic &note : d.notes)
       related.push_back(json::Object{
-          {"location", json::Object{{"uri", uriOf(note.range.begin.fileId)}, {"range", range(compiler, note.range)}}},
+          {"location", json::Object{{"uri", uriOfFile(note.range.begin.fileId)}, {"range", range(compiler, note.range)}}},
           {"message", note.message}});
     json::Object diagnostic{{"range", range(compiler, d.range)},
                             {"severity", d.severity == Severity::Error ? 1 : d.severity == Severity::Warning ? 2 : 3},
@@ -266,50 +318,95 @@ void Server::publish(Document &doc) {
                             {"message", d.message}};
     if (!related.empty())
       diagnostic["relatedInformation"] = std::move(related);
-    byUri[uriOf(d.range.begin.fileId)].push_back(std::move(diagnostic));
+    byUri[uriOfFile(d.range.begin.fileId)].push_back(std::move(diagnostic));
   }
-  for (const std::string &uri : doc.publishedTo) // files that had diagnostics and have none now
+  for (const std::string &uri : doc.publishedTo) // imports that had diagnostics of this document's
     byUri[uri];
   doc.publishedTo.clear();
   for (auto &[uri, diagnostics] : byUri) {
-    if (!diagnostics.empty())
-      doc.publishedTo.insert(uri);
+    if (uri == doc.uri) {
+      writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
+                                      {"method", "textDocument/publishDiagnostics"},
+                                      {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(diagnostics)}}}});
+      continue;
+    }
+    // An import: an open one's own check owns its diagnostics (it sees its unsaved text); a
+    // closed one shows what every open importer found in it.
+    if (documents_.count(uri))
+      continue;
+    std::map<std::string, json::Array> &found = importDiagnostics_[uri];
+    if (diagnostics.empty())
+      found.erase(doc.uri);
+    else
+      found[doc.uri] = std::move(diagnostics), doc.publishedTo.insert(uri);
+    json::Array all;
+    for (auto &[importer, list] : found)
+      for (const json::Value &d : list)
+        all.push_back(d);
+    if (found.empty())
+      importDiagnostics_.erase(uri);
     writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
                                     {"method", "textDocument/publishDiagnostics"},
-                                    {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(diagnostics)}}}});
+                                    {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(all)}}}});
   }
 }
 
 void Server::open(const std::string &uri, std::string text) {
-  auto &slot = documents_[uri];
-  if (!slot) {
-    if (documents_.size() > LanguageServerLimits::kMaxOpenDocuments) {
-      documents_.erase(uri);
-      writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
-                                      {"method", "window/showMessage"},
-                                      {"params", json::Object{{"type", 1},
-                                                              {"message", "tkc lsp: more than " +
-                                                                              std::to_string(LanguageServerLimits::kMaxOpenDocuments) +
-                                                                              " open documents; " + uri + " is not checked"}}}});
+  // A lone CR ends a line for the client (the protocol's rule) as LF does for the checker:
+  // the same number of characters, so every column stays.
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))
+      text[i] = '\n';
+  auto found = documents_.find(uri);
+  size_t before = found == documents_.end() ? 0 : found->second->text.size();
+  if (openBytes_ - before + text.size() > LanguageServerLimits::kMaxOpenBytes) {
+    showMessage("open documents would hold more than " + std::to_string(LanguageServerLimits::kMaxOpenBytes >> 20) +
+                " MiB; " + uri + " is not checked (close some)");
+    return;
+  }
+  if (found == documents_.end()) {
+    if (documents_.size() >= LanguageServerLimits::kMaxOpenDocuments) {
+      showMessage("more than " + std::to_string(LanguageServerLimits::kMaxOpenDocuments) + " open documents; " + uri +
+                  " is not checked (close some)");
       return;
     }
-    slot = std::make_unique<Document>();
-    slot->path = pathFromUri(uri);
+    found = documents_.emplace(uri, std::make_unique<Document>()).first;
+    found->second->uri = uri;
+    found->second->path = pathFromUri(uri);
   }
-  slot->text = std::move(text);
-  check(*slot);
-  publish(*slot);
+  Document &doc = *found->second;
+  openBytes_ = openBytes_ - before + text.size();
+  doc.text = std::move(text);
+  check(doc);
+  publish(doc);
 }
 
 void Server::close(const std::string &uri) {
   auto it = documents_.find(uri);
   if (it == documents_.end())
     return;
-  for (const std::string &published : it->second->publishedTo) // a closed file shows no errors
+  Document &doc = *it->second;
+  openBytes_ -= doc.text.size();
+  // Its own diagnostics go (a closed file shows no errors); in its imports, the others' stay.
+  doc.publishedTo.insert(uri);
+  std::set<std::string> imports = doc.publishedTo;
+  documents_.erase(it);
+  for (const std::string &target : imports) {
+    std::map<std::string, json::Array> *found =
+        importDiagnostics_.count(target) ? &importDiagnostics_[target] : nullptr;
+    json::Array all;
+    if (found) {
+      found->erase(uri);
+      for (auto &[importer, list] : *found)
+        for (const json::Value &d : list)
+          all.push_back(d);
+      if (found->empty())
+        importDiagnostics_.erase(target);
+    }
     writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
                                     {"method", "textDocument/publishDiagnostics"},
-                                    {"params", json::Object{{"uri", published}, {"diagnostics", json::Array{}}}}});
-  documents_.erase(it);
+                                    {"params", json::Object{{"uri", target}, {"diagnostics", std::move(all)}}}});
+  }
 }
 
 std::pair<Document *, SrcLoc> Server::locate(const json::Object *params) {
@@ -326,8 +423,11 @@ std::pair<Document *, SrcLoc> Server::locate(const json::Object *params) {
   if (*line >= int64_t(UINT32_MAX) || *character >= int64_t(UINT32_MAX))
     return {&doc, {}};
   uint32_t lineNo = uint32_t(*line) + 1;
-  std::string text = doc.compiler->sourceManager().lineText(doc.fileId, lineNo);
-  uint32_t col = uint32_t(std::min<size_t>(codePointsOfUnits(text, unsigned(*character)), UINT32_MAX - 1)) + 1;
+  std::string lineText = doc.compiler->sourceManager().lineText(doc.fileId, lineNo);
+  unsigned bom;
+  llvm::StringRef text = withoutBom(lineText, lineNo, bom);
+  unsigned units = unsigned(*character) >= bom ? unsigned(*character) - bom : 0;
+  uint32_t col = uint32_t(std::min<size_t>(codePointsOfUnits(text, units), UINT32_MAX - 1)) + 1;
   return {&doc, SrcLoc{doc.fileId, lineNo, col}};
 }
 
@@ -348,6 +448,12 @@ std::string wordAt(llvm::StringRef line, uint32_t col) {
   return line.slice(begin, end).str();
 }
 
+/// The text of `at`'s line as the checker counts its columns (no byte-order mark).
+std::string lineAt(const Document &doc, SrcLoc at) {
+  unsigned bom;
+  return withoutBom(doc.compiler->sourceManager().lineText(at.fileId, at.line), at.line, bom).str();
+}
+
 json::Value Server::hover(const json::Object *params) {
   auto [doc, at] = locate(params);
   if (!doc || !at.valid())
@@ -355,7 +461,7 @@ json::Value Server::hover(const json::Object *params) {
   std::vector<std::string> texts = doc->index.hoverAt(at);
   if (texts.empty()) // code no kernel instantiates: a builtin is still known by name
     if (const BuiltinInfo *builtin =
-            lookupBuiltin(wordAt(doc->compiler->sourceManager().lineText(at.fileId, at.line), at.col)))
+            lookupBuiltin(wordAt(lineAt(*doc, at), at.col)))
       texts.push_back("builtin " + builtin->signature());
   if (texts.empty())
     return nullptr;
@@ -373,20 +479,26 @@ json::Value Server::definition(const json::Object *params) {
   std::optional<SrcRange> decl = doc->index.definitionAt(at);
   if (!decl) // a name in code no kernel instantiates: the module's and its imports' items
     decl = doc->compiler->globalDeclaration(
-        at.fileId, wordAt(doc->compiler->sourceManager().lineText(at.fileId, at.line), at.col));
+        at.fileId, wordAt(lineAt(*doc, at), at.col));
   if (!decl)
     return nullptr;
-  return json::Object{{"uri", uriFromPath(doc->compiler->sourceManager().path(decl->begin.fileId))},
+  return json::Object{{"uri", uriOf(doc->compiler->sourceManager().path(decl->begin.fileId))},
                       {"range", range(*doc->compiler, *decl)}};
 }
 
 json::Value Server::request(llvm::StringRef method, const json::Object *params) {
-  if (method == "initialize")
+  if (shutdown_)
+    throw RequestError{kInvalidRequest, "the server was shut down: only 'exit' is taken"};
+  if (method != "initialize" && !initialized_)
+    throw RequestError{kServerNotInitialized, "'initialize' comes first"};
+  if (method == "initialize") {
+    initialized_ = true;
     return json::Object{
         {"capabilities", json::Object{{"textDocumentSync", json::Object{{"openClose", true}, {"change", 1}}},
                                       {"hoverProvider", true},
                                       {"definitionProvider", true}}},
         {"serverInfo", json::Object{{"name", "tkc"}}}};
+  }
   if (method == "shutdown") {
     shutdown_ = true;
     return nullptr;
@@ -399,6 +511,8 @@ json::Value Server::request(llvm::StringRef method, const json::Object *params) 
 }
 
 void Server::notification(llvm::StringRef method, const json::Object *params) {
+  if (!initialized_ || shutdown_) // before `initialize` and after `shutdown`: dropped
+    return;
   const json::Object *document = objectAt(params, "textDocument");
   std::string uri = stringAt(document, "uri");
   if (method == "textDocument/didOpen") {
@@ -417,6 +531,10 @@ void Server::notification(llvm::StringRef method, const json::Object *params) {
 }
 
 bool Server::handle(const json::Value &message) {
+  if (message.getAsArray()) { // a batch: not part of the protocol
+    replyError(nullptr, kInvalidRequest, "batches of messages are not taken; send them one at a time");
+    return true;
+  }
   const json::Object *object = message.getAsObject();
   const json::Value *id = object ? object->get("id") : nullptr;
   std::optional<llvm::StringRef> method = object ? object->getString("method") : std::nullopt;
@@ -458,6 +576,11 @@ int languageServer(std::istream &in, std::ostream &out, const CompileOptions &op
     if (read == ReadResult::Malformed) {
       server.replyError(nullptr, kParseError, error);
       return 1; // the framing is lost: nothing after it can be trusted
+    }
+    if (jsonDepth(body, LanguageServerLimits::kMaxJsonDepth) > LanguageServerLimits::kMaxJsonDepth) {
+      server.replyError(nullptr, kParseError,
+                        "JSON nested deeper than " + std::to_string(LanguageServerLimits::kMaxJsonDepth) + " levels");
+      continue;
     }
     llvm::Expected<json::Value> message = json::parse(body);
     if (!message) {

@@ -273,7 +273,7 @@ Type SemaImpl::check(Expr &e) {
   }
   if (e.type.isTile() && !checkTileShape(e.type.shape, e.range))
     e.type = Type::error();
-  if (e.kind != ExprKind::Name && !e.type.isError()) // a name describes itself (checkName)
+  if (indexing() && e.kind != ExprKind::Name && !e.type.isError()) // a name describes itself (checkName)
     indexHover(e.range, e.type.str());
   return e.type;
 }
@@ -281,8 +281,10 @@ Type SemaImpl::check(Expr &e) {
 std::string SemaImpl::describe(const std::string &name, const Type &type, const ConstValue *value) {
   if (type.kind == Type::Kind::TypeName) // a dtype parameter: `T = f16`
     return name + " = " + type.str().substr(type.str().find(' ') + 1);
+  if (type.kind == Type::Kind::Function) // a function passed as an argument (combine_fn)
+    return "fn " + name + (type.fn ? " = " + type.fn->name : "");
   std::string text = name + ": " + type.str();
-  if (value && (value->kind != ConstValue::Kind::List || !value->list.empty()))
+  if (value && (value->kind == ConstValue::Kind::Int || value->kind == ConstValue::Kind::Float))
     text += " = " + value->str();
   return text;
 }
@@ -292,7 +294,8 @@ Type SemaImpl::checkName(NameExpr &e) {
     return e.type;
   if (const Sema::Symbol *symbol = lookupLocal(e.name)) {
     indexReference(e.range, symbol->range);
-    indexHover(e.range, describe(e.name, symbol->type, symbol->kind == Sema::Symbol::Kind::Const ? &symbol->value : nullptr));
+    if (indexing() && !symbol->type.isError())
+      indexHover(e.range, describe(e.name, symbol->type, symbol->kind == Sema::Symbol::Kind::Const ? &symbol->value : nullptr));
     if (symbol->kind == Sema::Symbol::Kind::Var) {
       e.var = symbol->var;
       return symbol->var->type;
@@ -306,7 +309,8 @@ Type SemaImpl::checkName(NameExpr &e) {
     switch (global->kind) {
     case GlobalSymbol::Kind::Const:
       if (auto symbol = evalModuleConst(*global->constItem)) {
-        indexHover(e.range, "const " + describe(e.name, symbol->type, &symbol->value));
+        if (indexing())
+          indexHover(e.range, "const " + describe(e.name, symbol->type, &symbol->value));
         e.value = symbol->value;
         return symbol->type;
       }
@@ -487,7 +491,8 @@ Type SemaImpl::checkCall(CallExpr &e) {
         return error(e.calleeRange, "kernel '" + e.callee + "' cannot be called from device code");
     }
     if (const BuiltinInfo *info = lookupBuiltin(e.callee)) {
-      indexHover(e.calleeRange, "builtin " + info->signature());
+      if (indexing())
+        indexHover(e.calleeRange, "builtin " + info->signature());
       return checkBuiltin(e, *info);
     }
   }

@@ -64,9 +64,10 @@ public:
 
   /// The editor's index (Sema::setIndex): what lies at `range`, and which declaration a name
   /// there refers to. No-ops without an index.
-  void indexHover(SrcRange range, const std::string &text) {
+  bool indexing() const { return sema_.index_ != nullptr; }
+  void indexHover(SrcRange range, std::string text) {
     if (sema_.index_)
-      sema_.index_->addHover(range, text);
+      sema_.index_->addHover(range, std::move(text));
   }
   void indexReference(SrcRange use, SrcRange decl) {
     if (sema_.index_)

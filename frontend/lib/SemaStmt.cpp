@@ -6,7 +6,10 @@ namespace tk {
 
 VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type, bool isMutable) {
   auto var = std::make_unique<VarDecl>(VarDecl{name, range, type, isMutable});
-  indexHover(range, describe(name, type, nullptr));
+  if (indexing() && !type.isError()) {
+    indexHover(range, describe(name, type, nullptr));
+    indexReference(range, range); // a declaration is its own definition
+  }
   VarDecl *raw = var.get();
   sema_.vars_.push_back(std::move(var));
   Sema::Symbol symbol;
@@ -23,7 +26,10 @@ VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type
 }
 
 void SemaImpl::declareConst(const std::string &name, SrcRange range, Type type, ConstValue value) {
-  indexHover(range, describe(name, type, &value));
+  if (indexing() && !type.isError()) {
+    indexHover(range, describe(name, type, &value));
+    indexReference(range, range);
+  }
   Sema::Symbol symbol;
   symbol.kind = Sema::Symbol::Kind::Const;
   symbol.value = std::move(value);

@@ -1,6 +1,5 @@
 #include "tk/Frontend/SymbolIndex.h"
 
-#include <algorithm>
 
 namespace tk {
 
@@ -27,10 +26,26 @@ bool rangeHolds(SrcRange range, SrcLoc at) {
 }
 
 void SymbolIndex::addHover(SrcRange range, std::string text) {
-  if (!range.begin.valid() || hovers_.size() >= kMaxEntries)
+  if (!range.begin.valid())
     return;
-  if (seenHovers_.emplace(key(range), text).second)
-    hovers_.push_back({range, std::move(text)});
+  auto [it, added] = hoverOf_.emplace(key(range), hovers_.size());
+  if (added) {
+    if (hovers_.size() >= kMaxEntries) {
+      hoverOf_.erase(it);
+      return;
+    }
+    hovers_.push_back({range, {}, 0, {}});
+  }
+  Hover &h = hovers_[it->second];
+  if (h.seen.count(text))
+    return;
+  if (h.texts.size() < kMaxTextsPerRange) {
+    h.seen.insert(text);
+    h.texts.push_back(std::move(text));
+  } else if (h.seen.size() < kMaxTextsPerRange * 64) { // counted exactly up to a bound
+    h.seen.insert(std::move(text));
+    ++h.dropped;
+  }
 }
 
 void SymbolIndex::addReference(SrcRange use, SrcRange decl) {
@@ -45,12 +60,12 @@ std::vector<std::string> SymbolIndex::hoverAt(SrcLoc at) const {
   for (const Hover &h : hovers_)
     if (rangeHolds(h.range, at) && (!innermost || inside(h.range, innermost->range)))
       innermost = &h;
-  std::vector<std::string> texts;
   if (!innermost)
-    return texts;
-  for (const Hover &h : hovers_)
-    if (key(h.range) == key(innermost->range) && std::find(texts.begin(), texts.end(), h.text) == texts.end())
-      texts.push_back(h.text);
+    return {};
+  std::vector<std::string> texts = innermost->texts;
+  if (innermost->dropped)
+    texts.push_back("... " + std::to_string(innermost->dropped) +
+                    (innermost->seen.size() >= kMaxTextsPerRange * 64 ? " or more" : "") + " more");
   return texts;
 }
 

@@ -177,6 +177,30 @@ def main():
     s.notify("exit", None)
     check("exit after shutdown is status 0", s.proc.wait(timeout=30), 0)
 
+    # Regressions from a review: each of these failed before.
+    r = Server("-D", "BLOCK=128")
+    r.main_uri = uri(os.path.join(work, "r.tk"))
+    check("a request before initialize", r.request("textDocument/hover", {"textDocument": {"uri": r.main_uri},
+          "position": {"line": 0, "character": 0}})["error"]["code"], -32002)
+    r.request("initialize", {"capabilities": {}})
+    deep = b'{"jsonrpc":"2.0","method":"x","params":' + b"[" * 40000 + b"]" * 40000 + b"}"
+    r.write(b"Content-Length: %d\r\n\r\n" % len(deep) + deep)
+    check("JSON nested 40,000 deep is a parse error, not a crash", r.recv()["error"]["code"], -32700)
+    unrolled = ("kernel k(p: ptr<i32>) {\r"  # lone CRs end lines too
+                "    for i in static_range(0, 64) { let c = i * 2; store(p + i, c); }\r"
+                "    let z = nothing;\r}\r")
+    r.notify("textDocument/didOpen", {"textDocument": {"uri": r.main_uri, "languageId": "tk", "version": 1,
+                                                       "text": "\ufeff" + unrolled}})
+    diags = r.diagnostics()[r.main_uri]
+    check("-D of a constant this file lacks leaves it checked; lone CR lines and a BOM keep positions",
+          [(d["message"], d["range"]["start"]) for d in diags], [("unknown name 'nothing'", {"line": 2, "character": 12})])
+    texts = r.position("textDocument/hover", r.main_uri, 1, 39)["contents"]["value"].splitlines()
+    check("an unrolled variable's hover is capped", (len(texts), texts[-2]), (11, "... 56 more"))
+    check("a declaration is its own definition", r.position("textDocument/definition", r.main_uri, 1, 39)["range"]["start"],
+          {"line": 1, "character": 39})
+    check("after shutdown, requests are refused", (r.request("shutdown")["result"],
+          r.request("textDocument/hover", {})["error"]["code"]), (None, -32600))
+
     t = Server()
     t.notify("exit", None)
     check("exit without shutdown is status 1", t.proc.wait(timeout=30), 1)

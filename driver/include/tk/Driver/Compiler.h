@@ -34,6 +34,9 @@ struct CompileOptions {
   /// Integer arguments known to equal 1 (the JIT's `== 1` specialization): compiled as the
   /// constant, so a unit stride makes accesses contiguous.
   std::vector<std::string> equalToOne;
+  /// A -D that names no constant of the selected kernels is ignored, not an error (`tkc lsp`:
+  /// its -D serve every document, each of which has its own kernels).
+  bool ignoreUnknownDefines = false;
 };
 
 /// A kernel as declared, before any constant is bound: what the JIT checks launches against

@@ -18,6 +18,11 @@ struct LanguageServerLimits {
   static constexpr size_t kMaxHeaderBytes = 8192;
   /// Documents held open at once; an open beyond it is refused with a message.
   static constexpr size_t kMaxOpenDocuments = 256;
+  /// The text of all open documents together (a checked document keeps its syntax tree and
+  /// types, ~100 times its text): an open or change beyond it is refused with a message.
+  static constexpr size_t kMaxOpenBytes = size_t(8) << 20;
+  /// JSON nesting (LLVM's parser recurses once per level): deeper is a parse error.
+  static constexpr size_t kMaxJsonDepth = 256;
 };
 
 /// Serves until `exit` or the end of `in`. Returns the process's exit code: 0 when `exit`
