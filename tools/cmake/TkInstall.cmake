@@ -64,5 +64,5 @@ foreach(pc IN ITEMS tkc tkc-runtime tkc-graph)
 endforeach()
 # The Python package (runtime/python): `pip install --no-build-isolation P/share/tkc/python`.
 install(FILES runtime/python/pyproject.toml DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python)
-install(FILES runtime/python/tkc/__init__.py ${PROJECT_BINARY_DIR}/python-install/_library.py
+install(FILES runtime/python/tkc/__init__.py runtime/python/tkc/torch_ops.py ${PROJECT_BINARY_DIR}/python-install/_library.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python/tkc)
