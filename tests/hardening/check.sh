@@ -103,7 +103,8 @@ escape-bounds)
 option-numbers)
   expect 1 "--seed: needs an integer in \\[0, 2\\^64\\), got 'banana'" run_va x=zeros:f32:16 --seed banana
   expect 1 "--seed: needs an integer" run_va x=zeros:f32:16 --seed -1
-  expect 1 "--time: Value 99999999999 not in range 0 to 1000000" run_va x=zeros:f32:16 --time 99999999999
+  expect 1 "--time: needs a number of runs in \\[0, 1000000\\], got '99999999999'" run_va x=zeros:f32:16 --time 99999999999
+  expect 1 "--time: needs a number of runs" run_va x=zeros:f32:16 --time 0x10
   expect 1 "--seed: needs an integer" run_va x=zeros:f32:16 --seed 18446744073709551616;;
 *) fail "unknown case";;
 esac

@@ -90,23 +90,10 @@ std::map<std::string, std::string> assignments(const std::vector<std::string> &t
   return out;
 }
 
-/// The file's index in the arguments after a `--` (where '-' names a file, not standard input).
-bool afterOptionsEnd(const std::vector<std::string> &args, const std::string &file) {
-  auto end = std::find(args.begin(), args.end(), "--");
-  return end != args.end() && std::find(end + 1, args.end(), file) != args.end();
-}
-
 } // namespace
 
 std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, std::ostream &out, std::ostream &err) {
-  // gcc's spellings -MD and -MF (CLI11's short options are one letter), before any `--`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::string &a : args) {
-    if (a == "--")
-      break;
-    if (a == "-MD" || a == "-MF")
-      a = "-" + a;
-  }
 
   CLI::App app("tkc: the tk compiler. Compiles a .tk file to a stage of the pipeline (the tile IR by default).",
                "tkc");
@@ -142,16 +129,22 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
 
   CLI::App *check = app.add_subcommand("check", "type-check a .tk file; print diagnostics only");
   check->footer(kEnvironment);
-  check->add_option("FILE", inv.file, "the .tk file ('-': standard input)")->type_name("")->required();
+  check->add_option("FILE", inv.file, "the .tk file ('-': standard input)")->type_name("");
   addKernel(*check, inv.compile.kernel, sub);
   check->add_flag("--stats", inv.stats, "each kernel's summary on stderr");
+  addTarget(*check, sub, "sm_90");
+  check->add_option("-O", sub.optLevel, "accepted as tkc's (a check has no tile pipeline)")
+      ->type_name("LEVEL")
+      ->check(CLI::IsMember({0, 3}));
+  check->add_flag("--debug", inv.compile.debug, "accepted as tkc's");
+  check->add_flag("--locs", inv.compile.printLocations, "accepted as tkc's");
 
   // run and tune share their options (tune adds --dry-run and what it compiles for).
   runargs::RunOptions &r = inv.run;
   std::vector<std::string> runArgs;
-  std::string seed;
+  std::string seed, timeText;
   auto addRunOptions = [&](CLI::App &c) {
-    c.add_option("FILE", r.file, "the .tk file")->type_name("")->required();
+    c.add_option("FILE", r.file, "the .tk file (required)")->type_name("");
     c.add_option("ARG", runArgs, "NAME=VALUE: a scalar's number; a pointer's @file.npy, zeros:T:SHAPE, rand:T:SHAPE")
         ->type_name("");
     addKernel(c, r.kernel, sub);
@@ -174,9 +167,16 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
                                                             : std::string();
             },
             ""));
-    c.add_option("--time", r.timedRuns, "launch N more times on the GPU and print the median time")
+    c.add_option("--time", timeText, "launch N more times on the GPU: the median per call and the mean back to back")
         ->type_name("N")
-        ->check(CLI::Range(0, 1000000));
+        ->check(CLI::Validator(
+            [](const std::string &text) {
+              int runs; // decimal, as before CLI11 (whose integers read 010 as octal)
+              return runargs::getAsInteger(text, 10, runs) || runs < 0 || runs > 1000000
+                         ? "needs a number of runs in [0, 1000000], got '" + text + "'"
+                         : std::string();
+            },
+            ""));
     c.add_flag("--debug", r.debug, "keep `print` and device assertions");
     addColor(c, color);
   };
@@ -207,19 +207,83 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
   bool stdio = false;
   lsp->add_flag("--stdio", stdio, "what some clients pass: standard input and output is the only transport");
   addColor(*check, color);
+  addColor(*lsp, color);
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
-  std::string prefix = "tkc";
-  if (!args.empty() && (args[0] == "run" || args[0] == "tune"))
-    prefix += " " + args[0];
+  // The command is the first argument that is not --color's (a file named `run` elsewhere is
+  // a file): the other commands are switched off for this parse.
+  size_t first = 0;
+  while (first < args.size() && args[first].rfind("--color", 0) == 0)
+    first += args[first] == "--color" ? 2 : 1;
+  CLI::App *chosen = nullptr;
+  for (CLI::App *c : {check, run, tune, lsp})
+    if (first < args.size() && c->get_name() == args[first])
+      chosen = c;
+  for (CLI::App *c : {check, run, tune, lsp})
+    c->disabled(c != chosen);
+  std::string prefix = chosen && (chosen == run || chosen == tune) ? "tkc " + chosen->get_name() : "tkc";
+  CLI::App &parser = chosen ? *chosen : app;
+
+  // `--` ends the options: what follows is the file, then run arguments, whatever they look
+  // like. Found here, walking over options' values (`-o --` names the output `--`); gcc's
+  // -MD and -MF become --MD and --MF on the way (CLI11's short options are one letter).
+  std::vector<std::string> head, tail;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--") {
+      tail.assign(args.begin() + long(i) + 1, args.end());
+      break;
+    }
+    if (a == "-MD" || a == "-MF")
+      a = "-" + a;
+    head.push_back(a);
+    const CLI::Option *option = a.size() > 1 && a[0] == '-' && a.find('=') == std::string::npos
+                                    ? parser.get_option_no_throw(a)
+                                    : nullptr;
+    if (!option && a == "--color")
+      option = app.get_option_no_throw(a);
+    if (option && option->get_expected_min() > 0 && i + 1 < args.size())
+      head.push_back(args[++i]); // its value, whatever it is
+  }
+
+  app.allow_extras();
+  for (CLI::App *c : {check, run, tune, lsp})
+    c->allow_extras();
+  std::vector<std::string> reversed(head.rbegin(), head.rend()); // CLI11 takes them last first
   try {
     app.parse(reversed);
+    // What CLI11 did not take: an unknown option, or a word no positional wants.
+    std::vector<std::string> extra = app.remaining(true);
+    for (const std::string &e : extra)
+      if (e.size() > 1 && e[0] == '-')
+        throw UsageError("unknown option '" + e + "'");
+    std::string &file = chosen == run || chosen == tune ? r.file : inv.file;
+    extra.insert(extra.end(), tail.begin(), tail.end());
+    if (!extra.empty() && file.empty() && !tail.empty() && extra.front() == tail.front())
+      file = extra.front(), inv.fileAfterOptionsEnd = true, extra.erase(extra.begin());
+    if (!extra.empty()) {
+      if (chosen == run || chosen == tune)
+        runArgs.insert(runArgs.end(), extra.begin(), extra.end());
+      else if (chosen == lsp)
+        throw UsageError("tkc lsp takes no '" + extra.front() + "'");
+      else
+        throw UsageError(file.empty() ? "unexpected '" + extra.front() + "'"
+                                      : "more than one input file ('" + file + "' and '" + extra.front() + "')");
+    }
+    // Options of tkc itself given with a command: refused, not dropped.
+    if (chosen)
+      for (const CLI::Option *option : app.get_options())
+        if (option->count() && option->get_name() != "--color")
+          throw UsageError("'" + option->get_name(false, true) + "' is tkc's own option: give " + chosen->get_name() +
+                           "'s options after 'tkc " + chosen->get_name() + "'");
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e, out, err);
   } catch (const CLI::CallForVersion &e) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError &e) {
     err << prefix << ": error: " << e.what() << "\n(tkc --help, or tkc COMMAND --help, lists the options)\n";
+    return 1;
+  } catch (const UsageError &e) {
+    err << prefix << ": error: " << e.what() << "\n";
     return 1;
   }
 
@@ -245,7 +309,6 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     case TkcCommand::Check:
       if (inv.file.empty())
         throw UsageError("no input file");
-      inv.fileAfterOptionsEnd = afterOptionsEnd(args, inv.file);
       return std::nullopt;
     case TkcCommand::Lsp:
       return std::nullopt;
@@ -254,6 +317,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
       break;
     }
     r.defines = inv.compile.defines;
+    if (!timeText.empty())
+      runargs::getAsInteger(timeText, 10, r.timedRuns);
     if (!seed.empty())
       runargs::getAsInteger(seed, 0, r.seed);
     for (const std::string &save : b.saves)
@@ -261,10 +326,13 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     for (const std::string &a : runArgs)
       r.args.push_back(runargs::splitAssignment(a, "argument"));
     if (inv.dryRun) { // compiles only: what a launch needs is not asked for
-      if (!r.grid.empty() || !r.args.empty() || !r.backend.empty() || !r.saves.empty() || r.timedRuns)
+      if (!r.grid.empty() || !r.args.empty() || !r.backend.empty() || !r.saves.empty() || r.timedRuns || r.debug ||
+          !seed.empty())
         throw UsageError("--dry-run takes --kernel, --arch, --divisibility and -D, not what a launch needs");
       if (b.arch.empty())
         runargs::applyArch("sm_90a", inv.compile);
+      if (r.file.empty())
+        throw UsageError("no input file");
       inv.compile.kernel = r.kernel.empty() ? runargs::onlyKernel(r.file) : r.kernel;
       inv.file = r.file;
       return std::nullopt;
