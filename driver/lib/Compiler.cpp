@@ -352,12 +352,13 @@ std::vector<std::pair<std::string, std::string>> Compiler::sources() const {
 }
 
 namespace {
-/// A default's text when it is a literal (or a negated number, or a type's name), else "".
-std::string literalText(const Expr *e) {
+/// A default's text when it is a literal (or a negated number, or a type's name), else "";
+/// an integer literal of a float constant as a float ("2.0").
+std::string literalText(const Expr *e, bool isFloat) {
   if (!e)
     return "";
   if (auto *i = dyn<IntLit>(e))
-    return std::to_string(i->literal);
+    return i->literal > uint64_t(INT64_MAX) ? "" : std::to_string(i->literal) + (isFloat ? ".0" : "");
   if (auto *b = dyn<BoolLit>(e))
     return b->literal ? "true" : "false";
   if (auto *f = dyn<FloatLit>(e)) {
@@ -366,7 +367,7 @@ std::string literalText(const Expr *e) {
     return std::string(text).find_first_of(".eEni") == std::string::npos ? std::string(text) + ".0" : text;
   }
   if (auto *u = dyn<UnaryExpr>(e); u && u->op == '-' && (dyn<IntLit>(u->operand.get()) || dyn<FloatLit>(u->operand.get())))
-    return "-" + literalText(u->operand.get());
+    return "-" + literalText(u->operand.get(), isFloat);
   if (auto *n = dyn<NameExpr>(e); n && parseScalar(n->name))
     return n->name;
   return "";
@@ -387,7 +388,7 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
         const KernelParam &p = kernel->params[k];
         decl.params.push_back({p.name, types[k], p.mode == KernelParam::Mode::Const,
                                p.mode == KernelParam::Mode::Nospec, p.defaultValue != nullptr, elemFrom[k],
-                               literalText(p.defaultValue.get())});
+                               literalText(p.defaultValue.get(), types[k].isFloatValue())});
       }
       if (std::optional<AutotuneSpec> tune = impl_->sema.autotune(*kernel)) {
         decl.tuneKey = tune->key;

@@ -13,6 +13,8 @@
 namespace {
 
 thread_local std::string lastError;
+thread_local std::string configText; // tk_config_value's answer
+thread_local bool inGridFunction = false; // a grid function's launch would reuse this thread's packing
 
 /// A misuse the caller can correct (TK_INVALID_ARGUMENT), as opposed to a failure of the work.
 struct InvalidArgument : std::runtime_error {
@@ -200,11 +202,28 @@ tk_status tk_kernel_param(const tk_kernel *kernel, size_t index, const char **na
 int tk_config_int(const tk_config *config, const char *name, int64_t *value) {
   if (!config || !config->config || !name || !value)
     return 1;
-  std::optional<int64_t> found = config->config->integer(name);
-  if (!found)
+  auto it = config->config->values.find(name);
+  if (it == config->config->values.end() ||
+      (it->second.kind() != tk::Const::Kind::Int && it->second.kind() != tk::Const::Kind::Bool))
     return 1;
-  *value = *found;
+  *value = it->second.integer();
   return 0;
+}
+
+const char *tk_config_value(const tk_config *config, const char *name) {
+  if (!config || !config->config || !name)
+    return nullptr;
+  auto it = config->config->values.find(name);
+  if (it == config->config->values.end())
+    return nullptr;
+  configText = it->second.str();
+  return configText.c_str();
+}
+
+const char *tk_kernel_param_elem_from(const tk_kernel *kernel, size_t index) {
+  if (!kernel || index >= kernel->kernel.params().size())
+    return "";
+  return kernel->kernel.params()[index].elemFrom.c_str();
 }
 
 tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user,
@@ -212,65 +231,94 @@ tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn 
                            void *stream) {
   return guarded([&] {
     need(kernel, "kernel");
+    if (inGridFunction)
+      throw InvalidArgument("a grid function may not launch kernels");
     std::shared_ptr<tk::Context> context = liveContext(kernel->context, "the kernel");
     const std::string &name = kernel->kernel.name();
     const std::vector<tk::ParamInfo> &params = kernel->kernel.params();
     if (arg_count != params.size() || (arg_count && !args))
       throw InvalidArgument("kernel '" + name + "' takes " + std::to_string(params.size()) + " arguments, got " +
-                            std::to_string(args ? arg_count : 0));
+                            (args || !arg_count ? std::to_string(arg_count) : "args = NULL"));
     if (!grid && !grid_fn)
       throw InvalidArgument("kernel '" + name + "': give a grid or a grid function");
     tk::Consts constants = constsOf(consts, const_count);
     bool cuda = context->backend() == tk::Backend::Cuda;
+    auto what = [&](size_t i) { // (built only for an error)
+      return "kernel '" + name + "', parameter '" + params[i].name + "' (" + kernel->typeTexts[i] + ")";
+    };
 
     std::vector<tk::Buffer> staged; // host memory for the interpreter, copied back after
     staged.reserve(arg_count);      // (Arg keeps a pointer to its buffer: no reallocation)
     std::vector<std::pair<size_t, size_t>> copyBack;
     std::vector<tk::Arg> launchArgs;
+    launchArgs.reserve(arg_count);
     for (size_t i = 0; i < arg_count; ++i) {
       const tk::ParamInfo &p = params[i];
       const tk_arg &a = args[i];
-      std::string what = "kernel '" + name + "', parameter '" + p.name + "' (" + kernel->typeTexts[i] + ")";
       if (p.type.isPtr()) {
         tk::Scalar elem = p.type.elem.scalar;
-        if (auto it = constants.find(p.elemFrom); !p.elemFrom.empty() && it != constants.end())
+        if (auto it = constants.find(p.elemFrom); !p.elemFrom.empty() && it != constants.end()) {
+          if (it->second.kind() != tk::Const::Kind::DType) // (its value indexes the type table)
+            throw InvalidArgument("constant '" + p.elemFrom + "' is a type (f16, bf16, f32...), got " + it->second.str());
           elem = it->second.dtype(); // ptr<T> with T given at this launch
+        }
         if (a.kind == TK_ARG_DEVICE && cuda) {
           launchArgs.emplace_back(tk::DevicePointer{a.address, elem});
         } else if (a.kind == TK_ARG_HOST && !cuda) {
           size_t each = tk::Buffer::elementBytes(elem);
           if ((a.bytes && !a.host) || a.bytes % each)
-            throw InvalidArgument(what + ": " + std::to_string(a.bytes) + " bytes of host memory are not whole " +
+            throw InvalidArgument(what(i) + ": " + std::to_string(a.bytes) + " bytes of host memory are not whole " +
                                   tk::scalarName(elem) + " elements");
-          staged.emplace_back(*context, elem, a.bytes / each);
-          if (a.bytes)
-            staged.back().upload(a.host, a.bytes);
-          copyBack.emplace_back(i, staged.size() - 1);
-          launchArgs.emplace_back(staged.back());
+          // The same memory twice (in place: out and x one array) is one buffer; memory that
+          // partly overlaps another argument's has no order of copies back that is right.
+          size_t shared = staged.size();
+          auto begin = static_cast<const char *>(a.host), end = begin + a.bytes;
+          for (auto [other, buffer] : copyBack) {
+            auto otherBegin = static_cast<const char *>(args[other].host), otherEnd = otherBegin + args[other].bytes;
+            if (begin == otherBegin && a.bytes == args[other].bytes && staged[buffer].elem() == elem)
+              shared = buffer;
+            else if (a.bytes && args[other].bytes && begin < otherEnd && otherBegin < end)
+              throw InvalidArgument(what(i) + ": its host memory overlaps parameter '" + params[other].name + "''s");
+          }
+          if (shared == staged.size()) {
+            staged.emplace_back(*context, elem, a.bytes / each);
+            if (a.bytes)
+              staged.back().upload(a.host, a.bytes);
+            copyBack.emplace_back(i, shared);
+          }
+          launchArgs.emplace_back(staged[shared]);
         } else {
-          throw InvalidArgument(what + ": needs " +
+          throw InvalidArgument(what(i) + ": needs " +
                                 (cuda ? "a device address (TK_ARG_DEVICE) on the CUDA backend"
                                       : "host memory (TK_ARG_HOST) in the interpreter"));
         }
       } else if (p.type.isFloatValue()) {
-        if (a.kind != TK_ARG_FLOAT && a.kind != TK_ARG_INT)
-          throw InvalidArgument(what + ": needs a number");
-        launchArgs.emplace_back(a.kind == TK_ARG_FLOAT ? a.real : double(a.integer));
+        if (a.kind == TK_ARG_FLOAT)
+          launchArgs.emplace_back(a.real);
+        else if (a.kind == TK_ARG_INT)
+          launchArgs.emplace_back(double(a.integer));
+        else
+          throw InvalidArgument(what(i) + ": needs a number");
       } else if (p.type.isBool()) {
         if (a.kind != TK_ARG_INT)
-          throw InvalidArgument(what + ": needs an integer (0 or 1)");
+          throw InvalidArgument(what(i) + ": needs an integer (0 or 1)");
         launchArgs.emplace_back(a.integer != 0);
-      } else {
-        if (a.kind != TK_ARG_INT)
-          throw InvalidArgument(what + ": needs an integer");
+      } else if (a.kind == TK_ARG_UINT) {
+        launchArgs.emplace_back(uint64_t(a.integer));
+      } else if (a.kind == TK_ARG_INT) {
         launchArgs.emplace_back(a.integer);
+      } else {
+        throw InvalidArgument(what(i) + ": needs an integer");
       }
     }
 
     tk::GridSpec spec = grid_fn ? tk::GridSpec([&](const tk::Config &config) {
       tk_config view{&config};
       int64_t g[3] = {1, 1, 1};
-      if (grid_fn(&view, grid_user, g) != 0)
+      inGridFunction = true;
+      int failed = grid_fn(&view, grid_user, g);
+      inGridFunction = false;
+      if (failed != 0)
         throw tk::Error("kernel '" + name + "': the grid function failed for " + config.str());
       return tk::Grid(g[0], g[1], g[2]);
     })

@@ -388,6 +388,7 @@ std::vector<std::string> Module::kernelNames() const {
 Kernel Module::kernel(const std::string &name) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   Kernel kernel;
+  kernel.module_ = impl_;
   if (auto it = impl_->kernels.find(name); it != impl_->kernels.end()) {
     kernel.impl_ = it->second;
     return kernel;
@@ -403,7 +404,7 @@ Kernel Module::kernel(const std::string &name) const {
     throw Error("tk::Module: " + impl_->path + " has no kernel '" + name + "'" +
                 (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")"));
   auto impl = std::make_shared<Kernel::Impl>();
-  impl->module = impl_;
+  impl->module = impl_.get();
   impl->decl = *decl;
   for (const KernelDecl::Param &p : decl->params)
     if (!p.isConst)

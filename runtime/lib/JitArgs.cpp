@@ -74,6 +74,8 @@ std::optional<Const> Const::parse(const std::string &text) {
   long long integer = std::strtoll(text.c_str(), &end, 0); // as the compiler reads -D: 0x80 too
   if (!*end && !errno)
     return Const(integer);
+  if (!*end && errno == ERANGE) // an integer past 64 bits: no value (strtod would make it a float)
+    return std::nullopt;
   double real = std::strtod(text.c_str(), &end);
   if (!*end)
     return Const(real);

@@ -187,7 +187,9 @@ private:
 };
 
 struct Kernel::Impl {
-  std::shared_ptr<Module::Impl> module;
+  // Not owned: the module owns its kernels' states, and each Kernel handle holds its module
+  // (an owning pointer here made a cycle that kept both, with every compiled variant, forever).
+  Module::Impl *module = nullptr;
   KernelDecl decl;
   std::vector<ParamInfo> params;   // runtime parameters
   std::vector<Config> configs;     // the tuning space

@@ -78,6 +78,61 @@ check("f16 buffers, a float, a bool and an i64 scalar", np.array_equal(ho, (-(h.
 src.scale[(4,)](h, ho, 2, False, 100, BLOCK=32)
 check("an int for a float parameter", np.array_equal(ho, h * np.float16(2)), True)
 
+# Regressions from a review: each failed before.
+rev = ctx.load_string('''
+kernel typed(x: ptr<T>, n: i32, const T: dtype = f32) {
+    let o = arange(0, 16);
+    store(x + o, load(x + o, mask = o < n) * 2, mask = o < n);
+}
+kernel inc(out: ptr<f32>, x: ptr<f32>, n: i32, const BLOCK: i32 = 16) {
+    let o = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(out + o, load(x + o, mask = o < n) + 1.0, mask = o < n);
+}
+kernel wide(out: ptr<u64>, a: u64, const F: f32 = 2, const B: i1 = true, const EPS: f32 = 1e-6, const NEG: i32 = -3) {
+    store(out, a);
+}
+''', "review.tk")
+h16 = np.ones(4, np.float16)
+rev.typed[(1,)](h16, 4, T="f16")
+check("ptr<T> takes the launch's T", h16.tolist(), [2.0] * 4)
+raises("and refuses an array of T's default then", TypeError, "the array is float32, not float16",
+       lambda: rev.typed[(1,)](np.ones(4, np.float32), 4, T="f16"))
+raises("a type constant that is no type", ValueError, "is a type", lambda: rev.typed[(1,)](h16, 4, T=-5))
+inplace = np.arange(8, dtype=np.float32)
+rev.inc[(1,)](inplace, inplace, 8)
+check("the same array twice is one buffer (in place)", inplace.tolist(), [float(i + 1) for i in range(8)])
+raises("partly overlapping arrays are refused", ValueError, "overlaps", lambda: rev.inc[(1,)](inplace[:6], inplace[2:], 6))
+big = np.zeros(1, np.uint64)
+rev.wide[(1,)](big, 2**64 - 1)
+check("a u64 above INT64_MAX", int(big[0]), 2**64 - 1)
+raises("an integer that does not fit", OverflowError, "does not fit", lambda: rev.wide[(1,)](big, 2**64 + 5))
+raises("a grid that does not fit", ValueError, "out of range", lambda: rev.inc[(2**64 + 1,)](inplace, inplace, 8))
+raises("a float grid", TypeError, "not an integer", lambda: rev.inc[(1.7,)](inplace, inplace, 8))
+rev.inc[(np.int64(1),)](inplace, inplace, np.int32(8), BLOCK=np.int64(16))
+check("numpy integers for arguments, grids and constants", inplace[0], 2.0)
+seen = {}
+rev.wide[lambda meta: seen.update({k: meta.get(k) for k in ("F", "B", "EPS", "NEG")}) or (1,)](big, 1)
+check("a grid function sees every default, with its type", seen, {"F": 2.0, "B": True, "EPS": 1e-6, "NEG": -3})
+kept = []
+rev.inc[lambda meta: kept.append(meta) or (1,)](inplace, inplace, 8)
+raises("a config used after its grid function", RuntimeError, "only inside", lambda: kept[0]["BLOCK"])
+raises("a grid function may not launch", ValueError, "may not launch kernels",
+       lambda: rev.inc[lambda meta: rev.inc[(1,)](inplace, inplace, 8) or (1,)](inplace, inplace, 8))
+raises("a NUL in a path", ValueError, "NUL", lambda: tkc.load("/tmp/a\0b.tk", context=ctx))
+
+def resident_kib():
+    return int(open("/proc/self/statm").read().split()[1]) * 4
+
+
+for i in range(130):  # modules and kernels freed with their handles (a cycle kept them all)
+    temporary = ctx.load_string("kernel k(x: ptr<f32>) { store(x + arange(0, 16), 1.0); }", "t%d.tk" % i)
+    temporary.k[(1,)](np.zeros(16, np.float32))
+    del temporary
+    __import__("gc").collect()
+    if i == 29:
+        before = resident_kib()
+check("100 modules launched and dropped keep no memory", resident_kib() - before < 8192, True)
+
 raises("a missing argument is named with its type", TypeError, "missing n: i32", lambda: add[(1,)](x, y, out))
 raises("an array of the wrong type names the parameter", TypeError,
        "parameter 'y' (ptr<f32>): the array is float64, not float32", lambda: add[(1,)](x, y.astype(np.float64), out, n))

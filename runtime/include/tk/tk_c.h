@@ -57,6 +57,9 @@ const char *tk_kernel_name(const tk_kernel *kernel);
  * "f32"; a `ptr<T>` of a dtype constant at T's default). Valid while the kernel lives. */
 size_t tk_kernel_param_count(const tk_kernel *kernel);
 tk_status tk_kernel_param(const tk_kernel *kernel, size_t index, const char **name, const char **type);
+/* The `const T: dtype` parameter a parameter's element type is ("T" for `ptr<T>` or `T`; "" for
+ * none): a launch's constant T then decides the element type. */
+const char *tk_kernel_param_elem_from(const tk_kernel *kernel, size_t index);
 
 typedef enum tk_arg_kind {
   TK_ARG_DEVICE = 0, /* `address`: device memory the program owns (CUDA backend) */
@@ -64,6 +67,7 @@ typedef enum tk_arg_kind {
                         (the interpreter; a launch on it is synchronous) */
   TK_ARG_INT = 2,    /* `integer`: an integer or bool parameter */
   TK_ARG_FLOAT = 3,  /* `real`: a float parameter */
+  TK_ARG_UINT = 4,   /* `integer`'s bits as unsigned: a u64 parameter above INT64_MAX */
 } tk_arg_kind;
 
 typedef struct tk_arg {
@@ -82,10 +86,14 @@ typedef struct tk_const {
 } tk_const;
 
 /* The grid of a config (the one being timed while tuning, then the winner): fill grid[0..2],
- * return 0; nonzero fails the launch. tk_config_int reads the config's integer constants. */
+ * return 0; nonzero fails the launch. The config (its constants, the kernel's defaults included)
+ * is valid only during the call, and the function must not launch kernels itself. */
 typedef int (*tk_grid_fn)(const tk_config *config, void *user, int64_t grid[3]);
-/* 0 with *value set when the config has the integer (or bool) constant `name`, else nonzero. */
+/* 0 with *value set when the config has the integer or bool constant `name`, else nonzero. */
 int tk_config_int(const tk_config *config, const char *name, int64_t *value);
+/* The constant `name` as -D writes it ("128", "0.5", "true", "f16"), or NULL; valid until the
+ * thread's next call. */
+const char *tk_config_value(const tk_config *config, const char *name);
 
 /* Launches `kernel` over `grid` (when grid_fn is NULL) or grid_fn's grid, with one tk_arg per
  * runtime parameter in order and the constants, on `stream` (a CUstream the caller keeps;

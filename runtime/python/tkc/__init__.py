@@ -8,8 +8,11 @@ needs no compiler and works with any Python 3 and torch.
     m.add[lambda meta: (tkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n)   # grid of the tuned config
 """
 import ctypes
+import numbers
+import operator
 import os
 import sys
+import threading
 
 from ._library import library_path
 
@@ -28,7 +31,7 @@ def cdiv(a, b):
 
 _OK, _ERROR, _INVALID = 0, 1, 2
 _INTERPRETER, _CUDA = 0, 1
-_ARG_DEVICE, _ARG_HOST, _ARG_INT, _ARG_FLOAT = 0, 1, 2, 3
+_ARG_DEVICE, _ARG_HOST, _ARG_INT, _ARG_FLOAT, _ARG_UINT = 0, 1, 2, 3, 4
 
 
 class _Arg(ctypes.Structure):
@@ -66,6 +69,8 @@ def _load_library():
         "tk_kernel_param_count": ([vp], sz),
         "tk_kernel_param": ([vp, sz, p(cp), p(cp)], ctypes.c_int),
         "tk_config_int": ([vp, cp, p(i64)], ctypes.c_int),
+        "tk_config_value": ([vp, cp], cp),
+        "tk_kernel_param_elem_from": ([vp, sz], cp),
         "tk_kernel_launch": ([vp, p(i64), _GRID_FN, vp, p(_Arg), sz, p(_Const), sz, vp], ctypes.c_int),
     }
     for name, (args, result) in signatures.items():
@@ -77,6 +82,14 @@ def _load_library():
 
 
 _lib = _load_library()
+
+
+def _text(value, what):
+    """`value` as C text: a NUL inside would cut it short without a word."""
+    data = os.fsencode(value) if isinstance(value, os.PathLike) else str(value).encode()
+    if b"\0" in data:
+        raise ValueError("%s contains a NUL character: %r" % (what, value))
+    return data
 
 
 def _check(status):
@@ -103,18 +116,29 @@ _TYPESTR = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", 
 
 
 def _const_text(name, value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
     if isinstance(value, str):
         return value
+    np = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.dtype):
         for tk_name, torch_name in _TORCH.items():
-            if getattr(torch, torch_name, None) == value and tk_name not in ("u8",):
+            if getattr(torch, torch_name, None) == value:
                 return tk_name
-    raise TypeError("constant %s: %r is no int, float, bool, type name or torch dtype" % (name, value))
+    if np is not None:
+        try:
+            kind = np.dtype(value).name
+            for tk_name, np_name in _NUMPY.items():
+                if np_name == kind and tk_name not in ("bf16", "f8e4m3", "f8e5m2"):
+                    return tk_name
+        except TypeError:
+            pass
+    raise TypeError("constant %s: %r is no int, float, bool, type name or dtype" % (name, value))
 
 
 # --- contexts, modules, kernels -----------------------------------------------------------------
@@ -176,9 +200,10 @@ class Module:
         self.context = context
         handle = ctypes.c_void_p()
         if path is not None:
-            _check(_lib.tk_module_load_file(context._handle, os.fspath(path).encode(), ctypes.byref(handle)))
+            _check(_lib.tk_module_load_file(context._handle, _text(path, "the path"), ctypes.byref(handle)))
         else:
-            _check(_lib.tk_module_load_string(context._handle, source.encode(), name.encode(), ctypes.byref(handle)))
+            _check(_lib.tk_module_load_string(context._handle, _text(source, "the source"), _text(name, "the name"),
+                                              ctypes.byref(handle)))
         self._handle = handle
         self._kernels = {}
 
@@ -201,114 +226,183 @@ class Module:
             self._handle = None
 
 
+_INT_RANGE = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1), "i32": (-2**31, 2**31 - 1),
+              "i64": (-2**63, 2**63 - 1), "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1),
+              "u64": (0, 2**64 - 1)}
+_NO_GRID_FN = _GRID_FN()
+_grid_call = threading.local()  # set while a grid function runs
+_INT64_MAX = 2**63 - 1
+
+
+def _index(value, what):
+    """An integer (Python's, numpy's, a bool) exactly, or a TypeError naming `what`."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s: got %s %r, not an integer" % (what, type(value).__name__, value)) from None
+
+
 class Kernel:
     """A kernel of a module: `kernel[grid](*args, **constants, stream=...)`."""
 
     def __init__(self, module, name):
         self.module = module
         handle = ctypes.c_void_p()
-        _check(_lib.tk_module_kernel(module._handle, name.encode(), ctypes.byref(handle)))
+        _check(_lib.tk_module_kernel(module._handle, _text(name, "a kernel name"), ctypes.byref(handle)))
         self._handle = handle
         self.name = name
         self.params = []  # (name, type) in order: ("x", "ptr<f32>"), ("n", "i32")
+        self._elem_from = []  # the dtype constant each parameter's element type is ("" for none)
         for i in range(_lib.tk_kernel_param_count(handle)):
             pname, ptype = ctypes.c_char_p(), ctypes.c_char_p()
             _check(_lib.tk_kernel_param(handle, i, ctypes.byref(pname), ctypes.byref(ptype)))
             self.params.append((pname.value.decode(), ptype.value.decode()))
+            self._elem_from.append(_lib.tk_kernel_param_elem_from(handle, i).decode())
         self._cuda = module.context.backend == "cuda"
+        self._local = threading.local()  # each thread's argument array (ctypes frees the GIL in C)
+        self._consts = {}  # the keyword constants of earlier launches, as C arrays
+        self._grids = {}
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.launch(grid, *args, **kwargs)
+        return _Launcher(self, grid)
 
-    def _arg(self, index, value, keep):
+    def _where(self, index, elem=None):
         pname, ptype = self.params[index]
-        arg = _Arg()
-        if ptype.startswith("ptr<"):
-            elem = ptype[4:-1]
-            self._pointer(arg, pname, elem, value, keep)
-        elif isinstance(value, bool) or (ptype == "i1" and isinstance(value, int)):
-            arg.kind, arg.integer = _ARG_INT, int(value)
-        elif isinstance(value, int):
-            arg.kind, arg.integer = _ARG_INT, value
-        elif isinstance(value, float):
-            if not ptype.startswith(("f", "bf")):
-                raise TypeError("kernel '%s', parameter '%s' (%s): got the float %r" % (self.name, pname, ptype, value))
-            arg.kind, arg.real = _ARG_FLOAT, value
-        else:
-            raise TypeError("kernel '%s', parameter '%s' (%s): got %s" % (self.name, pname, ptype, type(value).__name__))
-        return arg
+        return "kernel '%s', parameter '%s' (%s)" % (self.name, pname, "ptr<%s>" % elem if elem else ptype)
 
-    def _pointer(self, arg, pname, elem, value, keep):
-        where = "kernel '%s', parameter '%s' (ptr<%s>)" % (self.name, pname, elem)
+    def _scalar(self, arg, index, ptype, value):
+        if ptype.startswith(("f", "bf")):
+            if isinstance(value, numbers.Real) and not isinstance(value, bool):
+                arg.kind, arg.real = _ARG_FLOAT, float(value)
+                return
+            raise TypeError("%s: got %s %r, not a number" % (self._where(index), type(value).__name__, value))
+        if isinstance(value, float):
+            raise TypeError("%s: got the float %r" % (self._where(index), value))
+        v = _index(value, self._where(index))
+        low, high = _INT_RANGE.get(ptype, (-2**63, 2**63 - 1))
+        if not low <= v <= high:
+            raise OverflowError("%s: %d does not fit" % (self._where(index), v))
+        if v > _INT64_MAX:
+            arg.kind, arg.integer = _ARG_UINT, v - 2**64
+        else:
+            arg.kind, arg.integer = _ARG_INT, v
+
+    def _pointer(self, arg, index, elem, value, keep):
         torch = sys.modules.get("torch")
         if self._cuda:
             if torch is not None and isinstance(value, torch.Tensor):
-                if not value.is_cuda:
-                    raise ValueError("%s: the tensor is on the CPU; the kernel runs on the GPU" % where)
                 if value.dtype != getattr(torch, _TORCH[elem], None):
-                    raise TypeError("%s: the tensor is %s, not %s" % (where, value.dtype, _TORCH[elem]))
+                    raise TypeError("%s: the tensor is %s, not %s" % (self._where(index, elem), value.dtype, _TORCH[elem]))
+                if not value.is_cuda:
+                    raise ValueError("%s: the tensor is on the CPU; the kernel runs on the GPU" % self._where(index, elem))
                 arg.kind, arg.address = _ARG_DEVICE, value.data_ptr()
                 return
             interface = getattr(value, "__cuda_array_interface__", None)
             if interface is not None:
-                if interface["typestr"] != _TYPESTR[elem] and not elem.startswith(("bf", "f8")):
-                    raise TypeError("%s: the array is %s, not %s" % (where, interface["typestr"], _TYPESTR[elem]))
+                typestr = interface["typestr"]
+                if typestr[1:] != _TYPESTR[elem][1:] and not (elem.startswith(("bf", "f8")) and typestr[2:] == _TYPESTR[elem][2:]):
+                    raise TypeError("%s: the array is %s, not %s" % (self._where(index, elem), typestr, _TYPESTR[elem]))
                 arg.kind, arg.address = _ARG_DEVICE, interface["data"][0]
                 return
-            if isinstance(value, int):  # a raw device address
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:  # a raw device address
                 arg.kind, arg.address = _ARG_DEVICE, value
                 return
             raise TypeError("%s: on the GPU pass a CUDA torch tensor (or an object with __cuda_array_interface__), "
-                            "not %s" % (where, type(value).__name__))
+                            "not %s" % (self._where(index, elem), type(value).__name__))
         if torch is not None and isinstance(value, torch.Tensor):
             if value.is_cuda:
-                raise ValueError("%s: the tensor is on the GPU; this context is the interpreter" % where)
+                raise ValueError("%s: the tensor is on the GPU; this context is the interpreter" % self._where(index, elem))
             if value.dtype != getattr(torch, _TORCH[elem], None):
-                raise TypeError("%s: the tensor is %s, not %s" % (where, value.dtype, _TORCH[elem]))
-            value = value.detach().numpy() if elem != "bf16" else value.detach().view(torch.uint16).numpy()
+                raise TypeError("%s: the tensor is %s, not %s" % (self._where(index, elem), value.dtype, _TORCH[elem]))
+            bits = {2: torch.int16, 1: torch.int8}.get(value.element_size()) if elem in ("bf16", "f8e4m3", "f8e5m2") else None
+            value = (value.detach().view(bits) if bits is not None else value.detach()).numpy()
+            if bits is not None:
+                value = value.view(_NUMPY[elem])
         np = sys.modules.get("numpy")
         if np is None or not isinstance(value, np.ndarray):
             raise TypeError("%s: the interpreter takes numpy arrays (or CPU torch tensors), not %s"
-                            % (where, type(value).__name__))
+                            % (self._where(index, elem), type(value).__name__))
         if value.dtype != np.dtype(_NUMPY[elem]):
-            raise TypeError("%s: the array is %s, not %s" % (where, value.dtype, _NUMPY[elem]))
+            raise TypeError("%s: the array is %s, not %s" % (self._where(index, elem), value.dtype, _NUMPY[elem]))
         if not value.flags["C_CONTIGUOUS"] or not value.flags["WRITEABLE"]:
-            raise ValueError("%s: the array must be C-contiguous and writeable (np.ascontiguousarray)" % where)
+            raise ValueError("%s: the array must be C-contiguous and writeable (np.ascontiguousarray)"
+                             % self._where(index, elem))
         keep.append(value)
         arg.kind, arg.host, arg.bytes = _ARG_HOST, value.ctypes.data, value.nbytes
 
+    def _constants(self, constants):
+        key = tuple(constants.items())
+        try:
+            return self._consts[key]
+        except (KeyError, TypeError):  # (an unhashable value is reported below)
+            pass
+        names = [(_text(n, "a constant's name"), _text(_const_text(n, v), "constant " + n)) for n, v in key]
+        array = (_Const * max(len(names), 1))(*[_Const(n, v) for n, v in names])
+        entry = (array, len(names), {n: v for n, v in key})
+        if len(self._consts) < 64:
+            self._consts[key] = entry
+        return entry
+
     def launch(self, grid, *args, stream=None, **constants):
-        if len(args) != len(self.params):
-            missing = ", ".join("%s: %s" % p for p in self.params[len(args):])
+        if getattr(_grid_call, "active", False):  # (it would overwrite the outer launch's arguments)
+            raise ValueError("a grid function may not launch kernels")
+        params = self.params
+        if len(args) != len(params):
+            missing = ", ".join("%s: %s" % p for p in params[len(args):])
             raise TypeError("kernel '%s' takes %d arguments (%s), got %d%s" % (
-                self.name, len(self.params), ", ".join(n for n, _ in self.params), len(args),
+                self.name, len(params), ", ".join(n for n, _ in params), len(args),
                 "; missing " + missing if missing else ""))
+        c_consts, const_count, given = self._constants(constants) if constants else (None, 0, {})
+        c_args = getattr(self._local, "args", None)
+        if c_args is None:
+            c_args = self._local.args = (_Arg * max(len(params), 1))()
         keep = []
-        c_args = (_Arg * max(len(args), 1))(*[self._arg(i, v, keep) for i, v in enumerate(args)])
-        names = [(n.encode(), _const_text(n, v).encode()) for n, v in constants.items()]
-        c_consts = (_Const * max(len(names), 1))(*[_Const(n, v) for n, v in names])
-        grid_fn, fixed, failure = _GRID_FN(), None, []
+        for i, value in enumerate(args):
+            ptype = params[i][1]
+            if ptype.startswith("ptr<"):
+                elem = self._elem_from[i] and given.get(self._elem_from[i])
+                elem = _const_text(self._elem_from[i], elem) if elem else ptype[4:-1]
+                if elem not in _NUMPY:
+                    raise ValueError("constant '%s' is a type (f16, bf16, f32...), got %s" % (self._elem_from[i], elem))
+                self._pointer(c_args[i], i, elem, value, keep)
+            else:
+                self._scalar(c_args[i], i, ptype, value)
+        grid_fn, fixed, failure = _NO_GRID_FN, None, []
         if callable(grid):
             def call(config, _user, out):
+                meta = _Meta(config, given)
+                _grid_call.active = True
                 try:
-                    dims = tuple(grid(_Meta(config, constants)))
+                    dims = tuple(grid(meta))
                     if not 1 <= len(dims) <= 3:
                         raise ValueError("the grid function returned %d dimensions" % len(dims))
                     for d in range(3):
-                        out[d] = int(dims[d]) if d < len(dims) else 1
+                        out[d] = _index(dims[d], "the grid function's dimension %d" % d) if d < len(dims) else 1
                     return 0
-                except Exception as e:  # reported after the launch fails
+                except BaseException as e:  # raised again after the launch fails
                     failure.append(e)
                     return 1
+                finally:
+                    meta._config = None  # the config lives only during the call
+                    _grid_call.active = False
             grid_fn = _GRID_FN(call)
         else:
-            dims = (grid,) if isinstance(grid, int) else tuple(grid)
-            if not 1 <= len(dims) <= 3:
-                raise ValueError("kernel '%s': a grid has 1 to 3 dimensions, got %r" % (self.name, grid))
-            fixed = (ctypes.c_int64 * 3)(*[int(d) for d in dims] + [1] * (3 - len(dims)))
-        if stream is None and self._cuda and "torch" in sys.modules:
-            stream = sys.modules["torch"].cuda.current_stream().cuda_stream
-        status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, len(names),
+            fixed = self._grids.get(grid) if isinstance(grid, (tuple, int)) else None
+            if fixed is None:
+                dims = (grid,) if isinstance(grid, int) else tuple(grid)
+                if not 1 <= len(dims) <= 3:
+                    raise ValueError("kernel '%s': a grid has 1 to 3 dimensions, got %r" % (self.name, grid))
+                values = [_index(d, "kernel '%s': grid dimension" % self.name) for d in dims] + [1] * (3 - len(dims))
+                if not all(1 <= v <= _INT64_MAX for v in values):
+                    raise ValueError("kernel '%s': grid %r has a dimension out of range" % (self.name, grid))
+                fixed = (ctypes.c_int64 * 3)(*values)
+                if isinstance(grid, (tuple, int)) and len(self._grids) < 64:
+                    self._grids[grid] = fixed
+        if stream is None and self._cuda:
+            torch = sys.modules.get("torch")
+            if torch is not None:
+                stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+        status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
                                        stream)
         if status != _OK and failure:
             raise failure[0]
@@ -323,22 +417,50 @@ class Kernel:
         return "tkc.Kernel(%s(%s))" % (self.name, ", ".join("%s: %s" % p for p in self.params))
 
 
+class _Launcher:
+    """`kernel[grid]`: call it with the arguments."""
+    __slots__ = ("kernel", "grid")
+
+    def __init__(self, kernel, grid):
+        self.kernel, self.grid = kernel, grid
+
+    def __call__(self, *args, **kwargs):
+        return self.kernel.launch(self.grid, *args, **kwargs)
+
+
 class _Meta:
-    """A config's constants for a grid function: meta["BLOCK"] (as Triton's META)."""
+    """A config's constants for a grid function, the kernel's defaults included: meta["BLOCK"]
+    (as Triton's META). Valid only during the grid function's call."""
 
     def __init__(self, config, constants):
         self._config, self._constants = config, constants
 
     def __getitem__(self, name):
-        value = ctypes.c_int64()
-        if _lib.tk_config_int(self._config, name.encode(), ctypes.byref(value)) == 0:
-            return value.value
+        if self._config is None:
+            raise RuntimeError("a config is valid only inside its grid function")
+        text = _lib.tk_config_value(self._config, _text(name, "a constant's name"))
+        if text is not None:
+            return _value_of(text.decode())
         if name in self._constants:
             return self._constants[name]
-        raise KeyError("the config has no integer constant %r" % name)
+        raise KeyError("the config has no constant %r" % name)
 
     def get(self, name, default=None):
         try:
             return self[name]
         except KeyError:
             return default
+
+
+def _value_of(text):
+    """A constant's text as Python's value: 128, 0.5, True, or a type's name ("f16")."""
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text

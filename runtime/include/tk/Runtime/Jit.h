@@ -208,6 +208,7 @@ public:
 
 private:
   friend class Module;
+  std::shared_ptr<const void> module_; // its module (Module::Impl) lives as long as any of its kernels
   std::shared_ptr<Impl> impl_;
 };
 
