@@ -153,6 +153,7 @@ class Context:
         _check(_lib.tk_context_create(_CUDA if backend == "cuda" else _INTERPRETER, device, ctypes.byref(handle)))
         self._handle = handle
         self.backend = backend
+        self.device = device
         self.device_name = _lib.tk_context_device_name(handle).decode()
 
     def synchronize(self, stream=None):
@@ -259,6 +260,12 @@ class Kernel:
             self.params.append((pname.value.decode(), ptype.value.decode()))
             self._elem_from.append(_lib.tk_kernel_param_elem_from(handle, i).decode())
         self._cuda = module.context.backend == "cuda"
+        self._device = module.context.device
+        # Per parameter: None for a scalar, else its element type (None when a dtype constant
+        # decides it at each launch); the torch dtypes that match, found at the first launch.
+        self._elems = [t[4:-1] if t.startswith("ptr<") and not f else ("" if t.startswith("ptr<") else None)
+                       for (_, t), f in zip(self.params, self._elem_from)]
+        self._torch_dtypes = None
         self._local = threading.local()  # each thread's argument array (ctypes frees the GIL in C)
         self._consts = {}  # the keyword constants of earlier launches, as C arrays
         self._grids = {}
@@ -357,16 +364,27 @@ class Kernel:
         if c_args is None:
             c_args = self._local.args = (_Arg * max(len(params), 1))()
         keep = []
+        torch = sys.modules.get("torch")
+        if self._cuda and torch is not None and self._torch_dtypes is None:
+            self._torch_dtypes = [getattr(torch, _TORCH[e], None) if e else None for e in self._elems]
+        fast = self._torch_dtypes if self._cuda and torch is not None else None
         for i, value in enumerate(args):
-            ptype = params[i][1]
-            if ptype.startswith("ptr<"):
-                elem = self._elem_from[i] and given.get(self._elem_from[i])
-                elem = _const_text(self._elem_from[i], elem) if elem else ptype[4:-1]
+            elem = self._elems[i]
+            if elem is None:
+                self._scalar(c_args[i], i, params[i][1], value)
+                continue
+            # The common case first: a CUDA tensor of the parameter's own dtype.
+            if fast is not None and fast[i] is not None and isinstance(value, torch.Tensor) and \
+                    value.dtype is fast[i] and value.is_cuda:
+                arg = c_args[i]
+                arg.kind, arg.address = _ARG_DEVICE, value.data_ptr()
+                continue
+            if not elem:  # ptr<T>: the launch's T, else T's default
+                t = given.get(self._elem_from[i])
+                elem = _const_text(self._elem_from[i], t) if t is not None else params[i][1][4:-1]
                 if elem not in _NUMPY:
                     raise ValueError("constant '%s' is a type (f16, bf16, f32...), got %s" % (self._elem_from[i], elem))
-                self._pointer(c_args[i], i, elem, value, keep)
-            else:
-                self._scalar(c_args[i], i, ptype, value)
+            self._pointer(c_args[i], i, elem, value, keep)
         grid_fn, fixed, failure = _NO_GRID_FN, None, []
         if callable(grid):
             def call(config, _user, out):
@@ -398,10 +416,8 @@ class Kernel:
                 fixed = (ctypes.c_int64 * 3)(*values)
                 if isinstance(grid, (tuple, int)) and len(self._grids) < 64:
                     self._grids[grid] = fixed
-        if stream is None and self._cuda:
-            torch = sys.modules.get("torch")
-            if torch is not None:
-                stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+        if stream is None and torch is not None and self._cuda:
+            stream = torch._C._cuda_getCurrentRawStream(self._device)  # torch's current stream there
         status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
                                        stream)
         if status != _OK and failure:
