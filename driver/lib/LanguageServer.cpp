@@ -233,6 +233,10 @@ private:
   /// The URI of a file: an open document's as its client spelled it, else made from the path.
   std::string uriOf(const std::string &path) const;
   void showMessage(const std::string &message);
+  void sendDiagnostics(const std::string &uri, json::Array diagnostics);
+  /// Records what `importer` found in the closed file `uri` (nothing: forgets it) and publishes
+  /// the union of every importer's.
+  void publishImport(const std::string &uri, const std::string &importer, json::Array found);
 
   std::ostream &out_;
   CompileOptions options_;
@@ -249,6 +253,27 @@ std::string Server::uriOf(const std::string &path) const {
     if (doc->path == path)
       return uri;
   return uriFromPath(path);
+}
+
+void Server::sendDiagnostics(const std::string &uri, json::Array diagnostics) {
+  writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
+                                  {"method", "textDocument/publishDiagnostics"},
+                                  {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(diagnostics)}}}});
+}
+
+void Server::publishImport(const std::string &uri, const std::string &importer, json::Array found) {
+  std::map<std::string, json::Array> &byImporter = importDiagnostics_[uri];
+  if (found.empty())
+    byImporter.erase(importer);
+  else
+    byImporter[importer] = std::move(found);
+  json::Array all;
+  for (auto &[from, list] : byImporter)
+    for (const json::Value &d : list)
+      all.push_back(d);
+  if (byImporter.empty())
+    importDiagnostics_.erase(uri);
+  sendDiagnostics(uri, std::move(all));
 }
 
 void Server::showMessage(const std::string &message) {
@@ -325,29 +350,16 @@ void Server::publish(Document &doc) {
   doc.publishedTo.clear();
   for (auto &[uri, diagnostics] : byUri) {
     if (uri == doc.uri) {
-      writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
-                                      {"method", "textDocument/publishDiagnostics"},
-                                      {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(diagnostics)}}}});
+      sendDiagnostics(uri, std::move(diagnostics));
       continue;
     }
     // An import: an open one's own check owns its diagnostics (it sees its unsaved text); a
     // closed one shows what every open importer found in it.
     if (documents_.count(uri))
       continue;
-    std::map<std::string, json::Array> &found = importDiagnostics_[uri];
-    if (diagnostics.empty())
-      found.erase(doc.uri);
-    else
-      found[doc.uri] = std::move(diagnostics), doc.publishedTo.insert(uri);
-    json::Array all;
-    for (auto &[importer, list] : found)
-      for (const json::Value &d : list)
-        all.push_back(d);
-    if (found.empty())
-      importDiagnostics_.erase(uri);
-    writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
-                                    {"method", "textDocument/publishDiagnostics"},
-                                    {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(all)}}}});
+    if (!diagnostics.empty())
+      doc.publishedTo.insert(uri);
+    publishImport(uri, doc.uri, std::move(diagnostics));
   }
 }
 
@@ -391,22 +403,8 @@ void Server::close(const std::string &uri) {
   doc.publishedTo.insert(uri);
   std::set<std::string> imports = doc.publishedTo;
   documents_.erase(it);
-  for (const std::string &target : imports) {
-    std::map<std::string, json::Array> *found =
-        importDiagnostics_.count(target) ? &importDiagnostics_[target] : nullptr;
-    json::Array all;
-    if (found) {
-      found->erase(uri);
-      for (auto &[importer, list] : *found)
-        for (const json::Value &d : list)
-          all.push_back(d);
-      if (found->empty())
-        importDiagnostics_.erase(target);
-    }
-    writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
-                                    {"method", "textDocument/publishDiagnostics"},
-                                    {"params", json::Object{{"uri", target}, {"diagnostics", std::move(all)}}}});
-  }
+  for (const std::string &target : imports)
+    publishImport(target, uri, json::Array{});
 }
 
 std::pair<Document *, SrcLoc> Server::locate(const json::Object *params) {
