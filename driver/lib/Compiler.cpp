@@ -147,7 +147,7 @@ std::string Compiler::defaultStdlibDir() {
 
 bool Compiler::load(const std::string &path, const std::string *text) {
   bool ok = true;
-  runWithLargeStack([&] { ok = impl_->program.loadMain(path, text); });
+  runWithLargeStack([&] { ok = impl_->program.loadMain(path, text, impl_->options.mainHasFolder); });
   impl_->loaded = ok;
   return ok && impl_->selectKernels();
 }

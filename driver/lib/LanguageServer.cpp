@@ -95,7 +95,7 @@ void writeMessage(std::ostream &out, const json::Value &message) {
 //===----------------------------------------------------------------------===//
 
 /// The path of a `file://` URI (percent-decoded); another scheme (`untitled:`) is kept whole
-/// as the document's name, which no import resolves against.
+/// as the document's name (its imports come from the stdlib only: CompileOptions::mainHasFolder).
 std::string pathFromUri(llvm::StringRef uri) {
   if (!uri.consume_front("file://"))
     return uri.str();
@@ -309,7 +309,9 @@ json::Value Server::range(const Compiler &compiler, SrcRange r) const {
 
 void Server::check(Document &doc) {
   doc.index = SymbolIndex();
-  doc.compiler = std::make_unique<Compiler>(options_);
+  CompileOptions options = options_;
+  options.mainHasFolder = llvm::StringRef(doc.uri).starts_with("file://"); // `untitled:` is in none
+  doc.compiler = std::make_unique<Compiler>(options);
   doc.compiler->setIndex(&doc.index);
   doc.fileId = 0;
   bool loaded = doc.compiler->load(doc.path, &doc.text);

@@ -20,7 +20,9 @@ std::string canonical(const std::string &path) {
 }
 } // namespace
 
-bool Program::loadMain(const std::string &path, const std::string *text) {
+bool Program::loadMain(const std::string &path, const std::string *text, bool mainHasFolder) {
+  if (!mainHasFolder)
+    mainWithoutFolder_ = path;
   std::vector<std::string> stack;
   ModuleAST *main = load(path, text, SrcRange{}, stack);
   return main && ok_;
@@ -29,7 +31,7 @@ bool Program::loadMain(const std::string &path, const std::string *text) {
 std::string Program::resolveImport(const std::string &fromPath, const std::string &target) const {
   fs::path besideFile = fs::path(fromPath).parent_path() / target;
   std::error_code ec;
-  if (fs::is_regular_file(besideFile, ec))
+  if (fromPath != mainWithoutFolder_ && fs::is_regular_file(besideFile, ec))
     return canonical(besideFile.string());
   for (const std::string &dir : stdlibDirs_) {
     fs::path inStdlib = fs::path(dir) / target;

@@ -11,8 +11,8 @@ TKC = sys.argv[1]
 
 
 class Server:
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([TKC, "lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, *args, cwd=None):
+        self.proc = subprocess.Popen([TKC, "lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd)
         self.next_id = 0
 
     def write(self, raw):
@@ -200,6 +200,16 @@ def main():
           {"line": 1, "character": 39})
     check("after shutdown, requests are refused", (r.request("shutdown")["result"],
           r.request("textDocument/hover", {})["error"]["code"]), (None, -32600))
+
+    # An untitled buffer lies in no folder: helper.tk beside the server's working folder is no import.
+    w = Server(cwd=work)
+    w.main_uri = "untitled:Untitled-1"
+    w.request("initialize", {"capabilities": {}})
+    w.notify("textDocument/didOpen", {"textDocument": {"uri": w.main_uri, "languageId": "tk", "version": 1,
+                                                       "text": 'import "helper.tk";\n'}})
+    check("an untitled buffer imports from the stdlib only",
+          [d["message"].split(" (")[0] for d in w.diagnostics()[w.main_uri]], ['cannot find import "helper.tk"'])
+    w.notify("exit", None)
 
     t = Server()
     t.notify("exit", None)

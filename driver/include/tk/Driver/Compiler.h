@@ -37,6 +37,9 @@ struct CompileOptions {
   /// A -D that names no constant of the selected kernels is ignored, not an error (`tkc lsp`:
   /// its -D serve every document, each of which has its own kernels).
   bool ignoreUnknownDefines = false;
+  /// False: the file given as text lies in no folder (an editor's untitled buffer): its imports
+  /// come from the stdlib only.
+  bool mainHasFolder = true;
 };
 
 /// A kernel as declared, before any constant is bound: what the JIT checks launches against

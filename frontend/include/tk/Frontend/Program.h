@@ -28,7 +28,9 @@ public:
 
   /// Loads the main file (from disk, or from `text` when given) and, recursively, its imports.
   /// Returns false when any file failed to load or parse (the errors are reported).
-  bool loadMain(const std::string &path, const std::string *text = nullptr);
+  /// `mainHasFolder` false: the main text lies in no folder (an editor's untitled buffer), so
+  /// its imports come from the stdlib only, never from the working folder.
+  bool loadMain(const std::string &path, const std::string *text = nullptr, bool mainHasFolder = true);
 
   ModuleAST *mainModule() const { return modules_.empty() ? nullptr : modules_.front().get(); }
   const std::vector<std::unique_ptr<ModuleAST>> &modules() const { return modules_; }
@@ -48,6 +50,7 @@ private:
   SourceManager &sources_;
   DiagEngine &diags_;
   std::vector<std::string> stdlibDirs_;
+  std::string mainWithoutFolder_; // the main file's path when it lies in no folder
   std::vector<std::unique_ptr<ModuleAST>> modules_;
   std::map<std::string, ModuleAST *> byPath_;
   bool ok_ = true;
