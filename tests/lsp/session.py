@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 
-TKC = sys.argv[1]
+TKC = os.path.abspath(sys.argv[1])
 
 
 class Server:
