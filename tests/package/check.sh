@@ -3,7 +3,8 @@
 # examples/aot configured against it with find_package(tkc), as a user's project would be.
 #   check.sh install BUILD WORK   install BUILD into WORK/prefix: names that collide with nothing
 #                                 of Debian's (Tcl/Tk has libtk.so, include/tk/, tk.pc),
-#                                 versioned SONAMEs, pkg-config files a program builds with
+#                                 versioned SONAMEs, pkg-config files a program builds with, the
+#                                 Python package (in place and pip-installed) on the library
 #   check.sh embed   BUILD WORK   build examples/embed; run it in the interpreter (checks C = A*B)
 #   check.sh aot     BUILD WORK   build examples/aot; check it links only libtkc-runtime
 #   check.sh aot-run BUILD WORK   run it (on the GPU; 77 without one)
@@ -52,7 +53,20 @@ install)
     # shellcheck disable=SC2046
     c++ -std=c++17 "$work/pc.cpp" -o "$work/pc" $(pkg-config --cflags --libs tkc-runtime) -Wl,-rpath,"$prefix/$libdir"
     "$work/pc"
-  fi ;;
+  fi
+  # The Python package: used in place, and as pip copies it elsewhere, it finds the installed
+  # library and runs a kernel in the interpreter.
+  test -f "$prefix/share/tkc/python/tkc/_library.py"
+  python=${TK_PYTHON3:-python3}
+  "$python" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$work/site" \
+    "$prefix/share/tkc/python" 2> /dev/null
+  for path in "$prefix/share/tkc/python" "$work/site"; do
+    (cd "$work" && PYTHONPATH=$path TK_CACHE_DIR= "$python" -c '
+import numpy as np, tkc
+add = tkc.load("'"$root/examples/vector_add.tk"'", backend="interp").vector_add
+x = np.ones(64, np.float32); out = np.zeros_like(x); add[(1,)](x, x, out, 64)
+assert out.tolist() == [2.0] * 64 and tkc._library.library_path().startswith("'"$prefix"'"), tkc._library.library_path()')
+  done ;;
 embed)
   configure embed
   "$work/embed/embed" --backend interp ;;

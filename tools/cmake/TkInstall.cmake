@@ -64,5 +64,25 @@ foreach(pc IN ITEMS tkc tkc-runtime tkc-graph)
 endforeach()
 # The Python package (runtime/python): `pip install --no-build-isolation P/share/tkc/python`.
 install(FILES runtime/python/pyproject.toml DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python)
-install(FILES runtime/python/tkc/__init__.py runtime/python/tkc/torch_ops.py ${PROJECT_BINARY_DIR}/python-install/_library.py
+install(FILES runtime/python/tkc/__init__.py runtime/python/tkc/torch_ops.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tkc/python/tkc)
+file(RELATIVE_PATH TK_PYTHON_TO_LIB ${CMAKE_INSTALL_FULL_DATADIR}/tkc/python/tkc ${CMAKE_INSTALL_FULL_LIBDIR})
+# Its _library.py, written at install time: the prefix is --prefix's, known only then. It looks
+# beside the installed tree first (the package used in place), then where the library was
+# installed (a copy pip made elsewhere), then on the system's library path.
+install(CODE "
+  set(tk_python_dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/tkc/python/tkc\")
+  set(tk_installed_lib \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_SONAME_FILE_NAME:tk>\")
+  file(WRITE \"\${tk_python_dir}/_library.py\" \"\\\"\\\"\\\"Where libtkc is (written by cmake --install).\\\"\\\"\\\"
+import ctypes.util
+import os
+
+
+def library_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, '${TK_PYTHON_TO_LIB}', '$<TARGET_SONAME_FILE_NAME:tk>'), '\${tk_installed_lib}'):
+        if os.path.exists(candidate):
+            return candidate
+    return ctypes.util.find_library('tkc') or '$<TARGET_SONAME_FILE_NAME:tk>'
+\")
+")
