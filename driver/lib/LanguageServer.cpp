@@ -199,6 +199,7 @@ struct Document {
   std::unique_ptr<Compiler> compiler;
   SymbolIndex index;
   uint32_t fileId = 0; // in compiler's sources; 0 when it did not load
+  std::optional<int64_t> version; // the client's, published with the diagnostics of this text
   std::set<std::string> publishedTo; // URIs whose diagnostics came from this document
 };
 
@@ -221,7 +222,7 @@ public:
 private:
   json::Value request(llvm::StringRef method, const json::Object *params);
   void notification(llvm::StringRef method, const json::Object *params);
-  void open(const std::string &uri, std::string text);
+  void open(const std::string &uri, std::string text, std::optional<int64_t> version);
   void close(const std::string &uri);
   void check(Document &doc);
   void publish(Document &doc);
@@ -233,7 +234,7 @@ private:
   /// The URI of a file: an open document's as its client spelled it, else made from the path.
   std::string uriOf(const std::string &path) const;
   void showMessage(const std::string &message);
-  void sendDiagnostics(const std::string &uri, json::Array diagnostics);
+  void sendDiagnostics(const std::string &uri, json::Array diagnostics, std::optional<int64_t> version = {});
   /// Records what `importer` found in the closed file `uri` (nothing: forgets it) and publishes
   /// the union of every importer's.
   void publishImport(const std::string &uri, const std::string &importer, json::Array found);
@@ -255,10 +256,12 @@ std::string Server::uriOf(const std::string &path) const {
   return uriFromPath(path);
 }
 
-void Server::sendDiagnostics(const std::string &uri, json::Array diagnostics) {
-  writeMessage(out_, json::Object{{"jsonrpc", "2.0"},
-                                  {"method", "textDocument/publishDiagnostics"},
-                                  {"params", json::Object{{"uri", uri}, {"diagnostics", std::move(diagnostics)}}}});
+void Server::sendDiagnostics(const std::string &uri, json::Array diagnostics, std::optional<int64_t> version) {
+  json::Object params{{"uri", uri}, {"diagnostics", std::move(diagnostics)}};
+  if (version) // the text these diagnostics are of: a client may drop ones of an older text
+    params["version"] = *version;
+  writeMessage(out_, json::Object{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
+                                  {"params", std::move(params)}});
 }
 
 void Server::publishImport(const std::string &uri, const std::string &importer, json::Array found) {
@@ -352,7 +355,7 @@ void Server::publish(Document &doc) {
   doc.publishedTo.clear();
   for (auto &[uri, diagnostics] : byUri) {
     if (uri == doc.uri) {
-      sendDiagnostics(uri, std::move(diagnostics));
+      sendDiagnostics(uri, std::move(diagnostics), doc.version);
       continue;
     }
     // An import: an open one's own check owns its diagnostics (it sees its unsaved text); a
@@ -365,7 +368,7 @@ void Server::publish(Document &doc) {
   }
 }
 
-void Server::open(const std::string &uri, std::string text) {
+void Server::open(const std::string &uri, std::string text, std::optional<int64_t> version) {
   // A lone CR ends a line for the client (the protocol's rule) as LF does for the checker:
   // the same number of characters, so every column stays.
   for (size_t i = 0; i < text.size(); ++i)
@@ -391,6 +394,7 @@ void Server::open(const std::string &uri, std::string text) {
   Document &doc = *found->second;
   openBytes_ = openBytes_ - before + text.size();
   doc.text = std::move(text);
+  doc.version = version;
   check(doc);
   publish(doc);
 }
@@ -517,14 +521,14 @@ void Server::notification(llvm::StringRef method, const json::Object *params) {
   std::string uri = stringAt(document, "uri");
   if (method == "textDocument/didOpen") {
     if (!uri.empty() && document->getString("text"))
-      open(uri, document->getString("text")->str());
+      open(uri, document->getString("text")->str(), document->getInteger("version"));
   } else if (method == "textDocument/didChange") {
     // Full synchronization (the capability sent): the last change holds the whole text.
     const json::Array *changes = params ? params->getArray("contentChanges") : nullptr;
     if (!uri.empty() && documents_.count(uri) && changes && !changes->empty())
       if (const json::Object *last = changes->back().getAsObject())
         if (auto text = last->getString("text"))
-          open(uri, text->str());
+          open(uri, text->str(), document->getInteger("version"));
   } else if (method == "textDocument/didClose") {
     close(uri);
   } // `initialized`, `didSave`, `$/` notifications and the rest need nothing

@@ -58,6 +58,7 @@ class Server:
             message = self.recv()
             assert message["method"] == "textDocument/publishDiagnostics", message
             found[message["params"]["uri"]] = message["params"]["diagnostics"]
+            self.version = message["params"].get("version")
             if message["params"]["uri"] == self.main_uri:  # the opened file's come last
                 return found
 
@@ -122,7 +123,7 @@ def main():
 
     s.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 2},
                                         "contentChanges": [{"text": good}]})
-    check("the fix clears it", s.diagnostics(), {main_uri: []})
+    check("the fix clears it, for the text's version", (s.diagnostics(), s.version), ({main_uri: []}, 2))
 
     # Line 4 is `    /* é→𝄞 */ let v = ...`: the checker counts code points, the protocol UTF-16
     # units (𝄞 is two), and UTF-8 takes 2 + 3 + 4 bytes for the three.
