@@ -6,6 +6,7 @@
 
 #include "tk/Frontend/Builtins.h"
 #include "tk/Frontend/SymbolIndex.h"
+#include "tk/Support/JsonText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -163,28 +164,6 @@ size_t codePointsOfUnits(llvm::StringRef line, unsigned units) {
 llvm::StringRef withoutBom(llvm::StringRef line, uint32_t lineNo, unsigned &bomUnits) {
   bomUnits = lineNo == 1 && line.starts_with("\xEF\xBB\xBF") ? 1 : 0;
   return bomUnits ? line.drop_front(3) : line;
-}
-
-/// How deeply `body`'s arrays and objects nest (outside strings), stopping past `limit`.
-size_t jsonDepth(llvm::StringRef body, size_t limit) {
-  size_t depth = 0, deepest = 0;
-  bool inString = false;
-  for (size_t i = 0; i < body.size() && deepest <= limit; ++i) {
-    char c = body[i];
-    if (inString) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 //===----------------------------------------------------------------------===//
@@ -581,7 +560,7 @@ int languageServer(std::istream &in, std::ostream &out, const CompileOptions &op
       server.replyError(nullptr, kParseError, error);
       return 1; // the framing is lost: nothing after it can be trusted
     }
-    if (jsonDepth(body, LanguageServerLimits::kMaxJsonDepth) > LanguageServerLimits::kMaxJsonDepth) {
+    if (jsonNestedTooDeep(body, LanguageServerLimits::kMaxJsonDepth) != std::string::npos) {
       server.replyError(nullptr, kParseError,
                         "JSON nested deeper than " + std::to_string(LanguageServerLimits::kMaxJsonDepth) + " levels");
       continue;

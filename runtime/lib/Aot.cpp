@@ -83,17 +83,16 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
   return function; // the module lives as long as the process: functions are cached for reuse
 }
 
-int functionRegisters(cuda::CUfunc_st *function) {
-  int registers = 0;
-  cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&registers, kNumRegs, function), "cuFuncGetAttribute");
-  return registers;
+namespace {
+int functionAttribute(cuda::CUfunc_st *function, int attribute) {
+  int value = 0;
+  cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&value, attribute, function), "cuFuncGetAttribute");
+  return value;
 }
+} // namespace
 
-int functionLocalBytes(cuda::CUfunc_st *function) {
-  int bytes = 0;
-  cuda::Driver::get().check(cuda::Driver::get().cuFuncGetAttribute(&bytes, kLocalBytes, function), "cuFuncGetAttribute");
-  return bytes;
-}
+int functionRegisters(cuda::CUfunc_st *function) { return functionAttribute(function, kNumRegs); }
+int functionLocalBytes(cuda::CUfunc_st *function) { return functionAttribute(function, kLocalBytes); }
 
 void AotKernel::launch(Context &context, const Grid &grid, void **params, const Stream &stream) {
   if (context.backend() != Backend::Cuda)

@@ -248,7 +248,8 @@ tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn 
     };
 
     std::vector<tk::Buffer> staged; // host memory for the interpreter, copied back after
-    staged.reserve(arg_count);      // (Arg keeps a pointer to its buffer: no reallocation)
+    if (!cuda)
+      staged.reserve(arg_count); // (Arg keeps a pointer to its buffer: no reallocation)
     std::vector<std::pair<size_t, size_t>> copyBack;
     std::vector<tk::Arg> launchArgs;
     launchArgs.reserve(arg_count);

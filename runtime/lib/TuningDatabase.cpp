@@ -72,30 +72,6 @@ std::map<std::string, std::string> splitKeyValues(const std::string &text) {
   return values;
 }
 
-/// The byte where objects and arrays nest deeper than kMaxJsonNesting (outside strings), or
-/// npos when they never do.
-size_t tooDeep(const std::string &text) {
-  int depth = 0;
-  bool inString = false;
-  for (size_t at = 0; at < text.size(); ++at) {
-    char c = text[at];
-    if (inString) {
-      if (c == '\\')
-        ++at;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonNesting)
-        return at;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return std::string::npos;
-}
-
 /// A scalar member's text: a string's contents, a number as written (integers exactly).
 std::optional<std::string> scalarText(const llvm::json::Value &value) {
   if (std::optional<llvm::StringRef> s = value.getAsString())
@@ -123,7 +99,7 @@ std::string tuningEntryJson(const TuningEntry &entry) {
 }
 
 std::optional<TuningEntry> parseTuningEntry(const std::string &text, std::string &error) {
-  if (size_t at = tooDeep(text); at != std::string::npos) {
+  if (size_t at = jsonNestedTooDeep(text, kMaxJsonNesting); at != std::string::npos) {
     error = "not a tuning entry (bad JSON at byte " + std::to_string(at) + ": nested more than " +
             std::to_string(kMaxJsonNesting) + " levels deep)";
     return std::nullopt;

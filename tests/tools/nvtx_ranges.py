@@ -3,6 +3,7 @@
 NVTX_INJECTION64_PATH as Nsight Systems' tool is, records each range tk pushes.
 Usage: nvtx_ranges.py TKC LLAMA_LAYER RECORDER EXAMPLES_DIR"""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,12 +12,11 @@ tkc, llama_layer, recorder, examples = sys.argv[1:5]
 
 
 def ranges(command):
-    record = tempfile.mktemp(prefix="tk-nvtx-")
+    record = os.path.join(tempfile.mkdtemp(prefix="tk-nvtx-"), "ranges.txt")  # (no name another can plant)
     env = dict(os.environ, NVTX_INJECTION64_PATH=recorder, TK_NVTX_RECORD=record, TK_CACHE_DIR="")
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
     lines = open(record).read().splitlines() if os.path.exists(record) else []
-    if os.path.exists(record):
-        os.remove(record)
+    shutil.rmtree(os.path.dirname(record))
     depth = 0
     for line in lines:  # every range is closed, in order, all in tk's domain
         assert line.startswith(("push tk ", "pop tk")), line

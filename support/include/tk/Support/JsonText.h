@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace tk {
 
@@ -23,6 +24,31 @@ inline std::string jsonQuoted(const std::string &text) {
     out += c;
   }
   return out + "\"";
+}
+
+/// The byte where `text`'s objects and arrays nest deeper than `limit` (outside strings), or
+/// npos when they never do: checked before a recursive parser (LLVM's json::parse) sees text
+/// another program wrote, which a deep enough nesting would run out of stack.
+inline size_t jsonNestedTooDeep(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t at = 0; at < text.size(); ++at) {
+    char c = text[at];
+    if (inString) {
+      if (c == '\\')
+        ++at;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit)
+        return at;
+    } else if ((c == '}' || c == ']') && depth) {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
 }
 
 } // namespace tk
