@@ -4,6 +4,9 @@
 
 #include "tk/Runtime/Jit.h"
 
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
@@ -13,7 +16,7 @@
 namespace {
 
 thread_local std::string lastError;
-thread_local std::string configText; // tk_config_value's answer
+thread_local std::string configText;      // tk_config_value's answer
 thread_local bool inGridFunction = false; // a grid function's launch would reuse this thread's packing
 
 /// A misuse the caller can correct (TK_INVALID_ARGUMENT), as opposed to a failure of the work.
@@ -108,7 +111,8 @@ tk_status tk_context_create(tk_backend backend, int device, tk_context **out) {
     need(out, "out");
     *out = nullptr;
     if (backend != TK_BACKEND_INTERPRETER && backend != TK_BACKEND_CUDA)
-      throw InvalidArgument("backend " + std::to_string(int(backend)) + " is neither TK_BACKEND_INTERPRETER nor TK_BACKEND_CUDA");
+      throw InvalidArgument("backend " + std::to_string(int(backend)) +
+                            " is neither TK_BACKEND_INTERPRETER nor TK_BACKEND_CUDA");
     auto handle = std::make_unique<tk_context>();
     handle->context = std::make_shared<tk::Context>(
         backend == TK_BACKEND_CUDA ? tk::Backend::Cuda : tk::Backend::Interpreter, device);
@@ -226,109 +230,171 @@ const char *tk_kernel_param_elem_from(const tk_kernel *kernel, size_t index) {
   return kernel->kernel.params()[index].elemFrom.c_str();
 }
 
+} // extern "C"
+
+namespace {
+/// The C arguments of a launch or a tuning as the C++ API's: checks each against its parameter
+/// (naming it), stages the interpreter's host memory, and calls `run` with the grid, the
+/// arguments, the constants and the stream; then copies host memory back.
+template <typename Run>
+void withLaunchArgs(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user, const tk_arg *args,
+                    size_t arg_count, const tk_const *consts, size_t const_count, void *stream, Run &&run) {
+  need(kernel, "kernel");
+  if (inGridFunction)
+    throw InvalidArgument("a grid function may not launch kernels");
+  std::shared_ptr<tk::Context> context = liveContext(kernel->context, "the kernel");
+  const std::string &name = kernel->kernel.name();
+  const std::vector<tk::ParamInfo> &params = kernel->kernel.params();
+  if (arg_count != params.size() || (arg_count && !args))
+    throw InvalidArgument("kernel '" + name + "' takes " + std::to_string(params.size()) + " arguments, got " +
+                          (args || !arg_count ? std::to_string(arg_count) : "args = NULL"));
+  if (!grid && !grid_fn)
+    throw InvalidArgument("kernel '" + name + "': give a grid or a grid function");
+  tk::Consts constants = constsOf(consts, const_count);
+  bool cuda = context->backend() == tk::Backend::Cuda;
+  auto what = [&](size_t i) { // (built only for an error)
+    return "kernel '" + name + "', parameter '" + params[i].name + "' (" + kernel->typeTexts[i] + ")";
+  };
+  std::vector<tk::Buffer> staged; // host memory for the interpreter, copied back after
+  if (!cuda)
+    staged.reserve(arg_count); // (Arg keeps a pointer to its buffer: no reallocation)
+  std::vector<std::pair<size_t, size_t>> copyBack;
+  std::vector<tk::Arg> launchArgs;
+  launchArgs.reserve(arg_count);
+  for (size_t i = 0; i < arg_count; ++i) {
+    const tk::ParamInfo &p = params[i];
+    const tk_arg &a = args[i];
+    if (p.type.isPtr()) {
+      tk::Scalar elem = p.type.elem.scalar;
+      if (auto it = constants.find(p.elemFrom); !p.elemFrom.empty() && it != constants.end()) {
+        if (it->second.kind() != tk::Const::Kind::DType) // (its value indexes the type table)
+          throw InvalidArgument("constant '" + p.elemFrom + "' is a type (f16, bf16, f32...), got " + it->second.str());
+        elem = it->second.dtype(); // ptr<T> with T given at this launch
+      }
+      if (a.kind == TK_ARG_DEVICE && cuda) {
+        launchArgs.emplace_back(tk::DevicePointer{a.address, elem});
+      } else if (a.kind == TK_ARG_HOST && !cuda) {
+        size_t each = tk::Buffer::elementBytes(elem);
+        if ((a.bytes && !a.host) || a.bytes % each)
+          throw InvalidArgument(what(i) + ": " + std::to_string(a.bytes) + " bytes of host memory are not whole " +
+                                tk::scalarName(elem) + " elements");
+        // The same memory twice (in place: out and x one array) is one buffer; memory that
+        // partly overlaps another argument's has no order of copies back that is right.
+        size_t shared = staged.size();
+        auto begin = static_cast<const char *>(a.host), end = begin + a.bytes;
+        for (auto [other, buffer] : copyBack) {
+          auto otherBegin = static_cast<const char *>(args[other].host), otherEnd = otherBegin + args[other].bytes;
+          if (begin == otherBegin && a.bytes == args[other].bytes && staged[buffer].elem() == elem)
+            shared = buffer;
+          else if (a.bytes && args[other].bytes && begin < otherEnd && otherBegin < end)
+            throw InvalidArgument(what(i) + ": its host memory overlaps parameter '" + params[other].name + "''s");
+        }
+        if (shared == staged.size()) {
+          staged.emplace_back(*context, elem, a.bytes / each);
+          if (a.bytes)
+            staged.back().upload(a.host, a.bytes);
+          copyBack.emplace_back(i, shared);
+        }
+        launchArgs.emplace_back(staged[shared]);
+      } else {
+        throw InvalidArgument(what(i) + ": needs " +
+                              (cuda ? "a device address (TK_ARG_DEVICE) on the CUDA backend"
+                                    : "host memory (TK_ARG_HOST) in the interpreter"));
+      }
+    } else if (p.type.isFloatValue()) {
+      if (a.kind == TK_ARG_FLOAT)
+        launchArgs.emplace_back(a.real);
+      else if (a.kind == TK_ARG_INT)
+        launchArgs.emplace_back(double(a.integer));
+      else
+        throw InvalidArgument(what(i) + ": needs a number");
+    } else if (p.type.isBool()) {
+      if (a.kind != TK_ARG_INT)
+        throw InvalidArgument(what(i) + ": needs an integer (0 or 1)");
+      launchArgs.emplace_back(a.integer != 0);
+    } else if (a.kind == TK_ARG_UINT) {
+      launchArgs.emplace_back(uint64_t(a.integer));
+    } else if (a.kind == TK_ARG_INT) {
+      launchArgs.emplace_back(a.integer);
+    } else {
+      throw InvalidArgument(what(i) + ": needs an integer");
+    }
+  }
+
+  tk::GridSpec spec = grid_fn ? tk::GridSpec([&](const tk::Config &config) {
+    tk_config view{&config};
+    int64_t g[3] = {1, 1, 1};
+    inGridFunction = true;
+    int failed = grid_fn(&view, grid_user, g);
+    inGridFunction = false;
+    if (failed != 0)
+      throw tk::Error("kernel '" + name + "': the grid function failed for " + config.str());
+    return tk::Grid(g[0], g[1], g[2]);
+  })
+                              : tk::GridSpec(tk::Grid(grid[0], grid[1], grid[2]));
+  tk::Stream borrowed = tk::Stream::borrowed(static_cast<tk::cuda::CUstream_st *>(stream));
+  run(spec, launchArgs, constants, borrowed);
+  for (auto [arg, buffer] : copyBack)
+    if (args[arg].bytes)
+      staged[buffer].download(args[arg].host, args[arg].bytes);
+}
+
+thread_local std::string tuneReportText; // tk_kernel_tune's answer
+
+/// A tuning report as JSON (tk_c.h documents the fields).
+std::string reportJson(const tk::TuneReport &report) {
+  std::string out;
+  llvm::raw_string_ostream stream(out);
+  llvm::json::OStream json(stream);
+  json.object([&] {
+    json.attribute("best", int64_t(report.best));
+    json.attribute("from_database", report.fromDatabase);
+    json.attribute("compile_seconds", report.compileSeconds);
+    json.attribute("time_seconds", report.timeSeconds);
+    json.attributeArray("configs", [&] {
+      for (const tk::TuneResult &result : report.results)
+        json.object([&] {
+          json.attribute("config", result.config.str());
+          json.attributeObject("constants", [&] {
+            for (const auto &[constName, value] : result.config.values)
+              json.attribute(constName, value.str());
+          });
+          if (result.ms)
+            json.attribute("ms", *result.ms);
+          else
+            json.attribute("ms", nullptr);
+          json.attribute("status", result.status);
+        });
+    });
+  });
+  return out;
+}
+} // namespace
+
+extern "C" {
+
 tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user,
                            const tk_arg *args, size_t arg_count, const tk_const *consts, size_t const_count,
                            void *stream) {
   return guarded([&] {
-    need(kernel, "kernel");
-    if (inGridFunction)
-      throw InvalidArgument("a grid function may not launch kernels");
-    std::shared_ptr<tk::Context> context = liveContext(kernel->context, "the kernel");
-    const std::string &name = kernel->kernel.name();
-    const std::vector<tk::ParamInfo> &params = kernel->kernel.params();
-    if (arg_count != params.size() || (arg_count && !args))
-      throw InvalidArgument("kernel '" + name + "' takes " + std::to_string(params.size()) + " arguments, got " +
-                            (args || !arg_count ? std::to_string(arg_count) : "args = NULL"));
-    if (!grid && !grid_fn)
-      throw InvalidArgument("kernel '" + name + "': give a grid or a grid function");
-    tk::Consts constants = constsOf(consts, const_count);
-    bool cuda = context->backend() == tk::Backend::Cuda;
-    auto what = [&](size_t i) { // (built only for an error)
-      return "kernel '" + name + "', parameter '" + params[i].name + "' (" + kernel->typeTexts[i] + ")";
-    };
+    withLaunchArgs(kernel, grid, grid_fn, grid_user, args, arg_count, consts, const_count, stream,
+                   [&](const tk::GridSpec &spec, const std::vector<tk::Arg> &launchArgs, const tk::Consts &constants,
+                       const tk::Stream &on) { kernel->kernel.launch(spec, launchArgs, constants, on); });
+  });
+}
 
-    std::vector<tk::Buffer> staged; // host memory for the interpreter, copied back after
-    if (!cuda)
-      staged.reserve(arg_count); // (Arg keeps a pointer to its buffer: no reallocation)
-    std::vector<std::pair<size_t, size_t>> copyBack;
-    std::vector<tk::Arg> launchArgs;
-    launchArgs.reserve(arg_count);
-    for (size_t i = 0; i < arg_count; ++i) {
-      const tk::ParamInfo &p = params[i];
-      const tk_arg &a = args[i];
-      if (p.type.isPtr()) {
-        tk::Scalar elem = p.type.elem.scalar;
-        if (auto it = constants.find(p.elemFrom); !p.elemFrom.empty() && it != constants.end()) {
-          if (it->second.kind() != tk::Const::Kind::DType) // (its value indexes the type table)
-            throw InvalidArgument("constant '" + p.elemFrom + "' is a type (f16, bf16, f32...), got " + it->second.str());
-          elem = it->second.dtype(); // ptr<T> with T given at this launch
-        }
-        if (a.kind == TK_ARG_DEVICE && cuda) {
-          launchArgs.emplace_back(tk::DevicePointer{a.address, elem});
-        } else if (a.kind == TK_ARG_HOST && !cuda) {
-          size_t each = tk::Buffer::elementBytes(elem);
-          if ((a.bytes && !a.host) || a.bytes % each)
-            throw InvalidArgument(what(i) + ": " + std::to_string(a.bytes) + " bytes of host memory are not whole " +
-                                  tk::scalarName(elem) + " elements");
-          // The same memory twice (in place: out and x one array) is one buffer; memory that
-          // partly overlaps another argument's has no order of copies back that is right.
-          size_t shared = staged.size();
-          auto begin = static_cast<const char *>(a.host), end = begin + a.bytes;
-          for (auto [other, buffer] : copyBack) {
-            auto otherBegin = static_cast<const char *>(args[other].host), otherEnd = otherBegin + args[other].bytes;
-            if (begin == otherBegin && a.bytes == args[other].bytes && staged[buffer].elem() == elem)
-              shared = buffer;
-            else if (a.bytes && args[other].bytes && begin < otherEnd && otherBegin < end)
-              throw InvalidArgument(what(i) + ": its host memory overlaps parameter '" + params[other].name + "''s");
-          }
-          if (shared == staged.size()) {
-            staged.emplace_back(*context, elem, a.bytes / each);
-            if (a.bytes)
-              staged.back().upload(a.host, a.bytes);
-            copyBack.emplace_back(i, shared);
-          }
-          launchArgs.emplace_back(staged[shared]);
-        } else {
-          throw InvalidArgument(what(i) + ": needs " +
-                                (cuda ? "a device address (TK_ARG_DEVICE) on the CUDA backend"
-                                      : "host memory (TK_ARG_HOST) in the interpreter"));
-        }
-      } else if (p.type.isFloatValue()) {
-        if (a.kind == TK_ARG_FLOAT)
-          launchArgs.emplace_back(a.real);
-        else if (a.kind == TK_ARG_INT)
-          launchArgs.emplace_back(double(a.integer));
-        else
-          throw InvalidArgument(what(i) + ": needs a number");
-      } else if (p.type.isBool()) {
-        if (a.kind != TK_ARG_INT)
-          throw InvalidArgument(what(i) + ": needs an integer (0 or 1)");
-        launchArgs.emplace_back(a.integer != 0);
-      } else if (a.kind == TK_ARG_UINT) {
-        launchArgs.emplace_back(uint64_t(a.integer));
-      } else if (a.kind == TK_ARG_INT) {
-        launchArgs.emplace_back(a.integer);
-      } else {
-        throw InvalidArgument(what(i) + ": needs an integer");
-      }
-    }
-
-    tk::GridSpec spec = grid_fn ? tk::GridSpec([&](const tk::Config &config) {
-      tk_config view{&config};
-      int64_t g[3] = {1, 1, 1};
-      inGridFunction = true;
-      int failed = grid_fn(&view, grid_user, g);
-      inGridFunction = false;
-      if (failed != 0)
-        throw tk::Error("kernel '" + name + "': the grid function failed for " + config.str());
-      return tk::Grid(g[0], g[1], g[2]);
-    })
-                                : tk::GridSpec(tk::Grid(grid[0], grid[1], grid[2]));
-    tk::Stream borrowed = tk::Stream::borrowed(static_cast<tk::cuda::CUstream_st *>(stream));
-    kernel->kernel.launch(spec, launchArgs, constants, borrowed);
-    for (auto [arg, buffer] : copyBack)
-      if (args[arg].bytes)
-        staged[buffer].download(args[arg].host, args[arg].bytes);
+tk_status tk_kernel_tune(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user,
+                         const tk_arg *args, size_t arg_count, const tk_const *consts, size_t const_count, void *stream,
+                         const char **report) {
+  return guarded([&] {
+    need(report, "report");
+    *report = nullptr;
+    withLaunchArgs(kernel, grid, grid_fn, grid_user, args, arg_count, consts, const_count, stream,
+                   [&](const tk::GridSpec &spec, const std::vector<tk::Arg> &launchArgs, const tk::Consts &constants,
+                       const tk::Stream &on) {
+                     tuneReportText = reportJson(kernel->kernel.tune(spec, launchArgs, constants, on));
+                   });
+    *report = tuneReportText.c_str();
   });
 }
 

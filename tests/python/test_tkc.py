@@ -61,6 +61,20 @@ b = np.zeros_like(a)
 softmax[(8,)](a, b, 300, 300)  # @autotune: the interpreter runs the first config (BLOCK=1024)
 e = np.exp(a - a.max(1, keepdims=True))
 check("an autotuned kernel", bool(np.abs(b - e / e.sum(1, keepdims=True)).max() < 1e-6), True)
+report = softmax.tune((8,), a, b, 300, 300)
+check("tuning a key tuned by a launch: the known winner", (report.best, report.from_database, report.best_ms,
+                                                           report.configs[0]["status"]),
+      ({"BLOCK": 1024, "num_warps": 4}, True, None, "known (tuned earlier in this process)"))
+b[:] = 0
+report = softmax.tune(lambda meta: (8,), a, b, 200, 300)  # a new key: n_cols = 200
+check("tune: the interpreter's report", (report.best, len(report.configs), report.configs[0]["status"]),
+      ({"BLOCK": 1024, "num_warps": 4}, 9, "chosen untimed (the interpreter cannot time kernels)"))
+check("tune: the table as tkc tune prints it", report.table().splitlines()[1].split()[:3], ["BLOCK=1024,", "num_warps=4", "-"])
+b[:] = 0
+softmax[(8,)](a, b, 200, 300, **report.best)
+e = np.exp(a[:, :200] - a[:, :200].max(1, keepdims=True))
+check("the winner's constants launch it", bool(np.abs(b[:, :200] - e / e.sum(1, keepdims=True)).max() < 1e-6), True)
+raises("tuning a kernel with no @autotune", tkc.Error, "has no tuning space", lambda: add.tune((1,), x, y, out, n))
 
 src = ctx.load_string('''
 kernel scale(x: ptr<f16>, out: ptr<f16>, s: f32, flip: i1, n: i64, const BLOCK: i32 = 64) {

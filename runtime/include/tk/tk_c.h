@@ -103,6 +103,19 @@ tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn 
                            const tk_arg *args, size_t arg_count, const tk_const *consts, size_t const_count,
                            void *stream);
 
+/* Tunes `kernel` over its @autotune space for these arguments (a key's tuning, as its first
+ * launch would do, the tuning database included) and sets *report to the tuning's JSON, valid
+ * until the thread's next tk_kernel_tune:
+ *   {"best": index into configs, "from_database": true when the database knew the winner and
+ *    nothing was timed, "compile_seconds": s, "time_seconds": s,
+ *    "configs": [{"config": "BM=128, BN=64", "constants": {"BM": "128", ...},
+ *                 "ms": the config's median time or null, "status": "" or why it has no time}]}
+ * Every config runs on the arguments (outputs are overwritten; reset_to_zero buffers are zeroed
+ * before each timed run). Later launches of this key run the winner. */
+tk_status tk_kernel_tune(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user,
+                         const tk_arg *args, size_t arg_count, const tk_const *consts, size_t const_count,
+                         void *stream, const char **report);
+
 #ifdef __cplusplus
 }
 #endif

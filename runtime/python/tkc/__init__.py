@@ -8,6 +8,7 @@ needs no compiler and works with any Python 3 and torch.
     m.add[lambda meta: (tkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n)   # grid of the tuned config
 """
 import ctypes
+import json
 import numbers
 import operator
 import os
@@ -16,7 +17,7 @@ import threading
 
 from ._library import library_path
 
-__all__ = ["Context", "Module", "Kernel", "Error", "load", "cdiv", "default_context"]
+__all__ = ["Context", "Module", "Kernel", "TuneReport", "Error", "load", "cdiv", "default_context"]
 
 
 class Error(RuntimeError):
@@ -72,6 +73,7 @@ def _load_library():
         "tk_config_value": ([vp, cp], cp),
         "tk_kernel_param_elem_from": ([vp, sz], cp),
         "tk_kernel_launch": ([vp, p(i64), _GRID_FN, vp, p(_Arg), sz, p(_Const), sz, vp], ctypes.c_int),
+        "tk_kernel_tune": ([vp, p(i64), _GRID_FN, vp, p(_Arg), sz, p(_Const), sz, vp, p(cp)], ctypes.c_int),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
@@ -351,6 +353,20 @@ class Kernel:
         return entry
 
     def launch(self, grid, *args, stream=None, **constants):
+        """`kernel[grid](*args, **constants)`: enqueues the kernel (tuned first on the first launch
+        of each key, when it has an @autotune space and the constants fix none of its values)."""
+        self._enqueue(None, grid, args, stream, constants)
+
+    def tune(self, grid, *args, stream=None, **constants):
+        """Tunes over the kernel's @autotune space for these arguments (every config runs on them:
+        outputs are overwritten) and returns the TuneReport; later launches of this key run the
+        winner. A key tuned before (in this process or the tuning database) is not timed again."""
+        report = ctypes.c_char_p()
+        self._enqueue(report, grid, args, stream, constants)
+        return TuneReport(json.loads(report.value.decode()))
+
+    def _enqueue(self, report, grid, args, stream, constants):
+        """The launch (report None) or the tuning (report: where the C API puts its JSON)."""
         if getattr(_grid_call, "active", False):  # (it would overwrite the outer launch's arguments)
             raise ValueError("a grid function may not launch kernels")
         params = self.params
@@ -418,8 +434,12 @@ class Kernel:
                     self._grids[grid] = fixed
         if stream is None and torch is not None and self._cuda:
             stream = torch._C._cuda_getCurrentRawStream(self._device)  # torch's current stream there
-        status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
-                                       stream)
+        if report is None:
+            status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
+                                           stream)
+        else:
+            status = _lib.tk_kernel_tune(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
+                                         stream, ctypes.byref(report))
         if status != _OK and failure:
             raise failure[0]
         _check(status)
@@ -431,6 +451,32 @@ class Kernel:
 
     def __repr__(self):
         return "tkc.Kernel(%s(%s))" % (self.name, ", ".join("%s: %s" % p for p in self.params))
+
+
+class TuneReport:
+    """A tuning's outcome (Kernel.tune): `best` (the winner's constants, as a launch takes them),
+    `best_ms`, `configs` (each config's "config" text, "constants", "ms" or None and "status"),
+    `from_database` (nothing was timed: the winner was known), `compile_seconds`, `time_seconds`."""
+
+    def __init__(self, data):
+        self.configs = [dict(c, constants={k: _value_of(v) for k, v in c["constants"].items()}) for c in data["configs"]]
+        self.best_index = data["best"]
+        winner = self.configs[self.best_index]
+        self.best, self.best_ms, self.best_text = winner["constants"], winner["ms"], winner["config"]
+        self.from_database = data["from_database"]
+        self.compile_seconds, self.time_seconds = data["compile_seconds"], data["time_seconds"]
+
+    def table(self):
+        """The report as `tkc tune` prints it: one line per config, its time and status."""
+        width = max([6] + [len(c["config"]) for c in self.configs])
+        lines = ["%-*s  %10s  status" % (width, "config", "time (ms)")]
+        for i, c in enumerate(self.configs):
+            status = c["status"] or ("best" if i == self.best_index else "")
+            lines.append("%-*s  %10s  %s" % (width, c["config"], "-" if c["ms"] is None else "%.4f" % c["ms"], status))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return "tkc.TuneReport(best %s, %s)" % (self.best_text, "-" if self.best_ms is None else "%.4f ms" % self.best_ms)
 
 
 class _Launcher:
