@@ -188,6 +188,10 @@ def markdown(summary, folder=None):
                "tk's C++ graph launch differ most). Back to back: N runs between two events, the mean, median of "
                "three batches; %s. Every output is checked against a reference; an output that fails has no "
                "number. Rates below are per call." % (
+                   "kernel rows replay a CUDA graph of the N calls, tk's as the peers' (no Python launch cost; "
+                   "`graph_error` in summary.json names a contender that could not be captured); tk's kernels run "
+                   "in the benchmark's process through its Python package, timed by the peers' own timer; the "
+                   "LLaMA rows launch N times as a program would" if summary.get("tk_in_process") else
                    "a peer's kernel rows replay a CUDA graph of the N calls (no Python launch cost; `graph_error` "
                    "in summary.json names a peer that could not be captured), tk launches from C++ (about 3 us "
                    "each); the LLaMA rows launch N times as a program would" if graphed(summary) else
@@ -214,7 +218,14 @@ def markdown(summary, folder=None):
         import llm_generate
         out.append(llm_generate.markdown(summary["llm"]))
     if summary.get("jit"):
-        out.append("### JIT host costs\n\n" + "\n".join("- %s: %.3f" % kv for kv in summary["jit"].items()))
+        jit = dict(summary["jit"])
+        python_launch = jit.pop("python_launch", None)
+        out.append("### JIT host costs\n\n" + "\n".join("- %s: %.3f" % kv for kv in jit.items()))
+        if python_launch:
+            out.append("Host cost of one launch of a cached kernel from Python on torch tensors (`bench/python_launch.py`: "
+                       "vector add, batches of %d launches, median of %d, us per launch):\n\n" % (
+                           python_launch["batch"], python_launch["rounds"]) +
+                       "\n".join("- %s: %.2f" % kv for kv in python_launch["us"].items()))
     for note in summary.get("notes", []):
         out.append("Note: " + note.splitlines()[-1][:300])
     return "\n\n".join(out) + "\n"

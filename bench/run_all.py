@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import llama_torch  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
+import tkc  # noqa: E402  (runtime/python, the package bench/run-all puts on PYTHONPATH)
 
 
 
@@ -43,6 +44,14 @@ def autotune_configs(example, kernel):
         if name == kernel:
             return [{k: int(v) for k, v in re.findall(r"(\w+): (\d+)", c)} for c in re.findall(r"\{([^}]*)\}", configs)]
     raise RuntimeError("no @autotune configs of %s in examples/%s" % (kernel, example))
+
+
+def ordered(kernel, values):
+    """The arguments of `kernel` in its parameters' order, from a dict by parameter name."""
+    missing = [name for name, _ in kernel.params if name not in values]
+    if missing or len(values) != len(kernel.params):
+        raise RuntimeError("kernel %s takes %s; the benchmark gives %s" % (kernel.name, kernel.params, sorted(values)))
+    return [values[name] for name, _ in kernel.params]
 
 
 def split_k_buffers(m, n):
@@ -85,28 +94,33 @@ def load_npy(path, dtype):
 class Bench:
     def __init__(self, args):
         self.args = args
-        self.tkc = os.path.join(args.bin, "tkc")
+        self.context = tkc.default_context("cuda")
+        self.modules = {}
         self.timer = peers.Timer()
         self.tmp = tempfile.mkdtemp(prefix="tk-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         self.rows = []
         self.ceilings = {}
         self.notes = []
 
-    # -- running tk ----------------------------------------------------------------------------
-    def tk(self, verb, source, kernel, grid, arguments, defines, reps, saves):
-        """`tkc run|tune` with --time; returns (timing, stdout). `tune` autotunes over the
-        kernel's @autotune space first and runs the winner."""
-        cmd = [self.tkc, verb, source, "--kernel", kernel, "--grid", grid, "--backend=cuda", "--time", str(reps)]
-        for name, value in defines.items():
-            cmd += ["-D", "%s=%s" % (name, value)]
-        cmd += ["%s=%s" % kv for kv in arguments.items()]
-        for name, path in saves.items():
-            cmd += ["--save", "%s=%s" % (name, path)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError("tkc %s failed (%d): %s" % (verb, proc.returncode, proc.stderr[-1500:]))
-        timing = report.parse_tk_timing(proc.stderr, "tkc " + verb)
-        return timing, proc.stdout
+    # -- running tk: in this process, through the tkc package (runtime/python) ------------------
+    def kernel(self, source, name):
+        """A kernel of a .tk file, its module loaded once per run."""
+        if source not in self.modules:
+            self.modules[source] = tkc.load(source, context=self.context)
+        return self.modules[source].kernel(name)
+
+    def tk_measure(self, kernel, grid, values, constants, reps, output, check, tune=False):
+        """The kernel launched as a user launches it, kernel[grid](*args, **constants), on
+        torch's current stream: tuned first when asked (the report comes back); its output
+        (NaN before) checked, then timed by the peers' own timer. Returns (timing, error, report)."""
+        args = ordered(kernel, values)
+        report = kernel.tune(grid, *args, **constants) if tune else None
+        output.fill_(float("nan"))  # a launch that writes nothing cannot pass on an earlier output
+        launch = lambda: kernel[grid](*args, **constants)  # noqa: E731
+        launch()
+        torch.cuda.synchronize()
+        error = check()
+        return self.timer.time(launch, reps), error, report
 
     def source_for(self, example, dtype_name):
         """The example, with its f16 types renamed when another dtype is benchmarked."""
@@ -174,13 +188,11 @@ class Bench:
         quick = self.args.quick
         warps_space = (4, 8, 16)
 
-        def tune_tk(row, example, kernel, grid, arguments, defines, out_name, out_shape, dtype, check, reps):
+        def tune_tk(row, example, kernel, grid, values, constants, out, check, reps):
             best = None
+            k = self.kernel(os.path.join(ROOT, "examples", example), kernel)
             for w in warps_space:
-                path = os.path.join(self.tmp, "out.npy")
-                timing, _ = self.tk("run", os.path.join(ROOT, "examples", example), kernel, grid, arguments,
-                                    dict(defines, num_warps=w), reps, {out_name: path})
-                err = check(load_npy(path, dtype).reshape(out_shape))
+                timing, err, _ = self.tk_measure(k, grid, values, dict(constants, num_warps=w), reps, out, check)
                 row.setdefault("tk_configs", {})["num_warps=%d" % w] = timing
                 if best is None or timing["per_call_ms"] < best["per_call_ms"]:
                     best = dict(timing, config="num_warps=%d" % w, error=err)
@@ -206,11 +218,9 @@ class Bench:
         row = self.row("memory", "vector add f32 %d" % n, bytes=3 * n * 4)
         with self.failures_kept(row):
             reps = peers.reps_for(peers.estimate_ms(lambda: torch.add(x, y)))
-            args = dict(x="@" + save_npy(os.path.join(self.tmp, "x.npy"), x), y="@" + save_npy(os.path.join(self.tmp, "y.npy"), y),
-                        out="zeros:f32:%d" % n, n=n)
-            tune_tk(row, "vector_add.tk", "vector_add", "cdiv(n, BLOCK)", args, {}, "out", (n,), torch.float32,
-                    lambda got: peers.check("tk vector add", got, want, 0.0), reps)
             o = torch.empty_like(x)
+            tune_tk(row, "vector_add.tk", "vector_add", lambda meta: (tkc.cdiv(n, meta["BLOCK"]),),
+                    dict(x=x, y=y, out=o, n=n), {}, o, lambda: peers.check("tk vector add", o, want, 0.0), reps)
             tune_triton(row, lambda w: tk_triton.add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024, num_warps=w), o,
                         lambda: peers.check("Triton add", o, want, 0.0), reps)
             o2 = torch.empty_like(x)
@@ -225,11 +235,9 @@ class Bench:
             row = self.row("memory", "softmax f32 %dx%d" % (rows_, cols), bytes=2 * rows_ * cols * 4)
             with self.failures_kept(row):
                 reps = peers.reps_for(peers.estimate_ms(lambda: torch.softmax(xs, 1)))
-                args = dict(x="@" + save_npy(os.path.join(self.tmp, "x.npy"), xs), y="zeros:f32:%dx%d" % (rows_, cols),
-                            n_cols=cols, stride=cols)
-                tune_tk(row, "softmax.tk", "softmax", str(rows_), args, dict(BLOCK=cols), "y", (rows_, cols), torch.float32,
-                        lambda got: peers.check("tk softmax", got, want, 1e-5), reps)
                 ys = torch.empty_like(xs)
+                tune_tk(row, "softmax.tk", "softmax", (rows_,), dict(x=xs, y=ys, n_cols=cols, stride=cols), dict(BLOCK=cols),
+                        ys, lambda: peers.check("tk softmax", ys, want, 1e-5), reps)
                 tune_triton(row, lambda w: tk_triton.softmax_kernel[(rows_,)](xs, ys, cols, cols, BLOCK=cols, num_warps=w), ys,
                             lambda: peers.check("Triton softmax", ys, want, 1e-5), reps)
                 self.peer(row, "torch", peers.contextlib.nullcontext, lambda: torch.softmax(xs, 1),
@@ -240,26 +248,23 @@ class Bench:
         xh = torch.randn(M, N, device="cuda", dtype=torch.float16)
         w = torch.randn(N, device="cuda", dtype=torch.float16)
         b = torch.randn(N, device="cuda", dtype=torch.float16)
-        xpath = save_npy(os.path.join(self.tmp, "x.npy"), xh)
-        wpath = save_npy(os.path.join(self.tmp, "w.npy"), w)
-        bpath = save_npy(os.path.join(self.tmp, "b.npy"), b)
         yh = torch.empty_like(xh)
         for kind in ("layernorm", "rmsnorm"):
             if kind == "layernorm":
                 want = torch.nn.functional.layer_norm(xh.float(), (N,), w.float(), b.float(), 1e-5)
-                args = dict(x="@" + xpath, y="zeros:f16:%dx%d" % (M, N), w="@" + wpath, b="@" + bpath, n_cols=N, stride=N, eps=1e-5)
+                values = dict(x=xh, y=yh, w=w, b=b, n_cols=N, stride=N, eps=1e-5)
                 triton_launch = lambda wp: tk_triton.layernorm_kernel[(M,)](xh, yh, w, b, N, N, 1e-5, BLOCK=N, num_warps=wp)
                 torch_fn = lambda: torch.nn.functional.layer_norm(xh, (N,), w, b, 1e-5)
             else:
                 want = xh.float() * torch.rsqrt((xh.float() ** 2).mean(1, keepdim=True) + 1e-6) * w.float()
-                args = dict(x="@" + xpath, y="zeros:f16:%dx%d" % (M, N), w="@" + wpath, n_cols=N, stride=N, eps=1e-6)
+                values = dict(x=xh, y=yh, w=w, n_cols=N, stride=N, eps=1e-6)
                 triton_launch = lambda wp: tk_triton.rmsnorm_kernel[(M,)](xh, yh, w, N, N, 1e-6, BLOCK=N, num_warps=wp)
                 torch_fn = lambda: torch.nn.functional.rms_norm(xh, (N,), w, 1e-6)
             row = self.row("memory", "%s f16 %dx%d" % (kind, M, N), bytes=2 * M * N * 2)
             with self.failures_kept(row):
                 reps = peers.reps_for(peers.estimate_ms(torch_fn))
-                tune_tk(row, kind + ".tk", kind, str(M), args, dict(BLOCK=N), "y", (M, N), torch.float16,
-                        lambda got: peers.check("tk " + kind, got, want, 2e-3), reps)
+                tune_tk(row, kind + ".tk", kind, (M,), values, dict(BLOCK=N), yh, lambda: peers.check("tk " + kind, yh, want, 2e-3),
+                        reps)
                 tune_triton(row, triton_launch, yh, lambda: peers.check("Triton " + kind, yh, want, 2e-3), reps)
                 self.peer(row, "torch", peers.contextlib.nullcontext, torch_fn,
                           lambda: peers.check("torch " + kind, torch_fn(), want, 2e-3), reps, graph=False)
@@ -285,36 +290,35 @@ class Bench:
                 key = (dtype_name, n, k)
                 if key not in weights:  # the LLaMA rows share their weight across M
                     weights.clear()
-                    b = torch.randn(k, n, device="cuda", dtype=dtype)
-                    weights[key] = (b, save_npy(os.path.join(self.tmp, "b.npy"), b))
-                b, bpath = weights[key]
+                    weights[key] = torch.randn(k, n, device="cuda", dtype=dtype)
+                b = weights[key]
                 want = a.float() @ b.float()
                 reps = peers.reps_for(peers.estimate_ms(lambda: a @ b))
                 for name, context, fn, out in peers.matmul_peers(a, b):
                     self.peer(row, name, context, fn, lambda: peers.check(name, out, want, TOLERANCE[dtype_name]), reps)
                 if dtype_name not in sources:
                     sources[dtype_name] = self.source_for("matmul.tk", dtype_name)
-                cpath = os.path.join(self.tmp, "c.npy")
-                operands = dict(a="@" + save_npy(os.path.join(self.tmp, "a.npy"), a), b="@" + bpath,
-                                c="zeros:%s:%dx%d" % (dtype_name, m, n), M=m, N=n, K=k, lda=k, ldb=n, ldc=n)
+                c = torch.empty(m, n, device="cuda", dtype=dtype)
+                operands = dict(a=a, b=b, c=c, M=m, N=n, K=k, lda=k, ldb=n, ldc=n)
                 # examples/matmul.tk's three kernels, each autotuned over its own configs; the
                 # fastest is tk's (as cuBLAS's heuristics pick split-K or a persistent kernel by
                 # themselves). Split-K only for grids below two waves of the smallest tiles.
                 sms = torch.cuda.get_device_properties(0).multi_processor_count
-                kernels = [("matmul", "cdiv(M, BM) * cdiv(N, BN)", {}),
-                           ("matmul_persistent", "minimum(%d, cdiv(M, BM) * cdiv(N, BN))" % sms, {})]
+                tiles = lambda meta: tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])  # noqa: E731
+                kernels = [("matmul", lambda meta: (tiles(meta),), {}),
+                           ("matmul_persistent", lambda meta: (min(sms, tiles(meta)),), {})]
                 if -(-m // 64) * -(-n // 128) < 2 * sms:
                     workspace, counters = split_k_buffers(m, n)
-                    kernels.append(("matmul_split_k", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
-                                    dict(workspace="zeros:f32:%d" % workspace, counters="zeros:i32:%d" % counters)))
+                    kernels.append(("matmul_split_k", lambda meta: (tiles(meta), meta["SPLIT_K"]),
+                                    dict(workspace=torch.zeros(workspace, device="cuda"),
+                                         counters=torch.zeros(counters, device="cuda", dtype=torch.int32))))
                 for kernel, grid, extra in kernels:
-                    timing, table = self.tk("tune", sources[dtype_name], kernel, grid, dict(operands, **extra), {}, reps,
-                                            dict(c=cpath))
-                    err = peers.check("tk %s %s" % (kernel, label), load_npy(cpath, dtype).reshape(m, n), want,
-                                      TOLERANCE[dtype_name])
-                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=report.tuned_config(table), error=err)
+                    timing, err, tuning = self.tk_measure(
+                        self.kernel(sources[dtype_name], kernel), grid, dict(operands, **extra), {}, reps, c,
+                        lambda: peers.check("tk %s %s" % (kernel, label), c, want, TOLERANCE[dtype_name]), tune=True)
+                    config = tuning.best_text
+                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=config, error=err)
                     if "tk" not in row or timing["per_call_ms"] < row["tk"]["per_call_ms"]:
-                        config = report.tuned_config(table)
                         row["tk"] = dict(timing, config=config if kernel == "matmul" else "%s: %s" % (kernel, config),
                                          error=err)
 
@@ -334,15 +338,13 @@ class Bench:
             f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass("))
         e4m3 = torch.float8_e4m3fn
         configs = autotune_configs(source, "fp8_matmul")
-        grid = "cdiv(M, BM) * cdiv(N, BN), SPLIT_K"
         for (m, n, k) in shapes:
             # Split-K's partials and per-tile counters, for every config the tuner may try.
             workspace = max(c["SPLIT_K"] * m * n for c in configs if c["SPLIT_K"] > 1)
             counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
+            grid = lambda meta: (tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"]), meta["SPLIT_K"])  # noqa: E731
             a = (torch.randn(m, k, device="cuda") * 0.5).to(e4m3)
             b = (torch.randn(n, k, device="cuda") * 0.5).to(e4m3)
-            apath = save_npy(os.path.join(self.tmp, "a8.npy"), a.view(torch.uint8))
-            bpath = save_npy(os.path.join(self.tmp, "b8.npy"), b.view(torch.uint8))
             for mode in (0, 1):
                 label = "e4m3 %dx%dx%d %s" % (m, n, k, "per-tensor" if mode == 0 else "per-row/col")
                 row = self.row("fp8", label, dtype="e4m3", shape=[m, n, k], flops=2 * m * n * k,
@@ -363,24 +365,20 @@ class Bench:
                     reps = peers.reps_for(peers.estimate_ms(scaled_mm))
                     self.peer(row, "cuBLASLt", contextlib.nullcontext, scaled_mm,
                               lambda: peers.check("cuBLASLt fp8", c_peer, want, 1e-2), reps)
-                    cpath = os.path.join(self.tmp, "c8.npy")
-                    operands = dict(a="@" + apath, b="@" + bpath, c="zeros:bf16:%dx%d" % (m, n),
-                                    scale_a="@" + save_npy(os.path.join(self.tmp, "sa.npy"), sa),
-                                    scale_b="@" + save_npy(os.path.join(self.tmp, "sb.npy"), sb),
-                                    bias="zeros:bf16:1", residual="zeros:bf16:1", mul="zeros:bf16:1",
-                                    workspace="zeros:f32:%d" % workspace, counters="zeros:i32:%d" % counters,
+                    c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                    one = torch.zeros(1, device="cuda", dtype=torch.bfloat16)
+                    operands = dict(a=a, b=b, c=c, scale_a=sa, scale_b=sb, bias=one, residual=one, mul=one,
+                                    workspace=torch.zeros(workspace, device="cuda"),
+                                    counters=torch.zeros(counters, device="cuda", dtype=torch.int32),
                                     M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n, ldm=n)
-                    defines = dict(SCALE_MODE=mode)
-                    timing, table = self.tk("tune", source, "fp8_matmul", grid, operands, defines, reps, dict(c=cpath))
-                    err = peers.check("tk fp8 %s" % label, load_npy(cpath, torch.bfloat16).reshape(m, n), want, 1e-2)
-                    config = report.tuned_config(table)
-                    row["tk"] = dict(timing, config=config, error=err)
+                    check = lambda: peers.check("tk fp8 %s" % label, c, want, 1e-2)  # noqa: E731
+                    timing, err, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,
+                                                          dict(SCALE_MODE=mode), reps, c, check, tune=True)
+                    row["tk"] = dict(timing, config=tuning.best_text, error=err)
                     # The same config, named "..._cutlass".
-                    tuned = dict(re.findall(r"(\w+)=(\w+)", config))
-                    if tuned:
-                        named, _ = self.tk("run", renamed, "fp8_matmul_cutlass", grid, operands, dict(defines, **tuned),
-                                           reps, {})
-                        row["tk_configs"] = {"fp8_matmul_cutlass (same config)": named}
+                    named, named_err, _ = self.tk_measure(self.kernel(renamed, "fp8_matmul_cutlass"), grid, operands,
+                                                          dict(tuning.best, SCALE_MODE=mode), reps, c, check)
+                    row["tk_configs"] = {"fp8_matmul_cutlass (same config)": dict(named, error=named_err)}
 
     def attention_section(self):
         cases = []
@@ -425,25 +423,28 @@ class Bench:
                     self.peer(row, name, context, fn, checker(name, fn), reps or 50)
                 reps = reps or 50
                 source = self.source_for("flash_attention.tk", dtype_name)
-                opath = os.path.join(self.tmp, "o.npy")
-                args = {name: "@" + save_npy(os.path.join(self.tmp, name + ".npy"), t) for name, t in (("q", q), ("k", k), ("v", v))}
-                args.update(o="zeros:%s:%dx%dx%dx%d" % (dtype_name, batch, heads, seq, d), seq_len=seq, scale=repr(scale))
+                o = torch.empty_like(q)
+                values = dict(q=q, k=k, v=v, o=o, seq_len=seq, scale=scale)
                 # Both kernels of the file, each tuned over its own configs; the row keeps the
                 # fastest (the plain loop, and the one that overlaps the softmax with PV's MMAs).
                 for kernel in ("flash_attention", "flash_attention_overlap"):
-                    timing, table = self.tk("tune", source, kernel, "cdiv(seq_len, BLOCK_M), %d" % (batch * heads),
-                                            args, dict(HEAD_DIM=d, CAUSAL=str(causal).lower()), reps, dict(o=opath))
-                    got = load_npy(opath, dtype).reshape(batch, heads, seq, d)
-                    err = peers.check("tk %s %s" % (kernel, label), peers.pick_heads(got, pairs), want, TOLERANCE[dtype_name])
-                    # Every element, not only the sampled heads: against the best-checked peer's output.
                     versus = {}
-                    if outputs:
-                        name = "cuDNN" if "cuDNN" in outputs else next(iter(outputs))
-                        versus["tk_vs_" + name] = peers.check("tk %s vs %s" % (kernel, name), got, outputs[name],
-                                                              TOLERANCE[dtype_name])
-                    config = report.tuned_config(table)
+
+                    def check():
+                        err = peers.check("tk %s %s" % (kernel, label), peers.pick_heads(o, pairs), want, TOLERANCE[dtype_name])
+                        # Every element, not only the sampled heads: against the best-checked peer's output.
+                        if outputs:
+                            name = "cuDNN" if "cuDNN" in outputs else next(iter(outputs))
+                            versus["tk_vs_" + name] = peers.check("tk %s vs %s" % (kernel, name), o, outputs[name],
+                                                                  TOLERANCE[dtype_name])
+                        return err
+                    timing, err, tuning = self.tk_measure(
+                        self.kernel(source, kernel), lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads), values,
+                        dict(HEAD_DIM=d, CAUSAL=causal), reps, o, check, tune=True)
+                    config = tuning.best_text
                     # (The whole tuning table: every config's time, not only the winner's.)
-                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=config, error=err, tuning=table, **versus)
+                    row.setdefault("tk_configs", {})[kernel] = dict(timing, config=config, error=err, tuning=tuning.table(),
+                                                                    **versus)
                     if "tk" not in row or timing["per_call_ms"] < row["tk"]["per_call_ms"]:
                         row.update(versus)
                         row["tk"] = dict(timing, config=config if kernel == "flash_attention" else "%s: %s" % (kernel, config),
@@ -537,6 +538,11 @@ class Bench:
             raise RuntimeError("jit_bench failed: %s" % proc.stderr[-1500:])
         with open(out) as f:
             self.jit = json.load(f)
+        # The host cost of a launch from Python: tk's package against Triton and torch, here.
+        import python_launch
+        self.jit["python_launch"] = python_launch.measure(rounds=30 if self.args.quick else 100)
+        for name, us in self.jit["python_launch"]["us"].items():
+            log("python launch  %-24s %7.2f us" % (name, us))
 
 
 def kernel_count(fn):
@@ -593,6 +599,7 @@ def main():
         shutil.rmtree(bench.tmp, ignore_errors=True)
         import triton
         summary = dict(machine=report.machine(), command=args.command, sections=args.sections, quick=args.quick,
+                       tk_in_process=True,
                        ceilings=bench.ceilings, rows=bench.rows, jit=bench.jit, llm=bench.llm, notes=bench.notes,
                        section_seconds=timings, total_seconds=time.time() - started, gpu_states=gpu_states,
                        versions=dict(torch=torch.__version__, triton=triton.__version__))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python package on the GPU with torch (tools/gpu-check --remote python): kernels on torch
-tensors on a stream of torch's, bf16 tensors, errors naming the parameter, and a tk kernel as a
+tensors on a stream of torch's, tuning, errors naming the parameter, and a tk kernel as a
 torch custom op inside torch.compile(fullgraph=True), which fails on any graph break.
 Usage: gpu_torch.py SOURCE_DIR (tkc importable, TKC_LIBRARY or the staged package's library)"""
 import os
@@ -31,6 +31,16 @@ with torch.cuda.stream(side):
     z = y * 1  # ordered after the kernel on the same stream
 side.synchronize()
 check("softmax on a stream of torch's", torch.allclose(z, torch.softmax(x, 1), atol=1e-6))
+
+x2 = torch.randn(256, 3000, device="cuda")
+y2 = torch.empty_like(x2)
+report = softmax.tune((256,), x2, y2, 3000, 3000)
+timed = [c for c in report.configs if c["ms"] is not None]
+check("tune times the configs that fit (%s)" % report, len(timed) >= 3 and report.best["BLOCK"] >= 3000 and
+      report.best_ms == min(c["ms"] for c in timed), report.table())
+y2.fill_(float("nan"))
+softmax[(256,)](x2, y2, 3000, 3000)  # the winner, from the tuning
+check("the tuned key's launch", torch.allclose(y2, torch.softmax(x2, 1), atol=1e-6))
 
 add = tkc.load(os.path.join(examples, "vector_add.tk")).vector_add
 for bad, kind in ((torch.zeros(16, device="cuda", dtype=torch.float16), TypeError), (torch.zeros(16), ValueError)):
