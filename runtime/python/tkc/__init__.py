@@ -233,7 +233,30 @@ _INT_RANGE = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1),
               "i64": (-2**63, 2**63 - 1), "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1),
               "u64": (0, 2**64 - 1)}
 _NO_GRID_FN = _GRID_FN()
-_grid_call = threading.local()  # set while a grid function runs
+_grid_call = threading.local()  # the launch's grid function (`launch`), and `active` while it runs
+
+
+def _call_grid(config, _user, out):
+    """The C callback of every launch with a grid function: calls the thread's current one."""
+    grid, given, failure = _grid_call.launch
+    meta = _Meta(config, given)
+    _grid_call.active = True
+    try:
+        dims = tuple(grid(meta))
+        if not 1 <= len(dims) <= 3:
+            raise ValueError("the grid function returned %d dimensions" % len(dims))
+        for d in range(3):
+            out[d] = _index(dims[d], "the grid function's dimension %d" % d) if d < len(dims) else 1
+        return 0
+    except BaseException as e:  # raised again after the launch fails
+        failure.append(e)
+        return 1
+    finally:
+        meta._config = None  # the config lives only during the call
+        _grid_call.active = False
+
+
+_GRID_TRAMPOLINE = _GRID_FN(_call_grid)
 _INT64_MAX = 2**63 - 1
 
 
@@ -403,23 +426,8 @@ class Kernel:
             self._pointer(c_args[i], i, elem, value, keep)
         grid_fn, fixed, failure = _NO_GRID_FN, None, []
         if callable(grid):
-            def call(config, _user, out):
-                meta = _Meta(config, given)
-                _grid_call.active = True
-                try:
-                    dims = tuple(grid(meta))
-                    if not 1 <= len(dims) <= 3:
-                        raise ValueError("the grid function returned %d dimensions" % len(dims))
-                    for d in range(3):
-                        out[d] = _index(dims[d], "the grid function's dimension %d" % d) if d < len(dims) else 1
-                    return 0
-                except BaseException as e:  # raised again after the launch fails
-                    failure.append(e)
-                    return 1
-                finally:
-                    meta._config = None  # the config lives only during the call
-                    _grid_call.active = False
-            grid_fn = _GRID_FN(call)
+            grid_fn = _GRID_TRAMPOLINE  # (one C callback for every launch: making one costs microseconds)
+            _grid_call.launch = (grid, given, failure)
         else:
             fixed = self._grids.get(grid) if isinstance(grid, (tuple, int)) else None
             if fixed is None:
@@ -434,12 +442,16 @@ class Kernel:
                     self._grids[grid] = fixed
         if stream is None and torch is not None and self._cuda:
             stream = torch._C._cuda_getCurrentRawStream(self._device)  # torch's current stream there
-        if report is None:
-            status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
-                                           stream)
-        else:
-            status = _lib.tk_kernel_tune(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count,
-                                         stream, ctypes.byref(report))
+        try:
+            if report is None:
+                status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts,
+                                               const_count, stream)
+            else:
+                status = _lib.tk_kernel_tune(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts,
+                                             const_count, stream, ctypes.byref(report))
+        finally:
+            if grid_fn is not _NO_GRID_FN:
+                _grid_call.launch = None  # (it holds the grid function and the constants)
         if status != _OK and failure:
             raise failure[0]
         _check(status)
@@ -490,6 +502,9 @@ class _Launcher:
         return self.kernel.launch(self.grid, *args, **kwargs)
 
 
+_NAMES = {}  # constants' names as C text, for grid functions
+
+
 class _Meta:
     """A config's constants for a grid function, the kernel's defaults included: meta["BLOCK"]
     (as Triton's META). Valid only during the grid function's call."""
@@ -500,7 +515,12 @@ class _Meta:
     def __getitem__(self, name):
         if self._config is None:
             raise RuntimeError("a config is valid only inside its grid function")
-        text = _lib.tk_config_value(self._config, _text(name, "a constant's name"))
+        key = _NAMES.get(name)
+        if key is None:
+            key = _text(name, "a constant's name")
+            if len(_NAMES) < 256:
+                _NAMES[name] = key
+        text = _lib.tk_config_value(self._config, key)
         if text is not None:
             return _value_of(text.decode())
         if name in self._constants:
