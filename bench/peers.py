@@ -1,11 +1,14 @@
 """The peers every benchmark measures tk against, each at its strongest and written as its users
 write it, and the one timing method used for tk and for them.
 
-Timing (the same definitions as tk::Context::time in C++, which `tkc run --time`, `tkc tune
---time` and `llama_layer --time` print; `report.parse_tk_timing` reads that line):
+Timing (tk's kernels run in the benchmark's process through the tkc package and this Timer
+times them as it times the peers; tk::Context::time in C++, which `tkc run --time` and
+`llama_layer --time` print and `report.parse_tk_timing` reads, has the same definitions without
+the spin: its launch, about 4 us, hides behind the flush alone):
   per call      each of N runs between two CUDA events, synchronized after each, preceded (for
-                kernels) by a write of twice the L2 size so that it starts with a cold L2; the
-                median (Triton's do_bench method)
+                kernels) by a write of twice the L2 size so that it starts with a cold L2 and a
+                200 us spin of the GPU that hides the host's launch cost; the median (Triton's
+                do_bench method, plus the spin)
   back to back  N runs enqueued between two events with one synchronization and no flush; the
                 mean per run, median of three such batches (a model's steady state: launch gaps
                 hide behind the GPU, and L2 stays as the previous run left it)
@@ -31,9 +34,17 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 class Timer:
     """Both timing methods on torch's current stream (see the module's docstring)."""
 
+    # After the flush the GPU spins this long before the call's start event, so that the host's
+    # launch (20-50 us from Python: Triton's autotuner, tk's package, torch's dispatch) is
+    # enqueued before the GPU gets there: per call is then the GPU's time for a cold-L2 call by
+    # every contender, whatever its host cost (which bench/python_launch.py reports apart).
+    SPIN_US = 200
+
     def __init__(self):
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(max(l2, 1 << 20) * 2, dtype=torch.uint8, device="cuda")
+        # (At the H200's top clock, 1.98 GHz; a throttled GPU spins longer, which is harmless.)
+        self.spin_cycles = self.SPIN_US * 2000 if hasattr(torch.cuda, "_sleep") else 0
 
     def per_call(self, fn, reps, flush=True, warmup=1):
         for _ in range(warmup):
@@ -44,6 +55,8 @@ class Timer:
         for r in range(reps):
             if flush:
                 self.flush.fill_(r % 256)
+                if self.spin_cycles:
+                    torch.cuda._sleep(self.spin_cycles)
             start.record()
             fn()
             stop.record()

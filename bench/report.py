@@ -181,13 +181,20 @@ def markdown(summary, folder=None):
                    "gave %.2f), %.0f TFLOP/s f16 and %.0f bf16 (cuBLAS at 8192³ gave %.0f and %.0f); \"tk of "
                    "roofline\" is that time over tk's." % (bandwidth, c.get("copy_tbs", 0), peak["f16"], peak["bf16"],
                                                          c.get("gemm_f16_tflops", 0), c.get("gemm_bf16_tflops", 0)))
+    per_call = ("median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
+                "400 MB of weights exceed the L2) after an L2 flush and a 200 us spin of the GPU, so that every "
+                "contender's launch is enqueued before the GPU reaches it: the GPU's time for a cold-L2 call (the "
+                "LLaMA layer includes the host's cost, where torch's Python and tk's C++ graph launch differ most; "
+                "the JIT section gives the host's cost of a launch)" if summary.get("tk_in_process") else
+                "median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
+                "400 MB of weights exceed the L2) after an L2 flush; it includes the host's launch cost where that "
+                "exceeds the ~30 us flush (small kernels from Python, and the LLaMA layer, where torch's Python and "
+                "tk's C++ graph launch differ most)")
     out.append("Ratios are the best peer's time over tk's within one timing method (> 1: tk faster). Per call: the "
-               "median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
-               "400 MB of weights exceed the L2) after an L2 flush; it includes the host's launch cost where that "
-               "exceeds the ~30 us flush (small kernels from Python, and the LLaMA layer, where torch's Python and "
-               "tk's C++ graph launch differ most). Back to back: N runs between two events, the mean, median of "
+               "%s. Back to back: N runs between two events, the mean, median of "
                "three batches; %s. Every output is checked against a reference; an output that fails has no "
                "number. Rates below are per call." % (
+                   per_call,
                    "kernel rows replay a CUDA graph of the N calls, tk's as the peers' (no Python launch cost; "
                    "`graph_error` in summary.json names a contender that could not be captured); tk's kernels run "
                    "in the benchmark's process through its Python package, timed by the peers' own timer; the "
