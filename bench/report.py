@@ -166,14 +166,33 @@ def section_table(summary, section):
 
 def markdown(summary, folder=None):
     """The whole report: where and how it was measured, then one table per section."""
+    return "\n\n".join(header(summary, folder) + section_texts(summary, SECTION_ORDER)) + "\n"
+
+
+SECTION_ORDER = ("matmul", "fp8", "attention", "memory", "llama", "llm", "jit")
+
+
+def header(summary, folder=None, merged=False):
+    """Where, when and how the run measured: its paragraphs. `merged`: the header of tables from
+    several runs (bench/readme-tables), each named by source_line, of which this is the first."""
     m, c = summary["machine"], summary["ceilings"]
     out = []
     where = "`%s`" % folder if folder else "this run"
-    out.append("Measured by `bench/run-all` in one run (%s): %s, driver %s, commit %s, torch %s, Triton %s, %s%s." %
-               (where, m["gpu"], m["driver"], m["commit"], summary["versions"]["torch"], summary["versions"]["triton"],
-                m["date"], ", quick mode (harness check, not numbers)" if summary.get("quick") else ""))
-    if summary.get("command"):
-        out.append("Command: `%s`." % summary["command"].strip())
+    if merged:
+        out.append("Measured by `bench/run-all` in the runs listed below, each table from one run (its rows' ratios "
+                   "and roofline within that run): %s, driver %s, torch %s, Triton %s." %
+                   (m["gpu"], m["driver"], summary["versions"]["torch"], summary["versions"]["triton"]))
+        out.append("Roofline: the larger of FLOPs over the best matrix rate and bytes (each input read once, each "
+                   "output written once) over the best bandwidth the run saw on this GPU (a 1 GiB copy, cuBLAS at "
+                   "8192³, or any contender if faster); \"tk of roofline\" is that time over tk's.")
+        c = None
+    else:
+        out.append("Measured by `bench/run-all` in one run (%s): %s, driver %s, commit %s, torch %s, Triton %s, %s%s." %
+                   (where, m["gpu"], m["driver"], m["commit"], summary["versions"]["torch"],
+                    summary["versions"]["triton"], m["date"],
+                    ", quick mode (harness check, not numbers)" if summary.get("quick") else ""))
+        if summary.get("command"):
+            out.append("Command: `%s`." % summary["command"].strip())
     if c:
         peak, bandwidth = ceilings_seen(summary)
         out.append("Roofline: the larger of FLOPs over the best matrix rate and bytes (each input read once, each "
@@ -203,7 +222,21 @@ def markdown(summary, folder=None):
                    "in summary.json names a peer that could not be captured), tk launches from C++ (about 3 us "
                    "each); the LLaMA rows launch N times as a program would" if graphed(summary) else
                    "every contender launches N times (the peers from Python, tk from C++)"))
-    for section in ("matmul", "fp8", "attention", "memory", "llama"):
+    return out
+
+
+def section_texts(summary, sections):
+    """The paragraphs of these sections of the run (in SECTION_ORDER), then the run's notes."""
+    out = []
+    for section in [s for s in SECTION_ORDER if s in sections]:
+        if section == "llm":
+            if summary.get("llm"):
+                import llm_generate
+                out.append(llm_generate.markdown(summary["llm"]))
+            continue
+        if section == "jit":
+            out += jit_texts(summary)
+            continue
         table = section_table(summary, section)
         if not table:
             continue
@@ -221,9 +254,13 @@ def markdown(summary, folder=None):
             out.append("- %s failed: %s" % (r["label"], r["failed"].splitlines()[0][:200]))
         if section == "llama":
             out.append(llama_notes(summary))
-    if summary.get("llm"):
-        import llm_generate
-        out.append(llm_generate.markdown(summary["llm"]))
+    for note in summary.get("notes", []):
+        out.append("Note: " + note.splitlines()[-1][:300])
+    return out
+
+
+def jit_texts(summary):
+    out = []
     if summary.get("jit"):
         jit = dict(summary["jit"])
         python_launch = jit.pop("python_launch", None)
@@ -233,9 +270,16 @@ def markdown(summary, folder=None):
                        "vector add, batches of %d launches, median of %d, us per launch):\n\n" % (
                            python_launch["batch"], python_launch["rounds"]) +
                        "\n".join("- %s: %.2f" % kv for kv in python_launch["us"].items()))
-    for note in summary.get("notes", []):
-        out.append("Note: " + note.splitlines()[-1][:300])
-    return "\n\n".join(out) + "\n"
+    return out
+
+
+def source_line(summary, folder, sections):
+    """Which run a merged report's sections come from (bench/readme-tables)."""
+    m = summary["machine"]
+    peak, bandwidth = ceilings_seen(summary)
+    return ("%s: `%s` (`%s`, commit %s, %s; its roofline %.2f TB/s, %.0f / %.0f TFLOP/s f16 / bf16)." %
+            (", ".join(sections), folder, summary.get("command", "").strip() or "bench/run-all", m["commit"], m["date"],
+             bandwidth, peak["f16"], peak["bf16"]))
 
 
 def llama_notes(summary):
