@@ -75,6 +75,53 @@ Value MLIRGenImpl::emitMath(const CallExpr &e, BuiltinId id) {
   return narrow ? castElements(result, computeType.elem, type.elem, type.shape, l) : result;
 }
 
+namespace {
+/// The integer scalar types' ranges, wide enough for u64's and i64's together.
+__int128 intMin(Scalar s) { return isUnsigned(s) || s == Scalar::I1 ? 0 : -(__int128(1) << (bitWidth(s) - 1)); }
+__int128 intMax(Scalar s) {
+  return s == Scalar::I1 ? 1 : (__int128(1) << (bitWidth(s) - (isUnsigned(s) ? 0 : 1))) - 1;
+}
+/// The largest finite value of a float scalar type (exact in a double).
+double floatMax(mlir::Type type) {
+  return llvm::APFloat::getLargest(llvm::cast<mlir::FloatType>(type).getFloatSemantics()).convertToDouble();
+}
+} // namespace
+
+// `cast(x, T, saturate = true)`: x clamped into T's finite range before it converts, so nothing
+// overflows: past the largest finite value gives it (with the sign, infinities too), NaN stays
+// NaN, integers do not wrap. Floats clamp in f32 (f64 when either side is f64), which holds
+// every value of both exactly; integers clamp in their own type against T's bounds. Float to
+// integer needs nothing: `as` saturates there already.
+Value MLIRGenImpl::emitSaturatingCast(Value x, const Type &from, const Type &to, Location loc) {
+  Scalar s = from.elem.scalar, t = to.elem.scalar;
+  auto convert = [&](Value v, const ElemType &a, const ElemType &b) { return castElements(v, a, b, to.shape, loc); };
+  auto clampTo = [&](Value v, const Type &type, const ConstValue &lo, const ConstValue &hi, bool low, bool high) {
+    if (low)
+      v = minMax(true, v, constant(type, lo, loc), type.elem, loc);
+    if (high)
+      v = minMax(false, v, constant(type, hi, loc), type.elem, loc);
+    return v;
+  };
+  if (isFloat(t) && isFloat(s)) {
+    ElemType wide{s == Scalar::F64 || t == Scalar::F64 ? Scalar::F64 : Scalar::F32, false};
+    double most = floatMax(elemType(to.elem));
+    Value clamped = clampTo(convert(x, from.elem, wide), to.withElem(wide), ConstValue::ofFloat(-most),
+                            ConstValue::ofFloat(most), true, true);
+    return convert(clamped, wide, to.elem);
+  }
+  if (isInteger(s) && s != Scalar::I1 && t != Scalar::I1) {
+    __int128 lo = intMin(t), hi = intMax(t);
+    if (isFloat(t)) { // (every float type's range holds an integer's, except f16's and f8's)
+      double most = floatMax(elemType(to.elem));
+      hi = most < 1e30 ? __int128(most) : intMax(s);
+      lo = -hi;
+    }
+    bool low = lo > intMin(s), high = hi < intMax(s);
+    x = clampTo(x, from, ConstValue::ofInt(int64_t(low ? lo : 0)), ConstValue::ofInt(int64_t(high ? hi : 0)), low, high);
+  }
+  return convert(x, from.elem, to.elem);
+}
+
 Value MLIRGenImpl::emitReduction(const CallExpr &e, BuiltinId id) {
   Location l = loc(e.range);
   const Type &xType = e.bound[0]->type;
@@ -312,6 +359,13 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     return Value();
   case BuiltinId::Bitcast:
     return BitcastOp::create(builder_, l, resultType, emit(arg(0)));
+  case BuiltinId::Cast: {
+    const Type &from = arg(0).type.strong();
+    Value x = emitConverted(arg(0), from);
+    if (present(e, 2) && e.bound[2]->value->i != 0)
+      return emitSaturatingCast(x, from, e.type, l);
+    return castElements(x, from.elem, e.type.elem, e.type.shape, l);
+  }
   case BuiltinId::Count:
     break;
   }

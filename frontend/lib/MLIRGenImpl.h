@@ -39,6 +39,7 @@ public:
   mlir::Value emitBinary(const BinaryExpr &e);
   mlir::Value emitBuiltin(const CallExpr &e);
   mlir::Value emitMath(const CallExpr &e, BuiltinId id);
+  mlir::Value emitSaturatingCast(mlir::Value x, const Type &from, const Type &to, mlir::Location loc);
   mlir::Value emitReduction(const CallExpr &e, BuiltinId id);
   mlir::Value emitScan(const CallExpr &e, BuiltinId id);
 

@@ -1,4 +1,4 @@
-// Elementwise builtins (math functions, maximum/minimum/clamp, where, cdiv, bitcast) and the
+// Elementwise builtins (math functions, maximum/minimum/clamp, where, cdiv, bitcast, cast) and the
 // random numbers, which are elementwise functions of their offsets.
 #include "SemaBuiltins.h"
 
@@ -94,6 +94,23 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       return error(call_.range, "bitcast: " + x.elem.str() + " has " + std::to_string(bitWidth(x.elem.scalar)) +
                                     " bits but " + elem->str() + " has " + std::to_string(bitWidth(elem->scalar)));
     return Type::value(*elem, x.shape);
+  }
+  case BuiltinId::Cast: {
+    // `x as T`, or with `saturate = true` clamped first to T's finite range: f8e4m3 overflow
+    // gives ±448 rather than NaN (PTX's cvt .satfinite), i32 -> i8 gives ±127/-128 rather
+    // than the wrapped bits. NaN stays NaN.
+    if (!requireNumber(0))
+      return Type::error();
+    auto elem = elementTypeArg(1);
+    if (!elem)
+      return Type::error();
+    if (elem->isPtr) // (the grammar names no pointer type as an argument; a guard all the same)
+      return error(arg(1)->range, "cast: the target must be a scalar type, found " + elem->str());
+    if (present(2)) {
+      if (!type(2).isBool() || !arg(2)->value)
+        return error(arg(2)->range, "saturate must be the constant true or false, found " + type(2).str());
+    }
+    return Type::value(*elem, type(0).shape);
   }
   default: return unhandled();
   }

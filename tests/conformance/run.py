@@ -376,6 +376,31 @@ def add_conversion_cases():
     conv("i1_f32", "i32", "f32", ints, lambda: (ints > 5).astype(np.float32), expr="(x > 5) as f32")
     conv("bitcast_f32_i32", "f32", "i32", floats, lambda: floats.view(np.int32), expr="bitcast(x, i32)")
     conv("bitcast_f16_i16", "f16", "i16", floats.astype(np.float16), lambda: floats.astype(np.float16).view(np.int16), expr="bitcast(x, i16)")
+    # cast(x, T, saturate = true): clamped into T's finite range first (infinities too); NaN stays NaN.
+    sat = "cast(x, %s, saturate = true)"
+    with_nan = floats.copy()
+    with_nan[3] = np.nan
+    conv("sat_f32_f8e4m3", "f32", "f8e4m3", with_nan, lambda: f8_bits(np.clip(with_nan, -448, 448), 4, 3, False),
+         expr=sat % "f8e4m3")
+    conv("sat_f32_f8e5m2", "f32", "f8e5m2", floats * 1000, lambda: f8_bits(np.clip(floats * 1000, -57344, 57344), 5, 2, True),
+         expr=sat % "f8e5m2")
+    conv("sat_f16_f8e4m3", "f16", "f8e4m3", floats.astype(np.float16),
+         lambda: f8_bits(np.clip(floats.astype(np.float16).astype(np.float32), -448, 448), 4, 3, False), expr=sat % "f8e4m3")
+    conv("sat_f32_f16", "f32", "f16", floats * 1000, lambda: np.clip(floats * 1000, -65504, 65504).astype(np.float16),
+         expr=sat % "f16")
+    conv("sat_bf16_f16", "bf16", "f16", bf16_bits(floats * 1000),
+         lambda: np.clip(bf16_round(floats * 1000), -65504, 65504).astype(np.float16), expr=sat % "f16")
+    conv("sat_f64_f32", "f64", "f32", floats.astype(np.float64) * 1e37,
+         lambda: np.clip(floats.astype(np.float64) * 1e37, -np.finfo(np.float32).max, np.finfo(np.float32).max).astype(np.float32),
+         expr=sat % "f32")
+    conv("sat_i32_i8", "i32", "i8", ints, lambda: np.clip(ints, -128, 127).astype(np.int8), expr=sat % "i8")
+    conv("sat_i32_u8", "i32", "u8", ints, lambda: np.clip(ints, 0, 255).astype(np.uint8), expr=sat % "u8")
+    conv("sat_u32_i32", "u32", "i32", ints.astype(np.uint32),
+         lambda: np.clip(ints.astype(np.uint32).astype(np.int64), 0, 2**31 - 1).astype(np.int32), expr=sat % "i32")
+    conv("sat_i32_f8e4m3", "i32", "f8e4m3", ints, lambda: f8_bits(np.clip(ints, -448, 448).astype(np.float32), 4, 3, False),
+         expr=sat % "f8e4m3")
+    conv("sat_i32_f16", "i32", "f16", ints, lambda: np.clip(ints, -65504, 65504).astype(np.float16), expr=sat % "f16")
+    conv("cast_f32_f16", "f32", "f16", floats, lambda: floats.astype(np.float16), expr="cast(x, f16)")
     # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
     conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")
     # Exactly halfway between two bf16 values: ties go to the even mantissa.

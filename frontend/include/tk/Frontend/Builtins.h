@@ -66,7 +66,8 @@ namespace tk {
   X(Print, "print", "label,values*", Debug)                                                  \
   X(Assert, "assert", "cond,msg?", Debug)                                                    \
   X(StaticAssert, "static_assert", "cond,msg?", Debug)                                       \
-  X(Bitcast, "bitcast", "x,dtype", ElementwiseMath)
+  X(Bitcast, "bitcast", "x,dtype", ElementwiseMath)                                         \
+  X(Cast, "cast", "x,dtype,saturate?", ElementwiseMath)
 
 enum class BuiltinId {
 #define TK_BUILTIN_ENUM(id, name, params, family) id,
