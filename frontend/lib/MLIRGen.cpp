@@ -74,6 +74,13 @@ Value MLIRGenImpl::castElements(Value value, const ElemType &from, const ElemTyp
       return arith::ExtFOp::create(builder_, loc, target, value);
     return arith::TruncFOp::create(builder_, loc, target, value);
   }
+  // Integers and the f8 formats convert through f32 (LLVM has no f8 arithmetic): exact both
+  // ways for every integer an f8 type can hold, and past that both overflow alike.
+  bool f8From = f == Scalar::F8E4M3 || f == Scalar::F8E5M2, f8To = t == Scalar::F8E4M3 || t == Scalar::F8E5M2;
+  if ((f8From && !isFloat(t)) || (f8To && !isFloat(f))) {
+    ElemType f32{Scalar::F32, false};
+    return castElements(castElements(value, from, f32, shape, loc), f32, to, shape, loc);
+  }
   if (isFloat(f)) {
     if (t == Scalar::I1)
       return compare(BinOp::Ne, value, zero(Type::value(from, shape), loc), from, loc);

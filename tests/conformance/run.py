@@ -401,6 +401,11 @@ def add_conversion_cases():
          expr=sat % "f8e4m3")
     conv("sat_i32_f16", "i32", "f16", ints, lambda: np.clip(ints, -65504, 65504).astype(np.float16), expr=sat % "f16")
     conv("cast_f32_f16", "f32", "f16", floats, lambda: floats.astype(np.float16), expr="cast(x, f16)")
+    # Integers and f8 convert through f32 (exact for every integer an f8 type holds).
+    small = (ints % 800 - 400).astype(np.int32)  # (in range: the tie at 464 is its own question)
+    conv("i32_f8e4m3", "i32", "f8e4m3", small, lambda: f8_bits(small.astype(np.float32), 4, 3, False))
+    e5 = f8_bits(np.clip(floats, -57344, 57344), 5, 2, True)
+    conv("f8e5m2_i32", "f8e5m2", "i32", e5, lambda: np.trunc(np.array(f8_table(5, 2, True))[e5]).astype(np.int32))
     # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
     conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")
     # Exactly halfway between two bf16 values: ties go to the even mantissa.
