@@ -62,8 +62,8 @@ Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
   // Past the largest finite value: inf or NaN; NaN stays NaN.
   Value overflow = i32c(b, loc, f.hasInfinity ? f.maxFinite + 1 : 0x7F);
   code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ugt, code, i32c(b, loc, f.maxFinite)), overflow, code);
-  if (!f.hasInfinity) // the tie at max + half an ulp is already out of range (448 + 16 for e4m3fn)
-    code = select(b, loc, compare(b, loc, arith::CmpIPredicate::uge, magnitude, i32c(b, loc, 0x43E80000)), i32c(b, loc, 0x7F), code);
+  // (e4m3fn's tie at 464 rounds to 448's even code, as the interpreter and torch have it; past
+  // it the rounding reaches 0x7F, NaN's code.)
   code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, 0x7F800000)), i32c(b, loc, 0x7F), code);
   code = arith::OrIOp::create(b, loc, code, sign);
   return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
@@ -132,10 +132,40 @@ struct ExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// Integer -> f8 (the canonicalizer folds the frontend's int -> f32 -> f8 into one op): through
+/// f32, exact for every integer an f8 type holds; past that both overflow alike.
+template <typename IntToFloat> struct IntToF8 : public OpRewritePattern<IntToFloat> {
+  using OpRewritePattern<IntToFloat>::OpRewritePattern;
+  LogicalResult matchAndRewrite(IntToFloat op, PatternRewriter &rewriter) const override {
+    auto format = formatOf(op.getType());
+    if (!format)
+      return failure();
+    Location loc = op.getLoc();
+    Value wide = IntToFloat::create(rewriter, loc, rewriter.getF32Type(), op.getIn());
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), encode(rewriter, loc, wide, *format));
+    return success();
+  }
+};
+
+/// f8 -> integer: the value decoded exactly to f32, then converted.
+template <typename FloatToInt> struct F8ToInt : public OpRewritePattern<FloatToInt> {
+  using OpRewritePattern<FloatToInt>::OpRewritePattern;
+  LogicalResult matchAndRewrite(FloatToInt op, PatternRewriter &rewriter) const override {
+    auto format = formatOf(op.getIn().getType());
+    if (!format)
+      return failure();
+    Location loc = op.getLoc();
+    Value code = arith::BitcastOp::create(rewriter, loc, rewriter.getI8Type(), op.getIn());
+    rewriter.replaceOpWithNewOp<FloatToInt>(op, op.getType(), decode(rewriter, loc, code, *format));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateFloat8CastPatterns(RewritePatternSet &patterns) {
-  patterns.add<TruncToF8, ExtFromF8>(patterns.getContext());
+  patterns.add<TruncToF8, ExtFromF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
+               F8ToInt<arith::FPToUIOp>>(patterns.getContext());
 }
 
 } // namespace tk::codegen

@@ -75,7 +75,9 @@ def f8_table(exp_bits, mant_bits, ieee):
 
 def f8_round(x, exp_bits, mant_bits, ieee):
     """Round to the nearest representable value, ties to the even code; overflow past the
-    largest finite value by half an ulp gives inf (e5m2) or NaN (e4m3fn)."""
+    largest finite value by half an ulp gives inf (e5m2, the tie too: it rounds to the odd
+    code's next, inf) or NaN (e4m3fn, whose tie at 464 goes to 448's even code, as torch's
+    conversion has it)."""
     table = f8_table(exp_bits, mant_bits, ieee)
     finite = [(v, c) for c, v in enumerate(table) if math.isfinite(v) and not (v == 0 and c & 0x80)]
     finite.sort()
@@ -88,7 +90,7 @@ def f8_round(x, exp_bits, mant_bits, ieee):
         if math.isnan(v):
             out.append(math.nan)
             continue
-        if abs(v) >= top + ulp_top / 2:
+        if abs(v) > top + ulp_top / 2 or (ieee and abs(v) == top + ulp_top / 2):
             out.append(math.copysign(math.inf, v) if ieee else math.nan)
             continue
         i = np.searchsorted(vals, v)
@@ -355,6 +357,8 @@ def add_conversion_cases():
     conv("f32_bf16", "f32", "bf16", floats, lambda: bf16_bits(floats))
     conv("f32_f8e4m3", "f32", "f8e4m3", floats / 8, lambda: f8_bits(floats / 8, 4, 3, False))
     conv("f32_f8e5m2", "f32", "f8e5m2", floats, lambda: f8_bits(floats, 5, 2, True))
+    # e4m3fn's top: 448 and the tie at 464 give 448, beyond is NaN (inf too), as torch has it.
+    conv("f32_f8e4m3_overflow", "f32", "f8e4m3", floats, lambda: f8_bits(floats, 4, 3, False))
     conv("f16_f32", "f16", "f32", floats.astype(np.float16), lambda: floats.astype(np.float16).astype(np.float32))
     conv("bf16_f32", "bf16", "f32", bf16_bits(floats), lambda: bf16_round(floats))
     conv("f32_f64", "f32", "f64", floats, lambda: floats.astype(np.float64))
@@ -402,7 +406,7 @@ def add_conversion_cases():
     conv("sat_i32_f16", "i32", "f16", ints, lambda: np.clip(ints, -65504, 65504).astype(np.float16), expr=sat % "f16")
     conv("cast_f32_f16", "f32", "f16", floats, lambda: floats.astype(np.float16), expr="cast(x, f16)")
     # Integers and f8 convert through f32 (exact for every integer an f8 type holds).
-    small = (ints % 800 - 400).astype(np.int32)  # (in range: the tie at 464 is its own question)
+    small = (ints % 1000 - 500).astype(np.int32)
     conv("i32_f8e4m3", "i32", "f8e4m3", small, lambda: f8_bits(small.astype(np.float32), 4, 3, False))
     e5 = f8_bits(np.clip(floats, -57344, 57344), 5, 2, True)
     conv("f8e5m2_i32", "f8e5m2", "i32", e5, lambda: np.trunc(np.array(f8_table(5, 2, True))[e5]).astype(np.int32))
