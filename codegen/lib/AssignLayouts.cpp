@@ -75,7 +75,8 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
                          "32, an f32 accumulator; or run it with --backend=interp";
       return WalkResult::interrupt();
     }
-    // f8 values move through memory (stages too) and shapes, and convert to and from wider floats.
+    // f8 values move through memory (stages too) and shapes, and convert to and from wider floats
+    // and integers (Float8Casts.cpp).
     // (A load's `other` that a stage's zero fill replaced is a dead constant.)
     bool f8 = !(isa<arith::ConstantOp>(op) && op->use_empty()) &&
         llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
@@ -87,7 +88,8 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
                      }) &&
         !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
              AsyncCopyOp, LocalLoadOp, scf::ForOp, scf::YieldOp, scf::IfOp>(op) &&
-        !(isa<arith::ExtFOp, arith::TruncFOp>(op) && !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
+        !(isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(op) &&
+          !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
           !tk::elementTypeOf(op->getResult(0).getType()).isF64());
     bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,
                                 math::SinOp, math::CosOp, math::TanhOp>(op) &&
