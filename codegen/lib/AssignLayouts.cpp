@@ -77,8 +77,8 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
     }
     // f8 values move through memory (stages too) and shapes, and convert to and from wider floats
     // and integers (Float8Casts.cpp).
-    // (A load's `other` that a stage's zero fill replaced is a dead constant.)
-    bool f8 = !(isa<arith::ConstantOp>(op) && op->use_empty()) &&
+    // Constants are f8 bits (a load's `other`; Float8Casts.cpp), whose users are checked here.
+    bool f8 = !isa<arith::ConstantOp>(op) &&
         llvm::any_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
                      [](Type t) {
                        Type e = tk::elementTypeOf(t);

@@ -161,11 +161,33 @@ template <typename FloatToInt> struct F8ToInt : public OpRewritePattern<FloatToI
   }
 };
 
+/// An f8 constant (a masked load's `other`) as its bits: LLVM has no f8 type.
+struct F8ConstantAsBits : public OpRewritePattern<arith::ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!formatOf(shaped ? shaped.getElementType() : type))
+      return failure();
+    Type i8 = rewriter.getI8Type();
+    TypedAttr bits;
+    if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue()))
+      bits = dense.bitcast(i8);
+    else if (auto scalar = dyn_cast<FloatAttr>(op.getValue()))
+      bits = rewriter.getIntegerAttr(i8, scalar.getValue().bitcastToAPInt());
+    else
+      return failure();
+    Value code = arith::ConstantOp::create(rewriter, op.getLoc(), bits);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, code);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateFloat8CastPatterns(RewritePatternSet &patterns) {
   patterns.add<TruncToF8, ExtFromF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
-               F8ToInt<arith::FPToUIOp>>(patterns.getContext());
+               F8ToInt<arith::FPToUIOp>, F8ConstantAsBits>(patterns.getContext());
 }
 
 } // namespace tk::codegen
