@@ -166,7 +166,7 @@ def section_table(summary, section):
 
 def markdown(summary, folder=None):
     """The whole report: where and how it was measured, then one table per section."""
-    return "\n\n".join(header(summary, folder) + section_texts(summary, SECTION_ORDER)) + "\n"
+    return "\n\n".join(header(summary, folder) + section_texts(summary, SECTION_ORDER) + notes(summary)) + "\n"
 
 
 SECTION_ORDER = ("matmul", "fp8", "attention", "memory", "llama", "llm", "jit")
@@ -201,10 +201,11 @@ def header(summary, folder=None, merged=False):
                    "roofline\" is that time over tk's." % (bandwidth, c.get("copy_tbs", 0), peak["f16"], peak["bf16"],
                                                          c.get("gemm_f16_tflops", 0), c.get("gemm_bf16_tflops", 0)))
     per_call = ("median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
-                "400 MB of weights exceed the L2) after an L2 flush and a 200 us spin of the GPU, so that every "
+                "400 MB of weights exceed the L2) after an L2 flush and a %d us spin of the GPU, so that every "
                 "contender's launch is enqueued before the GPU reaches it: the GPU's time for a cold-L2 call (the "
                 "LLaMA layer includes the host's cost, where torch's Python and tk's C++ graph launch differ most; "
-                "the JIT section gives the host's cost of a launch)" if summary.get("tk_in_process") else
+                "the JIT section gives the host's cost of a launch)" % summary.get("spin_us", 200)
+                if summary.get("tk_in_process") and summary.get("spin_us", 200) else
                 "median of single runs between CUDA events, each synchronized and (except the LLaMA layer, whose "
                 "400 MB of weights exceed the L2) after an L2 flush; it includes the host's launch cost where that "
                 "exceeds the ~30 us flush (small kernels from Python, and the LLaMA layer, where torch's Python and "
@@ -226,7 +227,7 @@ def header(summary, folder=None, merged=False):
 
 
 def section_texts(summary, sections):
-    """The paragraphs of these sections of the run (in SECTION_ORDER), then the run's notes."""
+    """The paragraphs of these sections of the run (in SECTION_ORDER)."""
     out = []
     for section in [s for s in SECTION_ORDER if s in sections]:
         if section == "llm":
@@ -254,9 +255,12 @@ def section_texts(summary, sections):
             out.append("- %s failed: %s" % (r["label"], r["failed"].splitlines()[0][:200]))
         if section == "llama":
             out.append(llama_notes(summary))
-    for note in summary.get("notes", []):
-        out.append("Note: " + note.splitlines()[-1][:300])
     return out
+
+
+def notes(summary):
+    """The run's notes (a section that failed, say)."""
+    return ["Note: " + note.splitlines()[-1][:300] for note in summary.get("notes", [])]
 
 
 def jit_texts(summary):

@@ -599,7 +599,7 @@ def main():
         shutil.rmtree(bench.tmp, ignore_errors=True)
         import triton
         summary = dict(machine=report.machine(), command=args.command, sections=args.sections, quick=args.quick,
-                       tk_in_process=True,
+                       tk_in_process=True, spin_us=bench.timer.SPIN_US if bench.timer.spin_cycles else 0,
                        ceilings=bench.ceilings, rows=bench.rows, jit=bench.jit, llm=bench.llm, notes=bench.notes,
                        section_seconds=timings, total_seconds=time.time() - started, gpu_states=gpu_states,
                        versions=dict(torch=torch.__version__, triton=triton.__version__))

@@ -84,6 +84,19 @@ Value MLIRGenImpl::castElements(Value value, const ElemType &from, const ElemTyp
   if (isFloat(f)) {
     if (t == Scalar::I1)
       return compare(BinOp::Ne, value, zero(Type::value(from, shape), loc), from, loc);
+    if (bitWidth(t) < 32) {
+      // Through i32, then clamped: the saturation the interpreter gives. (LLVM's fptosi to i8
+      // or i16 is undefined out of range, and the NVPTX backend converts to 16 bits and stores
+      // the low byte: 300.0 as i8 was 44.)
+      ElemType i32{Scalar::I32, false};
+      Type wide = Type::value(i32, shape);
+      Value v = arith::FPToSIOp::create(builder_, loc, mlirType(wide), value);
+      int64_t lo = isUnsigned(t) ? 0 : -(int64_t(1) << (bitWidth(t) - 1));
+      int64_t hi = isUnsigned(t) ? (int64_t(1) << bitWidth(t)) - 1 : (int64_t(1) << (bitWidth(t) - 1)) - 1;
+      v = minMax(true, v, constant(wide, ConstValue::ofInt(lo), loc), i32, loc);
+      v = minMax(false, v, constant(wide, ConstValue::ofInt(hi), loc), i32, loc);
+      return arith::TruncIOp::create(builder_, loc, target, v);
+    }
     if (isUnsigned(t))
       return arith::FPToUIOp::create(builder_, loc, target, value);
     return arith::FPToSIOp::create(builder_, loc, target, value);

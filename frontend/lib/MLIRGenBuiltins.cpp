@@ -114,7 +114,7 @@ Value MLIRGenImpl::emitSaturatingCast(Value x, const Type &from, const Type &to,
     if (isFloat(t)) { // (every float type's range holds an integer's, except f16's and f8's)
       double most = floatMax(elemType(to.elem));
       hi = most < 1e30 ? __int128(most) : intMax(s);
-      lo = -hi;
+      lo = most < 1e30 ? -hi : intMin(s);
     }
     bool low = lo > intMin(s), high = hi < intMax(s);
     x = clampTo(x, from, ConstValue::ofInt(int64_t(low ? lo : 0)), ConstValue::ofInt(int64_t(high ? hi : 0)), low, high);
@@ -266,7 +266,12 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     auto precision = present(e, 3) && static_cast<const StringLit &>(arg(3)).literal == "ieee"
                          ? DotPrecision::ieee
                          : DotPrecision::tf32;
-    return DotOp::create(builder_, l, resultType, a, b, acc, precision);
+    int32_t limit = present(e, 4) ? int32_t(intValue(4)) : 0;
+    if (limit == 0)
+      return DotOp::create(builder_, l, resultType, a, b, acc, precision);
+    // The product from zero in the tensor cores, then promoted: added to acc in f32.
+    Value product = DotOp::create(builder_, l, resultType, a, b, zero(e.type, l), precision, limit);
+    return present(e, 2) ? (Value)arith::AddFOp::create(builder_, l, acc, product) : product;
   }
   case BuiltinId::Sum: case BuiltinId::Max: case BuiltinId::Min:
   case BuiltinId::Argmax: case BuiltinId::Argmin: case BuiltinId::Reduce:

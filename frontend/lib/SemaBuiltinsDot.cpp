@@ -47,6 +47,20 @@ Type BuiltinCallChecker::checkDot() {
   }
   if (!stringLiteralArg(3, {"tf32", "ieee"}))
     return Type::error();
+  if (present(4)) { // the products the tensor cores may sum imprecisely before an f32 add
+    auto limit = sema_.constInt(arg(4), paramName(4));
+    if (!limit)
+      return Type::error();
+    if (*limit < 0 || *limit > (int64_t(1) << 30))
+      return error(arg(4)->range, "dot: max_num_imprecise_acc must be 0 (no limit) or a count of K, found " +
+                                      std::to_string(*limit));
+    if (*limit && !fp8(s))
+      return error(arg(4)->range, std::string("dot: max_num_imprecise_acc applies to FP8 operands, not ") +
+                                      scalarName(s));
+    if (*limit && *limit < K)
+      return error(arg(4)->range, "dot: max_num_imprecise_acc = " + std::to_string(*limit) + " is below the tile's K = " +
+                                      std::to_string(K) + " (only whole tiles are supported: promote once per dot)");
+  }
   return result;
 }
 

@@ -410,6 +410,16 @@ def add_conversion_cases():
     conv("i32_f8e4m3", "i32", "f8e4m3", small, lambda: f8_bits(small.astype(np.float32), 4, 3, False))
     e5 = f8_bits(np.clip(floats, -57344, 57344), 5, 2, True)
     conv("f8e5m2_i32", "f8e5m2", "i32", e5, lambda: np.trunc(np.array(f8_table(5, 2, True))[e5]).astype(np.int32))
+    # Float to 8- and 16-bit integers saturates too (the GPU wrapped: 300.0 as i8 was 44).
+    big = np.where(np.isfinite(floats), floats * 10, floats).astype(np.float32)
+    sat_int = lambda x, lo, hi, t: np.clip(np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0.0), lo, hi).astype(t)  # noqa: E731
+    conv("f32_i8", "f32", "i8", big, lambda: sat_int(big, -128, 127, np.int8))
+    conv("f32_u8", "f32", "u8", big, lambda: sat_int(big, 0, 255, np.uint8))
+    conv("f32_i16", "f32", "i16", big * 100, lambda: sat_int(big * 100, -32768, 32767, np.int16))
+    conv("f16_u16", "f16", "u16", big.astype(np.float16), lambda: sat_int(big.astype(np.float16), 0, 65535, np.uint16))
+    e4 = np.arange(256, dtype=np.uint8)[np.isfinite(np.array(f8_table(4, 3, False)))]
+    e4 = np.resize(e4, N)
+    conv("f8e4m3_i8", "f8e4m3", "i8", e4, lambda: sat_int(np.array(f8_table(4, 3, False))[e4], -128, 127, np.int8))
     # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
     conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")
     # Exactly halfway between two bf16 values: ties go to the even mantissa.

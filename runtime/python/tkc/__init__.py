@@ -75,8 +75,13 @@ def _load_library():
         "tk_kernel_launch": ([vp, p(i64), _GRID_FN, vp, p(_Arg), sz, p(_Const), sz, vp], ctypes.c_int),
         "tk_kernel_tune": ([vp, p(i64), _GRID_FN, vp, p(_Arg), sz, p(_Const), sz, vp, p(cp)], ctypes.c_int),
     }
+    optional = {"tk_kernel_tune"}  # (added in version 1: an older libtkc lacks it; tuning then says so)
     for name, (args, result) in signatures.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None)
+        if fn is None and name in optional:
+            continue
+        if fn is None:
+            raise ImportError("tkc: %s has no %s" % (path, name))
         fn.argtypes, fn.restype = args, result
     if lib.tk_c_api_version() != 1:
         raise ImportError("tkc: %s has C API version %d; this package speaks 1" % (path, lib.tk_c_api_version()))
@@ -238,7 +243,10 @@ _grid_call = threading.local()  # the launch's grid function (`launch`), and `ac
 
 def _call_grid(config, _user, out):
     """The C callback of every launch with a grid function: calls the thread's current one."""
-    grid, given, failure = _grid_call.launch
+    launch = getattr(_grid_call, "launch", None)
+    if launch is None:  # (cannot happen: a launch sets it around its C call)
+        return 1
+    grid, given, failure = launch
     meta = _Meta(config, given)
     _grid_call.active = True
     try:
@@ -427,7 +435,6 @@ class Kernel:
         grid_fn, fixed, failure = _NO_GRID_FN, None, []
         if callable(grid):
             grid_fn = _GRID_TRAMPOLINE  # (one C callback for every launch: making one costs microseconds)
-            _grid_call.launch = (grid, given, failure)
         else:
             fixed = self._grids.get(grid) if isinstance(grid, (tuple, int)) else None
             if fixed is None:
@@ -442,16 +449,28 @@ class Kernel:
                     self._grids[grid] = fixed
         if stream is None and torch is not None and self._cuda:
             stream = torch._C._cuda_getCurrentRawStream(self._device)  # torch's current stream there
+        outer = getattr(_grid_call, "launch", None)  # (a launch from a finalizer, say, in between)
         try:
+            if grid_fn is not _NO_GRID_FN:
+                _grid_call.launch = (grid, given, failure)
             if report is None:
                 status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts,
                                                const_count, stream)
             else:
-                status = _lib.tk_kernel_tune(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts,
-                                             const_count, stream, ctypes.byref(report))
+                entry = getattr(_lib, "tk_kernel_tune", None)
+                if entry is None:
+                    raise Error("tkc: %s has no tk_kernel_tune (an older libtkc): tuning needs a newer one"
+                                % _lib._name)
+                status = entry(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count, stream,
+                               ctypes.byref(report))
         finally:
             if grid_fn is not _NO_GRID_FN:
-                _grid_call.launch = None  # (it holds the grid function and the constants)
+                _grid_call.launch = outer  # (it held the grid function and the constants)
+        # An interrupt inside a grid function is raised even where the tuner went on without
+        # the config it failed for.
+        for e in failure:
+            if not isinstance(e, Exception):
+                raise e
         if status != _OK and failure:
             raise failure[0]
         _check(status)

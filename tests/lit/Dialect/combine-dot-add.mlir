@@ -50,3 +50,14 @@ func.func @two_users(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<
   %s = arith.addf %acc, %d : tensor<16x16xf32>
   return %s, %d : tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// An FP8 dot with max_num_imprecise_acc keeps its add: the product is promoted to f32 there.
+// CHECK-LABEL: func.func @keeps_promotion
+// CHECK: %[[P:.*]] = tk.dot %arg0, %arg1, %{{.*}} max_num_imprecise_acc = 64 :
+// CHECK: arith.addf %arg2, %[[P]]
+func.func @keeps_promotion(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tk.dot %a, %b, %zero max_num_imprecise_acc = 64 : tensor<64x64xf8E4M3FN> * tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
+  %s = arith.addf %acc, %d : tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}

@@ -208,6 +208,22 @@ func.func @dot_acc(%a: tensor<16x16xf16>, %b: tensor<16x32xf16>, %c: tensor<16x1
 
 // -----
 
+func.func @dot_imprecise_not_fp8(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tk.dot' op max_num_imprecise_acc applies to FP8 operands, not 'f16'}}
+  %0 = tk.dot %a, %b, %c max_num_imprecise_acc = 32 : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_imprecise_below_k(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tk.dot' op max_num_imprecise_acc = 32 is below the tile's K = 64 (only whole tiles are supported)}}
+  %0 = tk.dot %a, %b, %c max_num_imprecise_acc = 32 : tensor<64x64xf8E4M3FN> * tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @dot_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
   // expected-error @+1 {{'tk.dot' op operand element types differ: 'f16' and 'bf16' (only f8E4M3FN and f8E5M2 mix)}}
   %0 = tk.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xbf16> -> tensor<16x16xf32>

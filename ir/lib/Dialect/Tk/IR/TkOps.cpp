@@ -277,6 +277,13 @@ LogicalResult DotOp::verify() {
   if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
     return emitOpError() << "accumulator " << acc << " does not match the product shape ["
                          << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  if (int32_t limit = getMaxNumImpreciseAcc()) {
+    if (!fp8(a.getElementType()))
+      return emitOpError() << "max_num_imprecise_acc applies to FP8 operands, not " << a.getElementType();
+    if (limit < a.getDimSize(1))
+      return emitOpError() << "max_num_imprecise_acc = " << limit << " is below the tile's K = " << a.getDimSize(1)
+                           << " (only whole tiles are supported)";
+  }
   return success();
 }
 

@@ -24,7 +24,8 @@ struct FoldAddIntoDot : public OpRewritePattern<AddOp> {
     for (int i = 0; i < 2; ++i) {
       auto dot = add->getOperand(i).template getDefiningOp<tk::DotOp>();
       Value other = add->getOperand(1 - i);
-      if (!dot || !dot->hasOneUse() || !isZeroTile(dot.getAcc()))
+      // (A dot with max_num_imprecise_acc has its product added in f32 on purpose.)
+      if (!dot || !dot->hasOneUse() || !isZeroTile(dot.getAcc()) || dot.getMaxNumImpreciseAcc() != 0)
         continue;
       rewriter.replaceOpWithNewOp<tk::DotOp>(add, other.getType(), dot.getA(), dot.getB(),
                                              other, dot.getPrecisionAttr());

@@ -163,11 +163,21 @@ def Tk_AtomicCASOp : Tk_Op<"atomic_cas", [DeclareOpInterfaceMethods<MemoryEffect
 
 def Tk_DotOp : Tk_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "tile matrix product: result = a * b + acc";
+  let description = [{
+    `max_num_imprecise_acc` (FP8 operands; 0: no limit) bounds how many products of K the
+    tensor cores may sum in their reduced-precision accumulator before the sum is added in f32
+    (Triton's argument of that name; DeepSeek-V3's and cuBLASLt's promotion). The front end
+    gives such a dot a zero accumulator and adds its product to the accumulator after it;
+    `tk-combine-dot-add` leaves that add apart. Only whole tiles are supported: the value is 0
+    or at least the tile's K.
+  }];
   let arguments = (ins Tk_NumericTile:$a, Tk_NumericTile:$b, Tk_NumericTile:$acc,
-                       DefaultValuedAttr<Tk_DotPrecision, "::tk::DotPrecision::tf32">:$precision);
+                       DefaultValuedAttr<Tk_DotPrecision, "::tk::DotPrecision::tf32">:$precision,
+                       DefaultValuedAttr<I32Attr, "0">:$max_num_imprecise_acc);
   let results = (outs Tk_NumericTile:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc (`precision` `=` $precision^)? attr-dict
+    $a `,` $b `,` $acc (`precision` `=` $precision^)?
+    (`max_num_imprecise_acc` `=` $max_num_imprecise_acc^)? attr-dict
     `:` type($a) `*` type($b) `->` type($result)
   }];
   let hasVerifier = 1;

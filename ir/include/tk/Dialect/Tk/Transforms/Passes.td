@@ -8,7 +8,8 @@ def TkCombineDotAdd : Pass<"tk-combine-dot-add", "::mlir::func::FuncOp"> {
   let description = [{
     Users often write `acc += dot(a, b)`; the front end gives `dot` a zero accumulator and adds
     it to `acc` afterwards. Accumulating in the dot itself saves a tile-sized add and lets the
-    tensor-core lowering keep `acc` in its accumulator registers.
+    tensor-core lowering keep `acc` in its accumulator registers. A dot with
+    `max_num_imprecise_acc` keeps its add: the product is promoted to f32 there.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
