@@ -248,6 +248,15 @@ def section_texts(summary, sections):
         if named:
             out.append("The tuned config again as `fp8_matmul_cutlass` (ptxas is said to treat such names apart), "
                        "ms per call, fp8_matmul / _cutlass: " + "; ".join("%s %.4f / %.4f" % n for n in named) + ".")
+        promoted = [(r["label"], r["peers"]["cuBLASLt"]["per_call_ms"] / t["per_call_ms"], t["per_call_ms"])
+                    for r in summary["rows"] if r["section"] == section
+                    for n, t in (r.get("tk_configs") or {}).items()
+                    if n == "PROMOTE" and timed(t) and timed(r["peers"].get("cuBLASLt"))]
+        if promoted:
+            out.append("Like for like in accumulation: tk with `PROMOTE` (each k-step's product added in f32) against "
+                       "cuBLASLt's default (which promotes too), per call, cuBLASLt / tk: " +
+                       "; ".join("%s %.2fx (%.4f ms)" % p for p in promoted) + ". The table's tk sums all of K in the "
+                       "tensor cores, as cuBLASLt's fast accumulation does.")
         if worst:
             out.append("Worst ratio: " + "; ".join("%s %s (%.2fx)" % (k, v[0], v[1]) for k, v in worst.items()) + ".")
         failed = [r for r in summary["rows"] if r["section"] == section and r.get("failed")]

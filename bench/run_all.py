@@ -324,9 +324,10 @@ class Bench:
 
     def fp8_section(self):
         """Scaled FP8 GEMM (stdlib/std/fp8_matmul.tk, e4m3, bf16 out) against torch._scaled_mm
-        (cuBLASLt), per-tensor and per-row/column scales; tk autotunes over its configs. Then the
-        tuned config again under a kernel name with "cutlass" in it (ptxas is reported to
-        special-case such names)."""
+        (cuBLASLt, with its default accumulation and with use_fast_accum), per-tensor and
+        per-row/column scales; tk autotunes over its configs. Then the tuned config again under a
+        kernel name with "cutlass" in it (ptxas is reported to special-case such names), and tk
+        with PROMOTE (each k-step's product added in f32), tuned on its own."""
         shapes = [(4096, 4096, 4096), (8192, 8192, 4096)] + [(m, n, k) for m in (32, 2048) for n, k in LLAMA_GEMMS]
         if self.args.quick:
             shapes = shapes[:2]
@@ -360,11 +361,16 @@ class Bench:
                         want = (a.float() @ b.float().t()) * sa[:, None] * sb[None, :]
                         peer_sa, peer_sb = sa[:, None].contiguous(), sb[None, :].contiguous()
                     c_peer = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-                    def scaled_mm():
-                        torch._scaled_mm(a, b.t(), scale_a=peer_sa, scale_b=peer_sb, out_dtype=torch.bfloat16, out=c_peer)
+                    def scaled_mm(fast=False):
+                        torch._scaled_mm(a, b.t(), scale_a=peer_sa, scale_b=peer_sb, out_dtype=torch.bfloat16, out=c_peer,
+                                         use_fast_accum=fast)
                     reps = peers.reps_for(peers.estimate_ms(scaled_mm))
+                    # cuBLASLt's default promotes partial sums to f32; fast accumulation sums all of K in
+                    # the tensor cores, as tk's fp8_matmul does unless PROMOTE.
                     self.peer(row, "cuBLASLt", contextlib.nullcontext, scaled_mm,
                               lambda: peers.check("cuBLASLt fp8", c_peer, want, 1e-2), reps)
+                    self.peer(row, "cuBLASLt fast accum", contextlib.nullcontext, lambda: scaled_mm(True),
+                              lambda: peers.check("cuBLASLt fp8 fast accum", c_peer, want, 1e-2), reps)
                     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
                     one = torch.zeros(1, device="cuda", dtype=torch.bfloat16)
                     operands = dict(a=a, b=b, c=c, scale_a=sa, scale_b=sb, bias=one, residual=one, mul=one,
@@ -379,6 +385,11 @@ class Bench:
                     named, named_err, _ = self.tk_measure(self.kernel(renamed, "fp8_matmul_cutlass"), grid, operands,
                                                           dict(tuning.best, SCALE_MODE=mode), reps, c, check)
                     row["tk_configs"] = {"fp8_matmul_cutlass (same config)": dict(named, error=named_err)}
+                    # With each k-step's product promoted to f32: against cuBLASLt's default.
+                    promoted, promoted_err, promoted_tuning = self.tk_measure(
+                        self.kernel(source, "fp8_matmul"), grid, operands, dict(SCALE_MODE=mode, PROMOTE=True), reps, c,
+                        check, tune=True)
+                    row["tk_configs"]["PROMOTE"] = dict(promoted, error=promoted_err, config=promoted_tuning.best_text)
 
     def attention_section(self):
         cases = []

@@ -1064,6 +1064,14 @@ def add_stdlib_cases():
               "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
               "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
              fp8_ref, tol=(2e-2, 2e-2), defines=defines)
+        if mode == 1 and not epilogue:  # the same with each k-step's product promoted to f32
+            case("stdlib.fp8_matmul.mode1.f8e4m3.f16.promote", std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
+                 {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
+                  "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
+                  "mul": out_of[tdtype][1](np.zeros(1)), "workspace": np.zeros(1, np.float32),
+                  "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf,
+                  "ldr": Nf, "ldm": Nf},
+                 fp8_ref, tol=(2e-2, 2e-2), defines=dict(defines, PROMOTE="true"))
     # Every autotune config of fp8_matmul (warp-specialized ones too) with rows 16-byte aligned,
     # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
     # 256), per-row/column scales, e5m2 x e4m3 (mixed formats) into bf16.
