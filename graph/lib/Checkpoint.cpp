@@ -174,8 +174,10 @@ std::vector<CheckpointTensor> readSafetensors(const MappedFile &file) {
       t.dtype = Scalar::F16, elementBytes = 2;
     else if (dtypeName == "F32")
       t.dtype = Scalar::F32, elementBytes = 4;
+    else if (dtypeName == "F8_E4M3")
+      t.dtype = Scalar::F8E4M3, elementBytes = 1;
     else
-      fail(what, "dtype " + dtypeName + " is not supported (BF16, F16, F32)");
+      fail(what, "dtype " + dtypeName + " is not supported (BF16, F16, F32, F8_E4M3)");
     const json &shape = entry["shape"];
     if (!shape.is_array() || shape.size() > kMaxRank)
       fail(what, "shape must be a list of at most " + std::to_string(kMaxRank) + " sizes");

@@ -6,6 +6,7 @@
 #include "tk/Support/FloatFormats.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -51,8 +52,24 @@ void parallelRanges(int64_t n, int64_t grain, const std::function<void(int64_t, 
     thread.join();
 }
 
+/// Element i of a BF16, F16 or F32 checkpoint tensor as a float (an FP8 weight's scale).
+float floatAt(const CheckpointTensor &t, size_t i) {
+  if (t.dtype != Scalar::F32)
+    return fp::bf16ToFloat(bf16At(t, i)); // (exact: bf16 and f16 values are floats)
+  float f;
+  std::memcpy(&f, static_cast<const uint8_t *>(t.data) + 4 * i, 4);
+  return f;
+}
+
+/// FP8 values are read as the projections' weights only, with their scales.
+void requireWide(const CheckpointTensor &t) {
+  if (t.dtype == Scalar::F8E4M3)
+    throw Error(t.file + ": tensor '" + t.name + "' is F8_E4M3; an FP8 checkpoint's projections may be, not this one");
+}
+
 /// A checkpoint tensor's elements as bf16 bits.
 std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
+  requireWide(t);
   size_t count = 1;
   for (int64_t d : t.shape)
     count *= size_t(d);
@@ -68,6 +85,8 @@ std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
 /// by 64x64 blocks (a row-by-row transposition misses the cache on every element), the rows of
 /// the result split among threads.
 std::vector<uint16_t> transposedSideBySide(const std::vector<CheckpointTensor> &parts) {
+  for (const CheckpointTensor &p : parts)
+    requireWide(p);
   int64_t in = parts.front().shape[1], total = 0;
   for (const CheckpointTensor &p : parts)
     total += p.shape[0];
@@ -271,8 +290,14 @@ struct LlamaModel::Impl {
     weights.emplace(name, Buffer::ofBits(*context, Scalar::BF16, bits));
   }
   /// A projection: Hugging Face's [out, in] weights stacked (Q, K, V into one), as bf16
-  /// [in, out], or as e4m3 [out, in] with one scale per output row ("<name>.scale").
-  void uploadProjection(const std::string &name, const std::vector<CheckpointTensor> &parts) {
+  /// [in, out], or as e4m3 [out, in] with one scale per output row ("<name>.scale"): quantized
+  /// here, or as an FP8 checkpoint stores them (`scales`: each part's "weight_scale").
+  void uploadProjection(const std::string &name, const std::vector<CheckpointTensor> &parts,
+                        const std::vector<CheckpointTensor> &storedScales = {}) {
+    if (!storedScales.empty()) {
+      uploadStoredFp8(name, parts, storedScales);
+      return;
+    }
     if (!fp8) {
       upload(name, transposedSideBySide(parts));
       return;
@@ -301,6 +326,40 @@ struct LlamaModel::Impl {
     weights.emplace(name, Buffer::ofBits(*context, Scalar::F8E4M3, codes));
     weights.emplace(name + ".scale", Buffer::of(*context, scales));
   }
+
+  /// Stored e4m3 weights [out, in] (stacked as they are) and their dequantization scales, one
+  /// per tensor ([] or [1]) or one per output channel ([out] or [out, 1]) as compressed-tensors
+  /// and FBGEMM's FP8 checkpoints keep them: w = code * scale.
+  void uploadStoredFp8(const std::string &name, const std::vector<CheckpointTensor> &parts,
+                       const std::vector<CheckpointTensor> &scaleTensors) {
+    std::vector<uint8_t> codes;
+    std::vector<float> scales;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const CheckpointTensor &w = parts[k], &s = scaleTensors[k];
+      int64_t out = w.shape[0];
+      if (w.dtype != Scalar::F8E4M3)
+        throw Error(w.file + ": tensor '" + w.name + "' is not F8_E4M3 while other projections of the checkpoint are");
+      int64_t count = 1;
+      for (int64_t d : s.shape)
+        count *= d;
+      bool perTensor = count == 1 && s.shape.size() <= 1, perChannel =
+          count == out && (s.shape == std::vector<int64_t>{out} || s.shape == std::vector<int64_t>{out, 1});
+      if (s.dtype == Scalar::F8E4M3 || (!perTensor && !perChannel))
+        throw Error(s.file + ": tensor '" + s.name + "' must be an F32, BF16 or F16 scale of shape [], [1], [" +
+                    std::to_string(out) + "] or [" + std::to_string(out) + ", 1]");
+      const auto *bytes = static_cast<const uint8_t *>(w.data);
+      codes.insert(codes.end(), bytes, bytes + w.bytes);
+      for (int64_t o = 0; o < out; ++o) {
+        float scale = floatAt(s, perTensor ? 0 : size_t(o));
+        if (!(scale > 0) || !std::isfinite(scale))
+          throw Error(s.file + ": tensor '" + s.name + "' holds the scale " + std::to_string(scale) +
+                      ": scales must be positive and finite");
+        scales.push_back(scale);
+      }
+    }
+    weights.emplace(name, Buffer::ofBits(*context, Scalar::F8E4M3, codes));
+    weights.emplace(name + ".scale", Buffer::of(*context, scales));
+  }
 };
 
 LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOptions &options)
@@ -314,17 +373,32 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
   auto matrix = [&](const std::string &name, int64_t out, int64_t in) { return ckpt.get(name, {out, in}); };
   auto vector = [&](const std::string &name) { return bf16Bits(ckpt.get(name, {d})); };
+  // An FP8 checkpoint (its projections F8_E4M3, each with its "weight_scale") runs the FP8
+  // matmuls on the weights as stored.
+  bool storedFp8 = c.numLayers > 0 && ckpt.get("model.layers.0.self_attn.q_proj.weight", {d, d}).dtype == Scalar::F8E4M3;
+  m.fp8 = m.fp8 || storedFp8;
+  auto projection = [&](const std::string &layer, std::vector<std::pair<std::string, std::array<int64_t, 2>>> parts) {
+    std::vector<CheckpointTensor> tensors, scales;
+    for (const auto &[name, shape] : parts) {
+      tensors.push_back(matrix(layer + name + ".weight", shape[0], shape[1]));
+      if (storedFp8)
+        scales.push_back(ckpt.get(layer + name + ".weight_scale"));
+    }
+    return std::make_pair(tensors, scales);
+  };
   for (int64_t l = 0; l < c.numLayers; ++l) {
     std::string p = "model.layers." + std::to_string(l) + ".";
     m.upload(layerName(l, "attn_norm"), vector(p + "input_layernorm.weight"));
-    m.uploadProjection(layerName(l, "wqkv"), {matrix(p + "self_attn.q_proj.weight", d, d),
-                                              matrix(p + "self_attn.k_proj.weight", kv, d),
-                                              matrix(p + "self_attn.v_proj.weight", kv, d)});
-    m.uploadProjection(layerName(l, "wo"), {matrix(p + "self_attn.o_proj.weight", d, d)});
+    auto [qkv, qkvScales] = projection(p, {{"self_attn.q_proj", {d, d}}, {"self_attn.k_proj", {kv, d}},
+                                           {"self_attn.v_proj", {kv, d}}});
+    m.uploadProjection(layerName(l, "wqkv"), qkv, qkvScales);
+    for (auto [local, part, out, in] : {std::tuple<const char *, const char *, int64_t, int64_t>{"wo", "self_attn.o_proj", d, d},
+                                        {"w_gate", "mlp.gate_proj", f, d}, {"w_up", "mlp.up_proj", f, d},
+                                        {"w_down", "mlp.down_proj", d, f}}) {
+      auto [weight, scale] = projection(p, {{part, {out, in}}});
+      m.uploadProjection(layerName(l, local), weight, scale);
+    }
     m.upload(layerName(l, "ffn_norm"), vector(p + "post_attention_layernorm.weight"));
-    m.uploadProjection(layerName(l, "w_gate"), {matrix(p + "mlp.gate_proj.weight", f, d)});
-    m.uploadProjection(layerName(l, "w_up"), {matrix(p + "mlp.up_proj.weight", f, d)});
-    m.uploadProjection(layerName(l, "w_down"), {matrix(p + "mlp.down_proj.weight", d, f)});
   }
   m.upload("norm", vector("model.norm.weight"));
   CheckpointTensor table = matrix("model.embed_tokens.weight", c.vocabSize, d);

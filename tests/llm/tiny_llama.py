@@ -54,7 +54,8 @@ def write_safetensors(path, tensors):
     header, offset, blobs = {"__metadata__": {"format": "pt"}}, 0, []
     for name, bits in tensors.items():
         data = bits.tobytes()
-        dtype = "F32" if bits.dtype == np.float32 else "BF16"  # bf16 as its uint16 bits
+        # bf16 as its uint16 bits, e4m3 as its uint8 codes
+        dtype = {np.dtype(np.float32): "F32", np.dtype(np.uint8): "F8_E4M3"}.get(bits.dtype, "BF16")
         header[name] = {"dtype": dtype, "shape": list(bits.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
@@ -91,24 +92,51 @@ def e4m3(x):
     return np.round(x / step) * step
 
 
-def quantized_matmul(x, w):
+def quantized_matmul(x, w, stored=None):
     """tk-llama --fp8's projection: w's rows (output channels) and x's rows quantized to e4m3,
-    each with its scale max|.| / 448 (computed in float32, as the kernels do)."""
+    each with its scale max|.| / 448 (computed in float32, as the kernels do); `stored`: w's
+    e4m3 values and scales as an FP8 checkpoint holds them."""
     def rows(m):
         s = (np.maximum(np.abs(m).max(-1, keepdims=True), 1e-30).astype(np.float32) / np.float32(448)).astype(np.float64)
         return e4m3(m / s), s
     qx, sx = rows(x)
-    qw, sw = rows(w)
+    qw, sw = stored if stored is not None else rows(w)
     return (qx @ qw.T) * sx * sw.T
 
 
-def reference_logits(w, ids, config=None, fp8=False):
+E4M3_CODES = {}  # e4m3fn's finite non-negative values -> their codes
+for _code in range(0x7F):
+    _e, _m = _code >> 3, _code & 7
+    E4M3_CODES[(_m / 8.0) * 2.0 ** -6 if _e == 0 else (1 + _m / 8.0) * 2.0 ** (_e - 7)] = _code
+
+
+def fp8_checkpoint(w, per_tensor=False):
+    """The tiny model as an FP8 checkpoint stores it: each projection's weight as e4m3 codes and
+    its "weight_scale" (w = code * scale), one per output channel ([out, 1]) quantized exactly
+    as tk-llama --fp8 quantizes at load, or one per tensor ([]). Also {name: (values, scales)}
+    for the numpy model."""
+    out, stored = dict(w), {}
+    for name in [n for n in w if n.endswith("_proj.weight")]:
+        m = from_bits(w[name])  # float32, as tk reads bf16
+        amax = np.abs(m).max() if per_tensor else np.abs(m).max(1)
+        s = (np.maximum(amax, np.float32(1e-30)) / np.float32(448)).astype(np.float32)
+        q = e4m3((m / (s if per_tensor else s[:, None])).astype(np.float32))
+        codes = np.array([E4M3_CODES[abs(v)] | (0x80 if np.signbit(v) else 0) for v in q.ravel()], np.uint8)
+        out[name] = codes.reshape(m.shape)
+        out[name + "_scale"] = s.reshape(() if per_tensor else (-1, 1))
+        stored[name] = (q, np.broadcast_to(s.astype(np.float64), (m.shape[0],)).reshape(-1, 1))
+    return out, stored
+
+
+def reference_logits(w, ids, config=None, fp8=False, stored=None):
     """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights (the embedding
     table as the head when tie_word_embeddings, as transformers ties them); with `fp8`, the
-    layers' projections as tk-llama --fp8 quantizes them (quantized_matmul)."""
+    layers' projections as tk-llama --fp8 quantizes them (quantized_matmul), or as `stored`
+    (fp8_checkpoint) holds them."""
     c = config or CONFIG
     W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
-    mm = (lambda x, name: quantized_matmul(x, W[name])) if fp8 else (lambda x, name: x @ W[name].T)
+    mm = ((lambda x, name: quantized_matmul(x, W[name], stored and stored[name])) if fp8
+          else (lambda x, name: x @ W[name].T))
     d, H, KV = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
     hd, T, eps = d // H, len(ids), c["rms_norm_eps"]
     rms = lambda x, g: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g
@@ -186,6 +214,40 @@ def main():
         tokens8_nc = run(args, single, prompt, new, os.path.join(tmp, "fp8nc.npy"), ["--fp8", "--no-cache"])[0]
         if tokens8_nc != tokens8:
             sys.exit("--fp8 with the KV cache: tokens %s, without: %s" % (tokens8, tokens8_nc))
+        # An FP8 checkpoint (F8_E4M3 projections with their weight_scale): per channel, quantized
+        # as --fp8 quantizes at load, it must give --fp8's logits exactly; per tensor, the numpy
+        # model on the same stored values.
+        fp8_folder = os.path.join(tmp, "fp8-checkpoint")
+        write_folder(fp8_folder, fp8_checkpoint(w)[0], 1)
+        tokens8s, logits8s = run(args, fp8_folder, prompt, new, os.path.join(tmp, "fp8s.npy"))
+        if tokens8s != tokens8 or not np.array_equal(logits8s, logits8):
+            sys.exit("an FP8 checkpoint quantized as --fp8 quantizes gives other logits: tokens %s, --fp8's %s, "
+                     "largest difference %.3g" % (tokens8s, tokens8, np.abs(logits8s - logits8).max()))
+        per_tensor, stored = fp8_checkpoint(w, per_tensor=True)
+        write_folder(fp8_folder + "-tensor", per_tensor, 2)
+        tokens8t, logits8t = run(args, fp8_folder + "-tensor", prompt, new, os.path.join(tmp, "fp8t.npy"))
+        ref8t = reference_logits(w, prompt + tokens8t[:-1], fp8=True, stored=stored)[len(prompt) - 1:]
+        err8t = np.linalg.norm(logits8t - ref8t) / np.linalg.norm(ref8t)
+        print("FP8 checkpoints: per channel the same logits as --fp8; per tensor %.3g from the numpy model" % err8t)
+        if not err8t < 0.1:
+            sys.exit("an FP8 checkpoint with per-tensor scales differs from the numpy model")
+        # Bad FP8 checkpoints: a clean error naming the tensor.
+        up = "model.layers.1.mlp.up_proj.weight"
+        bad_cases = [(lambda c: c.pop(up + "_scale"), "the checkpoint has no tensor '%s_scale'" % up),
+                     (lambda c: c.update({up + "_scale": np.zeros((3, 1), np.float32)}), "must be an F32, BF16 or F16 scale"),
+                     (lambda c: c.update({up + "_scale": np.full((CONFIG["intermediate_size"], 1), -1, np.float32)}),
+                      "scales must be positive and finite"),
+                     (lambda c: c.update({up: w[up]}), "is not F8_E4M3 while other projections of the checkpoint are"),
+                     (lambda c: c.update({"model.norm.weight": np.zeros(CONFIG["hidden_size"], np.uint8)}),
+                      "'model.norm.weight' is F8_E4M3; an FP8 checkpoint's projections may be, not this one")]
+        for change, message in bad_cases:
+            broken = fp8_checkpoint(w)[0]
+            change(broken)
+            write_folder(fp8_folder + "-bad", broken, 1)
+            r = subprocess.run([args.tk_llama, fp8_folder + "-bad", "--prompt", "3", "--backend", args.backend],
+                               capture_output=True, text=True)
+            if r.returncode != 1 or message not in r.stderr:
+                sys.exit("a bad FP8 checkpoint: exit %d, %r (wanted %r)" % (r.returncode, r.stderr, message))
         # The KV cache (the default) against a full recompute of every prefix.
         tokens_nc, logits_nc = run(args, single, prompt, new, os.path.join(tmp, "nc.npy"), ["--no-cache"])
         err_nc = np.linalg.norm(logits - logits_nc) / np.linalg.norm(logits_nc)

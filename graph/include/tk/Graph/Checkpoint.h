@@ -31,7 +31,7 @@ struct LlamaConfig {
 /// One tensor of a checkpoint, read in place from its file's mapping.
 struct CheckpointTensor {
   std::string name, file;
-  Scalar dtype = Scalar::BF16; // BF16, F16 or F32
+  Scalar dtype = Scalar::BF16; // BF16, F16, F32, or F8E4M3 (an FP8 checkpoint's projections)
   std::vector<int64_t> shape;
   const void *data = nullptr;
   size_t bytes = 0;
