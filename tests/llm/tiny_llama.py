@@ -124,6 +124,7 @@ def fp8_checkpoint(w, per_tensor=False):
         codes = np.array([E4M3_CODES[abs(v)] | (0x80 if np.signbit(v) else 0) for v in q.ravel()], np.uint8)
         out[name] = codes.reshape(m.shape)
         out[name + "_scale"] = s.reshape(() if per_tensor else (-1, 1))
+        out[name[:-len("weight")] + "input_scale"] = np.ones((), np.float32)  # (static activation scales: unread)
         stored[name] = (q, np.broadcast_to(s.astype(np.float64), (m.shape[0],)).reshape(-1, 1))
     return out, stored
 
