@@ -64,7 +64,8 @@ float floatAt(const CheckpointTensor &t, size_t i) {
 /// FP8 values are read as the projections' weights only, with their scales.
 void requireWide(const CheckpointTensor &t) {
   if (t.dtype == Scalar::F8E4M3)
-    throw Error(t.file + ": tensor '" + t.name + "' is F8_E4M3; an FP8 checkpoint's projections may be, not this one");
+    throw Error(t.file + ": tensor '" + t.name + "' is F8_E4M3 where bf16, f16 or f32 is read (an FP8 checkpoint "
+                "has every projection in F8_E4M3, layer 0's q_proj too, and nothing else)");
 }
 
 /// A checkpoint tensor's elements as bf16 bits.
@@ -302,6 +303,8 @@ struct LlamaModel::Impl {
       upload(name, transposedSideBySide(parts));
       return;
     }
+    for (const CheckpointTensor &p : parts)
+      requireWide(p); // (an FP8 tensor in a checkpoint whose first layer is not)
     int64_t in = parts.front().shape[1], rows = 0;
     for (const CheckpointTensor &p : parts)
       rows += p.shape[0];

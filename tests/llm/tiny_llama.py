@@ -240,7 +240,7 @@ def main():
                       "scales must be positive and finite"),
                      (lambda c: c.update({up: w[up]}), "is not F8_E4M3 while other projections of the checkpoint are"),
                      (lambda c: c.update({"model.norm.weight": np.zeros(CONFIG["hidden_size"], np.uint8)}),
-                      "'model.norm.weight' is F8_E4M3; an FP8 checkpoint's projections may be, not this one")]
+                      "'model.norm.weight' is F8_E4M3 where bf16, f16 or f32 is read")]
         for change, message in bad_cases:
             broken = fp8_checkpoint(w)[0]
             change(broken)
@@ -249,6 +249,15 @@ def main():
                                capture_output=True, text=True)
             if r.returncode != 1 or message not in r.stderr:
                 sys.exit("a bad FP8 checkpoint: exit %d, %r (wanted %r)" % (r.returncode, r.stderr, message))
+        # Layer 1 FP8 where layer 0 is not: refused, with --fp8 too (its quantizer read bf16 from bytes).
+        mixed = dict(w)
+        mixed.update({n: v for n, v in fp8_checkpoint(w)[0].items() if n.startswith("model.layers.1.")})
+        write_folder(fp8_folder + "-mixed", mixed, 1)
+        for extra in ([], ["--fp8"]):
+            r = subprocess.run([args.tk_llama, fp8_folder + "-mixed", "--prompt", "3", "--backend", args.backend] + extra,
+                               capture_output=True, text=True)
+            if r.returncode != 1 or "is F8_E4M3 where bf16, f16 or f32 is read" not in r.stderr:
+                sys.exit("layer 1 FP8, layer 0 not %s: exit %d, %r" % (extra, r.returncode, r.stderr))
         # The KV cache (the default) against a full recompute of every prefix.
         tokens_nc, logits_nc = run(args, single, prompt, new, os.path.join(tmp, "nc.npy"), ["--no-cache"])
         err_nc = np.linalg.norm(logits - logits_nc) / np.linalg.norm(logits_nc)
