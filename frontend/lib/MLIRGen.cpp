@@ -1,5 +1,6 @@
 // Statements, operators and conversions of MLIRGen.
 #include "MLIRGenImpl.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -144,7 +145,8 @@ Value MLIRGenImpl::emitConverted(const Expr &e, const Type &to) {
   if (e.value && e.type.isScalarValue() && !to.elem.isPtr && e.value->kind != ConstValue::Kind::List) {
     Type scalarTo = to.withShape({});
     ConstValue v = e.value->kind == ConstValue::Kind::Float && !isFloat(to.elem.scalar)
-                       ? ConstValue::ofInt((int64_t)e.value->f)
+                       ? ConstValue::ofInt(fp::saturatingTrunc(e.value->f, bitWidth(to.elem.scalar),
+                                                               isUnsigned(to.elem.scalar)))
                        : *e.value;
     if (e.type.elem != to.elem && isFloat(to.elem.scalar) && e.value->kind == ConstValue::Kind::Int)
       v = ConstValue::ofFloat(isUnsigned(e.type.elem.scalar) ? (double)(uint64_t)e.value->i : (double)e.value->i);

@@ -1,6 +1,7 @@
 // Typing of expressions: names, operators with numpy broadcasting and Triton's promotion and
 // weak-literal rules, casts, indexing, and constant folding of scalar constants.
 #include "SemaImpl.h"
+#include "tk/Support/FloatFormats.h"
 
 #include <cmath>
 
@@ -140,15 +141,8 @@ ConstValue SemaImpl::castConst(const ConstValue &v, const Type &from, const Type
   }
   if (target == Scalar::I1)
     return ConstValue::ofInt(v.kind == ConstValue::Kind::Float ? v.f != 0 : v.i != 0);
-  if (v.kind == ConstValue::Kind::Float) {
-    double d = std::trunc(v.f);
-    if (std::isnan(d))
-      return ConstValue::ofInt(0);
-    if (isUnsigned(target))
-      return normalizeInt(d <= 0 ? 0 : d >= 18446744073709551615.0 ? -1 : (int64_t)(uint64_t)d, target);
-    d = std::max(-9223372036854775808.0, std::min(d, 9223372036854775807.0));
-    return normalizeInt((int64_t)d, target);
-  }
+  if (v.kind == ConstValue::Kind::Float) // (saturated as at run time: 300.0 as i8 is 127)
+    return normalizeInt(fp::saturatingTrunc(v.f, bitWidth(target), isUnsigned(target)), target);
   return normalizeInt(v.i, target);
 }
 

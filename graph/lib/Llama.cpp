@@ -54,11 +54,15 @@ void parallelRanges(int64_t n, int64_t grain, const std::function<void(int64_t, 
 
 /// Element i of a BF16, F16 or F32 checkpoint tensor as a float (an FP8 weight's scale).
 float floatAt(const CheckpointTensor &t, size_t i) {
-  if (t.dtype != Scalar::F32)
-    return fp::bf16ToFloat(bf16At(t, i)); // (exact: bf16 and f16 values are floats)
-  float f;
-  std::memcpy(&f, static_cast<const uint8_t *>(t.data) + 4 * i, 4);
-  return f;
+  const auto *bytes = static_cast<const uint8_t *>(t.data);
+  if (t.dtype == Scalar::F32) {
+    float f;
+    std::memcpy(&f, bytes + 4 * i, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, bytes + 2 * i, 2);
+  return t.dtype == Scalar::F16 ? fp::halfToFloat(h) : fp::bf16ToFloat(h);
 }
 
 /// FP8 values are read as the projections' weights only, with their scales.
@@ -342,11 +346,11 @@ struct LlamaModel::Impl {
       int64_t out = w.shape[0];
       if (w.dtype != Scalar::F8E4M3)
         throw Error(w.file + ": tensor '" + w.name + "' is not F8_E4M3 while other projections of the checkpoint are");
-      int64_t count = 1;
+      uint64_t count = 1; // (each size is below 2^40: Checkpoint caps them; a product past 2^64 saturates)
       for (int64_t d : s.shape)
-        count *= d;
+        count = d && count > UINT64_MAX / uint64_t(d) ? UINT64_MAX : count * uint64_t(d);
       bool perTensor = count == 1 && s.shape.size() <= 1, perChannel =
-          count == out && (s.shape == std::vector<int64_t>{out} || s.shape == std::vector<int64_t>{out, 1});
+          count == uint64_t(out) && (s.shape == std::vector<int64_t>{out} || s.shape == std::vector<int64_t>{out, 1});
       if (s.dtype == Scalar::F8E4M3 || (!perTensor && !perChannel))
         throw Error(s.file + ": tensor '" + s.name + "' must be an F32, BF16 or F16 scale of shape [], [1], [" +
                     std::to_string(out) + "] or [" + std::to_string(out) + ", 1]");

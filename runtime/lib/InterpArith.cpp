@@ -79,23 +79,8 @@ void writeFloat(Tile &t, size_t k, double v) {
 
 /// f -> integer as PTX's cvt.rzi: truncate toward zero, saturate, NaN gives 0.
 int64_t floatToInt(double v, int bits, bool isUnsigned) {
-  if (std::isnan(v))
-    return 0;
-  v = std::trunc(v);
-  if (isUnsigned) {
-    double max = bits >= 64 ? 18446744073709551615.0 : std::ldexp(1.0, bits) - 1;
-    if (v <= 0)
-      return 0;
-    if (v >= max)
-      return wrapInt(int64_t(bits >= 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1), bits);
-    return wrapInt(int64_t(uint64_t(v)), bits);
-  }
-  double max = std::ldexp(1.0, bits - 1) - 1, min = -std::ldexp(1.0, bits - 1);
-  if (v >= max)
-    return bits >= 64 ? INT64_MAX : int64_t(max);
-  if (v <= min)
-    return int64_t(min);
-  return int64_t(v);
+  int64_t value = fp::saturatingTrunc(v, bits, isUnsigned);
+  return isUnsigned ? wrapInt(value, bits) : value;
 }
 
 /// The bit pattern of element k of a float tile, as its format stores it.

@@ -92,6 +92,26 @@ uint16_t floatToBf16(float value) {
   return uint16_t((u + rounding) >> 16);
 }
 
+int64_t saturatingTrunc(double v, int bits, bool isUnsigned) {
+  if (std::isnan(v))
+    return 0;
+  v = std::trunc(v);
+  if (isUnsigned) {
+    double max = bits >= 64 ? 18446744073709551615.0 : std::ldexp(1.0, bits) - 1;
+    if (v <= 0)
+      return 0;
+    if (v >= max)
+      return int64_t(bits >= 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1);
+    return int64_t(uint64_t(v));
+  }
+  double max = std::ldexp(1.0, bits - 1) - 1, min = -std::ldexp(1.0, bits - 1);
+  if (v >= max)
+    return bits >= 64 ? INT64_MAX : int64_t(max);
+  if (v <= min)
+    return int64_t(min);
+  return int64_t(v);
+}
+
 float f8e4m3ToFloat(uint8_t bits) { return fromFormat(bits, 4, 3, false); }
 uint8_t floatToF8e4m3(float value) { return roundToFormat(value, 4, 3, false, 0x7E); }
 float f8e5m2ToFloat(uint8_t bits) { return fromFormat(bits, 5, 2, true); }

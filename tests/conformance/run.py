@@ -419,6 +419,10 @@ def add_conversion_cases():
     conv("f16_u16", "f16", "u16", big.astype(np.float16), lambda: sat_int(big.astype(np.float16), 0, 65535, np.uint16))
     e4 = np.arange(256, dtype=np.uint8)[np.isfinite(np.array(f8_table(4, 3, False)))]
     e4 = np.resize(e4, N)
+    # Constants and literals saturate alike (the front end folded 300.0 as i8 to 44).
+    conv("const_f32_i8", "f32", "i8", floats, lambda: np.full(N, 127, np.int8), expr="300.0 as i8")
+    conv("const_f32_i16", "f32", "i16", floats, lambda: np.full(N, -32768, np.int16), expr="-1e30 as i16")
+    conv("literal_f32_u8", "f32", "u8", floats, lambda: np.full(N, 255, np.uint8), expr="300.0")
     conv("f8e4m3_i8", "f8e4m3", "i8", e4, lambda: sat_int(np.array(f8_table(4, 3, False))[e4], -128, 127, np.int8))
     # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
     conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")

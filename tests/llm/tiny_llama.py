@@ -55,7 +55,7 @@ def write_safetensors(path, tensors):
     for name, bits in tensors.items():
         data = bits.tobytes()
         # bf16 as its uint16 bits, e4m3 as its uint8 codes
-        dtype = {np.dtype(np.float32): "F32", np.dtype(np.uint8): "F8_E4M3"}.get(bits.dtype, "BF16")
+        dtype = {np.dtype(np.float32): "F32", np.dtype(np.float16): "F16", np.dtype(np.uint8): "F8_E4M3"}.get(bits.dtype, "BF16")
         header[name] = {"dtype": dtype, "shape": list(bits.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
@@ -229,9 +229,25 @@ def main():
         tokens8t, logits8t = run(args, fp8_folder + "-tensor", prompt, new, os.path.join(tmp, "fp8t.npy"))
         ref8t = reference_logits(w, prompt + tokens8t[:-1], fp8=True, stored=stored)[len(prompt) - 1:]
         err8t = np.linalg.norm(logits8t - ref8t) / np.linalg.norm(ref8t)
-        print("FP8 checkpoints: per channel the same logits as --fp8; per tensor %.3g from the numpy model" % err8t)
-        if not err8t < 0.1:
-            sys.exit("an FP8 checkpoint with per-tensor scales differs from the numpy model")
+        # Per channel with F16 scales ([out]): read as halves (they were read through bf16).
+        per_channel, stored16 = fp8_checkpoint(w)
+        for name in stored16:
+            s16 = per_channel[name + "_scale"].reshape(-1).astype(np.float16)
+            per_channel[name + "_scale"] = s16
+            stored16[name] = (stored16[name][0], s16.astype(np.float64).reshape(-1, 1))
+        write_folder(fp8_folder + "-f16", per_channel, 1)
+        tokens8h, logits8h = run(args, fp8_folder + "-f16", prompt, new, os.path.join(tmp, "fp8h.npy"))
+        # The same f16 values as F32 scales: the same logits, bit for bit.
+        write_folder(fp8_folder + "-f16as32", {n: (v.astype(np.float32) if v.dtype == np.float16 else v)
+                                               for n, v in per_channel.items()}, 1)
+        if not np.array_equal(run(args, fp8_folder + "-f16as32", prompt, new, os.path.join(tmp, "fp8h32.npy"))[1], logits8h):
+            sys.exit("F16 scales give other logits than the same values as F32")
+        ref8h = reference_logits(w, prompt + tokens8h[:-1], fp8=True, stored=stored16)[len(prompt) - 1:]
+        err8h = np.linalg.norm(logits8h - ref8h) / np.linalg.norm(ref8h)
+        print("FP8 checkpoints: per channel the same logits as --fp8; per tensor %.3g, F16 scales %.3g from the numpy "
+              "model" % (err8t, err8h))
+        if not err8t < 0.1 or not err8h < 0.1:
+            sys.exit("an FP8 checkpoint with per-tensor or F16 scales differs from the numpy model")
         # Bad FP8 checkpoints: a clean error naming the tensor.
         up = "model.layers.1.mlp.up_proj.weight"
         bad_cases = [(lambda c: c.pop(up + "_scale"), "the checkpoint has no tensor '%s_scale'" % up),

@@ -17,6 +17,10 @@ float f8e5m2ToFloat(uint8_t bits);
 uint8_t floatToF8e5m2(float value);
 /// f32 rounded to tf32 (10 mantissa bits), as tensor cores read f32 operands.
 float roundToTf32(float value);
+/// A float as an integer of `bits` bits, as PTX's cvt.rzi gives it (the language's `as`):
+/// truncated toward zero, saturated to the type's range, NaN 0. An unsigned 64-bit value above
+/// INT64_MAX comes back as its bits.
+int64_t saturatingTrunc(double value, int bits, bool isUnsigned);
 
 } // namespace tk::fp
 
