@@ -88,9 +88,7 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
                      }) &&
         !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
              AsyncCopyOp, LocalLoadOp, scf::ForOp, scf::YieldOp, scf::IfOp>(op) &&
-        !(isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(op) &&
-          !tk::elementTypeOf(op->getOperand(0).getType()).isF64() &&
-          !tk::elementTypeOf(op->getResult(0).getType()).isF64());
+        !isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(op);
     bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,
                                 math::SinOp, math::CosOp, math::TanhOp>(op) &&
                             tk::elementTypeOf(op->getResult(0).getType()).isF64();

@@ -96,8 +96,14 @@ Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   return arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, bits, sign));
 }
 
+/// The value as f32: wider floats rounded (f64: as the interpreter rounds f64 to f8, through
+/// float), narrower ones extended.
 Value widenToF32(OpBuilder &b, Location loc, Value v) {
-  return v.getType().isF32() ? v : (Value)arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  if (v.getType().isF32())
+    return v;
+  if (v.getType().isF64())
+    return arith::TruncFOp::create(b, loc, b.getF32Type(), v);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
 }
 
 struct TruncToF8 : public OpRewritePattern<arith::TruncFOp> {

@@ -77,8 +77,9 @@ Value MLIRGenImpl::castElements(Value value, const ElemType &from, const ElemTyp
   }
   // Integers and the f8 formats convert through f32 (LLVM has no f8 arithmetic): exact both
   // ways for every integer an f8 type can hold, and past that both overflow alike.
+  // f64 <-> f8 too, as the interpreter rounds f64 to f8 (through float).
   bool f8From = f == Scalar::F8E4M3 || f == Scalar::F8E5M2, f8To = t == Scalar::F8E4M3 || t == Scalar::F8E5M2;
-  if ((f8From && !isFloat(t)) || (f8To && !isFloat(f))) {
+  if ((f8From && (!isFloat(t) || t == Scalar::F64)) || (f8To && (!isFloat(f) || f == Scalar::F64))) {
     ElemType f32{Scalar::F32, false};
     return castElements(castElements(value, from, f32, shape, loc), f32, to, shape, loc);
   }

@@ -419,6 +419,9 @@ def add_conversion_cases():
     conv("f16_u16", "f16", "u16", big.astype(np.float16), lambda: sat_int(big.astype(np.float16), 0, 65535, np.uint16))
     e4 = np.arange(256, dtype=np.uint8)[np.isfinite(np.array(f8_table(4, 3, False)))]
     e4 = np.resize(e4, N)
+    # f64 <-> f8 through f32, as the interpreter rounds (exact back).
+    conv("f64_f8e4m3", "f64", "f8e4m3", floats.astype(np.float64) / 7, lambda: f8_bits(floats.astype(np.float64) / 7, 4, 3, False))
+    conv("f8e5m2_f64", "f8e5m2", "f64", e5, lambda: np.array(f8_table(5, 2, True))[e5].astype(np.float64))
     # Constants and literals saturate alike (the front end folded 300.0 as i8 to 44).
     conv("const_f32_i8", "f32", "i8", floats, lambda: np.full(N, 127, np.int8), expr="300.0 as i8")
     conv("const_f32_i16", "f32", "i16", floats, lambda: np.full(N, -32768, np.int16), expr="-1e30 as i16")
