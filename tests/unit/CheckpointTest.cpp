@@ -147,7 +147,7 @@ TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
       {"a negative size", safetensors(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", "abcd"),
        "tensor 'a': each size must be an integer from 0 to"},
       {"an unsupported dtype", safetensors(R"({"a": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}})", "abcd"),
-       "tensor 'a': dtype I8 is not supported (BF16, F16, F32)"},
+       "tensor 'a': dtype I8 is not supported (BF16, F16, F32, F8_E4M3)"},
       {"overlapping tensors",
        safetensors(R"({"a": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]},
                        "b": {"dtype": "F16", "shape": [2], "data_offsets": [2, 6]}})", "abcdef"),
