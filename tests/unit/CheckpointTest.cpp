@@ -83,6 +83,23 @@ TEST(Checkpoint, ASafetensorsFileGivesItsTensorsInPlace) {
             std::string::npos);
 }
 
+TEST(Checkpoint, Fp8TensorsTakeOneBytePerElement) {
+  Folder folder;
+  folder.write("model.safetensors",
+               safetensors(R"({"w": {"dtype": "F8_E4M3", "shape": [2, 3], "data_offsets": [0, 6]},
+                               "s": {"dtype": "F32", "shape": [2, 1], "data_offsets": [8, 16]}})",
+                           std::string(16, '\x38')));
+  Checkpoint ckpt = Checkpoint::open(folder.path());
+  const tk::llm::CheckpointTensor &w = ckpt.get("w", {2, 3});
+  EXPECT_EQ(w.dtype, tk::Scalar::F8E4M3);
+  EXPECT_EQ(w.bytes, 6u);
+  Folder lying;
+  lying.write("model.safetensors",
+              safetensors(R"({"w": {"dtype": "F8_E4M3", "shape": [2, 3], "data_offsets": [0, 12]}})", std::string(12, '\0')));
+  EXPECT_NE(errorOf([&] { Checkpoint::open(lying.path()); }).find("F8_E4M3[2, 3] does not take the 12 bytes"),
+            std::string::npos);
+}
+
 TEST(Checkpoint, ShardsComeFromTheIndex) {
   Folder folder;
   folder.write("model-1.safetensors",
