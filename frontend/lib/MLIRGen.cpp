@@ -93,10 +93,8 @@ Value MLIRGenImpl::castElements(Value value, const ElemType &from, const ElemTyp
       ElemType i32{Scalar::I32, false};
       Type wide = Type::value(i32, shape);
       Value v = arith::FPToSIOp::create(builder_, loc, mlirType(wide), value);
-      int64_t lo = isUnsigned(t) ? 0 : -(int64_t(1) << (bitWidth(t) - 1));
-      int64_t hi = isUnsigned(t) ? (int64_t(1) << bitWidth(t)) - 1 : (int64_t(1) << (bitWidth(t) - 1)) - 1;
-      v = minMax(true, v, constant(wide, ConstValue::ofInt(lo), loc), i32, loc);
-      v = minMax(false, v, constant(wide, ConstValue::ofInt(hi), loc), i32, loc);
+      v = minMax(true, v, constant(wide, ConstValue::ofInt(int64_t(intMin(t))), loc), i32, loc);
+      v = minMax(false, v, constant(wide, ConstValue::ofInt(int64_t(intMax(t))), loc), i32, loc);
       return arith::TruncIOp::create(builder_, loc, target, v);
     }
     if (isUnsigned(t))

@@ -76,11 +76,6 @@ Value MLIRGenImpl::emitMath(const CallExpr &e, BuiltinId id) {
 }
 
 namespace {
-/// The integer scalar types' ranges, wide enough for u64's and i64's together.
-__int128 intMin(Scalar s) { return isUnsigned(s) || s == Scalar::I1 ? 0 : -(__int128(1) << (bitWidth(s) - 1)); }
-__int128 intMax(Scalar s) {
-  return s == Scalar::I1 ? 1 : (__int128(1) << (bitWidth(s) - (isUnsigned(s) ? 0 : 1))) - 1;
-}
 /// The largest finite value of a float scalar type (exact in a double).
 double floatMax(mlir::Type type) {
   return llvm::APFloat::getLargest(llvm::cast<mlir::FloatType>(type).getFloatSemantics()).convertToDouble();

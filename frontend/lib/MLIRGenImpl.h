@@ -13,6 +13,13 @@
 
 namespace tk {
 
+/// The integer scalar types' ranges, wide enough for u64's and i64's together (the clamps of
+/// saturating conversions).
+inline __int128 intMin(Scalar s) { return isUnsigned(s) || s == Scalar::I1 ? 0 : -(__int128(1) << (bitWidth(s) - 1)); }
+inline __int128 intMax(Scalar s) {
+  return s == Scalar::I1 ? 1 : (__int128(1) << (bitWidth(s) - (isUnsigned(s) ? 0 : 1))) - 1;
+}
+
 class MLIRGenImpl {
 public:
   MLIRGenImpl(mlir::MLIRContext &context, const SourceManager &sources)
