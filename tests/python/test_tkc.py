@@ -122,6 +122,14 @@ check("a u64 above INT64_MAX", int(big[0]), 2**64 - 1)
 raises("an integer that does not fit", OverflowError, "does not fit", lambda: rev.wide[(1,)](big, 2**64 + 5))
 raises("a grid that does not fit", ValueError, "out of range", lambda: rev.inc[(2**64 + 1,)](inplace, inplace, 8))
 raises("a float grid", TypeError, "not an integer", lambda: rev.inc[(1.7,)](inplace, inplace, 8))
+# (1,) is cached by now; (1.0,) equals it as a dict key but is no grid.
+raises("a float grid equal to a cached one", TypeError, "not an integer", lambda: rev.inc[(1.0,)](inplace, inplace, 8))
+# 16.0 and 16 are one dict key: the refused float must not stand for the integer after.
+raises("a float for an integer constant", Exception, "16.0", lambda: rev.inc[(1,)](inplace, inplace, 8, BLOCK=16.0))
+inplace[:] = 1
+rev.inc[(1,)](inplace, inplace, 8, BLOCK=16)
+check("the integer constant after the float was refused", inplace[0], 2.0)
+inplace[:] = 1
 rev.inc[(np.int64(1),)](inplace, inplace, np.int32(8), BLOCK=np.int64(16))
 check("numpy integers for arguments, grids and constants", inplace[0], 2.0)
 seen = {}

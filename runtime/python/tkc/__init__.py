@@ -371,14 +371,15 @@ class Kernel:
         arg.kind, arg.host, arg.bytes = _ARG_HOST, value.ctypes.data, value.nbytes
 
     def _constants(self, constants):
-        key = tuple(constants.items())
+        # (The types are part of the key: 16, 16.0 and True are equal in Python, not to the kernel.)
+        key = (tuple(constants.items()), tuple(map(type, constants.values())))
         try:
             return self._consts[key]
         except (KeyError, TypeError):  # (an unhashable value is reported below)
             pass
-        names = [(_text(n, "a constant's name"), _text(_const_text(n, v), "constant " + n)) for n, v in key]
+        names = [(_text(n, "a constant's name"), _text(_const_text(n, v), "constant " + n)) for n, v in key[0]]
         array = (_Const * max(len(names), 1))(*[_Const(n, v) for n, v in names])
-        entry = (array, len(names), {n: v for n, v in key})
+        entry = (array, len(names), dict(key[0]))
         if len(self._consts) < 64:
             self._consts[key] = entry
         return entry
@@ -436,7 +437,9 @@ class Kernel:
         if callable(grid):
             grid_fn = _GRID_TRAMPOLINE  # (one C callback for every launch: making one costs microseconds)
         else:
-            fixed = self._grids.get(grid) if isinstance(grid, (tuple, int)) else None
+            # (Only grids of ints are cached: (1.0,) equals (1,) as a key but is no grid.)
+            exact = type(grid) is int or (type(grid) is tuple and all(type(d) is int for d in grid))
+            fixed = self._grids.get(grid) if exact else None
             if fixed is None:
                 dims = (grid,) if isinstance(grid, int) else tuple(grid)
                 if not 1 <= len(dims) <= 3:
@@ -445,13 +448,15 @@ class Kernel:
                 if not all(1 <= v <= _INT64_MAX for v in values):
                     raise ValueError("kernel '%s': grid %r has a dimension out of range" % (self.name, grid))
                 fixed = (ctypes.c_int64 * 3)(*values)
-                if isinstance(grid, (tuple, int)) and len(self._grids) < 64:
+                if exact and len(self._grids) < 64:
                     self._grids[grid] = fixed
         if stream is None and torch is not None and self._cuda:
             stream = torch._C._cuda_getCurrentRawStream(self._device)  # torch's current stream there
-        outer = getattr(_grid_call, "launch", None)  # (a launch from a finalizer, say, in between)
+        with_grid_fn = grid_fn is not _NO_GRID_FN
+        # (The launch of a finalizer, say, between here and the C call gets its own and restores this.)
+        outer = getattr(_grid_call, "launch", None) if with_grid_fn else None
         try:
-            if grid_fn is not _NO_GRID_FN:
+            if with_grid_fn:
                 _grid_call.launch = (grid, given, failure)
             if report is None:
                 status = _lib.tk_kernel_launch(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts,
@@ -464,7 +469,7 @@ class Kernel:
                 status = entry(self._handle, fixed, grid_fn, None, c_args, len(args), c_consts, const_count, stream,
                                ctypes.byref(report))
         finally:
-            if grid_fn is not _NO_GRID_FN:
+            if with_grid_fn:
                 _grid_call.launch = outer  # (it held the grid function and the constants)
         # An interrupt inside a grid function is raised even where the tuner went on without
         # the config it failed for.
