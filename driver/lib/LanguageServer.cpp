@@ -216,7 +216,7 @@ private:
   void sendDiagnostics(const std::string &uri, json::Array diagnostics, std::optional<int64_t> version = {});
   /// Records what `importer` found in the closed file `uri` (nothing: forgets it) and publishes
   /// the union of every importer's.
-  void publishImport(const std::string &uri, const std::string &importer, json::Array found);
+  void publishImport(const std::string &uri, const std::string &importer, json::Array found, bool send = true);
 
   std::ostream &out_;
   CompileOptions options_;
@@ -243,7 +243,7 @@ void Server::sendDiagnostics(const std::string &uri, json::Array diagnostics, st
                                   {"params", std::move(params)}});
 }
 
-void Server::publishImport(const std::string &uri, const std::string &importer, json::Array found) {
+void Server::publishImport(const std::string &uri, const std::string &importer, json::Array found, bool send) {
   std::map<std::string, json::Array> &byImporter = importDiagnostics_[uri];
   if (found.empty())
     byImporter.erase(importer);
@@ -255,7 +255,8 @@ void Server::publishImport(const std::string &uri, const std::string &importer, 
       all.push_back(d);
   if (byImporter.empty())
     importDiagnostics_.erase(uri);
-  sendDiagnostics(uri, std::move(all));
+  if (send)
+    sendDiagnostics(uri, std::move(all));
 }
 
 void Server::showMessage(const std::string &message) {
@@ -338,12 +339,11 @@ void Server::publish(Document &doc) {
       continue;
     }
     // An import: an open one's own check owns its diagnostics (it sees its unsaved text); a
-    // closed one shows what every open importer found in it.
-    if (documents_.count(uri))
-      continue;
+    // closed one shows what every open importer found in it. The record is kept either way, so
+    // that closing the import shows what its importers find now, not what they found before.
     if (!diagnostics.empty())
       doc.publishedTo.insert(uri);
-    publishImport(uri, doc.uri, std::move(diagnostics));
+    publishImport(uri, doc.uri, std::move(diagnostics), /*send=*/!documents_.count(uri));
   }
 }
 

@@ -65,7 +65,7 @@ std::vector<std::string> SymbolIndex::hoverAt(SrcLoc at) const {
   std::vector<std::string> texts = innermost->texts;
   if (innermost->dropped)
     texts.push_back("... " + std::to_string(innermost->dropped) +
-                    (innermost->seen.size() >= kMaxTextsPerRange * 64 ? " or more" : "") + " more");
+                    (innermost->seen.size() >= kMaxTextsPerRange * 64 ? "+" : "") + " more");
   return texts;
 }
 

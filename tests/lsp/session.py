@@ -197,6 +197,34 @@ def main():
           [(d["message"], d["range"]["start"]) for d in diags], [("unknown name 'nothing'", {"line": 2, "character": 12})])
     texts = r.position("textDocument/hover", r.main_uri, 1, 39)["contents"]["value"].splitlines()
     check("an unrolled variable's hover is capped", (len(texts), texts[-2]), (11, "... 56 more"))
+    # An import opened, fixed and closed after its importer was checked again: the importer's
+    # old finding in it must not come back (it did: open imports kept their importers' records).
+    imp_path, importer_path = os.path.join(work, "imp.tk"), os.path.join(work, "importer.tk")
+    broken_imp, fixed_imp = "fn bad(x) { return nothing; }\n", "fn bad(x) { return x; }\n"
+    importer = 'import "imp.tk";\nkernel k(p: ptr<f32>) { store(p, bad(1.0)); }\n'
+    for path, text in ((imp_path, broken_imp), (importer_path, importer)):
+        with open(path, "w") as f:
+            f.write(text)
+    imp_uri, importer_uri, r_uri = uri(imp_path), uri(importer_path), r.main_uri
+    r.main_uri = importer_uri
+    r.notify("textDocument/didOpen", {"textDocument": {"uri": importer_uri, "languageId": "tk", "version": 1, "text": importer}})
+    check("the importer's finding in its import", [d["message"] for d in r.diagnostics().get(imp_uri, [])],
+          ["unknown name 'nothing'"])
+    r.main_uri = imp_uri
+    r.notify("textDocument/didOpen", {"textDocument": {"uri": imp_uri, "languageId": "tk", "version": 1, "text": broken_imp}})
+    r.diagnostics()
+    with open(imp_path, "w") as f:
+        f.write(fixed_imp)
+    r.notify("textDocument/didChange", {"textDocument": {"uri": imp_uri, "version": 2}, "contentChanges": [{"text": fixed_imp}]})
+    r.diagnostics()
+    r.main_uri = importer_uri
+    r.notify("textDocument/didChange", {"textDocument": {"uri": importer_uri, "version": 2},
+                                        "contentChanges": [{"text": importer}]})
+    r.diagnostics()
+    r.notify("textDocument/didClose", {"textDocument": {"uri": imp_uri}})
+    closed = r.recv()["params"]
+    check("a closed import shows what its importers find now", (closed["uri"], closed["diagnostics"]), (imp_uri, []))
+    r.main_uri = r_uri
     check("a declaration is its own definition", r.position("textDocument/definition", r.main_uri, 1, 39)["range"]["start"],
           {"line": 1, "character": 39})
     check("after shutdown, requests are refused", (r.request("shutdown")["result"],
