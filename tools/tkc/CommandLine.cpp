@@ -35,8 +35,7 @@ const char *const kEnvironment = R"(Environment:
 
 /// A value of the form NAME=VALUE (a '=' after a non-empty name); "" when it is one, else why not.
 std::string needsAssignment(const std::string &text) {
-  size_t eq = text.find('=');
-  return eq == std::string::npos || eq == 0 ? "needs NAME=VALUE, got '" + text + "'" : "";
+  return runargs::parseAssignment(text) ? "" : "needs NAME=VALUE, got '" + text + "'";
 }
 
 std::string needsDivisibility(const std::string &text) {
@@ -83,10 +82,12 @@ void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+/// Options' NAME=VALUE texts (their validators checked the form), the last of a name winning.
 std::map<std::string, std::string> assignments(const std::vector<std::string> &texts) {
   std::map<std::string, std::string> out;
   for (const std::string &t : texts)
-    out[t.substr(0, t.find('='))] = t.substr(t.find('=') + 1);
+    if (auto assignment = runargs::parseAssignment(t))
+      out.insert_or_assign(assignment->first, assignment->second);
   return out;
 }
 
@@ -322,7 +323,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     if (!seed.empty())
       runargs::getAsInteger(seed, 0, r.seed);
     for (const std::string &save : b.saves)
-      r.saves.emplace_back(save.substr(0, save.find('=')), save.substr(save.find('=') + 1));
+      r.saves.push_back(runargs::splitAssignment(save, "--save"));
     for (const std::string &a : runArgs)
       r.args.push_back(runargs::splitAssignment(a, "argument"));
     if (inv.dryRun) { // compiles only: what a launch needs is not asked for

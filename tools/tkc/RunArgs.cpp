@@ -26,11 +26,17 @@ bool applyArch(const std::string &arch, CompileOptions &options) {
   return true;
 }
 
-std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what) {
+std::optional<std::pair<std::string, std::string>> parseAssignment(const std::string &text) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UsageError(what + " needs NAME=VALUE, got '" + text + "'");
-  return {text.substr(0, eq), text.substr(eq + 1)};
+    return std::nullopt;
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what) {
+  if (auto assignment = parseAssignment(text))
+    return *assignment;
+  throw UsageError(what + " needs NAME=VALUE, got '" + text + "'");
 }
 
 /// The kernel of a file that has one; a usage error naming them when it has several (a file

@@ -35,7 +35,9 @@ struct RunOptions {
 void finishRunOptions(RunOptions &options);
 /// Applies `--arch` text (sm_80, sm_90, sm_90a) to `options`; false when it is none of them.
 bool applyArch(const std::string &arch, CompileOptions &options);
-/// NAME=VALUE split at the first '='; a usage error naming `what` otherwise.
+/// NAME=VALUE split at the first '=' (a non-empty name); none otherwise.
+std::optional<std::pair<std::string, std::string>> parseAssignment(const std::string &text);
+/// The same, or a usage error naming `what`.
 std::pair<std::string, std::string> splitAssignment(const std::string &text, const std::string &what);
 /// The kernel of a file that has one (empty when the file does not load); a usage error naming
 /// them when it has several.
