@@ -436,10 +436,18 @@ class Bench:
                 source = self.source_for("flash_attention.tk", dtype_name)
                 o = torch.empty_like(q)
                 values = dict(q=q, k=k, v=v, o=o, seq_len=seq, scale=scale)
-                # Both kernels of the file, each tuned over its own configs; the row keeps the
-                # fastest (the plain loop, and the one that overlaps the softmax with PV's MMAs).
-                for kernel in ("flash_attention", "flash_attention_overlap"):
+                # The file's kernels, each tuned over its own configs; the row keeps the fastest
+                # (the plain loop, the one that overlaps the softmax with PV's MMAs, and the
+                # persistent one).
+                sms = torch.cuda.get_device_properties(0).multi_processor_count
+                grids = {"flash_attention": lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads),
+                         "flash_attention_overlap": lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads),
+                         # One program per multiprocessor, walking the (query block, head) tiles.
+                         "flash_attention_persistent":
+                             lambda meta: (min(sms, tkc.cdiv(seq, meta["BLOCK_M"]) * batch * heads),)}
+                for kernel, grid in grids.items():
                     versus = {}
+                    kernel_values = dict(values, heads=batch * heads) if kernel == "flash_attention_persistent" else values
 
                     def check():
                         err = peers.check("tk %s %s" % (kernel, label), peers.pick_heads(o, pairs), want, TOLERANCE[dtype_name])
@@ -450,7 +458,7 @@ class Bench:
                                                                   TOLERANCE[dtype_name])
                         return err
                     timing, err, tuning = self.tk_measure(
-                        self.kernel(source, kernel), lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads), values,
+                        self.kernel(source, kernel), grid, kernel_values,
                         dict(HEAD_DIM=d, CAUSAL=causal), reps, o, check, tune=True)
                     config = tuning.best_text
                     # (The whole tuning table: every config's time, not only the winner's.)

@@ -961,6 +961,25 @@ def add_example_cases():
              lambda out, q=q, k=k, v=v: {"o": attention_reference(q, k, v, causal=True)},
              tol=(1e-2, 1e-2), example=True, defines=dict(tiles, CAUSAL="true", HEAD_DIM=str(Dh)))
 
+    # The persistent kernel: fewer programs than (query block, head) tiles, so each walks several
+    # (heads of different lengths of work when causal), at ragged sequence lengths.
+    for (S_, causal, Dh, programs, tiles) in [(200, False, 64, 3, ("64", "32", "4", "0")),
+                                              (200, True, 64, 2, ("64", "32", "4", "0")),
+                                              (37, True, 64, 5, ("128", "64", "8", "1")),
+                                              (300, True, 128, 3, ("128", "64", "8", "2")),
+                                              (300, False, 128, 2, ("128", "128", "8", "2"))]:
+        q, k, v = (RNG.standard_normal((3, S_, Dh)).astype(np.float16) for _ in range(3))
+
+        case("example.flash_attention_persistent.s%d_d%d_p%d%s%s" % (S_, Dh, programs, "_causal" if causal else "",
+                                                                       {"1": "_ws", "2": "_pingpong"}.get(tiles[3], "")),
+             ex("flash_attention"), "flash_attention_persistent", "minimum(%d, cdiv(seq_len, BLOCK_M) * heads)" % programs,
+             {"q": q, "k": k, "v": v, "o": np.full(3 * S_ * Dh, 7.0, np.float16), "seq_len": S_, "heads": 3,
+              "scale": 1 / np.sqrt(Dh)},
+             lambda out, q=q, k=k, v=v, causal=causal: {"o": attention_reference(q, k, v, causal)},
+             tol=(1e-2, 1e-2), example=True,
+             defines={"CAUSAL": "true" if causal else "false", "HEAD_DIM": str(Dh), "BLOCK_M": tiles[0],
+                      "BLOCK_N": tiles[1], "num_warps": tiles[2], "num_stages": "2", "warp_specialize": tiles[3]})
+
 
 def attention_reference(q, k, v, causal):
     """Softmax attention of [batch, seq, dim] f16 tensors in f32, as f16, flattened."""
