@@ -162,8 +162,13 @@ class NpyV2:
 class Case:
     def __init__(self, name, file, kernel, grid, args, check, defines=None, tol=None, expect_status=0,
                  expect_message=None, stdout=None, example=False, interp_only=False, debug=False, gpu_message=None,
-                 gpu_tol=None, racy=()):
+                 gpu_tol=None, racy=(), bf16=None):
         self.name, self.file, self.kernel, self.grid = name, file, kernel, grid
+        # The outputs that hold raw bf16 bits (uint16), compared as values: named, or by default
+        # every uint16 output of the stdlib's cases (the graph's bf16 templates) and of a case
+        # whose name says bf16. (Compared as integers, bits are too loose a test where signs
+        # agree, 2% of the bits being a factor of 4 in value, and too strict across zero.)
+        self.bf16 = bf16
         self.args, self.check, self.defines = args, check, defines or {}
         self.tol, self.expect_status, self.expect_message = tol, expect_status, expect_message
         self.stdout, self.example, self.debug, self.gpu_message = stdout, example, debug, gpu_message
@@ -172,6 +177,10 @@ class Case:
         # Bounds and division faults are the interpreter's checks (undefined on the GPU);
         # asserts run on both with --debug, the GPU reporting them as CUDA does.
         self.interp_only = interp_only or (expect_status == 2 and gpu_message is None)
+
+    def holds_bf16(self, name, array):
+        return array.dtype == np.uint16 and (
+            name in self.bf16 if self.bf16 is not None else "bf16" in self.name or self.name.startswith("stdlib."))
 
 
 def case(*a, **k):
@@ -1105,6 +1114,10 @@ def add_stdlib_cases():
         fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), "
                                  r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}", f.read())
     Mt, Nt, Kt = 200, 136, 544
+    # The tensor cores sum FP8 products with ~14 bits (as cuBLASLt's fast accumulation, DeepSeek-V3
+    # measured the same): on the H200 an output of these inputs' partial sums (|c| 13.5 on average,
+    # up to 167) came out 0.022 from float64's, the same in every tiling and split.
+    FP8_FAST_ACCUM_TOL = (2e-2, 0.15)
     ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
     tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
     tsa, tsb = RNG.uniform(0.1, 2, Mt).astype(np.float32), RNG.uniform(0.1, 2, Nt).astype(np.float32)
@@ -1120,7 +1133,7 @@ def add_stdlib_cases():
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "workspace": np.zeros(int(splits) * Mt * Nt, np.float32), "counters": np.zeros(tiles, np.int32),
               "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-             fp8_tma_ref, tol=(2e-2, 2e-2),
+             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
     # The 64- and 32-byte swizzles (BK 64 and 32: rows of 64 and 32 FP8 bytes), by TMA; and rows
@@ -1136,7 +1149,7 @@ def add_stdlib_cases():
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32),
               "M": Mt, "N": Nt, "K": Kt, "lda": lda_, "ldb": lda_, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-             fp8_tma_ref, tol=(2e-2, 2e-2),
+             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": "64", "BN": "64", "BK": bk_, "num_warps": "4", "num_stages": "4", "SCALE_MODE": "1",
                       "A": "f8e5m2", "B": "f8e4m3"})
     # Split-K with block-wise scales (each split's K blocks scaled as they complete), a split
@@ -1518,7 +1531,7 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
         gpu_out, interp_out = os.path.join(workdir, name + ".out.npy"), os.path.join(interp_dir, name + ".out.npy")
         if os.path.exists(gpu_out):
             g, i = np.load(gpu_out).ravel(), np.load(interp_out).ravel()
-            if g.dtype == np.uint16 and "bf16" in c.name:  # raw bf16 bits: compare the values
+            if c.holds_bf16(name, g):  # raw bf16 bits: compare the values
                 g, i = bf16_from_bits(g), bf16_from_bits(i)
             g, i = g.astype(np.float64), i.astype(np.float64)
             rtol, atol = c.tol or (0, 0)
@@ -1580,7 +1593,7 @@ def run_backend(c, tkc, backend, workdir, check=True):
             return "%s: dtype %s, expected %s" % (name, got.dtype, want.dtype)
         if c.tol is None:
             same = (got.view(np.uint8) == want.view(np.uint8)).all() if got.dtype.kind == "f" else (got == want).all()
-            if not same and got.dtype == np.uint16 and "bf16" in c.name:  # bf16 bits: any NaN matches any NaN
+            if not same and c.holds_bf16(name, got):  # bf16 bits: any NaN matches any NaN
                 nan = lambda b: ((b & 0x7F80) == 0x7F80) & ((b & 0x7F) != 0)
                 same = ((got == want) | (nan(got) & nan(want))).all()
             if not same:
@@ -1592,7 +1605,7 @@ def run_backend(c, tkc, backend, workdir, check=True):
                 return "%s differs at %s: got %s, expected %s" % (name, bad, got[bad], want[bad])
         else:
             rtol, atol = c.tol
-            if got.dtype == np.uint16 and "bf16" in c.name:  # raw bf16 bits: compare the values
+            if c.holds_bf16(name, got):  # raw bf16 bits: compare the values
                 got, want = bf16_from_bits(got), bf16_from_bits(want)
             g, w = got.astype(np.float64), want.astype(np.float64)
             ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
