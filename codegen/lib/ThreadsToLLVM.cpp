@@ -49,12 +49,15 @@ template <typename MathOp> struct MathToNVVM : public ConvertOpToLLVMPattern<Mat
     Location loc = op.getLoc();
     Value x = adaptor.getOperand();
     constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+    // `ftz = true`: ex2.approx.ftz is one MUFU.EX2; without it ptxas scales the argument and
+    // the result around it so that subnormal results survive.
+    const char *ex2 = op->hasAttr(tk::TkDialect::kFlushToZero) ? "llvm.nvvm.ex2.approx.ftz.f32" : "llvm.nvvm.ex2.approx.f32";
     Value result;
     if (std::is_same<MathOp, math::ExpOp>::value)
-      result = callIntrinsic(rewriter, loc, "llvm.nvvm.ex2.approx.f32", type,
+      result = callIntrinsic(rewriter, loc, ex2, type,
                              LLVM::FMulOp::create(rewriter, loc, x, f32Constant(rewriter, loc, log2e)).getResult());
     else if (std::is_same<MathOp, math::Exp2Op>::value)
-      result = callIntrinsic(rewriter, loc, "llvm.nvvm.ex2.approx.f32", type, x);
+      result = callIntrinsic(rewriter, loc, ex2, type, x);
     else if (std::is_same<MathOp, math::LogOp>::value)
       result = LLVM::FMulOp::create(rewriter, loc, callIntrinsic(rewriter, loc, "llvm.nvvm.lg2.approx.f", type, x),
                                     f32Constant(rewriter, loc, ln2));

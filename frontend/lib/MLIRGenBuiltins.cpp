@@ -72,6 +72,8 @@ Value MLIRGenImpl::emitMath(const CallExpr &e, BuiltinId id) {
   default:
     break;
   }
+  if ((id == BuiltinId::Exp || id == BuiltinId::Exp2) && present(e, 1) && e.bound[1]->value->i != 0)
+    result.getDefiningOp()->setAttr(TkDialect::kFlushToZero, builder_.getUnitAttr());
   return narrow ? castElements(result, computeType.elem, type.elem, type.shape, l) : result;
 }
 

@@ -8,6 +8,11 @@ Type BuiltinCallChecker::checkElementwiseMath() {
   switch (id_) {
   case BuiltinId::Exp:
   case BuiltinId::Exp2:
+    // `ftz = true`: results below f32's smallest normal (2^-126) flush to zero, as PTX's
+    // `ex2.approx.ftz` gives them in one instruction (softmax's probabilities lose nothing).
+    if (present(1) && (!type(1).isBool() || !arg(1)->value))
+      return error(arg(1)->range, "ftz must be the constant true or false, found " + type(1).str());
+    [[fallthrough]];
   case BuiltinId::Log:
   case BuiltinId::Log2:
   case BuiltinId::Sqrt:

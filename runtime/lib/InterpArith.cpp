@@ -28,6 +28,11 @@ template <typename Op> Tile floatUnary(const Tile &a, Op op) {
   return r;
 }
 
+/// `exp2(x, ftz = true)`: a result below the format's smallest normal is zero (PTX's .ftz).
+template <typename T> T flushedIf(bool ftz, T x) {
+  return ftz && std::fabs(x) < std::numeric_limits<T>::min() ? std::copysign(T(0), x) : x;
+}
+
 // Operands of one op share a shape, except inside reduce/scan combine regions, where the
 // interpreter runs scalar code on whole slices and a constant stays a scalar: it broadcasts.
 const std::vector<int64_t> &resultShape(const Tile &a, const Tile &b) { return a.size() >= b.size() ? a.shape : b.shape; }
@@ -333,8 +338,16 @@ bool execArith(Interpreter &in, Operation *op) {
         return true;
       })
       // math: computed in the operand's precision (f16 math arrives here already widened).
-      .Case([&](math::ExpOp) { in.set(result, floatUnary(operand(0), [](auto x) { return std::exp(x); })); return true; })
-      .Case([&](math::Exp2Op) { in.set(result, floatUnary(operand(0), [](auto x) { return std::exp2(x); })); return true; })
+      .Case([&](math::ExpOp op) {
+        bool ftz = op->hasAttr(tk::TkDialect::kFlushToZero);
+        in.set(result, floatUnary(operand(0), [&](auto x) { return flushedIf(ftz, std::exp(x)); }));
+        return true;
+      })
+      .Case([&](math::Exp2Op op) {
+        bool ftz = op->hasAttr(tk::TkDialect::kFlushToZero);
+        in.set(result, floatUnary(operand(0), [&](auto x) { return flushedIf(ftz, std::exp2(x)); }));
+        return true;
+      })
       .Case([&](math::LogOp) { in.set(result, floatUnary(operand(0), [](auto x) { return std::log(x); })); return true; })
       .Case([&](math::Log2Op) { in.set(result, floatUnary(operand(0), [](auto x) { return std::log2(x); })); return true; })
       .Case([&](math::SqrtOp) { in.set(result, floatUnary(operand(0), [](auto x) { return std::sqrt(x); })); return true; })

@@ -346,6 +346,17 @@ def add_math_cases():
             tol = None if exact else ((2e-6, 1e-7) if dtype == "f32" else (1e-3, 1e-4))
             case("math.%s.%s" % (name, dtype), src, "op", "cdiv(n, 128)",
                  {"a": ix, "out": np.zeros(N, storage(dtype)), "n": N}, check, tol=tol)
+    # Results below 2^-126: subnormal by default, zero with ftz = true (PTX's ex2.approx.ftz).
+    # (Their own generator, so that the cases after these keep their inputs.)
+    tiny = np.random.default_rng(126)
+    flush = lambda r: np.where(np.abs(r) < np.finfo(np.float32).tiny, 0, r)
+    for name, expr, lo, hi, ref in [("exp2_subnormal", "exp2(x)", -140, -110, np.exp2),
+                                    ("exp2_ftz", "exp2(x, ftz = true)", -140, -110, lambda x: flush(np.exp2(x))),
+                                    ("exp_ftz", "exp(x, ftz = true)", -95, -80, lambda x: flush(np.exp(x)))]:
+        x = tiny.uniform(lo, hi, N).astype(np.float32)
+        src = generated("math_%s" % name, elementwise_source("f32", "f32", expr, 1))
+        case("math.%s.f32" % name, src, "op", "cdiv(n, 128)", {"a": x, "out": np.zeros(N, np.float32), "n": N},
+             lambda out, x=x, ref=ref: {"out": ref(x.astype(np.float64)).astype(np.float32)}, tol=(2e-3, 1e-45))
 
 
 def add_conversion_cases():

@@ -25,3 +25,19 @@ func.func @kernel(%x: f32 {tk.name = "x"}, %h: bf16) -> f32 attributes {tk.kerne
   %s = arith.addf %m, %he : f32
   return %s : f32
 }
+
+// `exp2(x, ftz = true)` and `exp(x, ftz = true)` (tk.ftz): ex2.approx.ftz, one MUFU.EX2 with no
+// rescaling around it for subnormal results; without the attribute, ex2.approx.
+// CHECK-LABEL: llvm.func @flush_to_zero
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%arg0)
+// CHECK: %[[SCALED2:.*]] = llvm.fmul %arg0, %{{.*}}
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[SCALED2]])
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%arg0)
+func.func @flush_to_zero(%x: f32) -> f32 attributes {tk.kernel} {
+  %a = math.exp2 %x {tk.ftz} : f32
+  %b = math.exp %x {tk.ftz} : f32
+  %c = math.exp2 %x : f32
+  %s = arith.addf %a, %b : f32
+  %t = arith.addf %s, %c : f32
+  return %t : f32
+}

@@ -34,8 +34,8 @@ namespace tk {
   X(Permute, "permute", "x,dims", ShapeManipulation)                                         \
   X(BroadcastTo, "broadcast_to", "x,shape", ShapeManipulation)                               \
   X(ExpandDims, "expand_dims", "x,axis", ShapeManipulation)                                  \
-  X(Exp, "exp", "x", ElementwiseMath)                                                        \
-  X(Exp2, "exp2", "x", ElementwiseMath)                                                      \
+  X(Exp, "exp", "x,ftz?", ElementwiseMath)                                                   \
+  X(Exp2, "exp2", "x,ftz?", ElementwiseMath)                                                 \
   X(Log, "log", "x", ElementwiseMath)                                                        \
   X(Log2, "log2", "x", ElementwiseMath)                                                      \
   X(Sqrt, "sqrt", "x", ElementwiseMath)                                                      \
