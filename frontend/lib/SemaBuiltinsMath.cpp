@@ -12,6 +12,8 @@ Type BuiltinCallChecker::checkElementwiseMath() {
     // `ex2.approx.ftz` gives them in one instruction (softmax's probabilities lose nothing).
     if (present(1) && (!type(1).isBool() || !arg(1)->value))
       return error(arg(1)->range, "ftz must be the constant true or false, found " + type(1).str());
+    if (present(1) && type(0).elem.scalar == Scalar::F64)
+      return error(arg(1)->range, name_ + ": ftz is for f32, f16 and bf16 math (PTX's .ftz); f64 keeps its subnormals");
     [[fallthrough]];
   case BuiltinId::Log:
   case BuiltinId::Log2:

@@ -42,8 +42,9 @@ def Tk_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kNoSpec = "tk.nospec";
     /// what the argument is known to be divisible by (i64; elements for pointers).
     static constexpr ::llvm::StringLiteral kDivisibility = "tk.divisibility";
-    /// On a `math.exp`/`math.exp2` (`exp2(x, ftz = true)`): subnormal results (and inputs)
-    /// flush to zero, so the GPU's `ex2.approx.ftz` needs no rescaling around it (unit).
+    /// On an f32 `math.exp`/`math.exp2` (`exp2(x, ftz = true)`): results below 2^-126 flush
+    /// to zero, so the GPU's `ex2.approx.ftz` needs no rescaling around it (unit). (A
+    /// constant operand is folded exactly, without the flush.)
     static constexpr ::llvm::StringLiteral kFlushToZero = "tk.ftz";
     /// On an `arith.remf` of tk-threads-to-llvm: already rewritten as C's fmod (unit).
     static constexpr ::llvm::StringLiteral kFmod = "tk.fmod";
