@@ -440,14 +440,15 @@ class Bench:
                 # (the plain loop, the one that overlaps the softmax with PV's MMAs, and the
                 # persistent one).
                 sms = torch.cuda.get_device_properties(0).multi_processor_count
-                grids = {"flash_attention": lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads),
-                         "flash_attention_overlap": lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads),
-                         # One program per multiprocessor, walking the (query block, head) tiles.
-                         "flash_attention_persistent":
-                             lambda meta: (min(sms, tkc.cdiv(seq, meta["BLOCK_M"]) * batch * heads),)}
-                for kernel, grid in grids.items():
+                per_block = lambda meta: (tkc.cdiv(seq, meta["BLOCK_M"]), batch * heads)
+                # (kernel, grid, arguments): the persistent kernel runs one program per
+                # multiprocessor over the (query block, head) tiles, and takes the head count.
+                launches = [("flash_attention", per_block, values), ("flash_attention_overlap", per_block, values),
+                            ("flash_attention_persistent",
+                             lambda meta: (min(sms, tkc.cdiv(seq, meta["BLOCK_M"]) * batch * heads),),
+                             dict(values, heads=batch * heads))]
+                for kernel, grid, kernel_values in launches:
                     versus = {}
-                    kernel_values = dict(values, heads=batch * heads) if kernel == "flash_attention_persistent" else values
 
                     def check():
                         err = peers.check("tk %s %s" % (kernel, label), peers.pick_heads(o, pairs), want, TOLERANCE[dtype_name])

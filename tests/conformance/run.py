@@ -162,13 +162,8 @@ class NpyV2:
 class Case:
     def __init__(self, name, file, kernel, grid, args, check, defines=None, tol=None, expect_status=0,
                  expect_message=None, stdout=None, example=False, interp_only=False, debug=False, gpu_message=None,
-                 gpu_tol=None, racy=(), bf16=None):
+                 gpu_tol=None, racy=()):
         self.name, self.file, self.kernel, self.grid = name, file, kernel, grid
-        # The outputs that hold raw bf16 bits (uint16), compared as values: named, or by default
-        # every uint16 output of the stdlib's cases (the graph's bf16 templates) and of a case
-        # whose name says bf16. (Compared as integers, bits are too loose a test where signs
-        # agree, 2% of the bits being a factor of 4 in value, and too strict across zero.)
-        self.bf16 = bf16
         self.args, self.check, self.defines = args, check, defines or {}
         self.tol, self.expect_status, self.expect_message = tol, expect_status, expect_message
         self.stdout, self.example, self.debug, self.gpu_message = stdout, example, debug, gpu_message
@@ -178,9 +173,12 @@ class Case:
         # asserts run on both with --debug, the GPU reporting them as CUDA does.
         self.interp_only = interp_only or (expect_status == 2 and gpu_message is None)
 
-    def holds_bf16(self, name, array):
-        return array.dtype == np.uint16 and (
-            name in self.bf16 if self.bf16 is not None else "bf16" in self.name or self.name.startswith("stdlib."))
+    def holds_bf16(self, array):
+        """Whether an output holds raw bf16 bits, to compare as values: every uint16 output of the
+        stdlib's cases (the graph's bf16 templates) and of a case whose name says bf16. (As
+        integers, bits are too loose a test where signs agree, 2% of the bits being a factor of
+        4 in value, and too strict across zero.)"""
+        return array.dtype == np.uint16 and ("bf16" in self.name or self.name.startswith("stdlib."))
 
 
 def case(*a, **k):
@@ -1542,7 +1540,7 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
         gpu_out, interp_out = os.path.join(workdir, name + ".out.npy"), os.path.join(interp_dir, name + ".out.npy")
         if os.path.exists(gpu_out):
             g, i = np.load(gpu_out).ravel(), np.load(interp_out).ravel()
-            if c.holds_bf16(name, g):  # raw bf16 bits: compare the values
+            if c.holds_bf16(g):  # raw bf16 bits: compare the values
                 g, i = bf16_from_bits(g), bf16_from_bits(i)
             g, i = g.astype(np.float64), i.astype(np.float64)
             rtol, atol = c.tol or (0, 0)
@@ -1604,7 +1602,7 @@ def run_backend(c, tkc, backend, workdir, check=True):
             return "%s: dtype %s, expected %s" % (name, got.dtype, want.dtype)
         if c.tol is None:
             same = (got.view(np.uint8) == want.view(np.uint8)).all() if got.dtype.kind == "f" else (got == want).all()
-            if not same and c.holds_bf16(name, got):  # bf16 bits: any NaN matches any NaN
+            if not same and c.holds_bf16(got):  # bf16 bits: any NaN matches any NaN
                 nan = lambda b: ((b & 0x7F80) == 0x7F80) & ((b & 0x7F) != 0)
                 same = ((got == want) | (nan(got) & nan(want))).all()
             if not same:
@@ -1616,7 +1614,7 @@ def run_backend(c, tkc, backend, workdir, check=True):
                 return "%s differs at %s: got %s, expected %s" % (name, bad, got[bad], want[bad])
         else:
             rtol, atol = c.tol
-            if c.holds_bf16(name, got):  # raw bf16 bits: compare the values
+            if c.holds_bf16(got):  # raw bf16 bits: compare the values
                 got, want = bf16_from_bits(got), bf16_from_bits(want)
             g, w = got.astype(np.float64), want.astype(np.float64)
             ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
