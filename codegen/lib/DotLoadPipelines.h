@@ -34,10 +34,12 @@ void endPipeline(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::scf::Fo
 
 /// Pipelines `loop` with TMA copies into rings of `stages` stages, when every load of the plan
 /// reads a rectangle TMA can copy (RectangularAccess.h); false (and nothing changed) otherwise.
-/// `inFlight` is the dot whose MMAs stay in flight across iterations, if any; with
-/// `invariantsCopied`, loop-invariant operands were copied by cp.async before the loop, and the
-/// loop waits for them first (it has no cp.async wait of its own).
-bool pipelineByTma(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, bool invariantsCopied);
+/// `inFlight` is the dot whose MMAs stay in flight across iterations, if any. `invariantCopies`
+/// copied loop-invariant operands (attention's Q) by cp.async into one-stage buffers before the
+/// loop: those that are rectangles too become TMA copies on a barrier of their own, the others
+/// stay, and the loop waits for them first (it has no cp.async wait of its own).
+bool pipelineByTma(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight,
+                   llvm::ArrayRef<AsyncCopyOp> invariantCopies);
 
 } // namespace tk::codegen
 

@@ -190,13 +190,14 @@ void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
 
 /// Loads before the loop that only feed a tensor-core dot inside it (attention's Q) are copied
 /// once into a one-stage buffer, so the dot does not stage them again every iteration.
-/// Returns whether any was.
-bool copyInvariantOperands(scf::ForOp loop, int64_t threads) {
+/// Returns the copies.
+SmallVector<AsyncCopyOp> copyInvariantOperands(scf::ForOp loop, int64_t threads) {
   SmallVector<LoadOp> loads;
   for (auto load : loop->getBlock()->getOps<LoadOp>())
     if (load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads))
       loads.push_back(load);
   IRRewriter rewriter(loop.getContext());
+  SmallVector<AsyncCopyOp> copies;
   for (LoadOp load : loads) {
     auto type = cast<RankedTensorType>(load.getType());
     SmallVector<int64_t> shape{1};
@@ -205,11 +206,11 @@ bool copyInvariantOperands(scf::ForOp loop, int64_t threads) {
     Location loc = load.getLoc();
     Value buffer = LocalAllocOp::create(rewriter, loc, SharedBufferType::get(loop.getContext(), shape, type.getElementType()));
     Value stage = i32Constant(rewriter, loc, 0);
-    AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask());
+    copies.push_back(AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask()));
     AsyncCommitOp::create(rewriter, loc);
     readFromStage(rewriter, load, buffer, stage);
   }
-  return !loads.empty();
+  return copies;
 }
 
 /// The plan for `loop`, or none when the address computation cannot run ahead: it must be pure
@@ -428,7 +429,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
       while (scf::ForOp loop = nextLoop()) {
         loop->setAttr(visited, UnitAttr::get(&getContext()));
         // Copies of loop invariants go first, so that the loop's first wait covers them.
-        bool invariants = copyInvariantOperands(loop, threads);
+        SmallVector<AsyncCopyOp> invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
           DotOp inFlight = wgmma && stages >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
@@ -439,7 +440,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
           continue;
         }
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": not pipelined\n");
-        if (invariants) {
+        if (!invariants.empty()) {
           // Before: the copies are done; after: every thread is done reading the buffer
           // before an enclosing loop copies into it again.
           OpBuilder b(loop);

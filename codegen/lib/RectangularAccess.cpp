@@ -284,7 +284,19 @@ std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTr
   }
 }
 
-bool RectangularAccessAnalysis::nonNegative(const Polynomial &p) {
+bool RectangularAccessAnalysis::nonNegative(const Polynomial &original) {
+  // c * X - c * y + rest >= 0 when y < X is known and c + rest >= 0: a reversed program id
+  // (`num_programs(0) - 1 - program_id(0)`, heavy causal blocks first) or tile index.
+  Polynomial p = original;
+  for (size_t atom = 0; atom < atoms_.size(); ++atom) {
+    auto term = p.terms.find(Polynomial::Monomial{int(atom)});
+    if (term == p.terms.end() || term->second >= 0)
+      continue;
+    if (std::optional<Polynomial> above = knownAbove(atoms_[atom])) {
+      Polynomial c = Polynomial::constant(-term->second);
+      p = p + c * Polynomial::atom(int(atom)) - c * *above + c;
+    }
+  }
   for (auto &[monomial, coefficient] : p.terms) {
     if (coefficient < 0)
       return false;
@@ -367,14 +379,43 @@ std::optional<Polynomial> dividedBy(const Polynomial &p, const Polynomial &divis
 
 } // namespace
 
+std::optional<Polynomial> RectangularAccessAnalysis::knownAbove(Value value) {
+  // program_id(d) < num_programs(d).
+  if (auto id = value.getDefiningOp<ProgramIdOp>()) {
+    for (auto [index, atom] : llvm::enumerate(atoms_))
+      if (auto count = atom.getDefiningOp<NumProgramsOp>(); count && count.getAxis() == id.getAxis())
+        return Polynomial::atom(int(index));
+    return std::nullopt;
+  }
+  // A loop's index is below its upper bound, and index / H below upper / H where H divides it.
+  Value divisor;
+  if (auto quotient = value.getDefiningOp<arith::DivSIOp>()) {
+    divisor = quotient.getRhs();
+    value = quotient.getLhs();
+  }
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || arg != loop.getInductionVar())
+    return std::nullopt;
+  std::optional<Polynomial> upper = of(loop.getUpperBound());
+  if (!upper || !divisor)
+    return upper;
+  // (Rounding toward zero keeps index / H below upper / H for a non-negative index only.)
+  std::optional<Polynomial> by = of(divisor);
+  return by && nonNegative(value) ? dividedBy(*upper, *by) : std::nullopt;
+}
+
 std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
+  return match(load.getPtr(), load.getMask(), dyn_cast<RankedTensorType>(load.getType()));
+}
+
+std::optional<RectangularAccess> RectangularAccessAnalysis::match(Value ptr, Value mask, RankedTensorType type) {
   // Tiles of the stages tensor cores read: 2-byte elements, or FP8's 1.
   if (!type || type.getRank() != 2 || (type.getElementTypeBitWidth() != 16 && type.getElementTypeBitWidth() != 8) ||
-      !isa<FloatType>(type.getElementType()) || !load.getMask())
+      !isa<FloatType>(type.getElementType()) || !mask)
     return std::nullopt;
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  std::optional<Polynomial> pointers = of(load.getPtr());
+  std::optional<Polynomial> pointers = of(ptr);
   if (!pointers)
     return std::nullopt;
   // The base: the one pointer atom, alone in its term, a kernel argument.
@@ -410,7 +451,7 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     return std::nullopt;
 
   // Each mask term bounds one axis: axis + r < 0 from above, -axis + r < 0 from below.
-  std::optional<SmallVector<Polynomial>> bounds = negativeWhenTrue(load.getMask());
+  std::optional<SmallVector<Polynomial>> bounds = negativeWhenTrue(mask);
   if (!bounds)
     return std::nullopt;
   SmallVector<Polynomial> upper[2], lower[2];
@@ -445,22 +486,28 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
         negated.terms[monomial] = -coefficient;
     return negated;
   };
+  // E is one atom: a row start with negative terms of its own (a reversed program id,
+  // `num_programs(0) - 1 - program_id(0)`) leaves each negative atom of the bound a candidate.
   if (!start[0] && !start[1] && lower[0].empty() && lower[1].empty() && upper[0].size() == 1 && upper[1].size() <= 1) {
-    Polynomial rows = negatedNegativeTerms(upper[0].front());
-    Polynomial rowStart = upper[0].front() + rows, colStart;
+    Polynomial colStart;
     if (upper[1].size() == 1)
       colStart = upper[1].front() + negatedNegativeTerms(upper[1].front());
     else if (std::optional<int> strideAtom = access.rowStride.singleAtom())
       colStart = rest.splitBy(*strideAtom).second;
-    std::optional<int> rowsAtom = rows.singleAtom();
     std::optional<Polynomial> rowOffset = dividedBy(rest - colStart, access.rowStride);
-    if (rowsAtom && rowOffset && (upper[1].size() == 1 || colStart.terms.empty())) {
-      auto [index, remainder] = (*rowOffset - rowStart).splitBy(*rowsAtom);
-      if (remainder.terms.empty() && !index.terms.empty() && !index.contains(*rowsAtom) && nonNegative(index)) {
+    for (auto &[monomial, coefficient] : upper[0].front().terms) {
+      if (coefficient != -1 || monomial.size() != 1 || !rowOffset || (upper[1].size() != 1 && !colStart.terms.empty()))
+        continue;
+      int rowsAtom = monomial.front();
+      Polynomial rows = Polynomial::atom(rowsAtom), rowStart = upper[0].front() + rows;
+      auto [index, remainder] = (*rowOffset - rowStart).splitBy(rowsAtom);
+      if (remainder.terms.empty() && !index.terms.empty() && !index.contains(rowsAtom) && !rowStart.contains(rowsAtom) &&
+          nonNegative(index)) {
         access.stackIndex = index;
         stackOffset = index * rows * access.rowStride;
         start[0] = rowStart;
         start[1] = colStart;
+        break;
       }
     }
   }
@@ -493,7 +540,7 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(LoadOp load) {
     }
     // A stack's columns span the tile.
     if (!extent[axis] && axis == 1 && access.stackIndex)
-      extent[axis] = Polynomial::constant(cast<RankedTensorType>(load.getType()).getShape()[1]);
+      extent[axis] = Polynomial::constant(type.getShape()[1]);
     if (!extent[axis] || !launchValue(*extent[axis], 1))
       return std::nullopt;
   }

@@ -65,6 +65,8 @@ public:
   /// a kernel argument aligned to 16 bytes, its row stride a constant or a kernel argument
   /// divisible by 16 bytes, the extents constants or kernel arguments.
   std::optional<RectangularAccess> match(LoadOp load);
+  /// The same for a copy of the `type` tile at `ptr` under `mask` (a `tkg.async_copy`'s).
+  std::optional<RectangularAccess> match(mlir::Value ptr, mlir::Value mask, mlir::RankedTensorType type);
 
   /// Builds `value` from its atoms, each looked up in `mapping` first (the induction variable
   /// of another iteration), in i32.
@@ -82,6 +84,10 @@ private:
   /// (assumed) non-negative — see nonNegative.
   bool nonNegative(const Polynomial &p);
   bool nonNegative(mlir::Value atom, unsigned depth = 0);
+  /// A polynomial that `value` is known to be below, if any: num_programs(d) for
+  /// program_id(d), an enclosing loop's upper bound for its index (over H for the index / H,
+  /// when H divides it).
+  std::optional<Polynomial> knownAbove(mlir::Value value);
   int atomOf(mlir::Value value);
 
   mlir::scf::ForOp loop_;

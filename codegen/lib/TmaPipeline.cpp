@@ -18,6 +18,12 @@
 // (S starts while V is still on its way) and each stage is released as soon as its dot's
 // results are used (K's before the softmax, so that the next K's copy starts earlier).
 //
+// Loop-invariant operands copied once before the loop (attention's Q) that are rectangles too are
+// copied by TMA on a barrier of their own, which the consumers wait for before the loop: by the
+// producer warpgroup when there is one (in a loop over tiles, after the consumers released the
+// previous tile's copy at their loop's end, so the next tile's Q lands during this one's
+// epilogue), else by one elected thread where the cp.async copy was.
+//
 // The coordinates of iteration k + S - 1 are built from the rectangle's polynomials with the
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 #include "DotLoadPipelines.h"
@@ -105,10 +111,16 @@ Value flip(OpBuilder &b, Location loc, Value parity) {
 
 class TmaPipeliner {
 public:
+  /// A loop-invariant operand's copy that TMA makes instead.
+  struct InvariantCopy {
+    AsyncCopyOp copy;
+    RectangularAccess access;
+  };
+
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
-               SmallVector<RectangularAccess, 2> accesses, bool specialized)
+               SmallVector<RectangularAccess, 2> accesses, SmallVector<InvariantCopy, 1> invariants, bool specialized)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
-        accesses_(std::move(accesses)), specialized_(specialized),
+        accesses_(std::move(accesses)), invariants_(std::move(invariants)), specialized_(specialized),
         barriersPerLoad_(!inFlight && plan.loads.size() > 1 && feedDifferentDots(plan.loads)) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
@@ -127,6 +139,8 @@ public:
     auto outer = dyn_cast<scf::ForOp>(loop_->getParentOp());
     if (specialized_ || outer)
       rewriter.setInsertionPointToStart(&kernel.front());
+    else if (!invariants_.empty())
+      rewriter.setInsertionPoint(invariants_.front().copy); // the first of them, in the loop's block
     else
       rewriter.setInsertionPoint(loop_);
     groupBytes_.assign(barriersPerLoad_ ? plan_.loads.size() : 1, 0);
@@ -141,31 +155,67 @@ public:
       (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());
       maps_.push_back(kernel.getArgument(index));
     }
+    for (InvariantCopy &invariant : invariants_) {
+      // A producer copies into the buffer too: it is made before the kernel splits.
+      if (specialized_ || outer)
+        rewriter.moveOpBefore(invariant.copy.getBuffer().getDefiningOp(), rewriter.getInsertionBlock(),
+                              rewriter.getInsertionPoint());
+      SharedBufferType type = invariant.copy.getBuffer().getType();
+      auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
+      invariantBytes_ += tile.getNumElements() * elementBytes(tile.getElementType());
+      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(invariant.access, tile, analysis_));
+      unsigned index = kernel.getNumArguments();
+      (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), invariant.copy.getLoc());
+      invariantMaps_.push_back(kernel.getArgument(index));
+    }
     auto barriers = BarriersType::get(context, stages_);
     for (size_t group = 0; group < groupBytes_.size(); ++group) {
       full_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1)));
       empty_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel))));
     }
+    if (!invariants_.empty()) {
+      auto one = BarriersType::get(context, 1);
+      invariantFull_ = BarrierAllocOp::create(rewriter, loc, one, rewriter.getI64IntegerAttr(1));
+      // A producer refilling them for the next tile waits for the consumers' release.
+      if (specialized_ && outer)
+        invariantEmpty_ = BarrierAllocOp::create(rewriter, loc, one, rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
+    }
     Value oldInduction = loop_.getInductionVar();
     Value zero = i32Constant(rewriter, loc, 0);
     // The ring position the loop starts reading at: stage 0 of phase 0, or in a loop over
     // tiles, where the previous tile's loop stopped (carried by the outer loop).
-    Value firstStage = zero, firstParity = zero;
+    // (A loop over tiles also carries the phase of the invariants' barrier.)
+    Value firstStage = zero, firstParity = zero, invariantParity = zero;
+    unsigned outerCarried = invariants_.empty() ? 2 : 3;
     if (outer) {
       rewriter.setInsertionPoint(outer);
       auto grownOuter = outer.replaceWithAdditionalYields(
-          rewriter, ValueRange{zero, zero}, /*replaceInitOperandUsesInLoop=*/false,
+          rewriter, SmallVector<Value>(outerCarried, zero), /*replaceInitOperandUsesInLoop=*/false,
           [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) { return SmallVector<Value>(args.begin(), args.end()); });
       outer = cast<scf::ForOp>(grownOuter->getOperation());
-      firstStage = outer.getRegionIterArgs().take_back(2)[0];
-      firstParity = outer.getRegionIterArgs().take_back(2)[1];
+      auto carried = outer.getRegionIterArgs().take_back(outerCarried);
+      firstStage = carried[0];
+      firstParity = carried[1];
+      if (!invariants_.empty())
+        invariantParity = carried[2];
     }
     if (specialized_) {
-      rewriter.setInsertionPointAfter(empty_.back().getDefiningOp());
+      rewriter.setInsertionPointAfter((invariantEmpty_ ? invariantEmpty_ : invariantFull_ ? invariantFull_ : empty_.back()).getDefiningOp());
       buildProducer(rewriter, kernel, oldInduction, outer);
-      rewriter.setInsertionPoint(loop_);
     } else {
-      rewriter.setInsertionPoint(loop_);
+      // The invariants' copies where cp.async's were.
+      for (InvariantCopy &invariant : invariants_) {
+        rewriter.setInsertionPoint(invariant.copy);
+        Value elected = ElectOp::create(rewriter, loc, rewriter.getI1Type());
+        OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, elected, false).getThenBodyBuilder();
+        if (&invariant == &invariants_.front())
+          BarrierExpectOp::create(inside, loc, invariantFull_, zero, inside.getI64IntegerAttr(invariantBytes_));
+        issueInvariant(inside, loc, invariant, IRMapping());
+      }
+    }
+    eraseInvariantCopies(rewriter);
+    rewriter.setInsertionPoint(loop_);
+    if (!specialized_) {
       leader_ = ElectOp::create(rewriter, loc, rewriter.getI1Type());
       // Iterations 0 .. D-1 go to the D positions from the first; each waits for its stage's
       // release by the reads S positions earlier (parity flipped: at once on a fresh barrier).
@@ -180,6 +230,9 @@ public:
       }
       fillStart_ = outer ? std::make_pair(stage, parity) : std::make_pair(i32Constant(rewriter, loc, distance_), zero);
     }
+    // The loop reads the invariants from its first iteration (its first stages are on their way).
+    if (!invariants_.empty())
+      BarrierWaitOp::create(rewriter, loc, invariantFull_, zero, invariantParity);
 
     // Carried: the stage this iteration reads and its phase (and without a producer, the stage
     // it fills and its phase, D positions ahead).
@@ -277,9 +330,16 @@ public:
         BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
       }
       auto outerYield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
-      unsigned n = outerYield.getNumOperands();
-      outerYield->setOperand(n - 2, endStage);
-      outerYield->setOperand(n - 1, endParity);
+      unsigned n = outerYield.getNumOperands() - outerCarried;
+      outerYield->setOperand(n, endStage);
+      outerYield->setOperand(n + 1, endParity);
+      if (!invariants_.empty()) {
+        // Every consumer is done with the invariants (the wait above ends in a barrier): the
+        // producer may copy the next tile's.
+        if (invariantEmpty_)
+          BarrierArriveOp::create(rewriter, loc, invariantEmpty_, zero, invariantBuffers());
+        outerYield->setOperand(n + 2, flip(rewriter, loc, invariantParity));
+      }
     }
     dropDeadAddresses(kernel);
     if (specialized_)
@@ -366,7 +426,7 @@ private:
     auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);
     OpBuilder b = issuer.getThenBodyBuilder();
     llvm::SetVector<Operation *> slice;
-    SmallVector<Value> inputs = producerInputs(loop_, accesses_, analysis_);
+    SmallVector<Value> inputs = producerInputs(loop_, allAccesses(), analysis_);
     if (outer)
       inputs.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
     for (Value v : inputs)
@@ -384,22 +444,42 @@ private:
       b.clone(*op, mapping);
     Value zero = i32Constant(b, loc, 0);
     scf::ForOp tiles;
-    ValueRange position{zero, zero};
+    // Carried by the loop over tiles: the rings' position, and the invariants' barrier phase.
+    SmallVector<Value> position{zero, zero};
+    Value invariantParity;
     if (outer) {
+      SmallVector<Value> carried{zero, zero};
+      if (!invariants_.empty())
+        carried.push_back(zero);
       tiles = scf::ForOp::create(b, loc, mapping.lookupOrDefault(outer.getLowerBound()),
                                  mapping.lookupOrDefault(outer.getUpperBound()), mapping.lookupOrDefault(outer.getStep()),
-                                 ValueRange{zero, zero});
+                                 carried);
       b.setInsertionPointToStart(tiles.getBody());
       mapping.map(outer.getInductionVar(), tiles.getInductionVar());
       for (Operation *op : perTile)
         b.clone(*op, mapping);
-      position = tiles.getRegionIterArgs();
+      position.assign(tiles.getRegionIterArgs().begin(), tiles.getRegionIterArgs().begin() + 2);
+      if (!invariants_.empty())
+        invariantParity = tiles.getRegionIterArgs()[2];
+    }
+    // The invariants first: the consumers wait for them before their loop (in a loop over
+    // tiles, once the consumers released the previous tile's).
+    if (!invariants_.empty()) {
+      if (invariantEmpty_)
+        BarrierWaitOp::create(b, loc, invariantEmpty_, zero, flip(b, loc, invariantParity));
+      BarrierExpectOp::create(b, loc, invariantFull_, zero, b.getI64IntegerAttr(invariantBytes_));
+      for (InvariantCopy &invariant : invariants_)
+        issueInvariant(b, loc, invariant, mapping);
     }
     auto fills = scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop_.getLowerBound()),
                                     mapping.lookupOrDefault(loop_.getUpperBound()), mapping.lookupOrDefault(loop_.getStep()),
                                     position);
-    if (tiles)
-      scf::YieldOp::create(b, loc, fills.getResults());
+    if (tiles) {
+      SmallVector<Value> next(fills.getResults());
+      if (invariantParity)
+        next.push_back(flip(b, loc, invariantParity));
+      scf::YieldOp::create(b, loc, next);
+    }
     OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
     Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
     mapping.map(induction, fills.getInductionVar());
@@ -462,6 +542,35 @@ private:
     }
   }
 
+  /// The elected thread copies `invariant` (its full barrier's bytes expected already).
+  void issueInvariant(OpBuilder &b, Location loc, InvariantCopy &invariant, const IRMapping &mapping) {
+    Value zero = i32Constant(b, loc, 0);
+    Value map = invariantMaps_[&invariant - invariants_.begin()];
+    TmaLoadOp::create(b, loc, map, coordinates(b, loc, invariant.access, mapping), invariant.copy.getBuffer(), zero,
+                      invariantFull_, zero);
+  }
+
+  /// The cp.async copies TMA replaced, with the commit after each.
+  void eraseInvariantCopies(RewriterBase &rewriter) {
+    for (InvariantCopy &invariant : invariants_) {
+      if (auto commit = dyn_cast_or_null<AsyncCommitOp>(invariant.copy->getNextNode()))
+        rewriter.eraseOp(commit);
+      rewriter.eraseOp(invariant.copy);
+    }
+  }
+
+  SmallVector<Value> invariantBuffers() {
+    return llvm::map_to_vector(invariants_, [](InvariantCopy &invariant) { return Value(invariant.copy.getBuffer()); });
+  }
+
+  /// The rectangles the copies read: the loop's loads', then the invariants'.
+  SmallVector<RectangularAccess, 3> allAccesses() const {
+    SmallVector<RectangularAccess, 3> all(accesses_.begin(), accesses_.end());
+    for (const InvariantCopy &invariant : invariants_)
+      all.push_back(invariant.access);
+    return all;
+  }
+
   /// The barrier group of load `index`: its own, or the one all loads share.
   size_t groupOf(size_t index) const { return barriersPerLoad_ ? index : 0; }
 
@@ -509,7 +618,10 @@ private:
   DotOp inFlight_;
   RectangularAccessAnalysis &analysis_;
   SmallVector<RectangularAccess, 2> accesses_;
-  SmallVector<Value> buffers_, maps_;
+  SmallVector<InvariantCopy, 1> invariants_;
+  SmallVector<Value> buffers_, maps_, invariantMaps_;
+  Value invariantFull_, invariantEmpty_; // one barrier each; empty only for a producer over tiles
+  int64_t invariantBytes_ = 0;
   SmallVector<Value, 2> full_, empty_; // one per barrier group
   SmallVector<int64_t, 2> groupBytes_;  // the bytes of a stage of each group
   Value leader_;
@@ -520,7 +632,7 @@ private:
 
 } // namespace
 
-bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, bool invariantsCopied) {
+bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, ArrayRef<AsyncCopyOp> invariantCopies) {
   RectangularAccessAnalysis analysis(loop);
   SmallVector<RectangularAccess, 2> accesses;
   for (LoadOp load : plan.loads) {
@@ -532,6 +644,18 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
       return false;
     }
     accesses.push_back(*access);
+  }
+  // The invariants that are rectangles too (the others stay cp.async copies).
+  SmallVector<TmaPipeliner::InvariantCopy, 1> invariants;
+  bool cpAsyncLeft = false;
+  for (AsyncCopyOp copy : invariantCopies) {
+    SharedBufferType type = copy.getBuffer().getType();
+    auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
+    std::optional<RectangularAccess> access = analysis.match(copy.getPtr(), copy.getMask(), tile);
+    if (access && tile.getShape()[0] <= 256 && tensorMapFor(*access, tile, analysis))
+      invariants.push_back({copy, *access});
+    else
+      cpAsyncLeft = true;
   }
   // Inside other loops, only directly in one loop over tiles (a persistent kernel), whose
   // iterations carry the rings' position: deeper nests keep cp.async.
@@ -548,13 +672,16 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   // could be pipelined too, by a thread the split has made a consumer) keeps a single thread.
   int64_t loopsWithDots = 0;
   kernel.walk([&](scf::ForOp other) { loopsWithDots += !other.getBody()->getOps<DotOp>().empty(); });
+  SmallVector<RectangularAccess, 3> all(accesses.begin(), accesses.end());
+  for (auto &invariant : invariants)
+    all.push_back(invariant.access);
   bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && loopsWithDots == 1 &&
-                     TmaPipeliner::producerCanRun(loop, accesses, analysis);
-  if (invariantsCopied) {
+                     TmaPipeliner::producerCanRun(loop, all, analysis);
+  if (cpAsyncLeft) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
   }
-  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), specialized).run();
+  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), std::move(invariants), specialized).run();
   return true;
 }
 
