@@ -1,16 +1,11 @@
-// Conversions between the f8 formats (e4m3fn, e5m2) and wider floats: LLVM has no f8 types.
-// f32 -> f8 rounds to nearest even; past the largest finite value it gives inf (e5m2) or NaN
-// (e4m3fn, which has no inf), as the interpreter does. f8 -> f32 is exact. Other widths go
-// through f32 (exact both ways for f16 and bf16 inputs, whose values f32 holds exactly).
-// sm_80 has no f8 instructions: integer arithmetic there (~25 instructions a value). sm_89 and
-// later convert in hardware (`cvt.rn.satfinite.e4m3x2.f32`, `cvt.rn.f16x2.e4m3x2`), with the
-// few selects that keep the interpreter's results where the hardware's differ: it saturates
-// where a plain cast overflows (a saturating `cast` clamps before it converts, so only plain
-// casts can overflow), and its NaNs are not the interpreter's.
+// Conversions between the f8 formats (e4m3fn, e5m2) and wider floats, in integer arithmetic:
+// LLVM has no f8 types and sm_80 no f8 instructions. f32 -> f8 rounds to nearest even;
+// past the largest finite value it gives inf (e5m2) or NaN (e4m3fn, which has no inf), as the
+// interpreter does. f8 -> f32 is exact. Other widths go through f32 (exact both ways for f16
+// and bf16 inputs, whose values f32 holds exactly).
 #include "IndexArithmetic.h"
 #include "Patterns.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -35,19 +30,6 @@ std::optional<Format> formatOf(Type type) {
 }
 
 Value i32c(OpBuilder &b, Location loc, int64_t v) { return i32Constant(b, loc, v); }
-
-int64_t f32Bits(float v) { return int64_t(llvm::bit_cast<uint32_t>(v)); }
-
-/// One PTX instruction on registers (no memory, no side effects).
-Value ptx(OpBuilder &b, Location loc, Type result, ValueRange operands, const std::string &text, StringRef constraints) {
-  return LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/false,
-                                   /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
-      .getResult(0);
-}
-
-/// The PTX name of a pair of f8 values of this format.
-std::string pairName(const Format &f) { return f.hasInfinity ? "e5m2x2" : "e4m3x2"; }
 
 Value select(OpBuilder &b, Location loc, Value condition, Value then, Value otherwise) {
   return arith::SelectOp::create(b, loc, condition, then, otherwise);
@@ -87,24 +69,6 @@ Value encode(OpBuilder &b, Location loc, Value x, const Format &f) {
   return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
 }
 
-/// f32 -> f8 code (i8) by sm_89's saturating conversion (the value in both halves of the pair),
-/// then the interpreter's overflow: past the midpoint above the largest finite value (464 for
-/// e4m3fn, whose tie rounds down to 448's even code; 61440 for e5m2, whose tie rounds up to
-/// inf's) NaN or inf, and NaN's code 0x7F with x's sign.
-Value encodeByHardware(OpBuilder &b, Location loc, Value x, const Format &f) {
-  Type i32 = b.getI32Type();
-  Value pair = ptx(b, loc, b.getI16Type(), x, "cvt.rn.satfinite." + pairName(f) + ".f32 $0, $1, $1;", "=h,f");
-  Value magnitudeCode = arith::AndIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, pair), i32c(b, loc, 0x7F));
-  Value bits = arith::BitcastOp::create(b, loc, i32, x);
-  Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(b, loc, 24)), i32c(b, loc, 0x80));
-  Value magnitude = arith::AndIOp::create(b, loc, bits, i32c(b, loc, 0x7FFFFFFF));
-  Value overflows = f.hasInfinity ? compare(b, loc, arith::CmpIPredicate::uge, magnitude, i32c(b, loc, f32Bits(61440.0f)))
-                                  : compare(b, loc, arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, f32Bits(464.0f)));
-  Value code = select(b, loc, overflows, i32c(b, loc, f.hasInfinity ? f.maxFinite + 1 : 0x7F), magnitudeCode);
-  code = select(b, loc, compare(b, loc, arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, 0x7F800000)), i32c(b, loc, 0x7F), code);
-  return arith::TruncIOp::create(b, loc, b.getI8Type(), arith::OrIOp::create(b, loc, code, sign));
-}
-
 /// f8 code (i8) -> f32.
 Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
@@ -132,34 +96,6 @@ Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   return arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, bits, sign));
 }
 
-/// f8 code (i8) -> `target` (f16, bf16, f32 or f64) by sm_89's exact conversion to f16, except
-/// NaN codes, which become the interpreter's NaN (f32's quiet NaN with the code's sign, then
-/// converted as decode()'s result is).
-Value decodeByHardware(OpBuilder &b, Location loc, Value code8, const Format &f, Type target) {
-  Type i32 = b.getI32Type(), f16 = b.getF16Type(), f32 = b.getF32Type();
-  Value code16 = arith::ExtUIOp::create(b, loc, b.getI16Type(), code8);
-  Value pair = ptx(b, loc, i32, code16,
-                   "cvt.rn.f16x2." + pairName(f) + " $0, $1;", "=r,h");
-  Value half = arith::BitcastOp::create(b, loc, f16, arith::TruncIOp::create(b, loc, b.getI16Type(), pair));
-  Value code = arith::ExtUIOp::create(b, loc, i32, code8);
-  Value magnitude = arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x7F));
-  // NaN codes: e4m3fn's 0x7F; e5m2's all-ones exponent with a mantissa (0x7D..0x7F).
-  Value isNaN = f.hasInfinity ? compare(b, loc, arith::CmpIPredicate::ugt, magnitude, i32c(b, loc, 0x7C))
-                              : compare(b, loc, arith::CmpIPredicate::eq, magnitude, i32c(b, loc, 0x7F));
-  Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, code, i32c(b, loc, 0x80)), i32c(b, loc, 24));
-  Value nan = arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, sign, i32c(b, loc, 0x7FC00000)));
-  auto convert = [&](Value v) -> Value {
-    if (v.getType() == target)
-      return v;
-    if (target.getIntOrFloatBitWidth() > cast<FloatType>(v.getType()).getWidth())
-      return arith::ExtFOp::create(b, loc, target, v);
-    return arith::TruncFOp::create(b, loc, target, v);
-  };
-  // f16 -> bf16 through f32 (both exact for f8 values).
-  Value value = target.isBF16() ? convert(arith::ExtFOp::create(b, loc, f32, half)) : convert(half);
-  return select(b, loc, isNaN, convert(nan), value);
-}
-
 /// The value as f32: wider floats rounded (f64: as the interpreter rounds f64 to f8, through
 /// float), narrower ones extended.
 Value widenToF32(OpBuilder &b, Location loc, Value v) {
@@ -171,33 +107,26 @@ Value widenToF32(OpBuilder &b, Location loc, Value v) {
 }
 
 struct TruncToF8 : public OpRewritePattern<arith::TruncFOp> {
-  TruncToF8(MLIRContext *context, bool hardware) : OpRewritePattern(context), hardware(hardware) {}
-  bool hardware;
+  using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::TruncFOp op, PatternRewriter &rewriter) const override {
     auto format = formatOf(op.getType());
     if (!format)
       return failure();
     Location loc = op.getLoc();
-    Value wide = widenToF32(rewriter, loc, op.getIn());
-    Value code = hardware ? encodeByHardware(rewriter, loc, wide, *format) : encode(rewriter, loc, wide, *format);
+    Value code = encode(rewriter, loc, widenToF32(rewriter, loc, op.getIn()), *format);
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), code);
     return success();
   }
 };
 
 struct ExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
-  ExtFromF8(MLIRContext *context, bool hardware) : OpRewritePattern(context), hardware(hardware) {}
-  bool hardware;
+  using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::ExtFOp op, PatternRewriter &rewriter) const override {
     auto format = formatOf(op.getIn().getType());
     if (!format)
       return failure();
     Location loc = op.getLoc();
     Value code = arith::BitcastOp::create(rewriter, loc, rewriter.getI8Type(), op.getIn());
-    if (hardware) {
-      rewriter.replaceOp(op, decodeByHardware(rewriter, loc, code, *format, op.getType()));
-      return success();
-    }
     Value wide = decode(rewriter, loc, code, *format);
     if (op.getType().isF32())
       rewriter.replaceOp(op, wide);
@@ -262,9 +191,8 @@ struct F8ConstantAsBits : public OpRewritePattern<arith::ConstantOp> {
 
 } // namespace
 
-void populateFloat8CastPatterns(RewritePatternSet &patterns, int sm) {
-  patterns.add<TruncToF8, ExtFromF8>(patterns.getContext(), /*hardware=*/sm >= 89);
-  patterns.add<IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
+void populateFloat8CastPatterns(RewritePatternSet &patterns) {
+  patterns.add<TruncToF8, ExtFromF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
                F8ToInt<arith::FPToUIOp>, F8ConstantAsBits>(patterns.getContext());
 }
 
