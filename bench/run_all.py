@@ -327,7 +327,8 @@ class Bench:
         (cuBLASLt, with its default accumulation and with use_fast_accum), per-tensor and
         per-row/column scales; tk autotunes over its configs. Then the tuned config again under a
         kernel name with "cutlass" in it (ptxas is reported to special-case such names), and tk
-        with PROMOTE (each k-step's product added in f32), tuned on its own."""
+        with PROMOTE (each k-step's product added in f32), tuned on its own. The row's tk is the faster
+        of fp8_matmul and fp8_matmul_persistent, each tuned over its own configs."""
         shapes = [(4096, 4096, 4096), (8192, 8192, 4096)] + [(m, n, k) for m in (32, 2048) for n, k in LLAMA_GEMMS]
         if self.args.quick:
             shapes = shapes[:2]
@@ -338,6 +339,7 @@ class Bench:
         with open(renamed, "w") as f:
             f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass("))
         e4m3 = torch.float8_e4m3fn
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
         configs = autotune_configs(source, "fp8_matmul")
         for (m, n, k) in shapes:
             # Split-K's partials and per-tile counters, for every config the tuner may try.
@@ -381,10 +383,21 @@ class Bench:
                     timing, err, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,
                                                           dict(SCALE_MODE=mode), reps, c, check, tune=True)
                     row["tk"] = dict(timing, config=tuning.best_text, error=err)
-                    # The same config, named "..._cutlass".
+                    row["tk_configs"] = {"fp8_matmul": dict(timing, config=tuning.best_text, error=err)}
+                    # The persistent kernel (one program per multiprocessor over the tiles), tuned
+                    # over its own configs; the row keeps the faster of the two.
+                    persistent_operands = {name: v for name, v in operands.items() if name not in ("workspace", "counters")}
+                    p_timing, p_err, p_tuning = self.tk_measure(
+                        self.kernel(source, "fp8_matmul_persistent"),
+                        lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),
+                        persistent_operands, dict(SCALE_MODE=mode), reps, c, check, tune=True)
+                    row["tk_configs"]["fp8_matmul_persistent"] = dict(p_timing, config=p_tuning.best_text, error=p_err)
+                    if p_err is None and p_timing["per_call_ms"] < row["tk"]["per_call_ms"]:
+                        row["tk"] = dict(p_timing, config="fp8_matmul_persistent: " + p_tuning.best_text, error=p_err)
+                    # fp8_matmul's tuned config again, named "..._cutlass".
                     named, named_err, _ = self.tk_measure(self.kernel(renamed, "fp8_matmul_cutlass"), grid, operands,
                                                           dict(tuning.best, SCALE_MODE=mode), reps, c, check)
-                    row["tk_configs"] = {"fp8_matmul_cutlass (same config)": dict(named, error=named_err)}
+                    row["tk_configs"]["fp8_matmul_cutlass (fp8_matmul's config)"] = dict(named, error=named_err)
                     # With each k-step's product promoted to f32: against cuBLASLt's default.
                     promoted, promoted_err, promoted_tuning = self.tk_measure(
                         self.kernel(source, "fp8_matmul"), grid, operands, dict(SCALE_MODE=mode, PROMOTE=True), reps, c,

@@ -1181,6 +1181,31 @@ def add_stdlib_cases():
          defines={"BM": "64", "BN": "32", "BK": "128", "SPLIT_K": "4", "num_warps": "4", "num_stages": "3",
                   "SCALE_MODE": "2", "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true",
                   "HAS_RESIDUAL": "true"})
+    # The persistent FP8 GEMM: every autotune config by TMA on 3 programs (each walks several
+    # tiles, the producer across them), and block-wise scales with the epilogue on rows no TMA
+    # can read (lda 300: cp.async) on 2 programs.
+    with open(std("fp8_matmul")) as f:
+        text = f.read()
+        persistent_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), "
+                                        r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}",
+                                        text[text.index("kernel fp8_matmul_persistent") - 1200:])
+    for bm_, bn_, bk_, warps, stages, ws in persistent_configs:
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages,
+                                                                          "_ws" if ws == "1" else ""),
+             std("fp8_matmul"), "fp8_matmul_persistent", "3",
+             {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
+              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
+                      "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
+    case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",
+         {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
+          "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(), "mul": b16(fgate).ravel(),
+          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
+         fp8_split_ref, tol=(2e-2, 2e-2),
+         defines={"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": "2",
+                  "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
     # Row-wise dynamic FP8 quantization (std/quantize.tk): scales exactly max|x| / 448 and codes
     # of x / s rounded to nearest even, exact in f32 on both backends; with an RMSNorm folded in
     # the rstd's reduction order may move a code by one step (compared with atol 1 on the codes).
