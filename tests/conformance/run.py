@@ -1257,7 +1257,7 @@ def add_stdlib_cases():
         return {"out": rows.astype(np.uint16).ravel()}
     case("stdlib.bf16.embedding", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
          {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim,
-          "stride": stride},
+          "stride": stride, "first": 0},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
     # splits (one sequence shorter than the splits: empty ones), grouped-query heads; then the
