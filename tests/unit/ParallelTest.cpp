@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -220,6 +221,21 @@ TEST(GraphParallel, CollectivesNeedACommunicatorOfTheirSize) {
   EXPECT_EQ(errorOf([&] { Executable::compile(context, g, options); }),
             "graph: all_gather of 2 ranks on a communicator of 3");
   EXPECT_EQ(errorOf([&] { g.allGather(x, 0); }), "graph: all_gather: 0 ranks (at least 1)");
+}
+
+TEST(NcclCommunicator, NcclIsLoadedAtRunTimeWithNvlinkMulticastOff) {
+  Context context(Backend::Interpreter);
+  EXPECT_EQ(errorOf([&] { NcclCommunicator(context, 0, 1, NcclCommunicator::UniqueId{}); }),
+            "NCCL: its communicators run on the CUDA backend (the interpreter has InProcessGroup)");
+  const char *before = std::getenv("NCCL_NVLS_ENABLE");
+  std::string setBefore = before ? before : "";
+  // A unique id needs no GPU: where libnccl.so.2 is installed, every symbol tk takes binds.
+  std::string error = errorOf([] { NcclCommunicator::uniqueId(); });
+  if (error.find("cannot load libnccl.so.2") != std::string::npos)
+    GTEST_SKIP() << error;
+  EXPECT_EQ(error, "");
+  const char *after = std::getenv("NCCL_NVLS_ENABLE");
+  EXPECT_EQ(std::string(after ? after : "(unset)"), before ? setBefore : "0"); // the environment's word wins
 }
 
 } // namespace
