@@ -247,6 +247,14 @@ def main():
         err8h = np.linalg.norm(logits8h - ref8h) / np.linalg.norm(ref8h)
         print("FP8 checkpoints: per channel the same logits as --fp8; per tensor %.3g, F16 scales %.3g from the numpy "
               "model" % (err8t, err8h))
+        # Split over 2 ranks (each slices its weights and per-channel scales): the prefill's
+        # logits near one rank's (each rank quantizes its own activations' rows).
+        for folder, one_rank in ((fp8_folder, logits8s), (fp8_folder + "-tensor", logits8t)):
+            split = run(args, folder, prompt, 1, os.path.join(tmp, "fp8tp.npy"), ["--tp", "2"])[1]
+            err_tp = np.linalg.norm(split[0] - one_rank[0]) / np.linalg.norm(one_rank[0])
+            if not err_tp < 0.1:
+                sys.exit("%s --tp 2: the prefill's logits %.3g from one rank's" % (os.path.basename(folder), err_tp))
+            print("%s --tp 2: the prefill's logits within %.2g of one rank's" % (os.path.basename(folder), err_tp))
         if not err8t < 0.1 or not err8h < 0.1:
             sys.exit("an FP8 checkpoint with per-tensor or F16 scales differs from the numpy model")
         # Bad FP8 checkpoints: a clean error naming the tensor.
