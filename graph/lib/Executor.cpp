@@ -1,6 +1,7 @@
 // Running a plan: each step is a tk kernel (the stdlib's templates, or generated source) launched
 // through the JIT on the bound and planned buffers; a CUDA graph can replay a whole run.
 #include "GraphImpl.h"
+#include "tk/Graph/Parallel.h"
 #include "tk/Support/JsonText.h"
 
 #include "tk/Runtime/Files.h"
@@ -49,6 +50,7 @@ Const flag(bool on) { return Const(on); }
 
 struct Executable::Impl {
   Context *context = nullptr;
+  Communicator *communicator = nullptr; // GraphOptions::communicator: the collectives' steps
   Graph::Impl graph;
   Plan plan;
   std::map<std::string, Module> modules; // stdlib files and generated sources, by name
@@ -261,10 +263,17 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const TensorInfo &table = plan.info(graph, first.inputs[0]);
     int64_t tokens = outInfo.shape[0], dim = outInfo.shape[1];
     kernel.launch(GridSpec([tokens, dim](const Config &c) { return Grid(tokens, cdiv(dim, c["BLOCK"])); }),
-                  {in(1), in(0), out, i32(table.shape[0]), i32(dim), i32(step.in[0].rowStride ? step.in[0].rowStride : dim)},
+                  {in(1), in(0), out, i32(table.shape[0]), i32(dim), i32(step.in[0].rowStride ? step.in[0].rowStride : dim),
+                   i32(first.firstRow)},
                   typed({}), stream);
     return;
   }
+  case StepKind::AllReduce:
+    communicator->allReduceSum(in(0), out, size_t(elements(outInfo)), stream);
+    return;
+  case StepKind::AllGather:
+    communicator->allGather(in(0), out, size_t(elements(plan.info(graph, step.in[0].tensor))), stream);
+    return;
   case StepKind::AppendKV: {
     const TensorInfo &x = plan.info(graph, first.inputs[1]);
     int64_t width = x.shape[1], batch = x.shape[0] / first.seqLen, maxContext = outInfo.shape[0] / batch;
@@ -331,8 +340,16 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   Executable exe;
   Impl &impl = *exe.impl_;
   impl.context = &context;
+  impl.communicator = options.communicator;
   impl.graph = graph.impl();
   impl.plan = planGraph(impl.graph);
+  for (const Node &n : impl.graph.nodes) {
+    if ((n.op == Op::AllReduce || n.op == Op::AllGather) && !options.communicator)
+      throw Error(std::string("graph: ") + opName(n.op) + " needs a communicator (GraphOptions::communicator)");
+    if (n.op == Op::AllGather && n.ranks != options.communicator->size())
+      throw Error("graph: all_gather of " + std::to_string(n.ranks) + " ranks on a communicator of " +
+                  std::to_string(options.communicator->size()));
+  }
   // The stdlib kernels index a tensor with 32-bit offsets (row times row stride): every tensor,
   // bound or planned, stays under 2^31 elements, checked before anything is allocated.
   for (size_t t = 0; t < impl.graph.nodes.size() + impl.plan.extra.size(); ++t) {
@@ -398,6 +415,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::DecodeCombine:
       impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_combine"));
       break;
+    case StepKind::AllReduce:
+    case StepKind::AllGather: impl.kernels.emplace_back(); break; // (the communicator's, no kernel)
     case StepKind::Elementwise: {
       // Generated source, named for the stdlib folder so that its imports resolve there.
       std::string path = stdlibDir() + "/graph-" + step.kernel + ".tk";

@@ -12,6 +12,7 @@
 //  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows; ropes of
 //     adjacent column blocks of one tensor (a fused QKV's q and k) are one launch, and so are a
 //     layer's key and value cache appends.
+//  5. Collectives (all-reduce, all-gather) are steps of their own on dense rows, never fused.
 //  Buffers: every tensor that is no binding gets a planned slot, reused once it is dead.
 #include "GraphImpl.h"
 
@@ -404,9 +405,10 @@ struct Planner {
   /// Where kernels that take no first column read `n`: its place, or a copy (made once) when
   /// it is a column block of another tensor.
   std::map<int, int> copies;
-  Operand contiguous(int n) {
-    if (place(n).column == 0)
-      return place(n);
+  Operand contiguous(int n) { return place(n).column == 0 ? place(n) : copyOf(n); }
+  /// Where collectives read `n`: its rows back to back (a copy when it is a view of a wider tensor).
+  Operand dense(int n) { return place(n).column == 0 && place(n).rowStride == columns(n) ? place(n) : copyOf(n); }
+  Operand copyOf(int n) {
     if (!copies.count(n)) {
       int copy = newExtra(node(n).out);
       copyStep(n, copy, 0, n);
@@ -417,16 +419,19 @@ struct Planner {
 
   /// A copy of a tensor into a column block of another (concat's parts, an output that is a
   /// view): an elementwise kernel of one input.
-  void copyStep(int from, int to, int64_t column, int node) {
+  void copyStep(int from, int to, int64_t column, int node) { copyStep(place(from), columns(from), to, column, node); }
+  /// The same from any place: `columns` columns of rows `from.rowStride` apart, from its first column
+  /// (an all-gather's rank-major rows: rank k's block starts at "column" k * rows * cols).
+  void copyStep(Operand from, int64_t columns, int to, int64_t column, int node) {
     const char *type = scalarName(plan.info(g, to).dtype);
     Step step{StepKind::Elementwise};
     step.nodes = {node};
     step.out = to;
     step.kernel = "copy_" + std::to_string(to) + "_" + std::to_string(column);
     step.source = rowKernel(step.kernel, type, 1, "    let v0 = load(in0 + r * s0 + c0 + c, mask = m, other = 0.0);\n", "v0");
-    step.in = {place(from)};
+    step.in = {from};
     step.outAt = Operand{to, plan.info(g, to).shape.back(), column};
-    step.columns = columns(from);
+    step.columns = columns;
     newStep(std::move(step));
   }
 
@@ -491,6 +496,24 @@ struct Planner {
         step.heads = int(splits);
         newStep(std::move(split));
         break;
+      }
+      case Op::AllReduce:
+        step.kind = StepKind::AllReduce;
+        step.in = {dense(nd.inputs[0])};
+        break;
+      case Op::AllGather: {
+        // The communicator gathers whole buffers, rank after rank ([ranks * rows, cols]); a copy
+        // per rank puts its rows into its column block.
+        int64_t rows = nd.out.shape[0], cols = columns(nd.inputs[0]);
+        Step gather{StepKind::AllGather};
+        gather.nodes = {n};
+        gather.out = newExtra(TensorInfo{nd.out.dtype, {nd.ranks * rows, cols}});
+        gather.in = {dense(nd.inputs[0])};
+        int gathered = gather.out;
+        newStep(std::move(gather));
+        for (int k = 0; k < nd.ranks; ++k)
+          copyStep(Operand{gathered, cols, k * rows * cols}, cols, n, k * cols, n);
+        continue;
       }
       case Op::Reshape: // of a view: materialized first
         copyStep(nd.inputs[0], n, 0, n);
@@ -647,6 +670,8 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Embedding: return "embedding";
   case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
   case StepKind::DecodeCombine: return "decode_attention_combine";
+  case StepKind::AllReduce: return "all_reduce (sum over the ranks)";
+  case StepKind::AllGather: return "all_gather (rank-major rows)";
   }
   return text;
 }

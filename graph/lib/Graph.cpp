@@ -1,13 +1,15 @@
 // Building a graph: every op infers its result's type and refuses operands that do not fit.
 #include "GraphImpl.h"
 
+#include <cstdint>
+
 namespace tk::graph {
 
 const char *opName(Op op) {
   static const char *names[] = {"input",     "weight",  "matmul", "add",  "mul",       "silu",
                                 "gelu",      "scale",   "rmsnorm", "layernorm", "softmax", "rope",
                                 "attention", "reshape", "split",  "concat", "transpose", "append_kv",
-                                "decode_attention", "embedding"};
+                                "decode_attention", "embedding", "all_reduce", "all_gather"};
   return names[int(op)];
 }
 
@@ -231,14 +233,34 @@ Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor position
   return y;
 }
 
-Tensor Graph::embedding(Tensor table, Tensor ids) {
+Tensor Graph::embedding(Tensor table, Tensor ids, int64_t firstRow) {
   const Node &t = impl_->at(table, "embedding");
   const Node &i = impl_->at(ids, "embedding");
   if (t.out.shape.size() != 2 || t.out.dtype == Scalar::I32)
     fail("embedding", "the table must be a matrix [rows, dim], got " + t.out.str());
   if (i.op != Op::Input || i.out.dtype != Scalar::I32)
     fail("embedding", "the ids must be an index input, got " + i.out.str());
-  return impl_->add(Node{Op::Embedding, {table.id, ids.id}, TensorInfo{t.out.dtype, {i.out.shape[0], t.out.shape[1]}}});
+  if (firstRow < 0 || firstRow > INT32_MAX)
+    fail("embedding", "the first row " + std::to_string(firstRow) + " is no i32 id");
+  Node node{Op::Embedding, {table.id, ids.id}, TensorInfo{t.out.dtype, {i.out.shape[0], t.out.shape[1]}}};
+  node.firstRow = firstRow;
+  return impl_->add(std::move(node));
+}
+
+Tensor Graph::allReduce(Tensor x) {
+  const TensorInfo &t = impl_->at(x, "all_reduce").out;
+  requireMatrix("all_reduce", "x", t);
+  return impl_->add(Node{Op::AllReduce, {x.id}, t});
+}
+
+Tensor Graph::allGather(Tensor x, int ranks) {
+  const TensorInfo &t = impl_->at(x, "all_gather").out;
+  requireMatrix("all_gather", "x", t);
+  if (ranks < 1)
+    fail("all_gather", std::to_string(ranks) + " ranks (at least 1)");
+  Node node{Op::AllGather, {x.id}, TensorInfo{t.dtype, {t.shape[0], t.shape[1] * ranks}}};
+  node.ranks = ranks;
+  return impl_->add(std::move(node));
 }
 
 Tensor Graph::appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen) {

@@ -8,7 +8,7 @@ namespace tk::graph {
 
 enum class Op {
   Input, Weight, MatMul, Add, Mul, Silu, Gelu, Scale, RmsNorm, LayerNorm, Softmax, Rope, Attention,
-  Reshape, Split, Concat, Transpose, AppendKV, DecodeAttention, Embedding
+  Reshape, Split, Concat, Transpose, AppendKV, DecodeAttention, Embedding, AllReduce, AllGather
 };
 const char *opName(Op op);
 bool isElementwise(Op op);
@@ -23,6 +23,8 @@ struct Node {
   int kvHeads = 0;         // Attention: the heads of k and v (grouped-query attention)
   bool causal = true;
   int64_t column = 0;      // Split: the first column of this part in its input
+  int64_t firstRow = 0;    // Embedding: the id of the table's first row
+  int ranks = 0;           // AllGather: the communicator's size
   bool fp8 = false;        // MatMul: inputs a, an f8e4m3 weight [N, K], its f32 scales [N]
 };
 
@@ -43,7 +45,8 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows
+  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows,
+  AllReduce, AllGather // collectives (Communicator), no kernel: all_gather writes rank-major rows, copies reorder them
 };
 
 /// One kernel launch of the plan.

@@ -2,6 +2,7 @@
 // graph's [in, out] matrices and fused (Q, K and V into one matmul), uploaded once as bf16; one
 // compiled graph per (batch, sequence length); the embedding by the stdlib's kernel.
 #include "tk/Graph/Llama.h"
+#include "tk/Graph/Parallel.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Support/FloatFormats.h"
 
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -86,6 +88,29 @@ std::vector<uint16_t> bf16Bits(const CheckpointTensor &t) {
   return bits;
 }
 
+/// `count` rows (dim 0) or columns (dim 1) of a checkpoint tensor from `first`: rows are a view
+/// of its mapping, columns a copy kept in `kept` (which must outlive the result).
+CheckpointTensor slice(const CheckpointTensor &t, int dim, int64_t first, int64_t count,
+                       std::deque<std::vector<uint8_t>> &kept) {
+  CheckpointTensor part = t;
+  size_t element = Buffer::elementBytes(t.dtype), rows = size_t(t.shape[0]);
+  size_t rowBytes = t.shape.size() > 1 ? size_t(t.shape[1]) * element : element;
+  const auto *bytes = static_cast<const uint8_t *>(t.data);
+  part.shape[size_t(dim)] = count;
+  if (dim == 0) {
+    part.data = bytes + size_t(first) * rowBytes;
+    part.bytes = size_t(count) * rowBytes;
+    return part;
+  }
+  std::vector<uint8_t> &copy = kept.emplace_back(rows * size_t(count) * element);
+  for (size_t r = 0; r < rows; ++r)
+    std::memcpy(copy.data() + r * size_t(count) * element, bytes + r * rowBytes + size_t(first) * element,
+                size_t(count) * element);
+  part.data = copy.data();
+  part.bytes = copy.size();
+  return part;
+}
+
 /// Hugging Face's [out, in] linear weights as bf16 [in, out], side by side (Q, K, V into one):
 /// by 64x64 blocks (a row-by-row transposition misses the cache on every element), the rows of
 /// the result split among threads.
@@ -144,11 +169,19 @@ int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o
 
 namespace {
 
-/// The model's graph; with `maxContext`, over a KV cache (buildCachedLlamaGraph).
-Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext, int decodeSplits, bool fp8) {
-  int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), heads = c.numHeads, kv = c.numKvHeads;
+/// The model's graph; with `maxContext`, over a KV cache (buildCachedLlamaGraph); the heads,
+/// intermediate columns and vocabulary rows of rank `tp.rank` (TensorParallel).
+Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext, int decodeSplits, bool fp8,
+                 const TensorParallel &tp) {
+  checkTensorParallel(c, tp, false);
+  int64_t d = c.hiddenSize, hd = c.headDim(), ranks = tp.size;
+  int64_t heads = c.numHeads / ranks, kv = c.numKvHeads / ranks, f = c.intermediateSize / ranks;
+  int64_t vocab = c.vocabSize / ranks;
   Graph g;
-  Tensor x = g.embedding(g.weight("embed_tokens", Scalar::BF16, {c.vocabSize, d}), g.indexInput("ids", batch * seqLen));
+  // A row-parallel result (each rank's partial sum) made whole on every rank.
+  auto reduced = [&](Tensor partial) { return tp.collectives() ? g.allReduce(partial) : partial; };
+  Tensor x = reduced(g.embedding(g.weight("embed_tokens", Scalar::BF16, {vocab, d}), g.indexInput("ids", batch * seqLen),
+                                 tp.rank * vocab));
   int seq = int(seqLen);
   bool cached = maxContext > 0, decoding = cached && seqLen == 1;
   Tensor positions, lengths;
@@ -184,20 +217,21 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
       attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv), decodeSplits)
                           : g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
     }
-    Tensor h = g.add(project(attended, layerName(l, "wo"), heads * hd, d), x);
+    Tensor h = g.add(reduced(project(attended, layerName(l, "wo"), heads * hd, d)), x);
     Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
     // (The up projection first: the gate's matmul then absorbs silu and the product.)
     Tensor up = project(n2, layerName(l, "w_up"), d, f);
     Tensor gate = project(n2, layerName(l, "w_gate"), d, f);
-    x = g.add(project(g.mul(g.silu(gate), up), layerName(l, "w_down"), f, d), h);
+    x = g.add(reduced(project(g.mul(g.silu(gate), up), layerName(l, "w_down"), f, d)), h);
   }
   // A cached prefill needs the logits of each sequence's last prompt token only (the row
   // index input "last"): the LM head and the final norm run on those rows, not on the prompt's.
   if (cached && !decoding)
     x = g.embedding(x, g.indexInput("last", batch));
   Tensor norm = g.weight("norm", Scalar::BF16, {d});
-  Tensor lmHead = g.weight("lm_head", Scalar::BF16, {d, c.vocabSize});
-  g.output(g.matmul(g.rmsnorm(x, norm, c.rmsNormEps), lmHead), "logits");
+  Tensor lmHead = g.weight("lm_head", Scalar::BF16, {d, vocab});
+  Tensor logits = g.matmul(g.rmsnorm(x, norm, c.rmsNormEps), lmHead); // this rank's vocabulary columns
+  g.output(tp.collectives() ? g.allGather(logits, tp.size) : logits, "logits");
   return g;
 }
 
@@ -214,24 +248,53 @@ int decodeSplitsFor(int64_t batch, int64_t heads) {
   return splits;
 }
 
-Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, bool fp8Weights) {
-  return buildGraph(c, batch, seqLen, 0, 0, fp8Weights);
+void checkTensorParallel(const LlamaConfig &c, const TensorParallel &tp, bool needCommunicator) {
+  std::string what = "llama: tensor parallelism over " + std::to_string(tp.size) + " ranks";
+  if (tp.size < 1)
+    throw Error(what + ": the world size must be at least 1");
+  if (tp.rank < 0 || tp.rank >= tp.size)
+    throw Error(what + ": rank " + std::to_string(tp.rank) + " is not among them (0 to " +
+                std::to_string(tp.size - 1) + ")");
+  std::string indivisible;
+  for (auto [count, name] : {std::pair<int64_t, const char *>{c.numHeads, "attention heads"},
+                             {c.numKvHeads, "key/value heads"},
+                             {c.intermediateSize, "intermediate size"},
+                             {c.vocabSize, "vocabulary size"}})
+    if (count % tp.size)
+      indivisible += std::string(indivisible.empty() ? "" : ", ") + name + " " + std::to_string(count);
+  if (!indivisible.empty())
+    throw Error(what + ": each rank takes an equal share of the heads, key/value heads, intermediate size and "
+                "vocabulary, but " + std::to_string(tp.size) + " does not divide the " + indivisible);
+  if (!needCommunicator)
+    return;
+  if (tp.size > 1 && !tp.communicator)
+    throw Error(what + " needs a communicator (TensorParallel::communicator)");
+  if (tp.communicator && (tp.communicator->rank() != tp.rank || tp.communicator->size() != tp.size))
+    throw Error(what + ", rank " + std::to_string(tp.rank) + ": the communicator is rank " +
+                std::to_string(tp.communicator->rank()) + " of " + std::to_string(tp.communicator->size()));
+}
+
+Graph buildLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, bool fp8Weights, const TensorParallel &parallel) {
+  return buildGraph(c, batch, seqLen, 0, 0, fp8Weights, parallel);
 }
 
 Graph buildCachedLlamaGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t maxContext,
-                            int decodeSplits, bool fp8Weights) {
+                            int decodeSplits, bool fp8Weights, const TensorParallel &parallel) {
   if (maxContext < 1)
     throw Error("llama: a KV cache of " + std::to_string(maxContext) + " positions");
   if (decodeSplits < 0 || decodeSplits > 64)
     throw Error("llama: " + std::to_string(decodeSplits) + " flash-decoding splits (1 to 64, or 0 to choose)");
-  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, c.numHeads),
-                    fp8Weights);
+  checkTensorParallel(c, parallel, false); // (before the heads per rank are divided below)
+  int64_t heads = c.numHeads / parallel.size; // each rank's
+  return buildGraph(c, batch, seqLen, maxContext, decodeSplits ? decodeSplits : decodeSplitsFor(batch, heads),
+                    fp8Weights, parallel);
 }
 
 struct LlamaModel::Impl {
   Context *context = nullptr;
   LlamaConfig config;
   bool fp8 = false; // LoadOptions::fp8Weights
+  TensorParallel parallel; // LoadOptions::parallel
   std::map<std::string, Buffer> weights;
   /// Compiled graphs by (batch, seqLen, maxContext, decode splits), each with when it was last used: at most
   /// kExecutables kept (recomputing without a cache compiles one per length).
@@ -272,9 +335,11 @@ struct LlamaModel::Impl {
         executables.erase(std::min_element(executables.begin(), executables.end(), [](const auto &a, const auto &b) {
           return a.second.lastUse < b.second.lastUse;
         }));
-      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext, decodeSplits, fp8)
-                               : buildLlamaGraph(config, batch, seqLen, fp8);
-      it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph)}).first;
+      Graph graph = maxContext ? buildCachedLlamaGraph(config, batch, seqLen, maxContext, decodeSplits, fp8, parallel)
+                               : buildLlamaGraph(config, batch, seqLen, fp8, parallel);
+      graph::GraphOptions options;
+      options.communicator = parallel.communicator;
+      it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph, options)}).first;
     }
     it->second.lastUse = ++uses;
     return it->second.executable;
@@ -297,8 +362,11 @@ struct LlamaModel::Impl {
   /// A projection: Hugging Face's [out, in] weights stacked (Q, K, V into one), as bf16
   /// [in, out], or as e4m3 [out, in] with one scale per output row ("<name>.scale"): quantized
   /// here, or as an FP8 checkpoint stores them (`scales`: each part's "weight_scale").
+  /// `keptColumns` (first, count): quantized whole (each row's scale of all its columns, as on
+  /// one rank), then only these columns kept (a row-parallel rank's shard); count -1: all.
   void uploadProjection(const std::string &name, const std::vector<CheckpointTensor> &parts,
-                        const std::vector<CheckpointTensor> &storedScales = {}) {
+                        const std::vector<CheckpointTensor> &storedScales = {},
+                        std::pair<int64_t, int64_t> keptColumns = {0, -1}) {
     if (!storedScales.empty()) {
       uploadStoredFp8(name, parts, storedScales);
       return;
@@ -329,6 +397,12 @@ struct LlamaModel::Impl {
         }
       });
       first += p.shape[0];
+    }
+    if (auto [from, count] = keptColumns; count >= 0 && count < in) {
+      std::vector<uint8_t> kept(size_t(rows * count));
+      for (int64_t r = 0; r < rows; ++r)
+        std::copy_n(codes.begin() + r * in + from, count, kept.begin() + r * count);
+      codes = std::move(kept);
     }
     weights.emplace(name, Buffer::ofBits(*context, Scalar::F8E4M3, codes));
     weights.emplace(name + ".scale", Buffer::of(*context, scales));
@@ -376,20 +450,35 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   m.fp8 = options.fp8Weights;
   m.config = LlamaConfig::load(folder + "/config.json");
   const LlamaConfig &c = m.config;
+  m.parallel = options.parallel;
+  checkTensorParallel(c, m.parallel, true);
   Checkpoint ckpt = Checkpoint::open(folder);
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
+  // This rank's shard of a matrix: its rows (output channels) of a column-parallel weight, its
+  // columns (input channels) of a row-parallel one.
+  int64_t ranks = m.parallel.size, rank = m.parallel.rank;
+  std::deque<std::vector<uint8_t>> sliced; // column slices' copies (rows are views of the mapping)
+  auto shard = [&](const CheckpointTensor &t, int dim) {
+    return ranks == 1 || dim < 0 ? t : slice(t, dim, rank * t.shape[size_t(dim)] / ranks, t.shape[size_t(dim)] / ranks, sliced);
+  };
   auto matrix = [&](const std::string &name, int64_t out, int64_t in) { return ckpt.get(name, {out, in}); };
   auto vector = [&](const std::string &name) { return bf16Bits(ckpt.get(name, {d})); };
   // An FP8 checkpoint (its projections F8_E4M3, each with its "weight_scale") runs the FP8
   // matmuls on the weights as stored.
   bool storedFp8 = c.numLayers > 0 && ckpt.get("model.layers.0.self_attn.q_proj.weight", {d, d}).dtype == Scalar::F8E4M3;
   m.fp8 = m.fp8 || storedFp8;
-  auto projection = [&](const std::string &layer, std::vector<std::pair<std::string, std::array<int64_t, 2>>> parts) {
+  // A projection's parts (Q, K and V: this rank's heads of each), sharded along `dim`, and
+  // their stored FP8 scales: per output channel, sharded with the rows.
+  auto projection = [&](const std::string &layer, std::vector<std::pair<std::string, std::array<int64_t, 2>>> parts,
+                        int dim) {
     std::vector<CheckpointTensor> tensors, scales;
     for (const auto &[name, shape] : parts) {
-      tensors.push_back(matrix(layer + name + ".weight", shape[0], shape[1]));
-      if (storedFp8)
-        scales.push_back(ckpt.get(layer + name + ".weight_scale"));
+      tensors.push_back(shard(matrix(layer + name + ".weight", shape[0], shape[1]), dim));
+      if (storedFp8) {
+        CheckpointTensor scale = ckpt.get(layer + name + ".weight_scale");
+        bool perChannel = !scale.shape.empty() && scale.shape[0] == shape[0] && shape[0] > 1;
+        scales.push_back(dim == 0 && perChannel ? shard(scale, 0) : scale);
+      }
     }
     return std::make_pair(tensors, scales);
   };
@@ -397,13 +486,19 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
     std::string p = "model.layers." + std::to_string(l) + ".";
     m.upload(layerName(l, "attn_norm"), vector(p + "input_layernorm.weight"));
     auto [qkv, qkvScales] = projection(p, {{"self_attn.q_proj", {d, d}}, {"self_attn.k_proj", {kv, d}},
-                                           {"self_attn.v_proj", {kv, d}}});
+                                           {"self_attn.v_proj", {kv, d}}}, 0);
     m.uploadProjection(layerName(l, "wqkv"), qkv, qkvScales);
-    for (auto [local, part, out, in] : {std::tuple<const char *, const char *, int64_t, int64_t>{"wo", "self_attn.o_proj", d, d},
-                                        {"w_gate", "mlp.gate_proj", f, d}, {"w_up", "mlp.up_proj", f, d},
-                                        {"w_down", "mlp.down_proj", d, f}}) {
-      auto [weight, scale] = projection(p, {{part, {out, in}}});
-      m.uploadProjection(layerName(l, local), weight, scale);
+    // (dim: 0 column-parallel, 1 row-parallel)
+    for (auto [local, part, out, in, dim] :
+         {std::tuple<const char *, const char *, int64_t, int64_t, int>{"wo", "self_attn.o_proj", d, d, 1},
+          {"w_gate", "mlp.gate_proj", f, d, 0}, {"w_up", "mlp.up_proj", f, d, 0}, {"w_down", "mlp.down_proj", d, f, 1}}) {
+      // Quantized here, a row-parallel weight is quantized whole and then sharded, so that its
+      // scales are TP=1's (a shard's own maxima would round its codes otherwise).
+      bool quantizeWhole = m.fp8 && !storedFp8 && dim == 1 && ranks > 1;
+      auto [weight, scale] = projection(p, {{part, {out, in}}}, quantizeWhole ? -1 : dim);
+      m.uploadProjection(layerName(l, local), weight, scale,
+                         quantizeWhole ? std::pair<int64_t, int64_t>{rank * in / ranks, in / ranks}
+                                       : std::pair<int64_t, int64_t>{0, -1});
     }
     m.upload(layerName(l, "ffn_norm"), vector(p + "post_attention_layernorm.weight"));
   }
@@ -411,8 +506,8 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   CheckpointTensor table = matrix("model.embed_tokens.weight", c.vocabSize, d);
   // Tied embeddings read the embedding table as the head.
   bool tied = c.tieWordEmbeddings; // as transformers ties them, an lm_head.weight in the file or not
-  m.upload("lm_head", transposedSideBySide({tied ? table : matrix("lm_head.weight", c.vocabSize, d)}));
-  m.upload("embed_tokens", bf16Bits(table));
+  m.upload("lm_head", transposedSideBySide({shard(tied ? table : matrix("lm_head.weight", c.vocabSize, d), 0)}));
+  m.upload("embed_tokens", bf16Bits(shard(table, 0)));
 }
 
 LlamaModel::~LlamaModel() = default;
@@ -524,7 +619,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
                                           std::to_string(options.maxNewTokens) + " new ones)") +
                 "; the model has " +
                 std::to_string(c.maxPositions) + " (max_position_embeddings)");
-  size_t cacheElements = size_t(batch * context * c.numKvHeads * c.headDim());
+  size_t cacheElements = size_t(batch * context * (c.numKvHeads / m.parallel.size) * c.headDim()); // this rank's heads
   m.requireMemory("the KV caches", 2.0 * double(c.numLayers) * double(cacheElements) * 2, true);
   std::vector<Buffer> caches;
   graph::Bindings bindings;

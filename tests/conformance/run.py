@@ -1282,7 +1282,13 @@ def add_stdlib_cases():
         return {"out": rows.astype(np.uint16).ravel()}
     case("stdlib.bf16.embedding", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
          {"ids": ids, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab, "dim": dim,
-          "stride": stride},
+          "stride": stride, "first": 0},
+         embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
+    # The same table as rows 1000.. of a vocabulary-parallel embedding's larger one: the same ids
+    # shifted by its first row read the same rows, and -1 + 1000 (before it) a row of zeros.
+    case("stdlib.bf16.embedding_shard", std("embedding"), "embedding", "%d, cdiv(dim, BLOCK)" % len(ids),
+         {"ids": ids + 1000, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab,
+          "dim": dim, "stride": stride, "first": 1000},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
     # splits (one sequence shorter than the splits: empty ones), grouped-query heads; then the

@@ -2,8 +2,9 @@
 """tk-llama on a tiny LLaMA written here as a Hugging Face folder (config.json and bf16
 safetensors; two layers, grouped-query attention, a vocabulary of 300), in the interpreter:
 the logits each generated token was chosen from against an independent numpy model of the
-architecture (transformers' LlamaForCausalLM: rotate-half RoPE, RMSNorm, SwiGLU), and the same
-tokens from the same weights split into two shards.
+architecture (transformers' LlamaForCausalLM: rotate-half RoPE, RMSNorm, SwiGLU), the same
+tokens from the same weights split into two shards, and tensor parallelism (--tp 2 and 4, ranks
+joined in-process) against one rank.
 
   tests/llm/tiny_llama.py --tk-llama build/bin/tk-llama [--backend interp|cuda]
 """
@@ -32,8 +33,8 @@ def from_bits(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def weights(rng):
-    c = CONFIG
+def weights(rng, config=None):
+    c = config or CONFIG
     d, f, hd = c["hidden_size"], c["intermediate_size"], c["hidden_size"] // c["num_attention_heads"]
     kv = c["num_key_value_heads"] * hd
     w = {"model.embed_tokens.weight": rng.standard_normal((c["vocab_size"], d)),
@@ -246,6 +247,14 @@ def main():
         err8h = np.linalg.norm(logits8h - ref8h) / np.linalg.norm(ref8h)
         print("FP8 checkpoints: per channel the same logits as --fp8; per tensor %.3g, F16 scales %.3g from the numpy "
               "model" % (err8t, err8h))
+        # Split over 2 ranks (each slices its weights and per-channel scales): the prefill's
+        # logits near one rank's (each rank quantizes its own activations' rows).
+        for folder, one_rank in ((fp8_folder, logits8s), (fp8_folder + "-tensor", logits8t)):
+            split = run(args, folder, prompt, 1, os.path.join(tmp, "fp8tp.npy"), ["--tp", "2"])[1]
+            err_tp = np.linalg.norm(split[0] - one_rank[0]) / np.linalg.norm(one_rank[0])
+            if not err_tp < 0.1:
+                sys.exit("%s --tp 2: the prefill's logits %.3g from one rank's" % (os.path.basename(folder), err_tp))
+            print("%s --tp 2: the prefill's logits within %.2g of one rank's" % (os.path.basename(folder), err_tp))
         if not err8t < 0.1 or not err8h < 0.1:
             sys.exit("an FP8 checkpoint with per-tensor or F16 scales differs from the numpy model")
         # Bad FP8 checkpoints: a clean error naming the tensor.
@@ -336,6 +345,7 @@ def main():
         if tokens2 != tokens or not np.array_equal(logits2, logits):
             sys.exit("the sharded checkpoint gave other results")
         print("sharded checkpoint: the same tokens and logits")
+        check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits)
         # Tied embeddings: the table is the head even when the file also has an lm_head.weight
         # (transformers ties them regardless); F32 weights convert to the same bf16.
         tied_config = dict(CONFIG, tie_word_embeddings=True)
@@ -395,6 +405,48 @@ def main():
         check_bad_requests(args, single, tmp, corpus)
 
 
+def check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits):
+    """--tp N: the model split over N ranks (threads joined in-process on the interpreter) gives
+    one rank's tokens and, to rounding, its logits: here (4 heads, 2 key/value heads) over 2, and
+    a model of 8 heads and 4 key/value heads over 2 and 4; world sizes that do not divide the
+    heads are clean errors."""
+    tokens2, logits2 = run(args, single, prompt, new, os.path.join(tmp, "tp2.npy"), ["--tp", "2"])
+    err2 = np.linalg.norm(logits2 - logits) / np.linalg.norm(logits)
+    if tokens2 != tokens or not err2 < 1e-2:
+        sys.exit("--tp 2: tokens %s (one rank: %s), logits %.3g from one rank's" % (tokens2, tokens, err2))
+    wide = dict(CONFIG, num_attention_heads=8, num_key_value_heads=4)
+    w = weights(np.random.default_rng(5), wide)
+    folder = os.path.join(tmp, "tp-wide")
+    write_folder(folder, w, 2, wide)
+    one_tokens, one = run(args, folder, prompt, new, os.path.join(tmp, "tpw1.npy"))
+    ref = reference_logits(w, prompt + one_tokens[:-1], wide)[len(prompt) - 1:]
+    err = np.linalg.norm(one - ref) / np.linalg.norm(ref)
+    if not err < 2e-2:
+        sys.exit("8 heads, 4 key/value heads: logits differ from the numpy model by %.3g" % err)
+    errs = []
+    for ranks in (2, 4):
+        t, l = run(args, folder, prompt, new, os.path.join(tmp, "tpw%d.npy" % ranks), ["--tp", str(ranks)])
+        errs.append(np.linalg.norm(l - one) / np.linalg.norm(one))
+        if t != one_tokens or not errs[-1] < 1e-2:
+            sys.exit("--tp %d: tokens %s (one rank: %s), logits %.3g from one rank's" % (ranks, t, one_tokens, errs[-1]))
+    # FP8 projections split over 2 ranks: each rank quantizes its own activations' rows, so the
+    # logits move by e4m3 steps; the first (the prefill's) stays near one rank's.
+    l8 = [run(args, single, prompt, 1, os.path.join(tmp, "tp8-%d.npy" % r), ["--fp8", "--tp", str(r)])[1] for r in (1, 2)]
+    err8 = np.linalg.norm(l8[1] - l8[0]) / np.linalg.norm(l8[0])
+    if not err8 < 0.1:
+        sys.exit("--fp8 --tp 2: the prefill's logits %.3g from one rank's" % err8)
+    for extra, message in [(["--tp", "4"], "4 does not divide the key/value heads 2"),
+                           (["--tp", "3"], "3 does not divide the attention heads 4, key/value heads 2, intermediate size "
+                                           "256"),
+                           (["--nccl", "--tp", "2"], "--nccl needs the CUDA backend")]:
+        r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", "3"] + extra,
+                           capture_output=True, text=True)
+        if args.backend == "interp" and (r.returncode != 1 or message not in r.stderr):
+            sys.exit("%s: exit %d, %r (wanted %r)" % (extra, r.returncode, r.stderr, message))
+    print("tensor parallelism: --tp 2 the same tokens (logits within %.2g); 8 heads over 2 and 4 ranks within %s; "
+          "--fp8 --tp 2 within %.2g; bad world sizes are clean errors" % (err2, ", ".join("%.2g" % e for e in errs), err8))
+
+
 def check_bad_requests(args, single, tmp, corpus):
     # Bad requests: a clean message and exit status, never a crash.
     for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
@@ -412,6 +464,7 @@ def check_bad_requests(args, single, tmp, corpus):
                                     "70 positions asked for, more than the model's 64 (max_position_embeddings)"),
                                    (["--prompt", "3", "--no-cache", "--profile"], 2, "need the KV cache"),
                                    (["--prompt", "3", "--decode-splits", "65"], 2, "--decode-splits takes 1 to 64"),
+                                   (["--prompt", "3", "--tp", "0"], 2, "--tp takes 1 to 64"),
                                    (["--prompt", "3", "--trace", "/nonexistent-folder/t.json"], 2,
                                     "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),

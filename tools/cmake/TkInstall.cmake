@@ -36,6 +36,7 @@ install(FILES
   runtime/include/tk/Runtime/Nvtx.h
   DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Runtime)
 install(FILES graph/include/tk/Graph/Graph.h graph/include/tk/Graph/Checkpoint.h graph/include/tk/Graph/Llama.h
+        graph/include/tk/Graph/Parallel.h
         DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Graph)
 install(FILES driver/include/tk/Driver/Compiler.h DESTINATION ${TK_INSTALL_INCLUDE_DIR}/tk/Driver)
 install(FILES

@@ -3,7 +3,7 @@
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
-//            [--trace FILE.json]
+//            [--trace FILE.json] [--tp N] [--nccl]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
 // `text: ...` (their text; the prompt's text is encoded with BOS first, as LlamaTokenizer
@@ -13,8 +13,12 @@
 // for a batch): the logits each generated token was chosen from. The prompt goes into a KV
 // cache in one pass, then one token per step attends to it (flash-decoding); --no-cache runs
 // the whole prefix for every token instead. --profile prints each kernel's time in the prefill
-// and in one decode step.
+// and in one decode step. --tp N splits the model over N ranks (Megatron-style tensor
+// parallelism, TensorParallel in Llama.h), one thread each with its own Context: GPUs 0 to N-1
+// joined by NCCL on the CUDA backend, an in-process group on the interpreter; rank 0 prints.
+// --nccl runs even one rank through NCCL (its collectives then copy).
 #include "tk/Graph/Llama.h"
+#include "tk/Graph/Parallel.h"
 #include "tk/Runtime/Files.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
@@ -31,6 +35,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace {
 
@@ -38,7 +43,7 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N] [--fp8] [--trace FILE.json]\n"
+    "                [--decode-splits N] [--fp8] [--trace FILE.json] [--tp N] [--nccl]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -59,7 +64,10 @@ constexpr const char *kUsage =
     "  --trace FILE.json the profile (--profile) as a Chrome trace: the prefill and a decode step, each kernel\n"
     "                    in launch order (chrome://tracing, ui.perfetto.dev)\n"
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
-    "                    activations quantized per row as they run); the embedding and the LM head stay bf16\n";
+    "                    activations quantized per row as they run); the embedding and the LM head stay bf16\n"
+    "  --tp N            tensor parallelism over N ranks (default 1), one thread each: GPUs 0 to N-1 over NCCL, or\n"
+    "                    N interpreter contexts joined in-process (--backend interp); the same tokens as one\n"
+    "  --nccl            the CUDA backend's ranks through NCCL even when --tp is 1\n";
 
 /// The text of `ids`; ids the tokenizer does not have (a model's vocabulary may be larger than
 /// its tokenizer's) read as U+2047, as SentencePiece writes unknown pieces.
@@ -157,6 +165,8 @@ int main(int argc, char **argv) {
   tk::llm::GenerateOptions sampling;
   std::string tokenizerPath, promptText;
   bool hasPromptText = false;
+  int ranks = 1;
+  bool nccl = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -192,6 +202,10 @@ int main(int argc, char **argv) {
         profile = true;
       } else if (a == "--fp8") {
         loadOptions.fp8Weights = true;
+      } else if (a == "--tp") {
+        ranks = int(integerOption(a, value(), 1, 64));
+      } else if (a == "--nccl") {
+        nccl = true;
       } else if (a == "--no-cache") {
         sampling.kvCache = false;
       } else if (a == "--tokenizer") {
@@ -238,7 +252,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   try {
-    tk::Context context(backend ? *backend : tk::Context::defaultBackend());
+    tk::Backend chosen = backend ? *backend : tk::Context::defaultBackend();
     sentencepiece::SentencePieceProcessor tokenizer;
     if (!tokenizerPath.empty()) {
       auto status = tokenizer.Load(tokenizerPath);
@@ -256,8 +270,6 @@ int main(int argc, char **argv) {
       prompt.insert(prompt.end(), encoded.begin(), encoded.end());
       prompts.push_back(prompt);
     }
-    tk::llm::LlamaModel model(context, folder, loadOptions);
-    int64_t vocab = model.config().vocabSize;
     sampling.maxNewTokens = maxNew;
     while (int64_t(prompts.size()) < batch)
       prompts.push_back(prompts.front());
@@ -266,23 +278,81 @@ int main(int argc, char **argv) {
       longest = std::max(longest, p.size());
     sampling.maxContext = maxContext;
     sampling.decodeSplits = int(decodeSplits);
-    // A stream of its own: the decode steps replay one CUDA graph on it.
-    tk::Stream stream = context.createStream();
-    bool gpu = context.backend() == tk::Backend::Cuda;
-    // The warm-up compiles and tunes every kernel the timed generation runs: the same cache size
-    // (compiled graphs are kept per size). A request too long for the model is left to the timed
-    // run, whose error names what the user asked for.
-    int64_t needed = int64_t(longest) + maxNew - 1, positions = maxContext ? maxContext : needed;
-    if (gpu && sampling.kvCache && positions <= model.config().maxPositions && positions >= needed) {
-      tk::llm::GenerateOptions warmup = sampling;
-      warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
-      warmup.keepLogits = false;
-      warmup.maxContext = positions;
-      model.generate(prompts, warmup, stream);
+    // One rank's generation (all of it without tensor parallelism): what rank 0 reports.
+    struct Outcome {
+      std::vector<tk::llm::Generation> results;
+      tk::llm::GenerateStats stats;
+      int64_t vocab = 0;
+    };
+    auto generateOn = [&](tk::Context &context, const tk::llm::LoadOptions &options) {
+      tk::llm::LlamaModel model(context, folder, options);
+      tk::llm::GenerateOptions settings = sampling;
+      // A stream of its own: the decode steps replay one CUDA graph on it.
+      tk::Stream stream = context.createStream();
+      bool gpu = context.backend() == tk::Backend::Cuda;
+      // The warm-up compiles and tunes every kernel the timed generation runs: the same cache size
+      // (compiled graphs are kept per size). A request too long for the model is left to the timed
+      // run, whose error names what the user asked for.
+      int64_t needed = int64_t(longest) + maxNew - 1, positions = maxContext ? maxContext : needed;
+      if (gpu && settings.kvCache && positions <= model.config().maxPositions && positions >= needed) {
+        tk::llm::GenerateOptions warmup = settings;
+        warmup.maxNewTokens = std::min<int64_t>(maxNew, 3);
+        warmup.keepLogits = false;
+        warmup.maxContext = positions;
+        model.generate(prompts, warmup, stream);
+      }
+      settings.profile = profile;
+      settings.keepLogits = !savePath.empty(); // (batch x new tokens x vocab floats otherwise kept for nothing)
+      Outcome outcome;
+      outcome.results = model.generate(prompts, settings, stream);
+      outcome.stats = model.stats();
+      outcome.vocab = model.config().vocabSize;
+      return outcome;
+    };
+    Outcome outcome;
+    auto onRank = [&](tk::Context &context, tk::graph::Communicator &communicator) {
+      tk::llm::LoadOptions options = loadOptions;
+      options.parallel = {communicator.rank(), communicator.size(), &communicator};
+      Outcome mine = generateOn(context, options);
+      if (communicator.rank() == 0)
+        outcome = std::move(mine);
+    };
+    if (ranks == 1 && !nccl) {
+      tk::Context context(chosen);
+      outcome = generateOn(context, loadOptions);
+    } else if (chosen == tk::Backend::Interpreter) {
+      if (nccl)
+        throw tk::Error("--nccl needs the CUDA backend (the interpreter's ranks join in-process)");
+      tk::graph::InProcessGroup group(ranks);
+      group.run([&](tk::graph::Communicator &communicator) {
+        tk::Context context(tk::Backend::Interpreter);
+        onRank(context, communicator);
+      });
+    } else {
+      // One thread per GPU, each with its context and its NCCL communicator (which all ranks
+      // create at once: ncclCommInitRank waits for the others). (A rank that fails leaves the
+      // others waiting in NCCL: the process then has to be stopped.)
+      tk::graph::NcclCommunicator::UniqueId id = tk::graph::NcclCommunicator::uniqueId();
+      std::vector<std::thread> threads;
+      std::vector<std::exception_ptr> errors(static_cast<size_t>(ranks));
+      for (int rank = 0; rank < ranks; ++rank)
+        threads.emplace_back([&, rank] {
+          try {
+            tk::Context context(tk::Backend::Cuda, rank);
+            tk::graph::NcclCommunicator communicator(context, rank, ranks, id);
+            onRank(context, communicator);
+          } catch (...) {
+            errors[size_t(rank)] = std::current_exception();
+          }
+        });
+      for (std::thread &t : threads)
+        t.join();
+      for (const std::exception_ptr &error : errors)
+        if (error)
+          std::rethrow_exception(error);
     }
-    sampling.profile = profile;
-    sampling.keepLogits = !savePath.empty(); // (batch x new tokens x vocab floats otherwise kept for nothing)
-    std::vector<tk::llm::Generation> results = model.generate(prompts, sampling, stream);
+    const std::vector<tk::llm::Generation> &results = outcome.results;
+    int64_t vocab = outcome.vocab;
     // One line per sequence, in the order of the prompts.
     std::vector<float> chosenFrom;
     for (const tk::llm::Generation &result : results) {
@@ -295,7 +365,7 @@ int main(int argc, char **argv) {
       chosenFrom.insert(chosenFrom.end(), result.logits.begin(), result.logits.end());
     }
     if (sampling.kvCache) {
-      const tk::llm::GenerateStats &stats = model.stats();
+      const tk::llm::GenerateStats &stats = outcome.stats;
       std::printf("prefill: %lld tokens in %.2f ms: %.0f tokens/s\n", (long long)stats.prefillTokens, stats.prefillMs,
                   stats.prefillTokens / (stats.prefillMs / 1e3));
       if (stats.decodeSteps && stats.decodeMs > 0)

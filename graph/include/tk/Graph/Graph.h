@@ -14,6 +14,8 @@
 
 namespace tk::graph {
 
+class Communicator; // Parallel.h
+
 /// A tensor of a Graph (a handle: its node's index).
 struct Tensor {
   int id = -1;
@@ -68,8 +70,10 @@ public:
   Tensor attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal = true, int kvHeads = 0);
   /// Rows of `table` ([vocab, dim]: a weight such as a token embedding, or any matrix whose rows
   /// are gathered) by the ids of an index input: [ids, dim]; an id outside the table gives a row
-  /// of zeros.
-  Tensor embedding(Tensor table, Tensor ids);
+  /// of zeros. `firstRow`: the table holds rows firstRow, firstRow + 1, ... of a larger one (a
+  /// rank's shard of a vocabulary-parallel embedding): id i reads its row i - firstRow, and ids
+  /// outside the shard give zeros.
+  Tensor embedding(Tensor table, Tensor ids, int64_t firstRow = 0);
   /// A KV cache's write: x's row s of sequence b ([batch * seqLen, width]) goes to row
   /// b * maxContext + positions[b] + s of `cache` (an input, [batch * maxContext, width], whose
   /// bound buffer keeps its contents between runs); positions past the cache write nothing.
@@ -86,6 +90,12 @@ public:
   Tensor concat(std::vector<Tensor> parts); // along columns
   Tensor transpose(Tensor x);
 
+  /// Tensor parallelism's collectives (Parallel.h), each a step of its own, never fused: the
+  /// element-wise sum of x over the ranks of the executable's communicator; the ranks' x side by
+  /// side, in rank order ([rows, cols * ranks], `ranks` the communicator's size).
+  Tensor allReduce(Tensor x);
+  Tensor allGather(Tensor x, int ranks);
+
   const TensorInfo &info(Tensor t) const;
 
   struct Impl;
@@ -98,6 +108,9 @@ private:
 struct GraphOptions {
   /// Write the fused graph as Graphviz DOT here (and an SVG beside it when `dot` is installed).
   std::string dumpGraph;
+  /// This rank's end of its group: what the graph's allReduce and allGather run on (a graph
+  /// with collectives and none is a tk::Error at compile). It must outlive the Executable.
+  Communicator *communicator = nullptr;
 };
 
 /// Buffers by the names of the graph's inputs, weights and outputs.

@@ -14,7 +14,32 @@
 #include <string>
 #include <vector>
 
+namespace tk::graph {
+class Communicator; // Parallel.h
+}
+
 namespace tk::llm {
+
+/// Megatron-style tensor parallelism: rank `rank` of `size` holds whole attention heads
+/// [rank * heads / size, ...) and key/value heads [rank * kv heads / size, ...) (its part of the
+/// fused QKV projection: its Q heads, then its K heads, then its V heads; its KV caches hold its
+/// key/value heads only), its columns of the gate and up projections and the rows of O and down
+/// that read them (each followed by an all-reduce), vocab / size rows of the embedding (ids
+/// outside them give zeros, then an all-reduce) and vocab / size columns of the LM head (an
+/// all-gather then makes every rank's logits whole). size 1 without a communicator is the plain
+/// model, with no collectives.
+struct TensorParallel {
+  int rank = 0, size = 1;
+  /// This rank's end of its group (Parallel.h); needed when size > 1, and with size 1 it runs
+  /// the collectives (TP=1 through NCCL).
+  graph::Communicator *communicator = nullptr;
+  bool collectives() const { return size > 1 || communicator; }
+};
+
+/// A tk::Error unless `parallel` fits the model: a size of at least 1 dividing its attention
+/// heads, key/value heads, intermediate size and vocabulary, a rank in [0, size), and (with
+/// `needCommunicator`) a communicator of that rank and size when size > 1.
+void checkTensorParallel(const LlamaConfig &config, const TensorParallel &parallel, bool needCommunicator);
 
 /// The graph of a forward pass over `batch` sequences of `seqLen` tokens each, from index input
 /// "ids" [batch * seqLen] to output "logits" [batch * seqLen, vocab], bf16. Weights, as
@@ -25,7 +50,10 @@ namespace tk::llm {
 /// `fp8Weights`: the five projections of every layer are FP8 matmuls (Graph::matmulFp8) whose
 /// weights "l.wqkv" ... are f8e4m3 [out, in] (Hugging Face's layout) with f32 scales "l.wqkv.scale"
 /// [out]; the embedding and the LM head stay bf16.
-graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, bool fp8Weights = false);
+/// `parallel`: rank `parallel.rank`'s graph, on its shards of the weights (TensorParallel); the
+/// logits are whole (all ranks' columns).
+graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, bool fp8Weights = false,
+                             const TensorParallel &parallel = {});
 
 /// The same over a KV cache of `maxContext` positions per sequence: index inputs "positions"
 /// (where each sequence's tokens start) and, when decoding (seqLen 1), "lengths" (positions + 1);
@@ -37,7 +65,7 @@ graph::Graph buildLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t s
 /// `decodeSplits`: the ranges flash-decoding cuts each sequence's cache into (0: chosen from
 /// the batch and the heads, see decodeSplitsFor).
 graph::Graph buildCachedLlamaGraph(const LlamaConfig &config, int64_t batch, int64_t seqLen, int64_t maxContext,
-                                   int decodeSplits = 0, bool fp8Weights = false);
+                                   int decodeSplits = 0, bool fp8Weights = false, const TensorParallel &parallel = {});
 
 /// The split count flash-decoding uses for `batch` sequences of `heads` query heads when none is
 /// asked for.
@@ -93,6 +121,9 @@ struct LoadOptions {
   /// the norms and the LM head stay bf16. An FP8 checkpoint (its projections F8_E4M3, each with
   /// its "weight_scale" per channel or per tensor) runs so without it, on its stored weights.
   bool fp8Weights = false;
+  /// Load only this rank's shards of the weights (each sliced from the full checkpoint, FP8
+  /// scales with their output channels) and run its graphs (TensorParallel).
+  TensorParallel parallel;
 };
 
 class LlamaModel {
