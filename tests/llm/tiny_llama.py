@@ -249,12 +249,14 @@ def main():
               "model" % (err8t, err8h))
         # Split over 2 ranks (each slices its weights and per-channel scales): the prefill's
         # logits near one rank's (each rank quantizes its own activations' rows).
-        for folder, one_rank in ((fp8_folder, logits8s), (fp8_folder + "-tensor", logits8t)):
-            split = run(args, folder, prompt, 1, os.path.join(tmp, "fp8tp.npy"), ["--tp", "2"])[1]
-            err_tp = np.linalg.norm(split[0] - one_rank[0]) / np.linalg.norm(one_rank[0])
-            if not err_tp < 0.1:
-                sys.exit("%s --tp 2: the prefill's logits %.3g from one rank's" % (os.path.basename(folder), err_tp))
-            print("%s --tp 2: the prefill's logits within %.2g of one rank's" % (os.path.basename(folder), err_tp))
+        # (Two ranks: two GPUs on CUDA.)
+        if ranks_available(args) > 1:
+            for folder, one_rank in ((fp8_folder, logits8s), (fp8_folder + "-tensor", logits8t)):
+                split = run(args, folder, prompt, 1, os.path.join(tmp, "fp8tp.npy"), ["--tp", "2"])[1]
+                err_tp = np.linalg.norm(split[0] - one_rank[0]) / np.linalg.norm(one_rank[0])
+                if not err_tp < 0.1:
+                    sys.exit("%s --tp 2: the prefill's logits %.3g from one rank's" % (os.path.basename(folder), err_tp))
+                print("%s --tp 2: the prefill's logits within %.2g of one rank's" % (os.path.basename(folder), err_tp))
         if not err8t < 0.1 or not err8h < 0.1:
             sys.exit("an FP8 checkpoint with per-tensor or F16 scales differs from the numpy model")
         # Bad FP8 checkpoints: a clean error naming the tensor.
@@ -405,11 +407,29 @@ def main():
         check_bad_requests(args, single, tmp, corpus)
 
 
+def ranks_available(args):
+    """How many ranks --tp can take here: any on the interpreter (threads), one per GPU on CUDA."""
+    if args.backend == "interp":
+        return 64
+    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return max(1, len([l for l in r.stdout.splitlines() if l.startswith("GPU ")]))
+
+
 def check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits):
     """--tp N: the model split over N ranks (threads joined in-process on the interpreter) gives
     one rank's tokens and, to rounding, its logits: here (4 heads, 2 key/value heads) over 2, and
     a model of 8 heads and 4 key/value heads over 2 and 4; world sizes that do not divide the
-    heads are clean errors."""
+    heads are clean errors. On CUDA, one rank through NCCL (its collectives over a communicator
+    of one) gives the plain run's tokens and logits; more ranks need as many GPUs."""
+    if args.backend == "cuda":
+        tokens1, logits1 = run(args, single, prompt, new, os.path.join(tmp, "tp1nccl.npy"), ["--tp", "1", "--nccl"])
+        err1 = np.linalg.norm(logits1 - logits) / np.linalg.norm(logits)
+        if tokens1 != tokens or not err1 < 1e-3:
+            sys.exit("--tp 1 --nccl: tokens %s (plain: %s), logits %.3g from the plain run's" % (tokens1, tokens, err1))
+        print("--tp 1 --nccl: the plain run's tokens, logits within %.2g" % err1)
+        if ranks_available(args) < 2:
+            print("tensor parallelism over 2 and 4 GPUs: not run (%d GPU here)" % ranks_available(args))
+            return
     tokens2, logits2 = run(args, single, prompt, new, os.path.join(tmp, "tp2.npy"), ["--tp", "2"])
     err2 = np.linalg.norm(logits2 - logits) / np.linalg.norm(logits)
     if tokens2 != tokens or not err2 < 1e-2:
@@ -424,7 +444,7 @@ def check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits):
     if not err < 2e-2:
         sys.exit("8 heads, 4 key/value heads: logits differ from the numpy model by %.3g" % err)
     errs = []
-    for ranks in (2, 4):
+    for ranks in [r for r in (2, 4) if r <= ranks_available(args)]:
         t, l = run(args, folder, prompt, new, os.path.join(tmp, "tpw%d.npy" % ranks), ["--tp", str(ranks)])
         errs.append(np.linalg.norm(l - one) / np.linalg.norm(one))
         if t != one_tokens or not errs[-1] < 1e-2:
