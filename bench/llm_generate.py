@@ -70,11 +70,11 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
-def tk_generate(tk_llama, folder, prompt, new, batch, extra=()):
+def tk_generate(tk_llama, folder, prompt, new, batch, extra=(), env=None):
     cmd = [tk_llama, folder, "--backend", "cuda", "--prompt", ",".join(map(str, prompt)), "--max-new-tokens",
            str(new), "--batch", str(batch)] + list(extra)
     start = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode:
         raise RuntimeError("tk-llama failed (%d): %s %s" % (proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:]))
     out = proc.stdout
@@ -254,6 +254,11 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
                     row["hf " + mode] = dict(failed=str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
                 row["hf " + mode]["wall_s"] = time.time() - start
                 log("llm: batch %d transformers %s: %s" % (row["batch"], mode, row["hf " + mode]))
+        # Tensor parallelism (bench/llm_tp.py): batch 1 over as many GPUs as there are.
+        del model
+        torch.cuda.empty_cache()
+        import llm_tp
+        result["tp"] = llm_tp.run(tk_llama, folder, prompt, new, first, torch.cuda.device_count(), tmp, log)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     for row in result["rows"]:
@@ -304,6 +309,9 @@ def markdown(llm):
         if row.get("tk_profile"):
             out.append("tk-llama%s --profile at batch %d:\n\n```\n%s```" % (" --fp8" if row.get("fp8") else "",
                                                                           row["batch"], row["tk_profile"]))
+    if llm.get("tp"):
+        import llm_tp
+        out.append(llm_tp.markdown(llm["tp"]))
     if llm.get("splits_sweep"):
         out.append("Flash-decoding splits (tk alone, 17 new tokens): " + ", ".join(
             "batch %d %d splits %.3f ms" % (r["batch"], r["splits"], r["decode_ms_per_step"]) for r in llm["splits_sweep"]))
