@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace tk::graph {
@@ -180,8 +181,11 @@ private:
 } // namespace
 
 InProcessGroup::InProcessGroup(int size) {
-  if (size < 1)
-    throw Error("in-process group: " + std::to_string(size) + " ranks (at least 1)");
+  // (A thread per rank, each holding a copy of every collective's input: a bound, not
+  // whatever a caller's number allows.)
+  constexpr int kMaxRanks = 1024;
+  if (size < 1 || size > kMaxRanks)
+    throw Error("in-process group: " + std::to_string(size) + " ranks (1 to " + std::to_string(kMaxRanks) + ")");
   state_ = std::make_shared<State>(size);
   for (int r = 0; r < size; ++r)
     ranks_.push_back(std::make_unique<InProcessRank>(state_, r));
@@ -219,21 +223,29 @@ void InProcessGroup::run(const std::function<void(Communicator &)> &body) {
     abort("rank " + std::to_string(r) + " failed: " + what);
   };
   std::vector<std::thread> threads;
-  for (int r = 0; r < size(); ++r)
-    threads.emplace_back([&, r] {
-      try {
-        body(*ranks_[size_t(r)]);
-        std::lock_guard<std::mutex> lock(state_->mutex);
-        ++state_->departed;
-        if (state_->arrived) // they wait for a collective this rank will never call
-          state_->abortLocked("rank " + std::to_string(r) + " finished while " + std::to_string(state_->arrived) +
-                              " rank(s) wait in a collective");
-      } catch (const std::exception &e) {
-        fail(r, e.what());
-      } catch (...) {
-        fail(r, "an exception that is no std::exception");
-      }
-    });
+  // A thread that cannot start fails its rank (and so aborts the others), and the ones
+  // started are still joined: a joinable std::thread destroyed would terminate the process.
+  for (int r = 0; r < size(); ++r) {
+    try {
+      threads.emplace_back([&, r] {
+        try {
+          body(*ranks_[size_t(r)]);
+          std::lock_guard<std::mutex> lock(state_->mutex);
+          ++state_->departed;
+          if (state_->arrived) // they wait for a collective this rank will never call
+            state_->abortLocked("rank " + std::to_string(r) + " finished while " + std::to_string(state_->arrived) +
+                                " rank(s) wait in a collective");
+        } catch (const std::exception &e) {
+          fail(r, e.what());
+        } catch (...) {
+          fail(r, "an exception that is no std::exception");
+        }
+      });
+    } catch (const std::system_error &e) {
+      fail(r, std::string("its thread did not start: ") + e.what());
+      break;
+    }
+  }
   for (std::thread &t : threads)
     t.join();
   if (first)
@@ -284,7 +296,8 @@ private:
     void *library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!library)
       throw Error("NCCL: cannot load libnccl.so.2 (looked for it on the library path: LD_LIBRARY_PATH, the "
-                  "system's; PyTorch ships one in site-packages/nvidia/nccl/lib): " + std::string(dlerror()));
+                  "system's; PyTorch ships one in site-packages/nvidia/nccl/lib): " +
+                  std::string(dlerror()));
     Nccl n{};
     bind(library, n.getErrorString, "ncclGetErrorString");
     bind(library, n.getUniqueId, "ncclGetUniqueId");

@@ -26,6 +26,7 @@ Driver load() {
   bind(library, d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
   bind(library, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   bind(library, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+  bind(library, d.cuCtxGetCurrent, "cuCtxGetCurrent");
   bind(library, d.cuCtxSynchronize, "cuCtxSynchronize");
   bind(library, d.cuModuleLoadDataEx, "cuModuleLoadDataEx");
   bind(library, d.cuModuleUnload, "cuModuleUnload");

@@ -42,15 +42,22 @@ long long number(const std::string &text, const std::string &what) {
 }
 
 /// 64 KiB of zeroed device memory, more than a box holds (256 rows of at most 128 bytes), for
-/// the maps of empty tensors.
+/// the maps of empty tensors: one buffer per CUDA context, since a map must point into its own
+/// GPU's memory (threads driving several GPUs, as tensor parallelism's ranks do).
 unsigned long long zeros() {
-  static std::once_flag once;
-  static cuda::CUdeviceptr buffer = 0;
-  std::call_once(once, [] {
-    cuda::Driver &d = cuda::Driver::get();
-    d.check(d.cuMemAlloc(&buffer, 1 << 16), "allocating the zeros that empty TMA tensors read");
-    d.check(d.cuMemsetD8(buffer, 0, 1 << 16), "zeroing the memory that empty TMA tensors read");
-  });
+  static std::mutex mutex;
+  static std::map<cuda::CUcontext, cuda::CUdeviceptr> buffers;
+  cuda::Driver &d = cuda::Driver::get();
+  cuda::CUcontext current = nullptr;
+  d.check(d.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  std::lock_guard<std::mutex> lock(mutex);
+  cuda::CUdeviceptr &buffer = buffers[current];
+  if (!buffer) {
+    cuda::CUdeviceptr fresh = 0;
+    d.check(d.cuMemAlloc(&fresh, 1 << 16), "allocating the zeros that empty TMA tensors read");
+    d.check(d.cuMemsetD8(fresh, 0, 1 << 16), "zeroing the memory that empty TMA tensors read");
+    buffer = fresh;
+  }
   return buffer;
 }
 

@@ -411,7 +411,13 @@ def ranks_available(args):
     """How many ranks --tp can take here: any on the interpreter (threads), one per GPU on CUDA."""
     if args.backend == "interp":
         return 64
-    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return max(1, len([d for d in visible.split(",") if d.strip()]))
+    try:
+        r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
     return max(1, len([l for l in r.stdout.splitlines() if l.startswith("GPU ")]))
 
 
@@ -461,9 +467,11 @@ def check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits):
                            (["--tp", "3"], "3 does not divide the attention heads 4, key/value heads 2, intermediate size "
                                            "256"),
                            (["--nccl", "--tp", "2"], "--nccl needs the CUDA backend")]:
+        if args.backend != "interp":
+            break  # (the messages are the interpreter's; on CUDA --tp is checked before NCCL starts)
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--prompt", "3"] + extra,
-                           capture_output=True, text=True)
-        if args.backend == "interp" and (r.returncode != 1 or message not in r.stderr):
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 1 or message not in r.stderr:
             sys.exit("%s: exit %d, %r (wanted %r)" % (extra, r.returncode, r.stderr, message))
     print("tensor parallelism: --tp 2 the same tokens (logits within %.2g); 8 heads over 2 and 4 ranks within %s; "
           "--fp8 --tp 2 within %.2g; bad world sizes are clean errors" % (err2, ", ".join("%.2g" % e for e in errs), err8))

@@ -157,7 +157,9 @@ TEST(InProcessGroup, AFailedRankAbortsTheOthersInsteadOfLeavingThemWaiting) {
               });
             }).find("where another called"),
             std::string::npos);
-  EXPECT_EQ(errorOf([] { InProcessGroup(0); }), "in-process group: 0 ranks (at least 1)");
+  EXPECT_EQ(errorOf([] { InProcessGroup(0); }), "in-process group: 0 ranks (1 to 1024)");
+  // (A thread per rank: a caller's number is bounded before anything is made for it.)
+  EXPECT_EQ(errorOf([] { InProcessGroup(1 << 30); }), "in-process group: 1073741824 ranks (1 to 1024)");
 }
 
 TEST(GraphParallel, ShardedEmbeddingAndMatmulsEqualTheWholeOnes) {

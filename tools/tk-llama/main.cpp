@@ -330,8 +330,12 @@ int main(int argc, char **argv) {
       });
     } else {
       // One thread per GPU, each with its context and its NCCL communicator (which all ranks
-      // create at once: ncclCommInitRank waits for the others). (A rank that fails leaves the
-      // others waiting in NCCL: the process then has to be stopped.)
+      // create at once: ncclCommInitRank waits for the others). A rank that fails inside NCCL
+      // leaves the others waiting there (the process then has to be stopped), so what can be
+      // checked is checked here first: that GPU ranks-1 exists and that the world size divides
+      // the model's heads and sizes.
+      tk::Context lastGpu(tk::Backend::Cuda, ranks - 1);
+      tk::llm::checkTensorParallel(tk::llm::LlamaConfig::load(folder + "/config.json"), {0, ranks, nullptr}, false);
       tk::graph::NcclCommunicator::UniqueId id = tk::graph::NcclCommunicator::uniqueId();
       std::vector<std::thread> threads;
       std::vector<std::exception_ptr> errors(static_cast<size_t>(ranks));

@@ -59,7 +59,9 @@ private:
 /// NCCL's communicator for one rank (one GPU: `context`'s), libnccl.so.2 loaded at run time
 /// (a tk::Error says so when it is missing). Collectives run on the stream's CUstream, so that
 /// a decode step's CUDA graph records them. NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE
-/// is set to 0 unless the environment sets it.
+/// is set to 0 unless the environment sets it: that happens when NCCL is first loaded, by
+/// uniqueId() or the first communicator, so make the id on the main thread before starting the
+/// ranks' threads (setenv must not race other threads' getenv).
 class NcclCommunicator : public Communicator {
 public:
   using UniqueId = std::array<char, 128>; // ncclUniqueId
@@ -67,6 +69,9 @@ public:
   static UniqueId uniqueId();
   NcclCommunicator(Context &context, int rank, int size, const UniqueId &id);
   ~NcclCommunicator() override;
+  // (One owner of the NCCL communicator: a copy would destroy it twice.)
+  NcclCommunicator(const NcclCommunicator &) = delete;
+  NcclCommunicator &operator=(const NcclCommunicator &) = delete;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void allReduceSum(Buffer &in, Buffer &out, size_t count, const Stream &stream) override;
