@@ -272,7 +272,8 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     communicator->allReduceSum(in(0), out, size_t(elements(outInfo)), stream);
     return;
   case StepKind::AllGather:
-    communicator->allGather(in(0), out, size_t(elements(plan.info(graph, step.in[0].tensor))), stream);
+    // (Each rank sends its whole input: the node's, which a dense operand holds row after row.)
+    communicator->allGather(in(0), out, size_t(elements(plan.info(graph, first.inputs[0]))), stream);
     return;
   case StepKind::AppendKV: {
     const TensorInfo &x = plan.info(graph, first.inputs[1]);
