@@ -503,12 +503,17 @@ struct Planner {
         break;
       case Op::AllGather: {
         // The communicator gathers whole buffers, rank after rank ([ranks * rows, cols]); a copy
-        // per rank puts its rows into its column block.
+        // per rank puts its rows into its column block (none at one row: a decode step's logits).
         int64_t rows = nd.out.shape[0], cols = columns(nd.inputs[0]);
         Step gather{StepKind::AllGather};
         gather.nodes = {n};
-        gather.out = newExtra(TensorInfo{nd.out.dtype, {nd.ranks * rows, cols}});
         gather.in = {dense(nd.inputs[0])};
+        if (rows == 1) { // (one row a rank: rank-major rows are the column blocks already)
+          gather.out = n;
+          newStep(std::move(gather));
+          continue;
+        }
+        gather.out = newExtra(TensorInfo{nd.out.dtype, {nd.ranks * rows, cols}});
         int gathered = gather.out;
         newStep(std::move(gather));
         for (int k = 0; k < nd.ranks; ++k)
