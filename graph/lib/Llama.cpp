@@ -180,6 +180,12 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
   Graph g;
   // A row-parallel result (each rank's partial sum) made whole on every rank.
   auto reduced = [&](Tensor partial) { return tp.collectives() ? g.allReduce(partial) : partial; };
+  // The same plus the residual stream, added once: by rank 0 before the all-reduce, in its
+  // matmul's epilogue as without tensor parallelism, so that no add runs after the all-reduce
+  // (and one rank through a communicator computes what the plain path does, bit for bit).
+  auto residualAdd = [&](Tensor partial, Tensor residual) {
+    return reduced(!tp.collectives() || tp.rank == 0 ? g.add(partial, residual) : partial);
+  };
   Tensor x = reduced(g.embedding(g.weight("embed_tokens", Scalar::BF16, {vocab, d}), g.indexInput("ids", batch * seqLen),
                                  tp.rank * vocab));
   int seq = int(seqLen);
@@ -217,12 +223,12 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
       attended = decoding ? g.decodeAttention(q, kAll, vAll, lengths, int(heads), int(kv), decodeSplits)
                           : g.attention(q, k, qkv[2], int(heads), seq, /*causal=*/true, int(kv));
     }
-    Tensor h = g.add(reduced(project(attended, layerName(l, "wo"), heads * hd, d)), x);
+    Tensor h = residualAdd(project(attended, layerName(l, "wo"), heads * hd, d), x);
     Tensor n2 = g.rmsnorm(h, ffnNorm, c.rmsNormEps);
     // (The up projection first: the gate's matmul then absorbs silu and the product.)
     Tensor up = project(n2, layerName(l, "w_up"), d, f);
     Tensor gate = project(n2, layerName(l, "w_gate"), d, f);
-    x = g.add(reduced(project(g.mul(g.silu(gate), up), layerName(l, "w_down"), f, d)), h);
+    x = residualAdd(project(g.mul(g.silu(gate), up), layerName(l, "w_down"), f, d), h);
   }
   // A cached prefill needs the logits of each sequence's last prompt token only (the row
   // index input "last"): the LM head and the final norm run on those rows, not on the prompt's.
