@@ -113,8 +113,9 @@ class TmaPipeliner {
 public:
   /// A loop-invariant operand's copy that TMA makes instead.
   struct InvariantCopy {
-    AsyncCopyOp copy;
+    AsyncCopyOp copy; // (erased once TMA replaces it: read `buffer`, kept apart, after that)
     RectangularAccess access;
+    Value buffer; // the copy's destination
   };
 
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
@@ -158,9 +159,9 @@ public:
     for (InvariantCopy &invariant : invariants_) {
       // A producer copies into the buffer too: it is made before the kernel splits.
       if (specialized_ || outer)
-        rewriter.moveOpBefore(invariant.copy.getBuffer().getDefiningOp(), rewriter.getInsertionBlock(),
+        rewriter.moveOpBefore(invariant.buffer.getDefiningOp(), rewriter.getInsertionBlock(),
                               rewriter.getInsertionPoint());
-      SharedBufferType type = invariant.copy.getBuffer().getType();
+      auto type = cast<SharedBufferType>(invariant.buffer.getType());
       auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
       invariantBytes_ += tile.getNumElements() * elementBytes(tile.getElementType());
       NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(invariant.access, tile, analysis_));
@@ -546,7 +547,7 @@ private:
   void issueInvariant(OpBuilder &b, Location loc, InvariantCopy &invariant, const IRMapping &mapping) {
     Value zero = i32Constant(b, loc, 0);
     Value map = invariantMaps_[&invariant - invariants_.begin()];
-    TmaLoadOp::create(b, loc, map, coordinates(b, loc, invariant.access, mapping), invariant.copy.getBuffer(), zero,
+    TmaLoadOp::create(b, loc, map, coordinates(b, loc, invariant.access, mapping), invariant.buffer, zero,
                       invariantFull_, zero);
   }
 
@@ -560,7 +561,7 @@ private:
   }
 
   SmallVector<Value> invariantBuffers() {
-    return llvm::map_to_vector(invariants_, [](InvariantCopy &invariant) { return Value(invariant.copy.getBuffer()); });
+    return llvm::map_to_vector(invariants_, [](InvariantCopy &invariant) { return invariant.buffer; });
   }
 
   /// The rectangles the copies read: the loop's loads', then the invariants'.
@@ -653,7 +654,7 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
     auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
     std::optional<RectangularAccess> access = analysis.match(copy.getPtr(), copy.getMask(), tile);
     if (access && tile.getShape()[0] <= 256 && tensorMapFor(*access, tile, analysis))
-      invariants.push_back({copy, *access});
+      invariants.push_back({copy, *access, copy.getBuffer()});
     else
       cpAsyncLeft = true;
   }
