@@ -258,7 +258,12 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
         del model
         torch.cuda.empty_cache()
         import llm_tp
-        result["tp"] = llm_tp.run(tk_llama, folder, prompt, new, first, torch.cuda.device_count(), tmp, log)
+        try:  # (a failure here, such as no libnccl.so.2, keeps the rows above)
+            result["tp"] = llm_tp.run(tk_llama, folder, prompt, new, first, torch.cuda.device_count(), tmp, log)
+        except Exception as e:
+            result["tp"] = dict(rows=[], not_run=list(llm_tp.WORLD_SIZES), gpus=torch.cuda.device_count(),
+                                failed=str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
+            log("llm tp: failed: %s" % result["tp"]["failed"])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     for row in result["rows"]:

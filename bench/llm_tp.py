@@ -48,7 +48,7 @@ def all_reduces(stdout):
     return None
 
 
-def hf_tp(folder, prompt, new, ranks, tmp, env, log):
+def hf_tp(folder, prompt, new, ranks, tmp, env):
     """transformers with tp_plan="auto" on `ranks` GPUs (torchrun), rank 0's timings."""
     prompt_file, out = os.path.join(tmp, "tp-prompt.json"), os.path.join(tmp, "tp-hf-%d.json" % ranks)
     with open(prompt_file, "w") as f:
@@ -74,7 +74,7 @@ def run(tk_llama, folder, prompt, new, plain, gpus, tmp, log):
         reduces = all_reduces(tk["stdout"])
         row = dict(ranks=ranks, tk={k: v for k, v in tk.items() if k not in ("stdout", "tokens")},
                    same_tokens_as_one_gpu=tk["tokens"][0] == plain["tokens"][0],
-                   hf=hf_tp(folder, prompt, new, ranks, tmp, env, log))
+                   hf=hf_tp(folder, prompt, new, ranks, tmp, env))
         if reduces:
             row["all_reduce"] = dict(launches=reduces[0], ms=reduces[1], us_each=1e3 * reduces[1] / reduces[0])
         rows.append(row)
@@ -103,7 +103,9 @@ def markdown(tp):
             "%d (%.1f)" % (ar["launches"], ar["us_each"]) if ar else "-", "yes" if r["same_tokens_as_one_gpu"] else "no",
             "%.1f" % hf["decode_tokens_s"] if "decode_tokens_s" in hf else hf.get("failed", "-"),
             "%.2fx" % r["tk_vs_hf"] if "tk_vs_hf" in r else "-")
-    if tp["not_run"]:
+    if tp.get("failed"):
+        out.append("Tensor-parallel rows failed: %s" % tp["failed"])
+    elif tp["not_run"]:
         out.append("Not run: %s GPUs (this machine has %d)." % (", ".join(map(str, tp["not_run"])), tp["gpus"]))
     return "\n\n".join(out)
 

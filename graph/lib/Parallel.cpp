@@ -1,6 +1,7 @@
 // Collectives (Parallel.h): an in-process group of threads on the interpreter, and NCCL loaded at
 // run time for the CUDA backend.
 #include "tk/Graph/Parallel.h"
+#include "tk/Runtime/DynamicLibrary.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Support/FloatFormats.h"
 
@@ -285,9 +286,7 @@ struct Nccl {
 
 private:
   template <typename F> static void bind(void *library, F &slot, const char *name) {
-    slot = reinterpret_cast<F>(dlsym(library, name));
-    if (!slot)
-      throw Error(std::string("NCCL: libnccl.so.2 has no ") + name);
+    bindSymbol(library, slot, name, "NCCL: libnccl.so.2");
   }
   static Nccl load() {
     // NVLink multicast stays off (the GPU machines require it), unless the environment says

@@ -55,7 +55,10 @@ unsigned long long zeros() {
   if (!buffer) {
     cuda::CUdeviceptr fresh = 0;
     d.check(d.cuMemAlloc(&fresh, 1 << 16), "allocating the zeros that empty TMA tensors read");
-    d.check(d.cuMemsetD8(fresh, 0, 1 << 16), "zeroing the memory that empty TMA tensors read");
+    if (cuda::CUresult failed = d.cuMemsetD8(fresh, 0, 1 << 16)) {
+      d.cuMemFree(fresh); // (not kept half-made: the next launch tries again)
+      d.check(failed, "zeroing the memory that empty TMA tensors read");
+    }
     buffer = fresh;
   }
   return buffer;
