@@ -1,7 +1,6 @@
 // Collectives (Parallel.h): an in-process group of threads on the interpreter, and NCCL loaded at
 // run time for the CUDA backend.
 #include "tk/Graph/Parallel.h"
-#include "tk/Runtime/DynamicLibrary.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Support/FloatFormats.h"
 
@@ -286,7 +285,9 @@ struct Nccl {
 
 private:
   template <typename F> static void bind(void *library, F &slot, const char *name) {
-    bindSymbol(library, slot, name, "NCCL: libnccl.so.2");
+    slot = reinterpret_cast<F>(dlsym(library, name));
+    if (!slot)
+      throw Error(std::string("NCCL: libnccl.so.2 has no ") + name);
   }
   static Nccl load() {
     // NVLink multicast stays off (the GPU machines require it), unless the environment says

@@ -1,12 +1,17 @@
 #include "tk/Runtime/CudaDriver.h"
 
-#include "tk/Runtime/DynamicLibrary.h"
+#include <dlfcn.h>
 
 namespace tk::cuda {
 
 namespace {
 template <typename F> void bind(void *library, F &slot, const char *name, const char *versioned = nullptr) {
-  bindSymbol(library, slot, name, "the CUDA driver", " (driver too old?)", versioned);
+  void *symbol = versioned ? dlsym(library, versioned) : nullptr;
+  if (!symbol)
+    symbol = dlsym(library, name);
+  if (!symbol)
+    throw Error(std::string("the CUDA driver has no ") + name + " (driver too old?)");
+  slot = reinterpret_cast<F>(symbol);
 }
 
 Driver load() {
