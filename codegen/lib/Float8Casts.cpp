@@ -1,12 +1,18 @@
-// Conversions between the f8 formats (e4m3fn, e5m2) and wider floats, in integer arithmetic:
-// LLVM has no f8 types and sm_80 no f8 instructions. f32 -> f8 rounds to nearest even;
-// past the largest finite value it gives inf (e5m2) or NaN (e4m3fn, which has no inf), as the
-// interpreter does. f8 -> f32 is exact. Other widths go through f32 (exact both ways for f16
-// and bf16 inputs, whose values f32 holds exactly).
+// Conversions between the f8 formats (e4m3fn, e5m2) and wider floats: LLVM has no f8 types.
+// f32 -> f8 rounds to nearest even; past the largest finite value it gives inf (e5m2) or NaN
+// (e4m3fn, which has no inf), as the interpreter does: integer arithmetic (~25 instructions a
+// value; sm_89's saturating cvt was measured slower in quantize_rows, see README). f8 -> wider
+// is exact: on sm_89 and later in hardware, two values per `cvt.rn.f16x2.e4m3x2` (a thread's
+// neighbouring conversions are paired: a weight-streaming GEMV converts every byte it loads),
+// then f16 -> the target; on sm_80 in integer arithmetic through f32. A NaN code gives a NaN
+// (its sign and payload are the hardware's). Other widths go through f32 (exact both ways for
+// f16 and bf16 inputs, whose values f32 holds exactly).
 #include "IndexArithmetic.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -119,6 +125,106 @@ struct TruncToF8 : public OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// The byte `code` (i8) of an f8 value, looking through its bitcast.
+Value codeOf(OpBuilder &b, Location loc, Value f8) {
+  if (auto cast = f8.getDefiningOp<arith::BitcastOp>(); cast && cast.getIn().getType().isInteger(8))
+    return cast.getIn();
+  return arith::BitcastOp::create(b, loc, b.getI8Type(), f8);
+}
+
+/// The two codes as the i16 `cvt.*x2` reads (`low` in bits 0-7): one shuffle when they are
+/// neighbouring bytes of one loaded vector, else zero-extended, shifted and or-ed.
+Value pairOf(OpBuilder &b, Location loc, Value low, Value high) {
+  Type i16 = b.getI16Type();
+  auto lowByte = low.getDefiningOp<LLVM::ExtractElementOp>(), highByte = high.getDefiningOp<LLVM::ExtractElementOp>();
+  llvm::APInt lowIndex, highIndex;
+  if (lowByte && highByte && lowByte.getVector() == highByte.getVector() &&
+      matchPattern(lowByte.getPosition(), m_ConstantInt(&lowIndex)) &&
+      matchPattern(highByte.getPosition(), m_ConstantInt(&highIndex)) && highIndex == lowIndex + 1) {
+    Value vector = lowByte.getVector();
+    int32_t first = int32_t(lowIndex.getZExtValue());
+    Value two = LLVM::ShuffleVectorOp::create(b, loc, vector, vector, ArrayRef<int32_t>{first, first + 1});
+    return LLVM::BitcastOp::create(b, loc, i16, two);
+  }
+  Value lo = arith::ExtUIOp::create(b, loc, i16, low);
+  if (!high)
+    return lo;
+  Value hi = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, high),
+                                   arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8)));
+  return arith::OrIOp::create(b, loc, lo, hi);
+}
+
+/// f16 (exact for every f8 value) -> `target`: bf16 through f32.
+Value fromHalf(OpBuilder &b, Location loc, Value half, Type target) {
+  if (target.isF16())
+    return half;
+  Value wide = arith::ExtFOp::create(b, loc, target.isF64() ? target : b.getF32Type(), half);
+  return target.isBF16() ? (Value)arith::TruncFOp::create(b, loc, target, wide) : wide;
+}
+
+/// Whether `value` is defined in `op`'s block before it.
+bool definedBefore(Value value, Operation *op) {
+  Operation *source = value.getDefiningOp();
+  return source && source->getBlock() == op->getBlock() && source->isBeforeInBlock(op);
+}
+
+/// The nearest f8 -> wider conversion of the same kind as `op` in its block, within a few ops
+/// before or after it, that can be paired with it: the later one's operand is defined before
+/// the earlier one (where the pair is converted). Null when there is none.
+arith::ExtFOp partnerOf(arith::ExtFOp op) {
+  auto sameKind = [&](Operation *other) {
+    auto ext = dyn_cast<arith::ExtFOp>(other);
+    return ext && ext != op && ext.getIn().getType() == op.getIn().getType() && ext.getType() == op.getType()
+               ? ext
+               : arith::ExtFOp();
+  };
+  int looked = 0;
+  for (Operation *next = op->getNextNode(); next && looked < 32; next = next->getNextNode(), ++looked)
+    if (arith::ExtFOp other = sameKind(next))
+      return definedBefore(other.getIn(), op) ? other : arith::ExtFOp();
+  looked = 0;
+  for (Operation *prev = op->getPrevNode(); prev && looked < 32; prev = prev->getPrevNode(), ++looked)
+    if (arith::ExtFOp other = sameKind(prev))
+      return definedBefore(op.getIn(), other) ? other : arith::ExtFOp();
+  return nullptr;
+}
+
+/// f8 -> wider on sm_89 and later: `op` and its partner (if any) by one cvt.rn.f16x2, at the
+/// earlier of the two (its code in the low half).
+struct ExtFromF8ByHardware : public OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ExtFOp op, PatternRewriter &rewriter) const override {
+    auto format = formatOf(op.getIn().getType());
+    if (!format)
+      return failure();
+    arith::ExtFOp first = op, second = partnerOf(op);
+    if (second && second->isBeforeInBlock(op))
+      std::swap(first, second);
+    Location loc = first.getLoc();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(first);
+    Value pair = pairOf(rewriter, loc, codeOf(rewriter, loc, first.getIn()),
+                        second ? codeOf(rewriter, loc, second.getIn()) : Value());
+    std::string text = std::string("cvt.rn.f16x2.") + (format->hasInfinity ? "e5m2x2" : "e4m3x2") + " $0, $1;";
+    Value halves = LLVM::InlineAsmOp::create(rewriter, loc, rewriter.getI32Type(), pair, text, "=r,h",
+                                             /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                             LLVM::TailCallKind::None,
+                                             LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT),
+                                             ArrayAttr())
+                       .getResult(0);
+    Value vector = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({2}, rewriter.getF16Type()), halves);
+    auto half = [&](int64_t i) {
+      return fromHalf(rewriter, loc,
+                      LLVM::ExtractElementOp::create(rewriter, loc, vector, i32c(rewriter, loc, i)), op.getType());
+    };
+    Value low = half(0);
+    if (second)
+      rewriter.replaceOp(second, half(1));
+    rewriter.replaceOp(first, low);
+    return success();
+  }
+};
+
 struct ExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::ExtFOp op, PatternRewriter &rewriter) const override {
@@ -191,8 +297,12 @@ struct F8ConstantAsBits : public OpRewritePattern<arith::ConstantOp> {
 
 } // namespace
 
-void populateFloat8CastPatterns(RewritePatternSet &patterns) {
-  patterns.add<TruncToF8, ExtFromF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
+void populateFloat8CastPatterns(RewritePatternSet &patterns, int sm) {
+  if (sm >= 89)
+    patterns.add<ExtFromF8ByHardware>(patterns.getContext());
+  else
+    patterns.add<ExtFromF8>(patterns.getContext());
+  patterns.add<TruncToF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
                F8ToInt<arith::FPToUIOp>, F8ConstantAsBits>(patterns.getContext());
 }
 

@@ -26,8 +26,9 @@ void populateTmaToThreads(ThreadTypeConverter &converter, mlir::RewritePatternSe
 /// `kernel`'s atomics, whose barriers depend on the global writes that may precede them.
 void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::func::FuncOp kernel,
                              mlir::RewritePatternSet &patterns);
-/// f8 <-> wider float conversions as integer arithmetic (run before the LLVM conversion).
-void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns);
+/// f8 <-> wider float conversions: integer arithmetic, f8 -> wider by sm_89's cvt on `sm` >= 89
+/// (run before the LLVM conversion).
+void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns, int sm);
 void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);
 
 } // namespace tk::codegen

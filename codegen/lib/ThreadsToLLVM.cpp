@@ -143,6 +143,8 @@ std::string tensorMapRecipe(unsigned param, tk::gpu::TensorMapAttr map) {
 }
 
 struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
+  using TkThreadsToLLVMBase::TkThreadsToLLVMBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -185,7 +187,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
       RewritePatternSet narrow(context);
       narrow.add<RemFAsFmod, NarrowErfInF32>(context);
       populatePolynomialApproximateErfPattern(narrow);
-      tk::codegen::populateFloat8CastPatterns(narrow);
+      tk::codegen::populateFloat8CastPatterns(narrow, sm);
       if (failed(applyPatternsGreedily(module, std::move(narrow))))
         return signalPassFailure();
     }
@@ -251,7 +253,7 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool ar
   // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.
   pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));
   pm.addPass(createCSEPass());
-  pm.addPass(createTkThreadsToLLVM());
+  pm.addPass(createTkThreadsToLLVM(TkThreadsToLLVMOptions{sm}));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

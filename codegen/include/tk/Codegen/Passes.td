@@ -139,6 +139,10 @@ def TkThreadsToLLVM : Pass<"tk-threads-to-llvm", "::mlir::ModuleOp"> {
     kernels become `llvm.func` with `nvvm.kernel` and `nvvm.maxntid`. First, the ping-pong's
     turns become named barriers 2 and 3, or go when they enclose a barrier of all consumers.
   }];
+  let options = [
+    Option<"sm", "sm", "int", /*default=*/"90",
+           "Compute capability of the target (sm_89 and later: f8 conversions in hardware)">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
