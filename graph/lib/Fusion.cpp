@@ -224,6 +224,16 @@ struct Planner {
   /// node (a norm folded in, or the input itself): (rows, scales) extra tensors.
   std::map<int, std::pair<int, int>> quantized;
 
+  /// FP8 matmuls of at most this many rows (decode's) run weight-only (fp8_gemv): their bf16 rows
+  /// as they are, with no quantization launch; fp8_gemv's configs take up to 4 rows a program.
+  static constexpr int64_t kWeightOnlyFp8Rows = 4;
+  bool weightOnlyFp8(int matmul) const {
+    auto norm = quantizeNorm.find(matmul);
+    // (fp8_gemv tells a folded norm by RSTD_EPS > 0 in f32; an eps that is not keeps quantize_rows.)
+    return node(matmul).out.shape[0] <= kWeightOnlyFp8Rows &&
+           (norm == quantizeNorm.end() || float(node(norm->second).value) > 0);
+  }
+
   /// The QuantizeRows step of an FP8 matmul's input, made once per source.
   std::pair<int, int> quantizeInput(int matmul) {
     const Node &mm = node(matmul);
@@ -258,7 +268,19 @@ struct Planner {
       Operand a, b = contiguous(mm.inputs[1]);
       auto fold = folded.find(int(n));
       Operand rowScale, rowShift;
-      if (mm.fp8) {
+      Operand normWeight;
+      if (mm.fp8 && weightOnlyFp8(int(n))) {
+        // Decode's few rows: a as it is (an RMSNorm's input with the norm folded in) times the
+        // FP8 weight, no quantization; the weight's scales ride in row shift's place.
+        step.fp8 = step.weightOnly = true;
+        a = contiguous(mm.inputs[0]);
+        if (auto norm = quantizeNorm.find(int(n)); norm != quantizeNorm.end()) {
+          a = contiguous(node(norm->second).inputs[0]);
+          normWeight = rowOf(node(norm->second).inputs[1]);
+          step.eps = node(norm->second).value;
+        }
+        rowShift = rowOf(mm.inputs[2]);
+      } else if (mm.fp8) {
         // a's FP8 rows and their scales; the weight's per-channel scales ride in row shift's place.
         auto [rows, scales] = quantizeInput(int(n));
         step.fp8 = true;
@@ -316,7 +338,7 @@ struct Planner {
         cur = u;
       }
       step.out = cur;
-      step.in = {a, b, bias, residual, gate, rowScale, rowShift};
+      step.in = {a, b, bias, residual, gate, rowScale, rowShift, normWeight};
       newStep(std::move(step));
     }
   }
@@ -644,8 +666,9 @@ std::string Step::describe(const Graph::Impl &graph) const {
   std::string text;
   switch (kind) {
   case StepKind::MatMul: {
-    text = fp8 ? "fp8_matmul" : "matmul_epilogue";
+    text = weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
     std::vector<std::string> parts;
+    if (weightOnly && eps > 0) parts.push_back("rmsnorm folded in");
     if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
     if (bias) parts.push_back("bias");

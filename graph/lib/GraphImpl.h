@@ -58,10 +58,12 @@ struct Step {
   Operand outAt;           // where: concat's parts write into column blocks of one tensor
   std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift
                            // (an FP8 matmul: a's FP8 rows, the weight, bias, residual, gate, a's row
-                           // scales, the weight's scales); QuantizeRows x (and a folded RMSNorm's weight)
+                           // scales, the weight's scales; weightOnly: see there); QuantizeRows x (and a
+                           // folded RMSNorm's weight)
   // MatMul
   int act = 0; // 0 none, 1 silu, 2 gelu
   bool bias = false, residual = false, gate = false, rowScale = false, center = false, fp8 = false;
+  bool weightOnly = false; // an FP8 matmul of few rows by fp8_gemv: in[0] a's own rows, in[7] a folded RMSNorm's weight
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself

@@ -77,6 +77,7 @@ protected:
     bindings[name] = buffers[name].get();
     return *buffers[name];
   }
+  void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations);
 };
 
 TEST_F(GraphRun, AnElementwiseTreeIsOneKernel) {
@@ -212,11 +213,10 @@ TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
   EXPECT_EQ(build(256).scratchBytes(), size_t(4 + 4));
 }
 
-TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
-  // A SwiGLU block on FP8 weights: the RMSNorm goes into the quantization of its rows (one
-  // launch for both matmuls that read it), the gate matmul absorbs silu and the product with
-  // the up projection, the down projection the residual.
-  const int rows = 5, d = 64, ff = 96;
+/// A SwiGLU block on FP8 weights against its reference (activations quantized per row, as the
+/// graph's quantize_rows does, unless the matmuls are weight-only), and the kernels it ran.
+void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations) {
+  const int d = 64, ff = 96;
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {rows, d});
   Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {d}), 1e-5);
@@ -227,9 +227,7 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
   Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
   g.output(g.add(fp8("wd", hidden, ff, d), x), "out");
   Executable exe = Executable::compile(context, g);
-  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul",
-                                                     "fp8_matmul (silu, gate)", "quantize_rows (e4m3)",
-                                                     "fp8_matmul (residual)"}));
+  EXPECT_EQ(exe.kernels(), kernels);
   auto xs = randomBf16(size_t(rows) * d, 31), nws = randomBf16(d, 32);
   auto wu = randomBf16(size_t(d) * ff, 33, 0.3f), wg = randomBf16(size_t(d) * ff, 34, 0.3f),
        wd = randomBf16(size_t(ff) * d, 35, 0.3f);
@@ -254,12 +252,14 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
       double amax = 1e-30;
       for (int t = 0; t < k; ++t)
         amax = std::max(amax, std::abs(a[size_t(i * k + t)]));
-      float s = float(amax) / 448;
+      float s = quantizedActivations ? float(amax) / 448 : 1;
       for (int j = 0; j < n; ++j) {
         double acc = 0;
-        for (int t = 0; t < k; ++t)
-          acc += double(fp::f8e4m3ToFloat(fp::floatToF8e4m3(float(a[size_t(i * k + t)]) / s))) *
-                 fp::f8e4m3ToFloat(codes[size_t(j * k + t)]);
+        for (int t = 0; t < k; ++t) {
+          double x = quantizedActivations ? fp::f8e4m3ToFloat(fp::floatToF8e4m3(float(a[size_t(i * k + t)]) / s))
+                                          : a[size_t(i * k + t)];
+          acc += x * fp::f8e4m3ToFloat(codes[size_t(j * k + t)]);
+        }
         c[size_t(i * n + j)] = acc * s * scales[size_t(j)];
       }
     }
@@ -288,6 +288,23 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
     double v = dn[size_t(i)] + f(xs[size_t(i)]);
     ASSERT_NEAR(f(got[size_t(i)]), v, 3e-2 * (1 + std::abs(v))) << i;
   }
+}
+
+TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
+  // Many rows (a prefill's): the RMSNorm goes into the quantization of its rows (one launch for
+  // both matmuls that read it), the gate matmul absorbs silu and the product with the up
+  // projection, the down projection the residual.
+  checkFp8SwiGlu(5,
+                 {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
+                  "quantize_rows (e4m3)", "fp8_matmul (residual)"},
+                 /*quantizedActivations=*/true);
+}
+
+TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
+  // A decode step's rows: fp8_gemv multiplies the bf16 rows as they are (no quantization
+  // launch), the RMSNorm folded into the matmuls that read it, the same epilogues.
+  checkFp8SwiGlu(2, {"fp8_gemv (rmsnorm folded in)", "fp8_gemv (rmsnorm folded in, silu, gate)", "fp8_gemv (residual)"},
+                 /*quantizedActivations=*/false);
 }
 
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
