@@ -144,7 +144,9 @@ def decode_floor(shape, context, batch, copy_tbs, fp8=False):
                 tokens_s=batch / (step_ms / 1e3))
 
 
-def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
+def run(tk_llama, tmp, copy_tbs, quick, log, sweep=(), peers=True):
+    """`peers` False: tk-llama's rows and the logits' correctness only (no transformers timings,
+    no tensor parallelism), a shorter run."""
     import torch
     shape = SMALL if quick else LLAMA_7B
     prompt_len, new = (256, 17) if quick else (2048, 65)
@@ -233,7 +235,7 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
                                                               decode_ms_per_step=tk["decode_ms_per_step"]))
             log("llm: batch %d, %d decode splits: %.3f ms a step" % (batch, splits, tk["decode_ms_per_step"]))
 
-        for mode in ("eager", "static+compile"):
+        for mode in ("eager", "static+compile") if peers else ():
             if mode == "static+compile":
                 # transformers' own compiled generation: a static cache makes generate() compile
                 # its decode step (CompileConfig: fullgraph, mode reduce-overhead, i.e. CUDA
@@ -259,6 +261,8 @@ def run(tk_llama, tmp, copy_tbs, quick, log, sweep=()):
         torch.cuda.empty_cache()
         import llm_tp
         try:  # (a failure here, such as no libnccl.so.2, keeps the rows above)
+            if not peers:
+                raise RuntimeError("not run (--llm-without-peers)")
             result["tp"] = llm_tp.run(tk_llama, folder, prompt, new, first, torch.cuda.device_count(), tmp, log)
         except Exception as e:
             result["tp"] = dict(rows=[], not_run=list(llm_tp.WORLD_SIZES), gpus=torch.cuda.device_count(),

@@ -560,7 +560,8 @@ class Bench:
         import llm_generate
         self.llm = llm_generate.run(os.path.join(self.args.bin, "tk-llama"), self.tmp, self.ceilings["copy_tbs"],
                                     self.args.quick, log, sweep=[tuple(map(int, pair.split(":")))
-                                                                for pair in self.args.llm_splits_sweep.split(",") if pair])
+                                                                for pair in self.args.llm_splits_sweep.split(",") if pair],
+                                    peers=self.args.llm_peers)
 
     def jit_section(self):
         out = os.path.join(self.tmp, "jit.json")
@@ -599,6 +600,8 @@ def main():
                         help="skip torch.compile max-autotune-no-cudagraphs (the slowest peer to compile)")
     parser.add_argument("--llm-splits-sweep", default="", metavar="BATCH:SPLITS,...",
                         help="also time tk-llama's decode at these flash-decoding split counts")
+    parser.add_argument("--llm-without-peers", dest="llm_peers", action="store_false",
+                        help="llm: tk-llama's rows and correctness only (no transformers timings, no tensor parallelism)")
     parser.add_argument("--command", default="", help="the command line to record")
     parser.add_argument("sections", nargs="*", default=SECTIONS)
     args = parser.parse_args()
