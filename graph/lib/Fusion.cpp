@@ -181,7 +181,8 @@ struct Planner {
       for (int u : users[n]) {
         foldable &= node(u).op == Op::MatMul && !node(u).fp8 && node(u).inputs[0] == int(n) &&
                     node(u).inputs[1] != int(n) && node(node(u).inputs[1]).op == Op::Weight && !isView(node(u).inputs[1]);
-        intoQuantize &= node(u).op == Op::MatMul && node(u).fp8 && node(u).inputs[0] == int(n);
+        // (A weight-only FP8 matmul reads the norm's rows as a launch of their own writes them.)
+        intoQuantize &= node(u).op == Op::MatMul && node(u).fp8 && node(u).inputs[0] == int(n) && !weightOnlyFp8(u);
       }
       if (intoQuantize) {
         // FP8 matmuls quantize their input's rows anyway: the norm is computed there.
@@ -227,12 +228,7 @@ struct Planner {
   /// FP8 matmuls of at most this many rows (decode's) run weight-only (fp8_gemv): their bf16 rows
   /// as they are, with no quantization launch; fp8_gemv's configs take up to 4 rows a program.
   static constexpr int64_t kWeightOnlyFp8Rows = 4;
-  bool weightOnlyFp8(int matmul) const {
-    auto norm = quantizeNorm.find(matmul);
-    // (fp8_gemv tells a folded norm by RSTD_EPS > 0 in f32; an eps that is not keeps quantize_rows.)
-    return node(matmul).out.shape[0] <= kWeightOnlyFp8Rows &&
-           (norm == quantizeNorm.end() || float(node(norm->second).value) > 0);
-  }
+  bool weightOnlyFp8(int matmul) const { return node(matmul).out.shape[0] <= kWeightOnlyFp8Rows; }
 
   /// The QuantizeRows step of an FP8 matmul's input, made once per source.
   std::pair<int, int> quantizeInput(int matmul) {
@@ -268,17 +264,11 @@ struct Planner {
       Operand a, b = contiguous(mm.inputs[1]);
       auto fold = folded.find(int(n));
       Operand rowScale, rowShift;
-      Operand normWeight;
       if (mm.fp8 && weightOnlyFp8(int(n))) {
-        // Decode's few rows: a as it is (an RMSNorm's input with the norm folded in) times the
-        // FP8 weight, no quantization; the weight's scales ride in row shift's place.
+        // Decode's few rows: a as it is times the FP8 weight, no quantization; the weight's
+        // scales ride in row shift's place.
         step.fp8 = step.weightOnly = true;
         a = contiguous(mm.inputs[0]);
-        if (auto norm = quantizeNorm.find(int(n)); norm != quantizeNorm.end()) {
-          a = contiguous(node(norm->second).inputs[0]);
-          normWeight = rowOf(node(norm->second).inputs[1]);
-          step.eps = node(norm->second).value;
-        }
         rowShift = rowOf(mm.inputs[2]);
       } else if (mm.fp8) {
         // a's FP8 rows and their scales; the weight's per-channel scales ride in row shift's place.
@@ -338,7 +328,7 @@ struct Planner {
         cur = u;
       }
       step.out = cur;
-      step.in = {a, b, bias, residual, gate, rowScale, rowShift, normWeight};
+      step.in = {a, b, bias, residual, gate, rowScale, rowShift};
       newStep(std::move(step));
     }
   }
@@ -668,7 +658,6 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::MatMul: {
     text = weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
     std::vector<std::string> parts;
-    if (weightOnly && eps > 0) parts.push_back("rmsnorm folded in");
     if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
     if (bias) parts.push_back("bias");
