@@ -104,7 +104,8 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
 
 class Assignment {
 public:
-  Assignment(func::FuncOp kernel, bool warpgroupMma) : kernel_(kernel), state_(threadsOf(kernel), warpgroupMma) {}
+  Assignment(func::FuncOp kernel, bool warpgroupMma)
+      : kernel_(kernel), state_(threadsOf(kernel), warpgroupMma, vectorWidthOf(kernel)) {}
 
   /// Every op with tiles has a rule (the `Elementwise` trait's or its own).
   LogicalResult checkRules() {

@@ -238,18 +238,42 @@ struct YieldRule : public LayoutRuleOpInterface::ExternalModel<YieldRule, scf::Y
   }
 };
 
+/// Whether `value` is added into a loop-carried value: it reaches the yield of an scf.for
+/// through at most two elementwise ops (`acc += sum(x * w, axis)`).
+bool accumulatedInLoop(Value value, int depth = 2) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp()))
+      return true;
+    if (depth > 0 && user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1 &&
+        accumulatedInLoop(user->getResult(0), depth - 1))
+      return true;
+  }
+  return false;
+}
+
 /// A reduction folds any layout; of a non-default one it leaves the result where the shuffles
 /// put it: the slice without the reduced axis (an attention row's max and sum stay in the
-/// threads that hold the row, ready to scale it).
+/// threads that hold the row, ready to scale it). Of the default layout, so too when the result
+/// is accumulated in a loop (a GEMV's per-thread partial sums over its 16 contiguous columns):
+/// in the default layout of its own shape it would move through shared memory every iteration.
 struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, ReduceOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto reduce = cast<ReduceOp>(op);
+    if (!isTile(reduce.getResult(0)) || state.layoutOf(reduce.getResult(0)))
+      return false;
     const LayoutBits *source = state.layoutOf(reduce.getSrcs()[0]);
-    if (!source || !isTile(reduce.getResult(0)) || state.layoutOf(reduce.getResult(0)))
+    std::optional<LayoutBits> defaultSource;
+    if (!source && accumulatedInLoop(reduce.getResult(0)) &&
+        llvm::none_of(reduce.getSrcs(), [&](Value src) { return state.layoutOf(src) != nullptr; })) {
+      defaultSource = state.defaultBits(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getNumElements());
+      source = &*defaultSource;
+    }
+    if (!source)
       return false;
     // Only when every operand is in that layout (an argmax's indices follow its values): an
     // operand in another would be converted to the default, and the slice would not follow.
-    if (!llvm::all_of(reduce.getSrcs(), [&](Value src) { return sameAs(state, src, *source); }))
+    if (!defaultSource && !llvm::all_of(reduce.getSrcs(), [&](Value src) { return sameAs(state, src, *source); }))
       return false;
     auto shape = cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape();
     BitMap toResult = dropAxis(shape, reduce.getAxis());

@@ -14,7 +14,8 @@ using namespace ::tk::gpu;
 /// default blocked one (tensor-core accumulators, what follows from them without moving data).
 class LayoutState {
 public:
-  LayoutState(int64_t threads, bool warpgroupMma) : threads_(threads), warpgroupMma_(warpgroupMma) {}
+  LayoutState(int64_t threads, bool warpgroupMma, int64_t vectorWidth = 1)
+      : threads_(threads), warpgroupMma_(warpgroupMma), vectorWidth_(vectorWidth) {}
   /// The non-default layout of a tile, or null (the default).
   const LayoutBits *layoutOf(mlir::Value value) const {
     auto it = assigned_.find(value);
@@ -30,11 +31,16 @@ public:
   }
   int64_t threads() const { return threads_; }
   bool warpgroupMma() const { return warpgroupMma_; }
+  /// The default (blocked) layout's bits of a tile of `elements` elements.
+  LayoutBits defaultBits(int64_t elements) const {
+    return bitsOf(BlockedLayout::of(elements, threads_, vectorWidth_));
+  }
   const llvm::DenseMap<mlir::Value, LayoutBits> &assigned() const { return assigned_; }
 
 private:
   int64_t threads_;
   bool warpgroupMma_;
+  int64_t vectorWidth_;
   llvm::DenseMap<mlir::Value, LayoutBits> assigned_;
 };
 
