@@ -144,13 +144,13 @@ def decode_floor(shape, context, batch, copy_tbs, fp8=False):
                 tokens_s=batch / (step_ms / 1e3))
 
 
-def run(tk_llama, tmp, copy_tbs, quick, log, sweep=(), peers=True):
+def run(tk_llama, tmp, copy_tbs, quick, log, sweep=(), peers=True, batches=None):
     """`peers` False: tk-llama's rows and the logits' correctness only (no transformers timings,
     no tensor parallelism), a shorter run."""
     import torch
     shape = SMALL if quick else LLAMA_7B
     prompt_len, new = (256, 17) if quick else (2048, 65)
-    batches = (1, 4) if quick else (1, 8)
+    batches = batches or ((1, 4) if quick else (1, 8))
     shm = "/dev/shm"
     base = shm if os.path.isdir(shm) and shutil.disk_usage(shm).free > 40e9 else tmp
     folder = os.path.join(base, "tk-llm-bench-model")

@@ -561,7 +561,8 @@ class Bench:
         self.llm = llm_generate.run(os.path.join(self.args.bin, "tk-llama"), self.tmp, self.ceilings["copy_tbs"],
                                     self.args.quick, log, sweep=[tuple(map(int, pair.split(":")))
                                                                 for pair in self.args.llm_splits_sweep.split(",") if pair],
-                                    peers=self.args.llm_peers)
+                                    peers=self.args.llm_peers,
+                                    batches=tuple(int(b) for b in self.args.llm_batches.split(",")) if self.args.llm_batches else None)
 
     def jit_section(self):
         out = os.path.join(self.tmp, "jit.json")
@@ -602,6 +603,8 @@ def main():
                         help="also time tk-llama's decode at these flash-decoding split counts")
     parser.add_argument("--llm-without-peers", dest="llm_peers", action="store_false",
                         help="llm: tk-llama's rows and correctness only (no transformers timings, no tensor parallelism)")
+    parser.add_argument("--llm-batches", default="", metavar="B,...",
+                        help="llm: these batch sizes (default 1,8; --quick 1,4)")
     parser.add_argument("--command", default="", help="the command line to record")
     parser.add_argument("sections", nargs="*", default=SECTIONS)
     args = parser.parse_args()
