@@ -136,7 +136,8 @@ Value codeOf(OpBuilder &b, Location loc, Value f8) {
 /// neighbouring bytes of one loaded vector, else zero-extended, shifted and or-ed.
 Value pairOf(OpBuilder &b, Location loc, Value low, Value high) {
   Type i16 = b.getI16Type();
-  auto lowByte = low.getDefiningOp<LLVM::ExtractElementOp>(), highByte = high.getDefiningOp<LLVM::ExtractElementOp>();
+  auto lowByte = low.getDefiningOp<LLVM::ExtractElementOp>();
+  auto highByte = high ? high.getDefiningOp<LLVM::ExtractElementOp>() : LLVM::ExtractElementOp();
   llvm::APInt lowIndex, highIndex;
   if (lowByte && highByte && lowByte.getVector() == highByte.getVector() &&
       matchPattern(lowByte.getPosition(), m_ConstantInt(&lowIndex)) &&

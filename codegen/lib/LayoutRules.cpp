@@ -238,13 +238,15 @@ struct YieldRule : public LayoutRuleOpInterface::ExternalModel<YieldRule, scf::Y
   }
 };
 
-/// Whether `value` is added into a loop-carried value: it reaches the yield of an scf.for
-/// through at most two elementwise ops (`acc += sum(x * w, axis)`).
+/// Whether `value` is added into a loop-carried value from a uniform start: it reaches the
+/// yield of an scf.for through at most two elementwise ops (`acc += sum(x * w, axis)`, `acc`
+/// from zeros: a splat takes any layout, a loaded start would arrive in another than the loop's).
 bool accumulatedInLoop(Value value, int depth = 2) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp()))
-      return true;
+    if (auto loop = isa<scf::YieldOp>(user) ? dyn_cast<scf::ForOp>(user->getParentOp()) : scf::ForOp())
+      if (isUniform(loop.getInitArgs()[use.getOperandNumber()]))
+        return true;
     if (depth > 0 && user->hasTrait<OpTrait::Elementwise>() && user->getNumResults() == 1 &&
         accumulatedInLoop(user->getResult(0), depth - 1))
       return true;

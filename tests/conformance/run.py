@@ -1206,14 +1206,15 @@ def add_stdlib_cases():
          fp8_split_ref, tol=(2e-2, 2e-2),
          defines={"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": "2",
                   "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
-    # Weight-only FP8 GEMV (fp8_gemv, decode's): every autotune config on 3 rows of bf16 a, N
-    # ragged for every BN, K = 544 (16-byte rows, a partial last k-step) with per-column scales;
+    # Weight-only FP8 GEMV (fp8_gemv, decode's): every autotune config on 3 rows of bf16 a, N =
+    # 136 (ragged for BN 16 and 32), K = 544 (16-byte rows, a partial last k-step) with per-column scales;
     # K = 300 (rows of no 16 bytes: byte loads), per-tensor scales, e5m2 weights, f16 in and
     # out, and the epilogue hooks.
     with open(std("fp8_matmul")) as f:
         text = f.read()
-        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}",
-                                  text[text.index("kernel fp8_gemv") - 1200:])
+        gemv_text = text[text.index("fp8_gemv's configs ->"):text.index("kernel fp8_gemv")]
+        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", gemv_text)
+        assert len(gemv_configs) == gemv_text.count("{ BM:"), "an fp8_gemv config the pattern does not read"
     Mg = 3
     ga = {Kt: rnd(Mg, Kt, scale=2.0), Kf: rnd(Mg, Kf, scale=2.0)}
     def gemv_ref(K, bdtype, braw, sb, epilogue, to_out):
