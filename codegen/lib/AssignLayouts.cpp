@@ -118,6 +118,8 @@ public:
     return failure(walk.wasInterrupted());
   }
 
+  void allowDefaultSlices() { state_.allowDefaultSlices(); }
+
   /// Applies the rules until nothing changes.
   void propagate() {
     for (bool changed = true; changed;) {
@@ -283,6 +285,8 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
       Assignment assignment(kernel, wgmma);
       if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma)) || failed(assignment.checkRules()))
         return signalPassFailure();
+      assignment.propagate();
+      assignment.allowDefaultSlices();
       assignment.propagate();
       assignment.insertConversions();
       assignment.encodeLayouts();

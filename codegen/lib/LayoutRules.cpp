@@ -259,6 +259,8 @@ bool accumulatedInLoop(Value value, int depth = 2) {
 /// threads that hold the row, ready to scale it). Of the default layout, so too when the result
 /// is accumulated in a loop (a GEMV's per-thread partial sums over its 16 contiguous columns):
 /// in the default layout of its own shape it would move through shared memory every iteration.
+/// (That one only after the other rules settle: a source a later dot makes an accumulator
+/// takes the accumulator's slice instead.)
 struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, ReduceOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto reduce = cast<ReduceOp>(op);
@@ -266,7 +268,7 @@ struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, Redu
       return false;
     const LayoutBits *source = state.layoutOf(reduce.getSrcs()[0]);
     std::optional<LayoutBits> defaultSource;
-    if (!source && accumulatedInLoop(reduce.getResult(0)) &&
+    if (!source && state.defaultSlices() && accumulatedInLoop(reduce.getResult(0)) &&
         llvm::none_of(reduce.getSrcs(), [&](Value src) { return state.layoutOf(src) != nullptr; })) {
       defaultSource = state.defaultBits(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getNumElements());
       source = &*defaultSource;

@@ -31,6 +31,11 @@ public:
   }
   int64_t threads() const { return threads_; }
   bool warpgroupMma() const { return warpgroupMma_; }
+  /// Whether rules may start from the default layout (a reduction's slice of it): only once
+  /// the layouts that follow from tensor-core dots have settled, so that none of them is
+  /// pre-empted by a default one.
+  bool defaultSlices() const { return defaultSlices_; }
+  void allowDefaultSlices() { defaultSlices_ = true; }
   /// The default (blocked) layout's bits of a tile of `elements` elements.
   LayoutBits defaultBits(int64_t elements) const {
     return bitsOf(BlockedLayout::of(elements, threads_, vectorWidth_));
@@ -41,6 +46,7 @@ private:
   int64_t threads_;
   bool warpgroupMma_;
   int64_t vectorWidth_;
+  bool defaultSlices_ = false;
   llvm::DenseMap<mlir::Value, LayoutBits> assigned_;
 };
 
