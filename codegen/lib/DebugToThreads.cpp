@@ -183,9 +183,7 @@ struct AssertPattern : public OpConversionPattern<AssertOp> {
 struct ProgressPattern : public OpConversionPattern<ProgressOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ProgressOp op, OneToNOpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    LLVM::InlineAsmOp::create(rewriter, op.getLoc(), TypeRange{}, ValueRange{}, "", "", /*has_side_effects=*/true,
-                              /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                              LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    inlinePtx(rewriter, op.getLoc(), TypeRange{}, ValueRange{}, "", "", /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }

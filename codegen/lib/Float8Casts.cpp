@@ -207,12 +207,7 @@ struct ExtFromF8ByHardware : public OpRewritePattern<arith::ExtFOp> {
     Value pair = pairOf(rewriter, loc, codeOf(rewriter, loc, first.getIn()),
                         second ? codeOf(rewriter, loc, second.getIn()) : Value());
     std::string text = std::string("cvt.rn.f16x2.") + (format->hasInfinity ? "e5m2x2" : "e4m3x2") + " $0, $1;";
-    Value halves = LLVM::InlineAsmOp::create(rewriter, loc, rewriter.getI32Type(), pair, text, "=r,h",
-                                             /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                             LLVM::TailCallKind::None,
-                                             LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT),
-                                             ArrayAttr())
-                       .getResult(0);
+    Value halves = inlinePtx(rewriter, loc, rewriter.getI32Type(), pair, text, "=r,h", /*sideEffects=*/false);
     Value vector = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({2}, rewriter.getF16Type()), halves);
     auto half = [&](int64_t i) {
       return fromHalf(rewriter, loc,

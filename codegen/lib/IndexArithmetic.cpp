@@ -14,6 +14,14 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 
 Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
 
+Value inlinePtx(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
+                StringRef constraints, bool sideEffects) {
+  auto op = LLVM::InlineAsmOp::create(b, loc, results, operands, text, constraints, sideEffects,
+                                      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  return results.empty() ? Value() : op->getResult(0);
+}
+
 Value elementIndex(OpBuilder &b, Location loc, const BlockedLayout &l, int64_t slot, Value tid) {
   // The thread's bits or'ed with the slot's (LLVM then carries the slot's through the index
   // arithmetic of addresses as constant offsets), wrapped when the tile is replicated.

@@ -15,6 +15,10 @@ using namespace ::tk::gpu;
 
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
+/// Inline PTX (`$n` operands in LLVM's AT&T dialect, the one NVPTX reads); its first result, or
+/// null without results. `sideEffects`: kept and ordered (barriers, fences, stores).
+mlir::Value inlinePtx(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange results, mlir::ValueRange operands,
+                      llvm::StringRef text, llvm::StringRef constraints, bool sideEffects);
 
 /// How a tile's elements sit in a program's threads: the default blocked layout, or another
 /// linear layout (the tensor-core accumulator's), as bits of the element index.

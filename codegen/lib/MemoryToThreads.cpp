@@ -117,10 +117,7 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
   std::string text = "ld.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
                      (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "];";
   Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
-  auto asmOp = LLVM::InlineAsmOp::create(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*has_side_effects=*/false,
-                                         /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
-  Value raw = asmOp.getResult(0);
+  Value raw = inlinePtx(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*sideEffects=*/false);
   if (regs.count > 1) {
     auto vector = VectorType::get({regs.count}, reg);
     Value packed = LLVM::PoisonOp::create(b, loc, vector);
@@ -156,9 +153,7 @@ void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t byte
   }
   std::string text = "st.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " [$0], " +
                      (regs.count == 1 ? list : "{" + list + "}") + ";";
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints, /*has_side_effects=*/true,
-                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  inlinePtx(b, loc, TypeRange{}, operands, text, constraints, /*sideEffects=*/true);
 }
 
 /// Emits `scf.if pred { then } else { otherwise }` yielding one value of `type`.

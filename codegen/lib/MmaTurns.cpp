@@ -76,9 +76,7 @@ void lowerMmaTurns(ModuleOp module) {
       if (take)
         NVVM::BarrierOp::create(b, loc, TypeRange{}, id, threads, {}, Value());
       else // (nvvm.barrier.arrive has no LLVM translation of its own: the PTX itself)
-        LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{id, threads}, "bar.arrive $0, $1;", "r,r",
-                                  /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                  LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+        inlinePtx(b, loc, TypeRange{}, ValueRange{id, threads}, "bar.arrive $0, $1;", "r,r", /*sideEffects=*/true);
       turn->erase();
     }
   });

@@ -21,9 +21,7 @@ namespace {
 
 /// Side-effecting inline PTX without results.
 void ptx(OpBuilder &b, Location loc, const std::string &text, ValueRange operands, StringRef constraints) {
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints, /*has_side_effects=*/true,
-                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  inlinePtx(b, loc, TypeRange{}, operands, text, constraints, /*sideEffects=*/true);
 }
 
 /// The 32-bit shared-memory address of barrier `index` of the array at `barriers`.

@@ -89,13 +89,10 @@ SmallVector<Value> tiedAsm(OpBuilder &b, Location loc, const std::string &text, 
   SmallVector<Value> operands(values.begin(), values.end());
   operands.append(extra.begin(), extra.end());
   auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), llvm::to_vector(values.getTypes()));
-  auto asmOp =
-      LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
-                                /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  Value asmResult = inlinePtx(b, loc, result, operands, text, constraints, /*sideEffects=*/true);
   SmallVector<Value> out;
   for (size_t i = 0; i < values.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), ArrayRef<int64_t>{int64_t(i)}));
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmResult, ArrayRef<int64_t>{int64_t(i)}));
   return out;
 }
 
