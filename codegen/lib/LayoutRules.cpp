@@ -124,25 +124,71 @@ LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
   return slice;
 }
 
+/// `bits` through a shape op from its result to its source.
+LayoutBits throughToSource(const LayoutBits &bits, Operation *shapeOp) {
+  BitMap map = resultToSource(shapeOp);
+  LayoutBits source;
+  for (int bit : bits.slot)
+    source.slot.push_back(map[bit]);
+  for (int bit : bits.thread)
+    source.thread.push_back(bit < 0 ? -1 : map[bit]);
+  return source;
+}
+
+/// A dot whose operands are produced for it alone, slot by slot from loads and broadcasts (B
+/// possibly through `trans`), takes them as loaded fragments (MmaPlan.h) when its warps split
+/// rows only and B, replicated over them, is no bigger than A: a GEMV's weights and
+/// activations go from memory to the MMAs in registers. Both or neither: their k must match.
+bool adoptLoadedFragments(DotOp dot, LayoutState &state) {
+  std::optional<LayoutBits> aBits = loadedOperandBits(dot, state.threads(), 0);
+  std::optional<LayoutBits> bBits = loadedOperandBits(dot, state.threads(), 1);
+  if (!aBits || !bBits || state.layoutOf(dot.getA()) || state.layoutOf(dot.getB()))
+    return false;
+  auto aType = cast<RankedTensorType>(dot.getA().getType()), bType = cast<RankedTensorType>(dot.getB().getType());
+  int64_t replicas = int64_t(1) << (bBits->thread.size() - 5);
+  if (bType.getNumElements() * replicas > aType.getNumElements())
+    return false;
+  SmallVector<Value> aAdopted, bAdopted;
+  if (!adoptable(state, dot.getA(), aAdopted, 8))
+    return false;
+  Value b = dot.getB();
+  auto trans = b.getDefiningOp<TransOp>();
+  LayoutBits bSource = *bBits;
+  if (trans && b.hasOneUse() && !isUniform(trans.getSrc()) && !state.layoutOf(trans.getSrc())) {
+    bSource = throughToSource(*bBits, trans);
+    b = trans.getSrc();
+  }
+  if (!adoptable(state, b, bAdopted, 8))
+    return false;
+  for (Value value : aAdopted)
+    state.assign(value, *aBits);
+  for (Value value : bAdopted)
+    state.assign(value, bSource);
+  state.assign(dot.getB(), *bBits);
+  return true;
+}
+
 /// Results of tensor-core dots take the accumulator layout; a loop's accumulator carried from a
-/// uniform start takes it too. A takes an earlier dot's accumulator as is (attention's P).
+/// uniform start takes it too. A takes an earlier dot's accumulator as is (attention's P), or
+/// both operands come as loaded fragments.
 struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto dot = cast<DotOp>(op);
+    bool adopted = adoptLoadedFragments(dot, state);
     if (state.layoutOf(dot.getResult()))
-      return false;
+      return adopted;
     std::optional<MmaPlan> plan = planMma(dot, state.threads(), state.warpgroupMma());
     if (!plan)
-      return false;
+      return adopted;
     if (isUniform(dot.getAcc()) || sameAs(state, dot.getAcc(), plan->accumulator))
-      return state.assign(dot.getResult(), plan->accumulator);
+      return state.assign(dot.getResult(), plan->accumulator) || adopted;
     // The accumulator of a loop, carried from a uniform start: `acc = dot(a, b, f(acc))`.
     // Optimistically in the mma layout; f (elementwise, with broadcast row scales) follows, and
     // whatever does not is converted.
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop)
-      return false;
-    bool changed = false;
+      return adopted;
+    bool changed = adopted;
     auto carry = [&](unsigned k) {
       changed |= state.assign(dot.getResult(), plan->accumulator);
       changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
@@ -162,6 +208,11 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
     auto dot = cast<DotOp>(op);
     const LayoutBits &bits = operandLayout(state, operand);
+    if (operand.getOperandNumber() < 2) {
+      std::optional<LayoutBits> loaded = loadedOperandBits(dot, state.threads(), operand.getOperandNumber());
+      if (loaded && *loaded == bits)
+        return true;
+    }
     if (operand.getOperandNumber() == 0) {
       std::optional<LayoutBits> wanted = registerOperandBits(dot, state.threads(), state.warpgroupMma());
       return wanted && *wanted == bits;

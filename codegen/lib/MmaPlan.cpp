@@ -146,6 +146,64 @@ std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool wa
   return accumulatorBits(a.getDimSize(0), a.getDimSize(1), plan->warpsM, 1);
 }
 
+namespace {
+
+/// The k-step bits a loaded fragment keeps below the lanes' k bits (MmaPlan.h).
+int lowStepBits(int64_t k) { return std::min(2, log2Of(k / 16)); }
+
+} // namespace
+
+std::optional<LayoutBits> loadedOperandBits(DotOp op, int64_t threads, unsigned operandNumber) {
+  std::optional<MmaPlan> plan = planMma(op, threads);
+  auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
+  if (!plan || plan->warpgroup || plan->warpsN != 1 || a.getElementTypeBitWidth() != 16 || operandNumber > 1)
+    return std::nullopt;
+  int kBits = log2Of(a.getDimSize(1)), steps = kBits - 4, c = lowStepBits(a.getDimSize(1));
+  int mTileBits = log2Of(plan->mTiles), nTileBits = log2Of(b.getDimSize(1) / 8), nBits = log2Of(b.getDimSize(1));
+  // The physical k bits in slot order: pair, half, the low k-step bits; then the others.
+  std::vector<int> lowK = {0, 1}, highK;
+  for (int j = 0; j < steps; ++j)
+    (j < c ? lowK : highK).push_back(j < c ? 2 + j : 4 + j);
+  LayoutBits bits;
+  if (operandNumber == 0) {
+    // A [m, k]: k is bits 0 .. kBits - 1, row r is kBits + r.
+    bits.slot = lowK;
+    bits.slot.push_back(kBits + 3);
+    llvm::append_range(bits.slot, highK);
+    for (int t = 0; t < mTileBits; ++t)
+      bits.slot.push_back(kBits + 4 + t);
+    bits.thread = {2 + c, 3 + c, kBits, kBits + 1, kBits + 2};
+    for (int w = 0; w < log2Of(plan->warpsM); ++w)
+      bits.thread.push_back(kBits + 4 + mTileBits + w);
+    return bits;
+  }
+  // B [k, n]: column c is bit c, k is nBits + k; the warps (all along M) hold replicas.
+  for (int bit : llvm::concat<const int>(lowK, highK))
+    bits.slot.push_back(nBits + bit);
+  for (int t = 0; t < nTileBits; ++t)
+    bits.slot.push_back(3 + t);
+  bits.thread = {nBits + 2 + c, nBits + 3 + c, 0, 1, 2};
+  bits.thread.resize(5 + log2Of(plan->warpsM), -1);
+  return bits;
+}
+
+int64_t loadedASlot(int64_t k, int64_t mTile, int64_t kStep, int64_t half, int64_t pair, int64_t rowHalf) {
+  int c = lowStepBits(k), steps = log2Of(k) - 4;
+  return pair | half << 1 | (kStep & ((1 << c) - 1)) << 2 | rowHalf << (2 + c) | (kStep >> c) << (3 + c) |
+         mTile << (3 + steps);
+}
+
+int64_t loadedBSlot(int64_t k, int64_t nTile, int64_t kStep, int64_t half, int64_t pair) {
+  int c = lowStepBits(k), steps = log2Of(k) - 4;
+  return pair | half << 1 | (kStep & ((1 << c) - 1)) << 2 | (kStep >> c) << (2 + c) | nTile << (2 + steps);
+}
+
+bool takesLoadedFragments(DotOp op, int64_t threads) {
+  std::optional<LayoutBits> a = loadedOperandBits(op, threads, 0), b = loadedOperandBits(op, threads, 1);
+  return a && b && hasLinearLayout(op.getA().getType()) && hasLinearLayout(op.getB().getType()) &&
+         *layoutBitsOf(op.getA().getType()) == *a && *layoutBitsOf(op.getB().getType()) == *b;
+}
+
 bool warpgroupAInRegisters(DotOp op, int64_t threads) {
   std::optional<LayoutBits> wanted = registerOperandBits(op, threads, /*warpgroupMma=*/true);
   return hasLinearLayout(op.getA().getType()) && wanted && *layoutBitsOf(op.getA().getType()) == *wanted;

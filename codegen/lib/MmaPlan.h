@@ -36,6 +36,20 @@ bool takesTensorCores(DotOp op, int64_t threads);
 /// The layout in which a tensor-core dot takes A from registers: the accumulator layout of
 /// an earlier dot over the same rows (attention's P), when every warp holds whole rows.
 std::optional<LayoutBits> registerOperandBits(DotOp op, int64_t threads, bool warpgroupMma = false);
+/// Operands of a mma.sync dot loaded straight into its fragments ("loaded fragments": a GEMV's
+/// weights and activations, no shared memory): A [m, k] and B [k, n] in layouts whose K is
+/// permuted the same way, so that each thread holds runs of up to 16 contiguous k (one 16-byte
+/// load of f8) and the products still pair A's k with B's. With logical k = 16 kk + 8 q + 2 t +
+/// p (k-step kk, half q, lane-in-group t, pair p) the physical k bits are p, q, the low `c` bits
+/// of kk (c = min(2, log2(k / 16))), t, then kk's other bits. Only where warps split the rows
+/// alone (B is replicated over them): operandNumber 0 (A) or 1 (B); none otherwise.
+std::optional<LayoutBits> loadedOperandBits(DotOp op, int64_t threads, unsigned operandNumber);
+/// The slot of a loaded fragment's element: A's (m-tile, k-step, half, pair, row + 8) and B's
+/// (n-tile, k-step, half, pair); k the dot's K.
+int64_t loadedASlot(int64_t k, int64_t mTile, int64_t kStep, int64_t half, int64_t pair, int64_t rowHalf);
+int64_t loadedBSlot(int64_t k, int64_t nTile, int64_t kStep, int64_t half, int64_t pair);
+/// Whether a mma.sync dot's operands are loaded fragments (their assigned layouts).
+bool takesLoadedFragments(DotOp op, int64_t threads);
 /// Whether a wgmma dot takes A from registers: A's layout (assigned) is registerOperandBits'.
 bool warpgroupAInRegisters(DotOp op, int64_t threads);
 

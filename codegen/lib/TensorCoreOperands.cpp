@@ -99,6 +99,9 @@ MmaOperands stageMmaOperands(DotOp op, ValueRange aValues, ValueRange bValues, C
   // 16-byte chunks hold 8 elements of 2 bytes, 4 of tf32 or 16 of i8; a k-step is two.
   int64_t chunk = mmaKStep(element) / 2;
   LocalLoadOp aStage = tensorCoreStage(op.getA()), bStage = tensorCoreStage(op.getB());
+  SwizzleParams unused(16, k, chunk);
+  if (takesLoadedFragments(op, converter.threads()))
+    return MmaOperands{threadId(rewriter, loc), true, false, true, unused, unused, Value(), Value()};
   // A in the accumulator layout of an earlier dot over the same rows: its registers are the
   // A fragments already (two n-tiles of 8 columns make one k-step of 16).
   bool aInRegisters = hasLinearLayout(op.getA().getType());
@@ -124,12 +127,12 @@ MmaOperands stageMmaOperands(DotOp op, ValueRange aValues, ValueRange bValues, C
     shared.endWrites(rewriter, loc);
   }
   Value aBase = baseOf(aStage, 0), bBase = baseOf(bStage, bOffset);
-  return MmaOperands{tid, aInRegisters, bRowsOfN, aSwizzle, bSwizzle, aBase, bBase};
+  return MmaOperands{tid, aInRegisters, bRowsOfN, false, aSwizzle, bSwizzle, aBase, bBase};
 }
 
 MmaFragments::MmaFragments(ConversionPatternRewriter &rewriter, Location loc, DotOp op, const MmaPlan &plan,
-                           const MmaOperands &operands, ValueRange aValues)
-    : rewriter_(rewriter), loc_(loc), plan_(plan), operands_(operands), aValues_(aValues) {
+                           const MmaOperands &operands, ValueRange aValues, ValueRange bValues)
+    : rewriter_(rewriter), loc_(loc), plan_(plan), operands_(operands), aValues_(aValues), bValues_(bValues) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   element_ = aType.getElementType();
   k_ = aType.getDimSize(1);
@@ -161,6 +164,8 @@ MmaFragments::MmaFragments(ConversionPatternRewriter &rewriter, Location loc, Do
   // The lanes' ldmatrix rows and columns; B's single n-tile (an odd last one) reads its two
   // matrices from the warp's first column.
   const SwizzleParams &aSwizzle = operands.aSwizzle, &bSwizzle = operands.bSwizzle;
+  if (operands.loadedFragments)
+    return;
   aIndex_.emplace(rewriter, loc, aSwizzle, aRowBase, aColumn);
   if (bRowsOfN)
     bIndex_.emplace(rewriter, loc, bSwizzle, bColBase, mul(laneMid, chunk_));
@@ -201,8 +206,25 @@ SmallVector<Value> MmaFragments::ldmatrix(Value base, Value elementIndex, int co
   return registers;
 }
 
+Value MmaFragments::registerPair(ValueRange values, int64_t first) {
+  auto pair = VectorType::get({2}, element_);
+  Value packed = LLVM::PoisonOp::create(rewriter_, loc_, pair);
+  for (int64_t e = 0; e < 2; ++e)
+    packed = LLVM::InsertElementOp::create(rewriter_, loc_, packed, values[first + e], constant(e));
+  return element_.isBF16() ? (Value)LLVM::BitcastOp::create(rewriter_, loc_, rewriter_.getI32Type(), packed) : packed;
+}
+
 SmallVector<SmallVector<Value>> MmaFragments::a(int64_t kk) {
   SmallVector<SmallVector<Value>> fragments;
+  // Loaded fragments: a0..a3 = (row g, half 0), (row g + 8, half 0), (g, 1), (g + 8, 1).
+  for (int64_t mi = 0; mi < plan_.mTiles && operands_.loadedFragments; ++mi) {
+    SmallVector<Value> registers;
+    for (auto [half, rowHalf] : {std::pair{0, 0}, {0, 1}, {1, 0}, {1, 1}})
+      registers.push_back(registerPair(aValues_, loadedASlot(k_, mi, kk, half, 0, rowHalf)));
+    fragments.push_back(registers);
+  }
+  if (operands_.loadedFragments)
+    return fragments;
   for (int64_t mi = 0; mi < plan_.mTiles && operands_.aInRegisters; ++mi) {
     SmallVector<Value> pairs = registerFragment(rewriter_, loc_, aValues_, k_, mi, kk);
     if (element_.isBF16())
@@ -222,6 +244,11 @@ SmallVector<SmallVector<Value>> MmaFragments::b(int64_t kk) {
   Value bBase = operands_.bBase;
   auto c = [&](int64_t v) { return constant(v); };
   SmallVector<SmallVector<Value>> fragments;
+  for (int64_t ni = 0; ni < plan_.nTiles && operands_.loadedFragments; ++ni)
+    fragments.push_back({registerPair(bValues_, loadedBSlot(k_, ni, kk, 0, 0)),
+                         registerPair(bValues_, loadedBSlot(k_, ni, kk, 1, 0))});
+  if (operands_.loadedFragments)
+    return fragments;
   // B in elements ldmatrix cannot transpose, element by element (always as K rows of N: the
   // pipeliner stages 2-byte operands only), for lane = 4g + t: tf32's b0 = B[k + t][n + g],
   // b1 = B[k + t + 4][n + g]; i8's b0 holds B[k + 4t + j][n + g] in byte j, b1 the same 16

@@ -39,6 +39,7 @@ llvm::SmallVector<mlir::Value> registerFragment(mlir::OpBuilder &b, mlir::Locati
 struct MmaOperands {
   mlir::Value tid;
   bool aInRegisters, bRowsOfN; // B from a `trans` stage: stored as rows of N
+  bool loadedFragments;        // both operands in registers as loaded fragments (MmaPlan.h)
   SwizzleParams aSwizzle, bSwizzle;
   mlir::Value aBase, bBase; // the arrays' first elements
 };
@@ -49,11 +50,12 @@ MmaOperands stageMmaOperands(DotOp op, mlir::ValueRange aValues, mlir::ValueRang
 
 /// mma.sync's fragments of each k-step for this thread's lane and warp: A and B by ldmatrix
 /// from the swizzled arrays (B transposed on the way when stored as K rows of N), tf32's and
-/// i8's B, which ldmatrix cannot transpose, element by element; A from registers as it is.
+/// i8's B, which ldmatrix cannot transpose, element by element; A from registers as it is;
+/// loaded fragments from their slots.
 class MmaFragments {
 public:
   MmaFragments(mlir::ConversionPatternRewriter &rewriter, mlir::Location loc, DotOp op, const MmaPlan &plan,
-               const MmaOperands &operands, mlir::ValueRange aValues);
+               const MmaOperands &operands, mlir::ValueRange aValues, mlir::ValueRange bValues);
   /// The A fragment (four registers) of each of the warp's m-tiles at k-step `kk`.
   llvm::SmallVector<llvm::SmallVector<mlir::Value>> a(int64_t kk);
   /// The B fragment (two registers) of each of the warp's n-tiles at k-step `kk`.
@@ -65,12 +67,14 @@ private:
   mlir::Value mul(mlir::Value x, int64_t y);
   mlir::Value elementPointer(mlir::Value base, mlir::Value index);
   llvm::SmallVector<mlir::Value> ldmatrix(mlir::Value base, mlir::Value elementIndex, int count, bool transpose);
+  /// One fragment register: the elements in `first` and `first + 1` of `values`, as mma takes them.
+  mlir::Value registerPair(mlir::ValueRange values, int64_t first);
 
   mlir::ConversionPatternRewriter &rewriter_;
   mlir::Location loc_;
   MmaPlan plan_;
   MmaOperands operands_;
-  mlir::ValueRange aValues_;
+  mlir::ValueRange aValues_, bValues_;
   mlir::Type element_;
   int64_t k_, kStep_, chunk_, colsPerWarp_;
   mlir::Value warpN_, groupRow_, inGroup_;

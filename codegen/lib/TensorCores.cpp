@@ -28,7 +28,7 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   bool bf16 = element.isBF16(), tf32 = element.isF32(), int8 = element.isInteger(8), f16Acc = accElement.isF16();
   int64_t kStep = mmaKStep(element);
   MmaOperands operands = stageMmaOperands(op, aValues, bValues, rewriter, converter);
-  MmaFragments fragments(rewriter, loc, op, plan, operands, aValues);
+  MmaFragments fragments(rewriter, loc, op, plan, operands, aValues, bValues);
   auto c = [&](int64_t v) { return i32Constant(rewriter, loc, v); };
 
   SmallVector<Value> acc(accValues.begin(), accValues.end());

@@ -166,10 +166,13 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[1];
       Consts consts{{"SCALE_MODE", int64_t(1)}, {"HAS_BIAS", flag(step.bias)}, {"ACT", step.act},
                     {"HAS_MUL", flag(step.gate)}, {"HAS_RESIDUAL", flag(step.residual)}};
-      GridSpec grid([M, N](const Config &c) { return Grid(cdiv(N, c["BN"]), cdiv(M, c["BM"])); });
+      if (dtype == Scalar::F16)
+        consts.emplace("A_SCALE", Const(1.0)); // f16 activations are in the MMAs' range as they are
+      GridSpec grid([M, N](const Config &c) { return Grid(cdiv(N, c["BN"]), cdiv(M, c["BM"]), c["SPLIT_K"]); });
       kernel.launch(grid,
                     {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
-                     step.gate ? in(4) : *dummy, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
+                     step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
+                     i32(step.in[0].rowStride),
                      i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
                      i32(step.in[4].rowStride)},
                     typed(consts), stream);
@@ -386,6 +389,13 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
         workspace = std::max(workspace, 4 * n.out.shape[0] * n.out.shape[1]);
         tiles = std::max(tiles, cdiv(n.out.shape[0], 64) * cdiv(n.out.shape[1], 32));
       }
+    }
+  // fp8_gemv's (weight-only steps') split K at most 4 ways too, over tiles of 8 x 16.
+  for (const Step &step : impl.plan.steps)
+    if (step.weightOnly) {
+      const TensorInfo &out = impl.plan.info(impl.graph, step.out);
+      workspace = std::max(workspace, 4 * out.shape[0] * out.shape[1]);
+      tiles = std::max(tiles, cdiv(out.shape[0], 8) * cdiv(out.shape[1], 16));
     }
   impl.dtype = Scalar::BF16;
   for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {

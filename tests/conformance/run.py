@@ -1206,14 +1206,15 @@ def add_stdlib_cases():
          fp8_split_ref, tol=(2e-2, 2e-2),
          defines={"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": "2",
                   "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
-    # Weight-only FP8 GEMV (fp8_gemv, decode's): every autotune config on 3 rows of bf16 a, N =
-    # 136 (ragged for BN 16 and 32), K = 544 (16-byte rows, a partial last k-step) with per-column scales;
-    # K = 300 (rows of no 16 bytes: byte loads), per-tensor scales, e5m2 weights, f16 in and
-    # out, and the epilogue hooks.
+    # Weight-only FP8 GEMV (fp8_gemv, decode's; loaded fragments on mma.sync): every autotune
+    # config on 3 rows of bf16 a, N = 136 (ragged for BN 16 and up), K = 544 (16-byte rows, a
+    # partial last k-step) with per-column scales; K = 300 (rows of no 16 bytes: element loads),
+    # per-tensor scales, e5m2 weights, f16 in and out (A_SCALE 1), split K, and the epilogue hooks.
     with open(std("fp8_matmul")) as f:
         text = f.read()
         gemv_text = text[text.index("fp8_gemv's configs ->"):text.index("kernel fp8_gemv")]
-        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", gemv_text)
+        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+) *\}",
+                                  gemv_text)
         assert len(gemv_configs) == gemv_text.count("{ BM:"), "an fp8_gemv config the pattern does not read"
     Mg = 3
     ga = {Kt: rnd(Mg, Kt, scale=2.0), Kf: rnd(Mg, Kf, scale=2.0)}
@@ -1224,23 +1225,28 @@ def add_stdlib_cases():
                 acc = silu(acc + fbias[None, :]) * fgate.reshape(Mf, Nf)[:Mg] + fres.reshape(Mf, Nf)[:Mg]
             return {"c": to_out(acc).ravel()}
         return ref
-    for bm_, bn_, bk_, warps in gemv_configs:
-        case("stdlib.fp8_gemv.bm%s_bn%s_bk%s_w%s" % (bm_, bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv",
-             "cdiv(N, BN), cdiv(M, BM)",
+    gemv_split = lambda M, N: {"workspace": np.zeros(4 * M * N, np.float32),
+                               "counters": np.zeros(-(-N // 16) * -(-M // 8), np.int32)}
+    for bm_, bn_, bk_, split_, warps in gemv_configs:
+        case("stdlib.fp8_gemv.bm%s_bn%s_bk%s_s%s_w%s" % (bm_, bn_, bk_, split_, warps), std("fp8_matmul"), "fp8_gemv",
+             "cdiv(N, BN), cdiv(M, BM), SPLIT_K",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+              **gemv_split(Mg, Nt), "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=(2e-2, 2e-2),
-             defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
+             defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": split_, "num_warps": warps, "num_stages": "1",
+                      "SCALE_MODE": "1"})
     ga16 = np.asarray(val(ga[Kf]), np.float16)
     f16 = lambda x: np.asarray(x, np.float16)
-    case("stdlib.fp8_gemv.mode0.f8e5m2.f16.epilogue", std("fp8_matmul"), "fp8_gemv", "cdiv(N, BN), cdiv(M, BM)",
+    case("stdlib.fp8_gemv.mode0.f8e5m2.f16.split.epilogue", std("fp8_matmul"), "fp8_gemv",
+         "cdiv(N, BN), cdiv(M, BM), SPLIT_K",
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
-          "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
+          "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(), **gemv_split(Mg, Nf),
           "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=(2e-2, 2e-2),
-         defines={"BM": "2", "BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
-                  "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
+         defines={"BM": "8", "BN": "16", "BK": "64", "SPLIT_K": "2", "num_warps": "1", "num_stages": "1",
+                  "SCALE_MODE": "0", "A_SCALE": "1.0", "B": "f8e5m2", "T": "f16", "HAS_BIAS": "true", "ACT": "1",
+                  "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
     # Row-wise dynamic FP8 quantization (std/quantize.tk): scales exactly max|x| / 448 and codes
     # of x / s rounded to nearest even, exact in f32 on both backends; with an RMSNorm folded in
     # the rstd's reduction order may move a code by one step (compared with atol 1 on the codes).

@@ -201,7 +201,7 @@ std::pair<std::vector<uint8_t>, std::vector<float>> quantizeColumns(const std::v
 
 TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
   // Split-K is offered to the tuner only where rows are few (decode's batches): a 5-row FP8
-  // matmul gets room for 4 splits of its output and a counter per 64 x 32 tile; a 256-row one
+  // matmul (fp8_matmul's) gets room for 4 splits of its output and a counter per 64 x 32 tile; a 256-row one
   // is tuned without split configs and needs none (a 4096-token prefill's QKV needed 805 MB).
   auto build = [&](int64_t rows) {
     Graph g;
@@ -211,6 +211,8 @@ TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
   };
   EXPECT_EQ(build(5).scratchBytes(), size_t(4 * 5 * 96) * 4 + 3 * 4);
   EXPECT_EQ(build(256).scratchBytes(), size_t(4 + 4));
+  // Weight-only (fp8_gemv) rows: 4 splits and a counter per 8 x 16 tile.
+  EXPECT_EQ(build(2).scratchBytes(), size_t(4 * 2 * 96) * 4 + 6 * 4);
 }
 
 /// A SwiGLU block on FP8 weights against its reference (activations quantized per row, as the
