@@ -390,11 +390,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
         tiles = std::max(tiles, cdiv(n.out.shape[0], 64) * cdiv(n.out.shape[1], 32));
       }
     }
-  // fp8_gemv's (weight-only steps') split K at most 4 ways too, over tiles of 8 x 16.
+  // fp8_gemv (weight-only steps) splits K at most 16 ways, over tiles of 8 x 16.
   for (const Step &step : impl.plan.steps)
     if (step.weightOnly) {
       const TensorInfo &out = impl.plan.info(impl.graph, step.out);
-      workspace = std::max(workspace, 4 * out.shape[0] * out.shape[1]);
+      workspace = std::max(workspace, 16 * out.shape[0] * out.shape[1]);
       tiles = std::max(tiles, cdiv(out.shape[0], 8) * cdiv(out.shape[1], 16));
     }
   impl.dtype = Scalar::BF16;

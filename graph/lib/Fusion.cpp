@@ -226,8 +226,8 @@ struct Planner {
   std::map<int, std::pair<int, int>> quantized;
 
   /// FP8 matmuls of at most this many rows (decode's) run weight-only (fp8_gemv): their bf16 rows
-  /// as they are, with no quantization launch; fp8_gemv's configs take up to 4 rows a program.
-  static constexpr int64_t kWeightOnlyFp8Rows = 4;
+  /// as they are, with no quantization launch; fp8_gemv takes 8 rows a program (one n8 MMA tile).
+  static constexpr int64_t kWeightOnlyFp8Rows = 8;
   bool weightOnlyFp8(int matmul) const { return node(matmul).out.shape[0] <= kWeightOnlyFp8Rows; }
 
   /// The QuantizeRows step of an FP8 matmul's input, made once per source.

@@ -1225,7 +1225,7 @@ def add_stdlib_cases():
                 acc = silu(acc + fbias[None, :]) * fgate.reshape(Mf, Nf)[:Mg] + fres.reshape(Mf, Nf)[:Mg]
             return {"c": to_out(acc).ravel()}
         return ref
-    gemv_split = lambda M, N: {"workspace": np.zeros(4 * M * N, np.float32),
+    gemv_split = lambda M, N: {"workspace": np.zeros(16 * M * N, np.float32),
                                "counters": np.zeros(-(-N // 16) * -(-M // 8), np.int32)}
     for bm_, bn_, bk_, split_, warps in gemv_configs:
         case("stdlib.fp8_gemv.bm%s_bn%s_bk%s_s%s_w%s" % (bm_, bn_, bk_, split_, warps), std("fp8_matmul"), "fp8_gemv",

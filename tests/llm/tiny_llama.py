@@ -213,9 +213,20 @@ def main():
         # check is GraphTest's, at 1e-2. A wrong scale or layout is far above 0.1.)
         if not err8 < 0.1:
             sys.exit("--fp8 logits differ from the quantized numpy model")
-        tokens8_nc = run(args, single, prompt, new, os.path.join(tmp, "fp8nc.npy"), ["--fp8", "--no-cache"])[0]
-        if tokens8_nc != tokens8:
-            sys.exit("--fp8 with the KV cache: tokens %s, without: %s" % (tokens8, tokens8_nc))
+        # Without the cache every prefix is a prefill: up to 8 rows weight-only (bf16 rows as they
+        # are), more with quantized rows, where the cached decode steps are all weight-only. The
+        # tokens agree up to the first step whose two best logits are closer (as a fraction of
+        # the logits' range) than the FP8 logits' own relative error: a near-tie either way.
+        tokens8_nc, logits8_nc = run(args, single, prompt, new, os.path.join(tmp, "fp8nc.npy"), ["--fp8", "--no-cache"])
+        split = next((i for i, (a, b) in enumerate(zip(tokens8, tokens8_nc)) if a != b), None)
+        if split is not None:
+            row = logits8[split]
+            gap = abs(row[tokens8[split]] - row[tokens8_nc[split]]) / (row.max() - row.min())
+            print("--fp8 without the KV cache: tokens %s (a near-tie at step %d: %.2g of the logits' range)"
+                  % (tokens8_nc, split, gap))
+            if not gap < err8 or not np.allclose(logits8_nc[:split + 1], logits8[:split + 1], rtol=0,
+                                                 atol=0.05 * (row.max() - row.min())):
+                sys.exit("--fp8 with the KV cache: tokens %s, without: %s" % (tokens8, tokens8_nc))
         # An FP8 checkpoint (F8_E4M3 projections with their weight_scale): per channel, quantized
         # as --fp8 quantizes at load, it must give --fp8's logits exactly; per tensor, the numpy
         # model on the same stored values.

@@ -200,7 +200,7 @@ std::pair<std::vector<uint8_t>, std::vector<float>> quantizeColumns(const std::v
 }
 
 TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
-  // Split-K is offered to the tuner only where rows are few (decode's batches): a 5-row FP8
+  // Split-K is offered to the tuner only where rows are few (decode's batches): a 9-row FP8
   // matmul (fp8_matmul's) gets room for 4 splits of its output and a counter per 64 x 32 tile; a 256-row one
   // is tuned without split configs and needs none (a 4096-token prefill's QKV needed 805 MB).
   auto build = [&](int64_t rows) {
@@ -209,10 +209,10 @@ TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
     g.output(g.matmulFp8(x, g.weight("w", Scalar::F8E4M3, {96, 64}), g.weight("w_scale", Scalar::F32, {96})), "out");
     return Executable::compile(context, g);
   };
-  EXPECT_EQ(build(5).scratchBytes(), size_t(4 * 5 * 96) * 4 + 3 * 4);
+  EXPECT_EQ(build(9).scratchBytes(), size_t(4 * 9 * 96) * 4 + 3 * 4);
   EXPECT_EQ(build(256).scratchBytes(), size_t(4 + 4));
-  // Weight-only (fp8_gemv) rows: 4 splits and a counter per 8 x 16 tile.
-  EXPECT_EQ(build(2).scratchBytes(), size_t(4 * 2 * 96) * 4 + 6 * 4);
+  // Weight-only (fp8_gemv) rows: 16 splits and a counter per 8 x 16 tile.
+  EXPECT_EQ(build(2).scratchBytes(), size_t(16 * 2 * 96) * 4 + 6 * 4);
 }
 
 /// A SwiGLU block on FP8 weights against its reference (activations quantized per row, as the
@@ -293,10 +293,10 @@ void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels,
 }
 
 TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
-  // Many rows (a prefill's): the RMSNorm goes into the quantization of its rows (one launch for
-  // both matmuls that read it), the gate matmul absorbs silu and the product with the up
-  // projection, the down projection the residual.
-  checkFp8SwiGlu(5,
+  // Many rows (a prefill's; more than fp8_gemv's 8): the RMSNorm goes into the quantization of
+  // its rows (one launch for both matmuls that read it), the gate matmul absorbs silu and the
+  // product with the up projection, the down projection the residual.
+  checkFp8SwiGlu(9,
                  {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
                   "quantize_rows (e4m3)", "fp8_matmul (residual)"},
                  /*quantizedActivations=*/true);
@@ -305,8 +305,9 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
 TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
   // A decode step's rows: fp8_gemv multiplies the bf16 rows as they are (no quantization
   // launch; the RMSNorm a launch of its own), with the same epilogues.
-  checkFp8SwiGlu(2, {"rmsnorm", "fp8_gemv", "fp8_gemv (silu, gate)", "fp8_gemv (residual)"},
-                 /*quantizedActivations=*/false);
+  for (int rows : {2, 8})
+    checkFp8SwiGlu(rows, {"rmsnorm", "fp8_gemv", "fp8_gemv (silu, gate)", "fp8_gemv (residual)"},
+                   /*quantizedActivations=*/false);
 }
 
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
