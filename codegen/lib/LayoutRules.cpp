@@ -174,21 +174,30 @@ bool adoptLoadedFragments(DotOp dot, LayoutState &state) {
 struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto dot = cast<DotOp>(op);
-    bool adopted = adoptLoadedFragments(dot, state);
+    bool changed = inferAccumulator(dot, state);
+    // Loaded fragments only for a dot whose result the tensor cores compute (one left in the
+    // default layout runs by FMA from operands it stages itself).
+    std::optional<MmaPlan> plan = planMma(dot, state.threads(), state.warpgroupMma());
+    if (plan && sameAs(state, dot.getResult(), plan->accumulator))
+      changed |= adoptLoadedFragments(dot, state);
+    return changed;
+  }
+
+  static bool inferAccumulator(DotOp dot, LayoutState &state) {
     if (state.layoutOf(dot.getResult()))
-      return adopted;
+      return false;
     std::optional<MmaPlan> plan = planMma(dot, state.threads(), state.warpgroupMma());
     if (!plan)
-      return adopted;
+      return false;
     if (isUniform(dot.getAcc()) || sameAs(state, dot.getAcc(), plan->accumulator))
-      return state.assign(dot.getResult(), plan->accumulator) || adopted;
+      return state.assign(dot.getResult(), plan->accumulator);
     // The accumulator of a loop, carried from a uniform start: `acc = dot(a, b, f(acc))`.
     // Optimistically in the mma layout; f (elementwise, with broadcast row scales) follows, and
     // whatever does not is converted.
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop)
-      return adopted;
-    bool changed = adopted;
+      return false;
+    bool changed = false;
     auto carry = [&](unsigned k) {
       changed |= state.assign(dot.getResult(), plan->accumulator);
       changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
@@ -208,7 +217,7 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
     auto dot = cast<DotOp>(op);
     const LayoutBits &bits = operandLayout(state, operand);
-    if (operand.getOperandNumber() < 2) {
+    if (operand.getOperandNumber() < 2 && state.layoutOf(dot.getResult())) {
       std::optional<LayoutBits> loaded = loadedOperandBits(dot, state.threads(), operand.getOperandNumber());
       if (loaded && *loaded == bits)
         return true;

@@ -14,7 +14,7 @@ using namespace ::tk::gpu;
 /// default blocked one (tensor-core accumulators, what follows from them without moving data).
 class LayoutState {
 public:
-  LayoutState(int64_t threads, bool warpgroupMma, int64_t vectorWidth = 1)
+  LayoutState(int64_t threads, bool warpgroupMma, int64_t vectorWidth)
       : threads_(threads), warpgroupMma_(warpgroupMma), vectorWidth_(vectorWidth) {}
   /// The non-default layout of a tile, or null (the default).
   const LayoutBits *layoutOf(mlir::Value value) const {

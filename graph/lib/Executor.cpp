@@ -166,6 +166,15 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[1];
       Consts consts{{"SCALE_MODE", int64_t(1)}, {"HAS_BIAS", flag(step.bias)}, {"ACT", step.act},
                     {"HAS_MUL", flag(step.gate)}, {"HAS_RESIDUAL", flag(step.residual)}};
+      if (step.oneRow) {
+        kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }),
+                      {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
+                       step.gate ? in(4) : *dummy, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
+                       i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
+                       i32(step.in[4].rowStride)},
+                      typed(consts), stream);
+        return;
+      }
       if (dtype == Scalar::F16)
         consts.emplace("A_SCALE", Const(1.0)); // f16 activations are in the MMAs' range as they are
       GridSpec grid([M, N](const Config &c) { return Grid(cdiv(N, c["BN"]), cdiv(M, c["BM"]), c["SPLIT_K"]); });
@@ -392,7 +401,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
   // fp8_gemv (weight-only steps) splits K at most 16 ways, over tiles of 8 x 16.
   for (const Step &step : impl.plan.steps)
-    if (step.weightOnly) {
+    if (step.weightOnly && !step.oneRow) {
       const TensorInfo &out = impl.plan.info(impl.graph, step.out);
       workspace = std::max(workspace, 16 * out.shape[0] * out.shape[1]);
       tiles = std::max(tiles, cdiv(out.shape[0], 8) * cdiv(out.shape[1], 16));
@@ -420,7 +429,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   for (const Step &step : impl.plan.steps) {
     switch (step.kind) {
     case StepKind::MatMul:
-      impl.kernels.push_back(step.weightOnly ? impl.stdlibKernel("fp8_matmul.tk", "fp8_gemv")
+      impl.kernels.push_back(step.oneRow       ? impl.stdlibKernel("fp8_matmul.tk", "fp8_gemv_row")
+                             : step.weightOnly ? impl.stdlibKernel("fp8_matmul.tk", "fp8_gemv")
                              : step.fp8      ? impl.fp8Matmul(impl.plan.info(impl.graph, step.out).shape[0])
                                              : impl.stdlibKernel("matmul.tk", "matmul_epilogue"));
       break;

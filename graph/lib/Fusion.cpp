@@ -226,7 +226,8 @@ struct Planner {
   std::map<int, std::pair<int, int>> quantized;
 
   /// FP8 matmuls of at most this many rows (decode's) run weight-only (fp8_gemv): their bf16 rows
-  /// as they are, with no quantization launch; fp8_gemv takes 8 rows a program (one n8 MMA tile).
+  /// as they are, with no quantization launch; fp8_gemv takes 8 rows a program (one n8 MMA tile),
+  /// fp8_gemv_row a single row (batch 1: faster there on the H200).
   static constexpr int64_t kWeightOnlyFp8Rows = 8;
   bool weightOnlyFp8(int matmul) const { return node(matmul).out.shape[0] <= kWeightOnlyFp8Rows; }
 
@@ -268,6 +269,7 @@ struct Planner {
         // Decode's few rows: a as it is times the FP8 weight, no quantization; the weight's
         // scales ride in row shift's place.
         step.fp8 = step.weightOnly = true;
+        step.oneRow = mm.out.shape[0] == 1;
         a = contiguous(mm.inputs[0]);
         rowShift = rowOf(mm.inputs[2]);
       } else if (mm.fp8) {
@@ -656,7 +658,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   std::string text;
   switch (kind) {
   case StepKind::MatMul: {
-    text = weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
+    text = oneRow ? "fp8_gemv_row" : weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
     std::vector<std::string> parts;
     if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");

@@ -64,6 +64,7 @@ struct Step {
   int act = 0; // 0 none, 1 silu, 2 gelu
   bool bias = false, residual = false, gate = false, rowScale = false, center = false, fp8 = false;
   bool weightOnly = false; // an FP8 matmul of few rows by fp8_gemv: in[0] a's own (bf16) rows
+  bool oneRow = false;      // weight-only of a single row: fp8_gemv_row (the CUDA cores)
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself

@@ -1212,10 +1212,10 @@ def add_stdlib_cases():
     # per-tensor scales, e5m2 weights, f16 in and out (A_SCALE 1), split K, and the epilogue hooks.
     with open(std("fp8_matmul")) as f:
         text = f.read()
-        gemv_text = text[text.index("fp8_gemv's configs ->"):text.index("kernel fp8_gemv")]
-        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+) *\}",
+        gemv_text = text[text.index("fp8_gemv's configs ->"):text.index("kernel fp8_gemv(")]
+        gemv_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), *num_stages: *1 *\}",
                                   gemv_text)
-        assert len(gemv_configs) == gemv_text.count("{ BM:"), "an fp8_gemv config the pattern does not read"
+        assert 0 < len(gemv_configs) == gemv_text.count("{ BM:"), "an fp8_gemv config the pattern does not read"
     Mg = 3
     ga = {Kt: rnd(Mg, Kt, scale=2.0), Kf: rnd(Mg, Kf, scale=2.0)}
     def gemv_ref(K, bdtype, braw, sb, epilogue, to_out):
@@ -1236,6 +1236,20 @@ def add_stdlib_cases():
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=(2e-2, 2e-2),
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": split_, "num_warps": warps, "num_stages": "1",
                       "SCALE_MODE": "1"})
+    # fp8_gemv_row (one row a program on the CUDA cores): every config on the same 3 rows, and
+    # the f16 / e5m2 / per-tensor / epilogue case on rows of no 16 bytes.
+    with open(std("fp8_matmul")) as f:
+        text = f.read()
+        row_text = text[text.index("fp8_gemv_row's configs ->"):text.index("kernel fp8_gemv_row(")]
+        row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
+        assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
+    for bn_, bk_, warps in row_configs:
+        case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
+             {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
+              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+             gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=(2e-2, 2e-2),
+             defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
     ga16 = np.asarray(val(ga[Kf]), np.float16)
     f16 = lambda x: np.asarray(x, np.float16)
     case("stdlib.fp8_gemv.mode0.f8e5m2.f16.split.epilogue", std("fp8_matmul"), "fp8_gemv",
@@ -1247,6 +1261,13 @@ def add_stdlib_cases():
          defines={"BM": "8", "BN": "16", "BK": "64", "SPLIT_K": "2", "num_warps": "1", "num_stages": "1",
                   "SCALE_MODE": "0", "A_SCALE": "1.0", "B": "f8e5m2", "T": "f16", "HAS_BIAS": "true", "ACT": "1",
                   "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
+    case("stdlib.fp8_gemv_row.mode0.f8e5m2.f16.epilogue", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
+         {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
+          "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
+          "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
+         gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=(2e-2, 2e-2),
+         defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
+                  "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
     # Row-wise dynamic FP8 quantization (std/quantize.tk): scales exactly max|x| / 448 and codes
     # of x / s rounded to nearest even, exact in f32 on both backends; with an RMSNorm folded in
     # the rstd's reduction order may move a code by one step (compared with atol 1 on the codes).

@@ -308,6 +308,9 @@ TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
   for (int rows : {2, 8})
     checkFp8SwiGlu(rows, {"rmsnorm", "fp8_gemv", "fp8_gemv (silu, gate)", "fp8_gemv (residual)"},
                    /*quantizedActivations=*/false);
+  // One row (batch 1) on the CUDA cores.
+  checkFp8SwiGlu(1, {"rmsnorm", "fp8_gemv_row", "fp8_gemv_row (silu, gate)", "fp8_gemv_row (residual)"},
+                 /*quantizedActivations=*/false);
 }
 
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
