@@ -1120,8 +1120,12 @@ def add_stdlib_cases():
     # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
     # 256), per-row/column scales, e5m2 x e4m3 (mixed formats) into bf16.
     with open(std("fp8_matmul")) as f:
+        text = f.read()
+        kernel_at = text.index("kernel fp8_matmul(")
         fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), "
-                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}", f.read())
+                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}",
+                                 text[text.rindex("@autotune", 0, kernel_at):kernel_at])
+        assert fp8_configs, "fp8_matmul's configs not found"
     Mt, Nt, Kt = 200, 136, 544
     # The tensor cores sum FP8 products with ~14 bits (as cuBLASLt's fast accumulation, DeepSeek-V3
     # measured the same): on the H200 an output of these inputs' partial sums (|c| 13.5 on average,
