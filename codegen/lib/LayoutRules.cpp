@@ -112,9 +112,10 @@ bool widenedNarrow(Value value) {
   return narrow.getElementTypeBitWidth() <= 16 && 2 * narrow.getElementTypeBitWidth() <= wide.getElementTypeBitWidth();
 }
 
-/// The bits of a tile reduced along the index bits `map` drops: slots along the axis are folded
-/// away, threads along it hold replicas.
-LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
+/// A layout's bits carried through a bit map of element indices: a reduction's (the index bits
+/// `map` drops: slots along the axis are folded away, threads along it hold replicas), or a
+/// shape op's from its result to its source (`resultToSource`, nothing dropped).
+LayoutBits mappedBits(const LayoutBits &source, const BitMap &map) {
   LayoutBits slice;
   for (int bit : source.slot)
     if (bit >= 0 && map[bit] >= 0)
@@ -122,17 +123,6 @@ LayoutBits sliceBits(const LayoutBits &source, const BitMap &map) {
   for (int bit : source.thread)
     slice.thread.push_back(bit >= 0 ? map[bit] : -1);
   return slice;
-}
-
-/// `bits` through a shape op from its result to its source.
-LayoutBits throughToSource(const LayoutBits &bits, Operation *shapeOp) {
-  BitMap map = resultToSource(shapeOp);
-  LayoutBits source;
-  for (int bit : bits.slot)
-    source.slot.push_back(map[bit]);
-  for (int bit : bits.thread)
-    source.thread.push_back(bit < 0 ? -1 : map[bit]);
-  return source;
 }
 
 /// A dot whose operands are produced for it alone, slot by slot from loads and broadcasts (B
@@ -155,7 +145,7 @@ bool adoptLoadedFragments(DotOp dot, LayoutState &state) {
   auto trans = b.getDefiningOp<TransOp>();
   LayoutBits bSource = *bBits;
   if (trans && b.hasOneUse() && !isUniform(trans.getSrc()) && !state.layoutOf(trans.getSrc())) {
-    bSource = throughToSource(*bBits, trans);
+    bSource = mappedBits(*bBits, resultToSource(trans));
     b = trans.getSrc();
   }
   if (!adoptable(state, b, bAdopted, 8))
@@ -346,7 +336,7 @@ struct ReduceRule : public LayoutRuleOpInterface::ExternalModel<ReduceRule, Redu
     for (size_t bit = 5; bit < source->thread.size(); ++bit)
       if (source->thread[bit] >= 0 && toResult[source->thread[bit]] < 0)
         return false;
-    LayoutBits slice = sliceBits(*source, toResult);
+    LayoutBits slice = mappedBits(*source, toResult);
     bool changed = false;
     for (Value result : reduce.getResults())
       changed |= state.assign(result, slice);

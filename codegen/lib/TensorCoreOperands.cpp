@@ -74,18 +74,24 @@ void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared
   }
 }
 
+namespace {
+
+/// Slots `first` and `first + 1` of `values` as one vector of two.
+Value packPair(OpBuilder &b, Location loc, ValueRange values, int64_t first) {
+  Value packed = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, values[first].getType()));
+  for (int64_t e = 0; e < 2; ++e)
+    packed = LLVM::InsertElementOp::create(b, loc, packed, values[first + e], i32Constant(b, loc, e));
+  return packed;
+}
+
+} // namespace
+
 SmallVector<Value> registerFragment(OpBuilder &b, Location loc, ValueRange a, int64_t k, int64_t tile, int64_t kk) {
   // Slots of the 8-column n-tile t of m-tile `tile`: (t + k/8 * tile) * 4 + (column pair,
   // row + 8); k-step kk is n-tiles 2 kk and 2 kk + 1.
-  auto pair = VectorType::get({2}, a[0].getType());
   SmallVector<Value> registers;
-  for (auto [nTile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}}) {
-    int64_t first = (nTile + k / 8 * tile) * 4 + 2 * rowHalf;
-    Value packed = LLVM::PoisonOp::create(b, loc, pair);
-    for (int64_t e = 0; e < 2; ++e)
-      packed = LLVM::InsertElementOp::create(b, loc, packed, a[first + e], i32Constant(b, loc, e));
-    registers.push_back(packed);
-  }
+  for (auto [nTile, rowHalf] : {std::pair{2 * kk, 0}, {2 * kk, 1}, {2 * kk + 1, 0}, {2 * kk + 1, 1}})
+    registers.push_back(packPair(b, loc, a, (nTile + k / 8 * tile) * 4 + 2 * rowHalf));
   return registers;
 }
 
@@ -207,10 +213,7 @@ SmallVector<Value> MmaFragments::ldmatrix(Value base, Value elementIndex, int co
 }
 
 Value MmaFragments::registerPair(ValueRange values, int64_t first) {
-  auto pair = VectorType::get({2}, element_);
-  Value packed = LLVM::PoisonOp::create(rewriter_, loc_, pair);
-  for (int64_t e = 0; e < 2; ++e)
-    packed = LLVM::InsertElementOp::create(rewriter_, loc_, packed, values[first + e], constant(e));
+  Value packed = packPair(rewriter_, loc_, values, first);
   return element_.isBF16() ? (Value)LLVM::BitcastOp::create(rewriter_, loc_, rewriter_.getI32Type(), packed) : packed;
 }
 
