@@ -228,6 +228,18 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
                                ("tk_tensor_maps_" + fn.getSymName()).str(), b.getStringAttr(recipes->second),
                                /*alignment=*/0, /*addrSpace=*/1);
       }
+      // A kernel that waits for its grid dependencies says so to the launcher, which then lets
+      // it start before the kernel ahead of it ends (programmatic dependent launch).
+      bool waits = fn.walk([](LLVM::InlineAsmOp asmOp) {
+                       return asmOp.getAsmString() == tk::codegen::kGridDependencyWait ? WalkResult::interrupt()
+                                                                                       : WalkResult::advance();
+                     }).wasInterrupted();
+      if (waits) {
+        OpBuilder b(fn);
+        LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
+                               ("tk_grid_dependent_" + fn.getSymName()).str(), b.getI8IntegerAttr(1),
+                               /*alignment=*/0, /*addrSpace=*/1);
+      }
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));
       // The thread id's range lets LLVM see that a thread's part of an element index and the
       // slot's constant part share no bits, so that per-slot addresses fold into offsets.

@@ -359,6 +359,12 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
   }
   case BuiltinId::StaticAssert:
     return Value();
+  case BuiltinId::GdcWait:
+    GridDependencyWaitOp::create(builder_, l);
+    return Value();
+  case BuiltinId::GdcLaunchDependents:
+    LaunchDependentsOp::create(builder_, l);
+    return Value();
   case BuiltinId::Bitcast:
     return BitcastOp::create(builder_, l, resultType, emit(arg(0)));
   case BuiltinId::Cast: {

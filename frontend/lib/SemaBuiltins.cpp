@@ -120,6 +120,7 @@ Type SemaImpl::checkBuiltin(CallExpr &e, const BuiltinInfo &builtin) {
   case BuiltinFamily::ElementwiseMath: return checker.checkElementwiseMath();
   case BuiltinFamily::Random: return checker.checkRandom();
   case BuiltinFamily::Debug: return checker.checkDebug();
+  case BuiltinFamily::GridDependency: return checker.checkGridDependency();
   }
   return checker.unhandled();
 }

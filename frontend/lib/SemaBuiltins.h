@@ -24,6 +24,7 @@ public:
   Type checkReductionOrScan();   // sum max min argmax argmin reduce cumsum cumprod scan (SemaBuiltinsReduce.cpp)
   Type checkElementwiseMath();   // exp ... ceil abs fma maximum minimum clamp where cdiv bitcast (SemaBuiltinsMath.cpp)
   Type checkRandom();            // rand randn (SemaBuiltinsMath.cpp)
+  Type checkGridDependency();    // gdc_wait gdc_launch_dependents (SemaBuiltinsDebug.cpp)
   Type checkDebug();             // print assert static_assert (SemaBuiltinsDebug.cpp)
   /// What a family returns for a builtin that is not its own (a dispatcher bug).
   Type unhandled() { return error(call_.range, "unhandled builtin " + name_); }

@@ -30,4 +30,8 @@ Type BuiltinCallChecker::checkDebug() {
   return Type::voidType();
 }
 
+// gdc_wait() and gdc_launch_dependents(): statements without arguments (programmatic dependent
+// launch: the kernel before this one in its stream may still run until gdc_wait returns).
+Type BuiltinCallChecker::checkGridDependency() { return Type::voidType(); }
+
 } // namespace tk

@@ -61,6 +61,28 @@ std::vector<std::string> driverCompilerWarnings(std::string_view log) {
   return warnings;
 }
 
+namespace {
+std::mutex gridDependentMutex;
+std::set<cuda::CUfunc_st *> gridDependent;
+
+void noteGridDependent(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
+  cuda::CUdeviceptr address = 0;
+  size_t bytes = 0;
+  constexpr int kNotFound = 500;
+  cuda::CUresult found = cuda::Driver::get().cuModuleGetGlobal(&address, &bytes, module, ("tk_grid_dependent_" + kernel).c_str());
+  if (found == kNotFound)
+    return;
+  cuda::Driver::get().check(found, "reading whether kernel '" + kernel + "' waits for its grid dependencies");
+  std::lock_guard<std::mutex> lock(gridDependentMutex);
+  gridDependent.insert(function);
+}
+} // namespace
+
+bool functionWaitsForGrid(cuda::CUfunc_st *function) {
+  std::lock_guard<std::mutex> lock(gridDependentMutex);
+  return gridDependent.count(function) != 0;
+}
+
 cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
   CompileLogs logs;
@@ -76,6 +98,7 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
   tensormaps::load(module, function, kernel);
+  noteGridDependent(module, function, kernel);
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),

@@ -2,6 +2,7 @@
 #include "tk/Runtime/Nvtx.h"
 
 #include "TensorMaps.h"
+#include "tk/Runtime/Aot.h"
 #include "tk/Runtime/CudaDriver.h"
 
 #include <algorithm>
@@ -99,6 +100,8 @@ Backend Context::defaultBackend() { return cuda::available() ? Backend::Cuda : B
 Context::Context(Backend backend, int device) : backend_(backend) {
   const char *blocking = std::getenv("TK_LAUNCH_BLOCKING");
   blocking_ = blocking && *blocking && std::string(blocking) != "0";
+  const char *dependent = std::getenv("TK_DEPENDENT_LAUNCH");
+  dependentLaunch_ = !(dependent && std::string(dependent) == "0");
   if (backend == Backend::Interpreter) {
     info_.name = "interpreter";
     info_.sharedBytesPerBlock = INT64_MAX;
@@ -211,9 +214,20 @@ void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kerne
                              int64_t sharedBytes, void **params, const Stream &stream) {
   NvtxRange range(kernel);
   tensormaps::LaunchParams all(function, kernel, params);
-  cuda::CUresult result =
-      driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
-                              unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
+  cuda::CUresult result;
+  if (dependentLaunch_ && driver().cuLaunchKernelEx && functionWaitsForGrid(function)) {
+    // gdc_wait: the kernel may start before the one ahead of it in the stream ends (its
+    // programs wait for it in gdc_wait); under capture the graph keeps the edge programmatic.
+    cuda::LaunchAttribute attribute{};
+    attribute.id = cuda::kProgrammaticStreamSerialization;
+    attribute.value.value = 1;
+    cuda::LaunchConfig config{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
+                              unsigned(sharedBytes), stream.handle(), &attribute, 1};
+    result = driver().cuLaunchKernelEx(&config, function, all.get(), nullptr);
+  } else {
+    result = driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1,
+                                     1, unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
+  }
   if (result != 0) {
     grid.check(kernel);
     driver().check(result, "launching kernel '" + kernel + "' (" + std::to_string(threads) + " threads, " +

@@ -60,6 +60,7 @@ Driver load() {
   bind(library, d.cuGraphExecDestroy, "cuGraphExecDestroy");
   bind(library, d.cuGraphDestroy, "cuGraphDestroy");
   bind(library, d.cuModuleGetGlobal, "cuModuleGetGlobal", "cuModuleGetGlobal_v2");
+  d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(dlsym(library, "cuLaunchKernelEx"));
   d.cuTensorMapEncodeTiled = reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(dlsym(library, "cuTensorMapEncodeTiled"));
   d.check(d.cuInit(0), "cuInit");
   int count = 0;

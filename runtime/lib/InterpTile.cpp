@@ -346,6 +346,8 @@ bool execTile(Interpreter &in, Operation *op) {
         return true;
       })
       .Case([&](ProgressOp) { return true; })
+      .Case([&](GridDependencyWaitOp) { return true; })
+      .Case([&](LaunchDependentsOp) { return true; })
       .Case([&](HintOp h) { in.setRef(h.getResult(), in.ref(h.getSrc())); return true; })
       .Case([&](DotOp d) { execDot(in, d); return true; })
       .Case([&](ReduceOp r) { execReduce(in, r); return true; })

@@ -690,6 +690,37 @@ kernel count(x: ptr<f32>, total: ptr<f32>, n: i32, const BLOCK: i32) {
   EXPECT_EQ(total.toVector<float>(), std::vector<float>{float(n)});
 }
 
+// A kernel that calls gdc_wait launches as a programmatic dependent of the one before it in the
+// stream: it may start early, and its wait must still see everything that kernel wrote. A chain
+// of such kernels, each reading what the one before it wrote (slow enough to still be running
+// when the next one starts), adds up exactly.
+TEST_F(JitGpuTest, ProgrammaticDependentsSeeTheWritesBeforeThem) {
+  const char *source = R"(
+kernel step(src: ptr<f32>, dst: ptr<f32>, bias: ptr<f32>, n: i32, const BLOCK: i32) {
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    let b = load(bias + i, mask = i < n);
+    gdc_wait();
+    gdc_launch_dependents();
+    var v = load(src + i, mask = i < n);
+    for k in range(0, 64) {
+        v = (v + b) - b; // exact: time for the next kernel to start while this one runs
+    }
+    store(dst + i, v + b, mask = i < n);
+}
+)";
+  const int n = 1 << 20, steps = 32;
+  Buffer a = Buffer::of(*context, std::vector<float>(n, 0.0f)), b(*context, Scalar::F32, n);
+  Buffer ones = Buffer::of(*context, std::vector<float>(n, 1.0f));
+  Kernel step = Module::fromString(*context, source, "step.tk", options()).kernel("step");
+  Stream stream = context->createStream();
+  for (int s = 0; s < steps; ++s)
+    step.launch(Grid(n / 256), {s % 2 ? b : a, s % 2 ? a : b, ones, n}, {{"BLOCK", 256}}, stream);
+  stream.synchronize();
+  std::vector<float> out = a.toVector<float>();
+  for (int i = 0; i < n; i += 4099)
+    ASSERT_EQ(out[i], float(steps)) << "element " << i;
+}
+
 TEST_F(JitGpuTest, AnAllocationBeyondTheDeviceIsAnError) {
   std::string message = errorOf([&] { Buffer huge(*context, Scalar::F64, size_t(1) << 42); });
   EXPECT_EQ(message.rfind("tk::Buffer: cannot allocate 4398046511104 f64 elements (32768.0 GiB) on ", 0), 0u) << message;

@@ -67,7 +67,9 @@ namespace tk {
   X(Assert, "assert", "cond,msg?", Debug)                                                    \
   X(StaticAssert, "static_assert", "cond,msg?", Debug)                                       \
   X(Bitcast, "bitcast", "x,dtype", ElementwiseMath)                                         \
-  X(Cast, "cast", "x,dtype,saturate?", ElementwiseMath)
+  X(Cast, "cast", "x,dtype,saturate?", ElementwiseMath)                                     \
+  X(GdcWait, "gdc_wait", "", GridDependency)                                                 \
+  X(GdcLaunchDependents, "gdc_launch_dependents", "", GridDependency)
 
 enum class BuiltinId {
 #define TK_BUILTIN_ENUM(id, name, params, family) id,
@@ -86,7 +88,8 @@ enum class BuiltinFamily {
   ReductionOrScan,
   ElementwiseMath,
   Random,
-  Debug
+  Debug,
+  GridDependency
 };
 
 struct BuiltinParam {

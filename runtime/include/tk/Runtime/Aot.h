@@ -18,6 +18,9 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
 int functionRegisters(cuda::CUfunc_st *function);
 /// Local memory per thread (spills and stack), in bytes.
 int functionLocalBytes(cuda::CUfunc_st *function);
+/// Whether the kernel calls gdc_wait (its module says so: `tk_grid_dependent_<kernel>`): it is
+/// launched as a programmatic dependent of the kernel before it in its stream.
+bool functionWaitsForGrid(cuda::CUfunc_st *function);
 
 /// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
 /// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).

@@ -25,6 +25,29 @@ using CUgraph = struct CUgraph_st *;
 struct CUgraphExec_st;
 using CUgraphExec = CUgraphExec_st *;
 
+/// cuLaunchKernelEx's attribute and configuration, laid out as cuda.h lays out CUlaunchAttribute
+/// and CUlaunchConfig (CUDA 12; runtime/tests check the sizes against cuda.h where it exists).
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int value; // programmaticStreamSerializationAllowed, for kProgrammaticStreamSerialization
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+// cuda.h's sizes and offsets (CUDA 12 and 13 on x86-64), so that the driver reads these as its own.
+static_assert(sizeof(LaunchAttribute) == 72 && offsetof(LaunchAttribute, value) == 8, "CUlaunchAttribute's layout");
+static_assert(sizeof(LaunchConfig) == 56 && offsetof(LaunchConfig, hStream) == 32 && offsetof(LaunchConfig, numAttrs) == 48,
+              "CUlaunchConfig's layout");
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+constexpr int kProgrammaticStreamSerialization = 6;
+
 struct Driver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDeviceGetCount)(int *);
@@ -68,6 +91,8 @@ struct Driver {
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
   CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  /// CUDA 12+ (programmatic dependent launch); null on an older driver.
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **, void **);
   /// CUDA 12+ (TMA tensor maps); null on an older driver.
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *,
                                      const unsigned long long *, const unsigned *, const unsigned *, int, int, int, int);

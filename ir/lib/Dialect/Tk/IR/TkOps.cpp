@@ -366,5 +366,15 @@ void ProgressOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEf
   e.emplace_back(MemoryEffects::Write::get(), ProgressResource::get());
 }
 
+// The wait orders every memory access with it; launching dependents orders none, but has an
+// effect so that it is kept where it was written.
+void GridDependencyWaitOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  e.emplace_back(MemoryEffects::Read::get());
+  e.emplace_back(MemoryEffects::Write::get());
+}
+void LaunchDependentsOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  e.emplace_back(MemoryEffects::Write::get(), ProgressResource::get());
+}
+
 #define GET_OP_CLASSES
 #include "tk/Dialect/Tk/IR/TkOps.cpp.inc"

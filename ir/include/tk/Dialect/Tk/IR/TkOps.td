@@ -254,6 +254,31 @@ def Tk_ProgressOp : Tk_Op<"progress", [DeclareOpInterfaceMethods<MemoryEffectsOp
   let assemblyFormat = "attr-dict";
 }
 
+def Tk_GridDependencyWaitOp : Tk_Op<"gdc_wait", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "wait until the grids this one depends on have finished and their writes are visible";
+  let description = [{
+    `gdc_wait()`. A kernel that calls it is launched as a programmatic dependent of the kernel
+    before it in its stream (CUDA's programmatic dependent launch): it may start while that
+    kernel still runs, and this op waits for it (PTX `griddepcontrol.wait`,
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-griddepcontrol).
+    Before it a kernel may read only memory no earlier kernel of the stream writes (its
+    weights), and write nothing. A no-op in the interpreter and before sm_90. Its effect (on
+    all memory) keeps every memory access on its side.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tk_LaunchDependentsOp : Tk_Op<"gdc_launch_dependents", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "let the next kernel of the stream launch before this one ends";
+  let description = [{
+    `gdc_launch_dependents()`: once every program of this kernel has run it (or ended), a
+    dependent kernel (one that calls `gdc_wait`) may start its programs, which then wait in
+    `gdc_wait` for this kernel to end (PTX `griddepcontrol.launch_dependents`). A scheduling
+    hint: it orders no memory. A no-op in the interpreter and before sm_90.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tk_AssertOp : Tk_Op<"assert", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "stop the program with a message where the condition is false";
   let arguments = (ins Tk_BoolLike:$cond, StrAttr:$message);
