@@ -105,7 +105,9 @@ AccessRegisters registersFor(int64_t bytes) {
 
 std::string vectorPrefix(int count) { return count == 1 ? "" : ".v" + std::to_string(count); }
 
-/// ld.global with cache qualifiers, as inline PTX (LLVM's loads carry no cache hints).
+/// ld.global with cache qualifiers, as inline PTX (LLVM's loads carry no cache hints). The asm
+/// has side effects: without them MLIR and LLVM take it for a pure computation and merge two
+/// such loads of one address across a store or a gdc_wait between them.
 Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t bytes, StringRef qualifiers) {
   AccessRegisters regs = registersFor(bytes);
   Type reg = b.getIntegerType(regs.bits);
@@ -117,7 +119,7 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
   std::string text = "ld.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
                      (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "];";
   Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
-  Value raw = inlinePtx(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*sideEffects=*/false);
+  Value raw = inlinePtx(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*sideEffects=*/true);
   if (regs.count > 1) {
     auto vector = VectorType::get({regs.count}, reg);
     Value packed = LLVM::PoisonOp::create(b, loc, vector);

@@ -235,6 +235,16 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
                                                                                        : WalkResult::advance();
                      }).wasInterrupted();
       if (waits) {
+        // Every program waits before it ends, even one that returns before the wait it was
+        // written with: a dependent that ended without waiting would let the kernel after it
+        // start before the one before it ended. (A second wait returns at once.)
+        fn.walk([&](LLVM::ReturnOp ret) {
+          OpBuilder at(ret);
+          LLVM::InlineAsmOp::create(at, ret.getLoc(), TypeRange{}, ValueRange{}, tk::codegen::kGridDependencyWait,
+                                    "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                    LLVM::TailCallKind::None,
+                                    LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+        });
         OpBuilder b(fn);
         LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
                                ("tk_grid_dependent_" + fn.getSymName()).str(), b.getI8IntegerAttr(1),

@@ -224,6 +224,13 @@ void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kerne
     cuda::LaunchConfig config{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
                               unsigned(sharedBytes), stream.handle(), &attribute, 1};
     result = driver().cuLaunchKernelEx(&config, function, all.get(), nullptr);
+    if (result != 0 && driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+                                               unsigned(threads), 1, 1, unsigned(sharedBytes), stream.handle(),
+                                               all.get(), nullptr) == 0) {
+      // A driver (or a capture) that takes no programmatic edge: plain launches from now on.
+      dependentLaunch_ = false;
+      result = 0;
+    }
   } else {
     result = driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1,
                                      1, unsigned(sharedBytes), stream.handle(), all.get(), nullptr);

@@ -696,8 +696,11 @@ kernel count(x: ptr<f32>, total: ptr<f32>, n: i32, const BLOCK: i32) {
 // when the next one starts), adds up exactly.
 TEST_F(JitGpuTest, ProgrammaticDependentsSeeTheWritesBeforeThem) {
   const char *source = R"(
-kernel step(src: ptr<f32>, dst: ptr<f32>, bias: ptr<f32>, n: i32, const BLOCK: i32) {
-    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+kernel step(src: ptr<f32>, dst: ptr<f32>, bias: ptr<f32>, n: i32, reversed: i32, const BLOCK: i32) {
+    // Every other step takes the blocks in reverse, so that its first programs read what the
+    // last programs of the step before write.
+    let block = program_id(0) + reversed * (num_programs(0) - 1 - 2 * program_id(0));
+    let i = block * BLOCK + arange(0, BLOCK);
     let b = load(bias + i, mask = i < n);
     gdc_wait();
     gdc_launch_dependents();
@@ -714,10 +717,10 @@ kernel step(src: ptr<f32>, dst: ptr<f32>, bias: ptr<f32>, n: i32, const BLOCK: i
   Kernel step = Module::fromString(*context, source, "step.tk", options()).kernel("step");
   Stream stream = context->createStream();
   for (int s = 0; s < steps; ++s)
-    step.launch(Grid(n / 256), {s % 2 ? b : a, s % 2 ? a : b, ones, n}, {{"BLOCK", 256}}, stream);
+    step.launch(Grid(n / 256), {s % 2 ? b : a, s % 2 ? a : b, ones, n, s % 2}, {{"BLOCK", 256}}, stream);
   stream.synchronize();
   std::vector<float> out = a.toVector<float>();
-  for (int i = 0; i < n; i += 4099)
+  for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[i], float(steps)) << "element " << i;
 }
 

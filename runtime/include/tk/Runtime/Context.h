@@ -7,6 +7,7 @@
 #include "tk/Support/Types.h"
 #include "tk/Runtime/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -184,7 +185,7 @@ private:
   std::string lastKernel_;
   int launchesSinceSync_ = 0;
   bool blocking_ = false;
-  bool dependentLaunch_ = true; // TK_DEPENDENT_LAUNCH=0: every kernel launched as a plain one
+  std::atomic<bool> dependentLaunch_{true}; // TK_DEPENDENT_LAUNCH=0: every kernel launched as a plain one
   unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
   mutable std::mutex hostMemory_;
   std::shared_ptr<const bool> lifetime_ = std::make_shared<const bool>(true);

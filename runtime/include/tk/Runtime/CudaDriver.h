@@ -26,8 +26,8 @@ struct CUgraphExec_st;
 using CUgraphExec = CUgraphExec_st *;
 
 /// cuLaunchKernelEx's attribute and configuration, laid out as cuda.h lays out CUlaunchAttribute
-/// and CUlaunchConfig (CUDA 12; runtime/tests check the sizes against cuda.h where it exists).
-struct LaunchAttribute {
+/// and CUlaunchConfig (CUDA 12 and 13; the asserts below hold cuda.h's sizes).
+struct alignas(8) LaunchAttribute {
   int id;
   char pad[4];
   union {
@@ -42,7 +42,8 @@ struct LaunchConfig {
   unsigned numAttrs;
 };
 // cuda.h's sizes and offsets (CUDA 12 and 13 on x86-64), so that the driver reads these as its own.
-static_assert(sizeof(LaunchAttribute) == 72 && offsetof(LaunchAttribute, value) == 8, "CUlaunchAttribute's layout");
+static_assert(sizeof(LaunchAttribute) == 72 && alignof(LaunchAttribute) == 8 && offsetof(LaunchAttribute, value) == 8,
+              "CUlaunchAttribute's layout");
 static_assert(sizeof(LaunchConfig) == 56 && offsetof(LaunchConfig, hStream) == 32 && offsetof(LaunchConfig, numAttrs) == 48,
               "CUlaunchConfig's layout");
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.

@@ -262,8 +262,9 @@ def Tk_GridDependencyWaitOp : Tk_Op<"gdc_wait", [DeclareOpInterfaceMethods<Memor
     kernel still runs, and this op waits for it (PTX `griddepcontrol.wait`,
     https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-griddepcontrol).
     Before it a kernel may read only memory no earlier kernel of the stream writes (its
-    weights), and write nothing. A no-op in the interpreter and before sm_90. Its effect (on
-    all memory) keeps every memory access on its side.
+    weights), and write nothing; a program that returns before it still waits before it ends
+    (tk-threads-to-llvm adds the wait). A no-op in the interpreter and before sm_90. Its effect
+    (on all memory) keeps every memory access on its side.
   }];
   let assemblyFormat = "attr-dict";
 }
