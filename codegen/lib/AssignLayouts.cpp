@@ -86,7 +86,7 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
                          e = ptr.getPointee();
                        return isFloat8(e);
                      }) &&
-        !isa<LoadOp, StoreOp, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
+        !isa<LoadOp, StoreOp, PrefetchL2Op, AddPtrOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, func::FuncOp,
              AsyncCopyOp, LocalLoadOp, scf::ForOp, scf::YieldOp, scf::IfOp>(op) &&
         !isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(op);
     bool f64Approximation = isa<math::ErfOp, math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,

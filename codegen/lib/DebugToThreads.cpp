@@ -189,32 +189,12 @@ struct ProgressPattern : public OpConversionPattern<ProgressOp> {
   }
 };
 
-/// gdc_wait and gdc_launch_dependents: griddepcontrol (sm_90 and later), nothing before. The
-/// wait is a side-effecting asm, which LLVM moves no memory access across; the runtime launches
-/// a kernel that has one as a programmatic dependent (ThreadsToLLVM marks it).
-template <typename Op> struct GridDependencyPattern : public OpConversionPattern<Op> {
-  GridDependencyPattern(ThreadTypeConverter &converter, int sm, MLIRContext *context)
-      : OpConversionPattern<Op>(converter, context), sm(sm) {}
-  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (sm >= 90)
-      inlinePtx(rewriter, op.getLoc(), TypeRange{}, ValueRange{},
-                std::is_same<Op, GridDependencyWaitOp>::value ? kGridDependencyWait : "griddepcontrol.launch_dependents;",
-                "~{memory}", /*sideEffects=*/true);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  int sm;
-};
-
 } // namespace
 
-void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, int sm, RewritePatternSet &patterns) {
+void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, RewritePatternSet &patterns) {
   patterns.add<PrintPattern>(converter, patterns.getContext());
   patterns.add<AssertPattern>(converter, debug, patterns.getContext());
   patterns.add<ProgressPattern>(converter, patterns.getContext());
-  patterns.add<GridDependencyPattern<GridDependencyWaitOp>, GridDependencyPattern<LaunchDependentsOp>>(
-      converter, sm, patterns.getContext());
 }
 
 } // namespace tk::codegen

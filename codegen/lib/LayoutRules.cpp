@@ -461,7 +461,7 @@ void registerLayoutRules(DialectRegistry &registry) {
     TransOp::attachInterface<FromAnyRule<TransOp>>(*context);
     AddPtrOp::attachInterface<SlotBySlotRule<AddPtrOp>>(*context);
     LoadOp::attachInterface<SlotBySlotRule<LoadOp>>(*context);
-    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, StoreOp, AtomicRMWOp, AtomicCASOp, ScanOp, RandOp, HintOp,
+    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, StoreOp, PrefetchL2Op, AtomicRMWOp, AtomicCASOp, ScanOp, RandOp, HintOp,
                       PrintOp, AssertOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, tk::gpu::TkgDialect *) {

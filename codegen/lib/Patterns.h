@@ -29,7 +29,10 @@ void populateAtomicToThreads(ThreadTypeConverter &converter, mlir::func::FuncOp 
 /// f8 <-> wider float conversions: integer arithmetic, f8 -> wider by sm_89's cvt on `sm` >= 89
 /// (run before the LLVM conversion).
 void populateFloat8CastPatterns(mlir::RewritePatternSet &patterns, int sm);
-void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, int sm, mlir::RewritePatternSet &patterns);
+void populateDebugToThreads(ThreadTypeConverter &converter, bool debug, mlir::RewritePatternSet &patterns);
+/// What lets a kernel overlap the one before it: gdc_wait, gdc_launch_dependents and
+/// prefetch_l2 (sm_90 and later; nothing before).
+void populateLaunchOverlapToThreads(ThreadTypeConverter &converter, int sm, mlir::RewritePatternSet &patterns);
 /// The PTX of gdc_wait, by which tk-threads-to-llvm finds the kernels that wait for their grid
 /// dependencies (the runtime launches them as programmatic dependents).
 inline constexpr const char *kGridDependencyWait = "griddepcontrol.wait;";

@@ -182,7 +182,8 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     populateDotToThreads(converter, patterns);
     populateAtomicToThreads(converter, kernel, patterns);
     populateTmaToThreads(converter, patterns);
-    populateDebugToThreads(converter, debug, sm, patterns);
+    populateDebugToThreads(converter, debug, patterns);
+    populateLaunchOverlapToThreads(converter, sm, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

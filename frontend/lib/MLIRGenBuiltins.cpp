@@ -257,6 +257,13 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     StoreOp::create(builder_, l, p, v, mask(2, ptrs), evictOf(present(e, 3) ? &arg(3) : nullptr));
     return Value();
   }
+  case BuiltinId::PrefetchL2: {
+    const Type &ptrs = arg(0).type;
+    Value p = emit(arg(0));
+    Value count = emitConverted(arg(1), Type::scalar(Scalar::I64));
+    PrefetchL2Op::create(builder_, l, p, count, mask(2, ptrs));
+    return Value();
+  }
   case BuiltinId::Dot: {
     Value a = emit(arg(0)), b = emit(arg(1));
     Value acc = present(e, 2) ? emitConverted(arg(2), e.type) : zero(e.type, l);

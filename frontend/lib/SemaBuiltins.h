@@ -18,7 +18,7 @@ public:
   // reported why not.
   Type checkTileCreation();      // program_id num_programs arange zeros full (SemaBuiltinsTile.cpp)
   Type checkShapeManipulation(); // reshape broadcast_to trans permute expand_dims (SemaBuiltinsTile.cpp)
-  Type checkMemoryAccess();      // load store atomic_* (SemaBuiltinsMemory.cpp), tensor_desc (SemaBuiltinsDesc.cpp)
+  Type checkMemoryAccess();      // load store prefetch_l2 atomic_* (SemaBuiltinsMemory.cpp), tensor_desc (SemaBuiltinsDesc.cpp)
   Type checkCompilerHint();      // multiple_of max_contiguous (SemaBuiltinsMemory.cpp)
   Type checkDot();               // dot (SemaBuiltinsDot.cpp)
   Type checkReductionOrScan();   // sum max min argmax argmin reduce cumsum cumprod scan (SemaBuiltinsReduce.cpp)

@@ -78,6 +78,14 @@ Type BuiltinCallChecker::checkMemoryAccess() {
       return error(arg(0)->range, name_ + " does not support " + std::string(scalarName(s)) + " elements");
     return Type::value(ElemType{s, false}, type(0).shape);
   }
+  case BuiltinId::PrefetchL2: {
+    // A hint for each pointer: the `count` elements from it, one count for all.
+    if (!requirePointers(0) || !requireValue(1) || !maskArg(2, type(0)))
+      return Type::error();
+    if (!type(1).isIntValue() || !type(1).isScalarValue())
+      return error(arg(1)->range, paramName(1) + " must be an integer scalar, found " + type(1).str());
+    return Type::voidType();
+  }
   case BuiltinId::AtomicCas: {
     if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !valueFitsPointers(2, type(0)) ||
         !stringLiteralArg(3, kSemantics))

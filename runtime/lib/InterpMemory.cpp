@@ -94,6 +94,18 @@ bool execMemory(Interpreter &in, Operation *op) {
         in.set(l.getResult(), std::move(r));
         return true;
       })
+      .Case([&](PrefetchL2Op p) {
+        // Only a hint on the GPU; here its range is checked as a load's would be.
+        const Tile &ptr = in.get(p.getPtr());
+        const Tile *mask = p.getMask() ? &in.get(p.getMask()) : nullptr;
+        int64_t count = in.get(p.getCount()).i[0], size = bytesOf(pointeeOf(p.getPtr()));
+        for (size_t k = 0; k < ptr.size() && count > 0; ++k)
+          if (maskAllows(mask, k)) {
+            in.resolve(op, ptr.i[k], int(size), k, "prefetch_l2");
+            in.resolve(op, Interpreter::offsetAddress(ptr.i[k], count - 1, size), int(size), k, "prefetch_l2");
+          }
+        return true;
+      })
       .Case([&](StoreOp s) {
         const Tile &ptr = in.get(s.getPtr()), &value = in.get(s.getValue());
         const Tile *mask = s.getMask() ? &in.get(s.getMask()) : nullptr;

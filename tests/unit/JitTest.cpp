@@ -161,6 +161,29 @@ TEST_F(JitInterpreterTest, AFaultNamesTheKernelAndTheContextStaysUsable) {
   EXPECT_EQ(enough.toVector<int32_t>(), std::vector<int32_t>(128, 5));
 }
 
+// prefetch_l2 is only a hint, but the interpreter checks its range as a load's: the first and
+// the last element of each pointer's range (not masked off) lie in one buffer.
+TEST_F(JitInterpreterTest, PrefetchRangesAreCheckedAsLoads) {
+  const char *source = R"(
+kernel warm(x: ptr<f32>, y: ptr<f32>, count: i32, rows: i32) {
+    let r = arange(0, 4);
+    prefetch_l2(x + r * 8, count, mask = r < rows);
+    prefetch_l2(x, count);
+    store(y + r, load(x + r * 8));
+}
+)";
+  Kernel warm = Module::fromString(context, source, "warm.tk", options()).kernel("warm");
+  Buffer x(context, Scalar::F32, 32), y(context, Scalar::F32, 4);
+  warm.launch(Grid(1), {x, y, 8, 4});  // each row's 8 elements
+  warm.launch(Grid(1), {x, y, 0, 4});  // nothing
+  warm.launch(Grid(1), {x, y, 24, 2}); // rows 2 and 3 (past the end with 24) masked off
+  std::string message = errorOf([&] { warm.launch(Grid(1), {x, y, 24, 3}); });
+  EXPECT_NE(message.find("warm.tk:4:5: error: out-of-bounds prefetch_l2: element 2 of the tile"), std::string::npos)
+      << message;
+  message = errorOf([&] { warm.launch(Grid(1), {x, y, 33, 0}); });
+  EXPECT_NE(message.find("warm.tk:5:5: error: out-of-bounds prefetch_l2"), std::string::npos) << message;
+}
+
 TEST_F(JitInterpreterTest, ModuleErrorsCarryTheDiagnostics) {
   std::string message = errorOf([&] { Module::fromString(context, "kernel k(x: ptr<f32>) { let y = ; }", "bad.tk"); });
   EXPECT_EQ(message.rfind("tk::Module: bad.tk does not compile:\nbad.tk:1:33: error: unexpected ';'", 0), 0u) << message;
@@ -701,6 +724,7 @@ kernel step(src: ptr<f32>, dst: ptr<f32>, bias: ptr<f32>, n: i32, reversed: i32,
     // last programs of the step before write.
     let block = program_id(0) + reversed * (num_programs(0) - 1 - 2 * program_id(0));
     let i = block * BLOCK + arange(0, BLOCK);
+    prefetch_l2(bias + block * BLOCK, minimum(BLOCK, n - block * BLOCK)); // the bias: no kernel writes it
     let b = load(bias + i, mask = i < n);
     gdc_wait();
     gdc_launch_dependents();

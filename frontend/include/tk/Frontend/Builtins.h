@@ -19,6 +19,7 @@ namespace tk {
   X(Load, "load", "ptrs,mask?,other?,cache?,evict?", MemoryAccess)                           \
   X(Store, "store", "ptrs,value,mask?,evict?", MemoryAccess)                                 \
   X(TensorDesc, "tensor_desc", "base,shape,strides,block", MemoryAccess)                     \
+  X(PrefetchL2, "prefetch_l2", "ptrs,count,mask?", MemoryAccess)                             \
   X(Dot, "dot", "a,b,acc?,precision?,max_num_imprecise_acc?", Dot)                          \
   X(Sum, "sum", "x,axis?", ReductionOrScan)                                                  \
   X(Max, "max", "x,axis?", ReductionOrScan)                                                  \

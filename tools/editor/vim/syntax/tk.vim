@@ -26,7 +26,7 @@ syn keyword tkBuiltin reshape trans permute broadcast_to expand_dims
 syn keyword tkBuiltin exp exp2 log log2 sqrt rsqrt sin cos tanh sigmoid erf abs floor ceil
 syn keyword tkBuiltin fma maximum minimum clamp where cdiv
 syn keyword tkBuiltin atomic_add atomic_max atomic_min atomic_xchg atomic_cas
-syn keyword tkBuiltin multiple_of max_contiguous rand randn print assert static_assert bitcast cast gdc_wait gdc_launch_dependents
+syn keyword tkBuiltin multiple_of max_contiguous rand randn print assert static_assert bitcast cast gdc_wait gdc_launch_dependents prefetch_l2
 syn keyword tkBuiltin range static_range
 
 syn match tkFuncName  "\h\w*" contained

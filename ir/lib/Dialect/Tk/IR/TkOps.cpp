@@ -357,6 +357,18 @@ void AssertOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffe
   addGlobalMemoryEffects(e, true, true);
 }
 namespace {
+/// tk.prefetch_l2's own resource: its write keeps the hint alive and orders it with nothing.
+struct PrefetchResource : public SideEffects::Resource::Base<PrefetchResource> {
+  StringRef getName() final { return "tk.prefetch_l2"; }
+};
+} // namespace
+void PrefetchL2Op::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addGlobalMemoryEffects(e, true, false);
+  e.emplace_back(MemoryEffects::Write::get(), PrefetchResource::get());
+}
+LogicalResult PrefetchL2Op::verify() { return verifyMask(*this, getPtr(), getMask()); }
+
+namespace {
 /// tk.progress's own resource: its write orders it with nothing but keeps it alive.
 struct ProgressResource : public SideEffects::Resource::Base<ProgressResource> {
   StringRef getName() final { return "tk.progress"; }
