@@ -76,17 +76,19 @@ namespace {
 
 /// PTX qualifiers of a load's or store's cache hints ("" for none). A cache operator (.ca,
 /// .cg) and an L1 eviction priority are alternative forms of ld in PTX; the operator wins
-/// (with .cg the line skips L1, where the priority would act).
-std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict) {
+/// (with .cg the line skips L1, where the priority would act). A load's L2 prefetch size
+/// (`.L2::256B`: the L2 fetches that many bytes around the access) follows either.
+std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict, uint32_t prefetchSize = 0) {
+  std::string size = prefetchSize ? ".L2::" + std::to_string(prefetchSize) + "B" : "";
   if (cache == CacheModifier::ca)
-    return ".ca";
+    return ".ca" + size;
   if (cache == CacheModifier::cg)
-    return ".cg";
+    return ".cg" + size;
   if (evict == EvictionPolicy::first)
-    return ".L1::evict_first";
+    return ".L1::evict_first" + size;
   if (evict == EvictionPolicy::last)
-    return ".L1::evict_last";
-  return "";
+    return ".L1::evict_last" + size;
+  return size;
 }
 
 /// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one
@@ -204,7 +206,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
-    std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict());
+    std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict(), op.getPrefetchSize());
     // The default layout, or an accumulator's (an epilogue's operand read where it is used).
     Type ptrType = op.getPtr().getType();
     Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}

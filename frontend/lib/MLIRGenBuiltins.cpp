@@ -246,7 +246,7 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     Value m = mask(1, ptrs);
     Value other = present(e, 2) ? pointeeValue(2, ptrs) : Value();
     return LoadOp::create(builder_, l, resultType, p, m, other, cacheOf(present(e, 3) ? &arg(3) : nullptr),
-                          evictOf(present(e, 4) ? &arg(4) : nullptr));
+                          evictOf(present(e, 4) ? &arg(4) : nullptr), present(e, 5) ? uint32_t(intValue(5)) : 0u);
   }
   case BuiltinId::Store: {
     if (arg(0).type.isDesc())

@@ -59,6 +59,13 @@ Type BuiltinCallChecker::checkMemoryAccess() {
     }
     if (!stringLiteralArg(3, {"", "ca", "cg"}) || !stringLiteralArg(4, {"", "first", "last"}))
       return Type::error();
+    if (present(5)) {
+      auto bytes = sema_.constInt(arg(5), paramName(5));
+      if (!bytes)
+        return Type::error();
+      if (*bytes != 64 && *bytes != 128 && *bytes != 256)
+        return error(arg(5)->range, "load: prefetch_size must be 64, 128 or 256 bytes, found " + std::to_string(*bytes));
+    }
     return Type::value(ElemType{ptrs.elem.scalar, false}, ptrs.shape);
   }
   case BuiltinId::Store: {

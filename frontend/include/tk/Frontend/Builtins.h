@@ -16,7 +16,7 @@ namespace tk {
   X(Arange, "arange", "start,end", TileCreation)                                             \
   X(Zeros, "zeros", "shape,dtype", TileCreation)                                             \
   X(Full, "full", "shape,value,dtype", TileCreation)                                         \
-  X(Load, "load", "ptrs,mask?,other?,cache?,evict?", MemoryAccess)                           \
+  X(Load, "load", "ptrs,mask?,other?,cache?,evict?,prefetch_size?", MemoryAccess)            \
   X(Store, "store", "ptrs,value,mask?,evict?", MemoryAccess)                                 \
   X(TensorDesc, "tensor_desc", "base,shape,strides,block", MemoryAccess)                     \
   X(PrefetchL2, "prefetch_l2", "ptrs,count,mask?", MemoryAccess)                             \

@@ -225,6 +225,8 @@ LogicalResult LoadOp::verify() {
   if (failed(verifyPointeeValue(*this, getPtr(), getType(), "result")) ||
       failed(verifyMask(*this, getPtr(), getMask())))
     return failure();
+  if (!llvm::is_contained({0u, 64u, 128u, 256u}, getPrefetchSize()))
+    return emitOpError() << "prefetch_size " << getPrefetchSize() << " is not 64, 128 or 256 bytes (or 0: none)";
   if (getOther() && !getMask())
     return emitOpError() << "'other' needs a mask";
   if (getOther() && getOther().getType() != getType())

@@ -115,10 +115,12 @@ def Tk_LoadOp : Tk_Op<"load", [AttrSizedOperandSegments,
   let arguments = (ins Tk_PtrLike:$ptr, Optional<Tk_BoolLike>:$mask,
                        Optional<Tk_ScalarOrTile>:$other,
                        DefaultValuedAttr<Tk_CacheModifier, "::tk::CacheModifier::none">:$cache,
-                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict);
+                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict,
+                       DefaultValuedAttr<I32Attr, "0">:$prefetch_size);
   let results = (outs Tk_ScalarOrTile:$result);
   let assemblyFormat = [{
     $ptr (`mask` $mask^)? (`other` $other^)? (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    (`prefetch_size` `=` $prefetch_size^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
