@@ -132,7 +132,7 @@ def main():
     check("hover on a use", hover(at(5, "v)")), "```tk\nv: f32[128]\n```")
     check("hover on a constant shows its value", hover(at(3, "BLOCK")), "```tk\nBLOCK: i32 = 128\n```")
     check("hover on a builtin shows its parameters", hover(at(4, "load")),
-          "```tk\nbuiltin load(ptrs, mask = ..., other = ..., cache = ..., evict = ...)\n```")
+          "```tk\nbuiltin load(ptrs, mask = ..., other = ..., cache = ..., evict = ..., prefetch_size = ...)\n```")
     check("hover on a function call shows its instance", hover(at(5, "silu")),
           "```tk\nfn silu(x: f32[128]) -> f32[128]\n```")
     check("hover on an operator gives the expression's type", hover(at(3, "+")), "```tk\ni32[128]\n```")
