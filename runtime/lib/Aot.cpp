@@ -68,11 +68,9 @@ std::set<cuda::CUfunc_st *> gridDependent;
 void noteGridDependent(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
   cuda::CUdeviceptr address = 0;
   size_t bytes = 0;
-  constexpr int kNotFound = 500;
-  cuda::CUresult found = cuda::Driver::get().cuModuleGetGlobal(&address, &bytes, module, ("tk_grid_dependent_" + kernel).c_str());
-  if (found == kNotFound)
+  if (!cuda::Driver::get().findGlobal(module, "tk_grid_dependent_" + kernel, &address, &bytes,
+                                      "reading whether kernel '" + kernel + "' waits for its grid dependencies"))
     return;
-  cuda::Driver::get().check(found, "reading whether kernel '" + kernel + "' waits for its grid dependencies");
   std::lock_guard<std::mutex> lock(gridDependentMutex);
   gridDependent.insert(function);
 }

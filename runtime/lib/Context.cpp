@@ -214,6 +214,10 @@ void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kerne
                              int64_t sharedBytes, void **params, const Stream &stream) {
   NvtxRange range(kernel);
   tensormaps::LaunchParams all(function, kernel, params);
+  auto plainLaunch = [&] {
+    return driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
+                                   unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
+  };
   cuda::CUresult result;
   if (dependentLaunch_ && driver().cuLaunchKernelEx && functionWaitsForGrid(function)) {
     // gdc_wait: the kernel may start before the one ahead of it in the stream ends (its
@@ -224,16 +228,13 @@ void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kerne
     cuda::LaunchConfig config{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
                               unsigned(sharedBytes), stream.handle(), &attribute, 1};
     result = driver().cuLaunchKernelEx(&config, function, all.get(), nullptr);
-    if (result != 0 && driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
-                                               unsigned(threads), 1, 1, unsigned(sharedBytes), stream.handle(),
-                                               all.get(), nullptr) == 0) {
+    if (result != 0 && plainLaunch() == 0) {
       // A driver (or a capture) that takes no programmatic edge: plain launches from now on.
       dependentLaunch_ = false;
       result = 0;
     }
   } else {
-    result = driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1,
-                                     1, unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
+    result = plainLaunch();
   }
   if (result != 0) {
     grid.check(kernel);

@@ -85,6 +85,16 @@ void Driver::check(CUresult result, const std::string &what) const {
   throw Error(what + " failed: " + (message ? message : "CUDA error " + std::to_string(result)));
 }
 
+bool Driver::findGlobal(CUmodule module, const std::string &name, CUdeviceptr *address, size_t *bytes,
+                        const std::string &what) const {
+  constexpr CUresult kNotFound = 500; // CUDA_ERROR_NOT_FOUND
+  CUresult result = cuModuleGetGlobal(address, bytes, module, name.c_str());
+  if (result == kNotFound)
+    return false;
+  check(result, what);
+  return true;
+}
+
 bool available() {
   try {
     Driver::get();

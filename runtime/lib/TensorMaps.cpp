@@ -14,7 +14,7 @@ namespace tk::tensormaps {
 
 namespace {
 
-constexpr int kNotFound = 500, kMaxRecipeBytes = 1 << 16, kMaxCachedMaps = 4096;
+constexpr int kMaxRecipeBytes = 1 << 16, kMaxCachedMaps = 4096;
 constexpr int kDataTypeU8 = 0, kDataTypeU16 = 1, kDataTypeU32 = 2, kL2Promotion256B = 3;
 
 std::mutex registryMutex;
@@ -162,10 +162,9 @@ void load(cuda::CUmodule module, cuda::CUfunction function, const std::string &k
   cuda::Driver &d = cuda::Driver::get();
   cuda::CUdeviceptr address = 0;
   size_t bytes = 0;
-  cuda::CUresult found = d.cuModuleGetGlobal(&address, &bytes, module, ("tk_tensor_maps_" + kernel).c_str());
-  if (found == kNotFound)
+  if (!d.findGlobal(module, "tk_tensor_maps_" + kernel, &address, &bytes,
+                    "reading the tensor-map recipes of kernel '" + kernel + "'"))
     return;
-  d.check(found, "reading the tensor-map recipes of kernel '" + kernel + "'");
   if (bytes == 0 || bytes > size_t(kMaxRecipeBytes))
     throw Error("kernel '" + kernel + "': tensor-map recipes of " + std::to_string(bytes) + " bytes");
   std::string text(bytes, '\0');

@@ -102,6 +102,10 @@ struct Driver {
   static Driver &get();
   /// Throws tk::Error naming `what` and the driver's message unless `result` is success.
   void check(CUresult result, const std::string &what) const;
+  /// The module's global `name` (its address and bytes), or false when it has none; other
+  /// failures throw as check(), naming `what`.
+  bool findGlobal(CUmodule module, const std::string &name, CUdeviceptr *address, size_t *bytes,
+                  const std::string &what) const;
 };
 
 /// True when a driver and at least one GPU are present (never throws).
