@@ -53,9 +53,11 @@ struct PrefetchL2Pattern : public OpConversionPattern<PrefetchL2Op> {
     auto constant = [&](int64_t v) { return (Value)arith::ConstantIntOp::create(rewriter, loc, i64, v); };
     Type pointee = cast<PtrType>(tk::elementTypeOf(op.getPtr().getType())).getPointee();
     int64_t elementSize = elementBytes(memoryType(pointee));
-    Value bytes = arith::MulIOp::create(rewriter, loc, adaptor.getCount().front(), constant(elementSize));
-    // A count of 2^31 bytes or more prefetches its first 2^31 - 16 (the size is a u32).
-    bytes = arith::MinSIOp::create(rewriter, loc, bytes, constant((int64_t(1) << 31) - 16));
+    // A count of 2^31 bytes or more prefetches its first 2^31 - 16 or so (the size is a u32),
+    // clamped before the multiplication so that no count wraps.
+    int64_t limit = ((int64_t(1) << 31) - 16) / elementSize;
+    Value count = arith::MinSIOp::create(rewriter, loc, adaptor.getCount().front(), constant(limit));
+    Value bytes = arith::MulIOp::create(rewriter, loc, count, constant(elementSize));
     Value some = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, bytes, constant(0));
     Value owner = isOwner(rewriter, loc, converter.layoutOf(op.getPtr().getType()), threadId(rewriter, loc));
     Value issue = arith::AndIOp::create(rewriter, loc, owner, some);

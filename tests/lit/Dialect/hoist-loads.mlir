@@ -29,3 +29,19 @@ func.func @norm(%x: !tk.ptr<f32>, %w: !tk.ptr<f32>, %y: !tk.ptr<f32>) {
   tk.store %yp, %again : tensor<16x!tk.ptr<f32>>, tensor<16xf32>
   return
 }
+
+// A prefetch hint or gdc_launch_dependents writes no memory: a load moves above them (it once
+// stayed behind, their keep-alive effect taken for a write); gdc_wait stops it.
+// CHECK-LABEL: func.func @hints
+// CHECK: tk.gdc_wait
+// CHECK-NEXT: tk.load
+// CHECK-NEXT: tk.prefetch_l2
+// CHECK-NEXT: tk.gdc_launch_dependents
+func.func @hints(%x: !tk.ptr<f32>, %w: !tk.ptr<f32>, %n: i64) {
+  tk.gdc_wait
+  tk.prefetch_l2 %w, %n : !tk.ptr<f32>
+  tk.gdc_launch_dependents
+  %v = tk.load %x : (!tk.ptr<f32>) -> f32
+  tk.store %w, %v : !tk.ptr<f32>, f32
+  return
+}

@@ -85,7 +85,8 @@ int64_t tk::numStagesOf(Operation *kernelOrInside) {
 bool tk::mayWriteMemory(Operation *op) {
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
   return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
-    return isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect());
+    return isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()) &&
+           !isa<KeepAliveResource>(effect.getResource());
   });
 }
 

@@ -358,26 +358,15 @@ void PrintOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffec
 void AssertOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
   addGlobalMemoryEffects(e, true, true);
 }
-namespace {
-/// tk.prefetch_l2's own resource: its write keeps the hint alive and orders it with nothing.
-struct PrefetchResource : public SideEffects::Resource::Base<PrefetchResource> {
-  StringRef getName() final { return "tk.prefetch_l2"; }
-};
-} // namespace
+// A prefetch reads memory (so it stays on its side of a gdc_wait) and is kept alive.
 void PrefetchL2Op::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
   addGlobalMemoryEffects(e, true, false);
-  e.emplace_back(MemoryEffects::Write::get(), PrefetchResource::get());
+  e.emplace_back(MemoryEffects::Write::get(), tk::KeepAliveResource::get());
 }
 LogicalResult PrefetchL2Op::verify() { return verifyMask(*this, getPtr(), getMask()); }
 
-namespace {
-/// tk.progress's own resource: its write orders it with nothing but keeps it alive.
-struct ProgressResource : public SideEffects::Resource::Base<ProgressResource> {
-  StringRef getName() final { return "tk.progress"; }
-};
-} // namespace
 void ProgressOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  e.emplace_back(MemoryEffects::Write::get(), ProgressResource::get());
+  e.emplace_back(MemoryEffects::Write::get(), tk::KeepAliveResource::get());
 }
 
 // The wait orders every memory access with it; launching dependents orders none, but has an
@@ -387,7 +376,7 @@ void GridDependencyWaitOp::getEffects(SmallVectorImpl<SideEffects::EffectInstanc
   e.emplace_back(MemoryEffects::Write::get());
 }
 void LaunchDependentsOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  e.emplace_back(MemoryEffects::Write::get(), ProgressResource::get());
+  e.emplace_back(MemoryEffects::Write::get(), tk::KeepAliveResource::get());
 }
 
 #define GET_OP_CLASSES

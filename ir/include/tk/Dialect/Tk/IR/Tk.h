@@ -39,8 +39,14 @@ int64_t numWarpsOf(mlir::Operation *kernelOrInside);
 /// The stages of the kernel's software pipeline: its `tk.num_stages` (1, no pipelining, when
 /// unset). The one place that reads it.
 int64_t numStagesOf(mlir::Operation *kernelOrInside);
+/// The resource of ops kept where they were written that touch no memory themselves
+/// (tk.progress, tk.gdc_launch_dependents, a prefetch's hint): a write to it keeps the op from
+/// being deleted as unused and orders it with nothing else.
+struct KeepAliveResource : public mlir::SideEffects::Resource::Base<KeepAliveResource> {
+  llvm::StringRef getName() final { return "tk.keep_alive"; }
+};
 /// Whether `op`, or anything nested in it, may write or free memory (an op whose effects are
-/// unknown may).
+/// unknown may; a write to KeepAliveResource is none).
 bool mayWriteMemory(mlir::Operation *op);
 /// Registers the tk dialect and the upstream dialects tk IR uses.
 void registerTkDialects(mlir::DialectRegistry &registry);

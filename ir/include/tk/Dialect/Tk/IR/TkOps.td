@@ -141,12 +141,12 @@ def Tk_PrefetchL2Op : Tk_Op<"prefetch_l2", [DeclareOpInterfaceMethods<MemoryEffe
   let description = [{
     `prefetch_l2(ptrs, count, mask = ...)`: a hint that the `count` elements from each pointer
     (the owner of each element of a tile of pointers, each allowed by the mask) will be read
-    soon. On sm_90 and later one `cp.async.bulk.prefetch.L2.global` per pointer (its range
-    widened to 16 bytes either side; a count of zero or less prefetches nothing); a no-op
-    before sm_90. The range must lie in one buffer, as a load's would: the interpreter checks
+    soon. On sm_90 and later one `cp.async.bulk.prefetch.L2.global` per pointer (its start
+    rounded down and its end up to 16-byte granules, at most 2^31 bytes; a count of zero or
+    less prefetches nothing); a no-op before sm_90. The range must lie in one buffer, as a load's would: the interpreter checks
     it and does nothing else. Before `gdc_wait` it lets a kernel start streaming its weights
     while the kernel ahead of it ends. It reads memory (so it stays on its side of `gdc_wait`)
-    and writes its own resource, so it is never deleted as unused.
+    and writes tk::KeepAliveResource, so it is never deleted as unused.
   }];
   let arguments = (ins Tk_PtrLike:$ptr, I64:$count, Optional<Tk_BoolLike>:$mask);
   let assemblyFormat = "$ptr `,` $count (`,` $mask^)? attr-dict `:` type($ptr) (`,` type($mask)^)?";
