@@ -85,7 +85,7 @@ void BM_LaunchCached(benchmark::State &state) { launchLoop(state, {}); }
 // launch bookkeeping) with its parameters already packed, as an AOT launcher does.
 void BM_LaunchFloor(benchmark::State &state) {
   VectorAdd &s = setup(); // first: the function is loaded into its context
-  static tk::cuda::CUfunc_st *function = [] {
+  static tk::LoadedFunction function = [] {
     tk::CompileOptions options;
     options.kernel = "add";
     tk::Compiler compiler(options);

@@ -61,27 +61,7 @@ std::vector<std::string> driverCompilerWarnings(std::string_view log) {
   return warnings;
 }
 
-namespace {
-std::mutex gridDependentMutex;
-std::set<cuda::CUfunc_st *> gridDependent;
-
-void noteGridDependent(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
-  cuda::CUdeviceptr address = 0;
-  size_t bytes = 0;
-  if (!cuda::Driver::get().findGlobal(module, "tk_grid_dependent_" + kernel, &address, &bytes,
-                                      "reading whether kernel '" + kernel + "' waits for its grid dependencies"))
-    return;
-  std::lock_guard<std::mutex> lock(gridDependentMutex);
-  gridDependent.insert(function);
-}
-} // namespace
-
-bool functionWaitsForGrid(cuda::CUfunc_st *function) {
-  std::lock_guard<std::mutex> lock(gridDependentMutex);
-  return gridDependent.count(function) != 0;
-}
-
-cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
+LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
   CompileLogs logs;
   std::string_view log = CompileLogs::text(logs.error);
@@ -96,12 +76,15 @@ cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int6
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
   tensormaps::load(module, function, kernel);
-  noteGridDependent(module, function, kernel);
+  cuda::CUdeviceptr address = 0;
+  size_t bytes = 0;
+  bool waitsForGrid = d.findGlobal(module, "tk_grid_dependent_" + kernel, &address, &bytes,
+                                   "reading whether kernel '" + kernel + "' waits for its grid dependencies");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),
             "asking for " + std::to_string(sharedBytes) + " bytes of shared memory for kernel '" + kernel + "'");
-  return function; // the module lives as long as the process: functions are cached for reuse
+  return {function, waitsForGrid}; // the module lives as long as the process: functions are cached for reuse
 }
 
 namespace {

@@ -210,16 +210,17 @@ void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
     checkSync(driver().cuStreamSynchronize(stream.handle()), "TK_LAUNCH_BLOCKING");
 }
 
-void Context::launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
+void Context::launchFunction(const LoadedFunction &loaded, const std::string &kernel, const Grid &grid, int threads,
                              int64_t sharedBytes, void **params, const Stream &stream) {
   NvtxRange range(kernel);
+  cuda::CUfunc_st *function = loaded.function;
   tensormaps::LaunchParams all(function, kernel, params);
   auto plainLaunch = [&] {
     return driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
                                    unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
   };
   cuda::CUresult result;
-  if (dependentLaunch_ && driver().cuLaunchKernelEx && functionWaitsForGrid(function)) {
+  if (loaded.waitsForGrid && dependentLaunch_ && driver().cuLaunchKernelEx) {
     // gdc_wait: the kernel may start before the one ahead of it in the stream ends (its
     // programs wait for it in gdc_wait); under capture the graph keeps the edge programmatic.
     cuda::LaunchAttribute attribute{};

@@ -12,10 +12,10 @@ namespace tk {
 // with the buffers copied in from and back to the host.
 Timing runOnCuda(const CudaLaunch &launch) {
   Context context(Backend::Cuda);
-  cuda::CUfunc_st *function = loadFunction(launch.ptx.c_str(), launch.kernel, launch.sharedBytes);
+  LoadedFunction function = loadFunction(launch.ptx.c_str(), launch.kernel, launch.sharedBytes);
   if (launch.resources) {
-    launch.resources->registers = functionRegisters(function);
-    launch.resources->localBytes = functionLocalBytes(function);
+    launch.resources->registers = functionRegisters(function.function);
+    launch.resources->localBytes = functionLocalBytes(function.function);
   }
   std::vector<Buffer> device;
   device.reserve(launch.buffers->size());

@@ -126,13 +126,13 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
   variant->function = loadFunction(compiled->ptx.c_str(), decl.name, compiled->sharedBytes);
   variant->threads = compiled->threads;
   variant->sharedBytes = compiled->sharedBytes;
-  variant->registers = functionRegisters(variant->function);
+  variant->registers = functionRegisters(variant->function.function);
   return variant;
 }
 
 void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, const Arg *args, size_t count,
                        const Stream &stream) const {
-  if (variant.function) {
+  if (variant.function.function) {
     context().launchFunction(variant.function, decl.name, grid, variant.threads, variant.sharedBytes,
                              packed.pointers.data(), stream);
     return;

@@ -34,7 +34,7 @@ struct Variant {
   int threads = 128;
   int64_t sharedBytes = 0;
   int registers = 0;
-  cuda::CUfunc_st *function = nullptr;  // CUDA
+  LoadedFunction function;               // CUDA
   std::unique_ptr<Compiler> interpreted; // interpreter: the compiler owns the tk IR
   void *kernelOp = nullptr;             // its func.func
   std::vector<Type> argTypes;           // interpreter: the runtime parameters' types as compiled

@@ -13,14 +13,11 @@ namespace tk {
 
 /// A kernel's function in the current context: from a cubin or a PTX image (NUL-terminated),
 /// opted in to `sharedBytes` of dynamic shared memory. Throws tk::Error with the driver's log.
-cuda::CUfunc_st *loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
+LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
 /// Registers per thread ptxas gave the function.
 int functionRegisters(cuda::CUfunc_st *function);
 /// Local memory per thread (spills and stack), in bytes.
 int functionLocalBytes(cuda::CUfunc_st *function);
-/// Whether the kernel calls gdc_wait (its module says so: `tk_grid_dependent_<kernel>`): it is
-/// launched as a programmatic dependent of the kernel before it in its stream.
-bool functionWaitsForGrid(cuda::CUfunc_st *function);
 
 /// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
 /// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).
@@ -42,7 +39,7 @@ private:
   int threads_;
   int64_t sharedBytes_;
   std::once_flag loaded_;
-  cuda::CUfunc_st *function_ = nullptr;
+  LoadedFunction function_;
 };
 
 /// Throws tk::Error naming the kernel and the parameter unless `pointer` is aligned to

@@ -26,6 +26,14 @@ struct CUgraphExec_st;
 
 enum class Backend { Cuda, Interpreter };
 
+/// A loaded kernel and what its module says about launching it, read once at load.
+struct LoadedFunction {
+  cuda::CUfunc_st *function = nullptr;
+  /// The kernel calls gdc_wait (its module carries `tk_grid_dependent_<kernel>`): it is launched
+  /// as a programmatic dependent of the kernel before it in its stream.
+  bool waitsForGrid = false;
+};
+
 /// What the tuner and the launcher need to know of the GPU.
 struct DeviceInfo {
   std::string name;   // "NVIDIA H200"; "interpreter" on the CPU
@@ -166,7 +174,7 @@ public:
   void noteLaunch(const std::string &kernel, const Stream &stream);
   /// Enqueues a compiled function (the JIT and AOT launchers share this). Throws tk::Error
   /// naming `kernel`.
-  void launchFunction(cuda::CUfunc_st *function, const std::string &kernel, const Grid &grid, int threads,
+  void launchFunction(const LoadedFunction &function, const std::string &kernel, const Grid &grid, int threads,
                       int64_t sharedBytes, void **params, const Stream &stream);
 
   /// Under the interpreter, buffers live in host memory that launches, uploads, downloads and
