@@ -150,6 +150,8 @@ struct Planner {
             ka.out.shape != kb.out.shape || columns(ka.inputs[1]) != columns(kb.inputs[1]) ||
             dependsOn(kb.inputs[1], int(a)) || dependsOn(ka.inputs[1], int(b)))
           continue; // (a launch whose rows need its own caches, or another merged pair's that need its, would wait on itself)
+        if (intoRope(int(a), int(b)))
+          continue;
         appendPartner[int(a)] = int(b);
         appendPartner[int(b)] = int(a);
         Step step{StepKind::AppendKV};
@@ -159,6 +161,31 @@ struct Planner {
         step.in = {place(ka.inputs[1]), place(ka.inputs[2]), place(kb.inputs[1])};
         newStep(std::move(step));
       }
+  }
+
+  /// A key and value append pair whose keys are the last heads of a rope step (mergeRopes' q and
+  /// k) and whose values are the column block right after the rope's input, at the same positions
+  /// (a fused QKV's v): the rope's launch appends them (rope.tk's APPEND), one kernel fewer.
+  bool intoRope(int keys, int values) {
+    const Node &ka = node(keys), &kb = node(values);
+    int r = groupOf[ka.inputs[1]];
+    if (r < 0 || r == kInMatmuls)
+      return false;
+    Step &rope = plan.steps[size_t(r)];
+    if (rope.kind != StepKind::Rope || rope.keyCache >= 0 || rope.nodes.back() != ka.inputs[1] || rope.in.size() < 2)
+      return false;
+    const Node &keyRope = node(ka.inputs[1]);
+    int64_t headDim = columns(keyRope.inputs[0]) / keyRope.heads;
+    Operand v = place(kb.inputs[1]), x = rope.in[0];
+    if (node(rope.nodes[0]).inputs[1] != ka.inputs[2] || keyRope.seqLen != ka.seqLen || v.tensor != x.tensor ||
+        v.rowStride != x.rowStride || v.column != x.column + rope.heads * headDim)
+      return false;
+    rope.keyCache = keys;
+    rope.valueCache = values;
+    rope.nodes.push_back(keys);
+    rope.nodes.push_back(values);
+    groupOf[keys] = groupOf[values] = r;
+    return true;
   }
 
   /// A folded RMSNorm of at most this many rows has its rstd computed by the matmuls.
@@ -580,8 +607,9 @@ struct Planner {
           more |= !done[t] && steps[t].out == steps[s].out;
         if (!more)
           written.insert(steps[s].out);
-        if (steps[s].out2 >= 0)
-          written.insert(steps[s].out2);
+        for (int also : {steps[s].out2, steps[s].keyCache, steps[s].valueCache})
+          if (also >= 0)
+            written.insert(also);
       }
       if (!progressed) {
         std::string waiting;
@@ -682,7 +710,13 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::RmsNorm: return "rmsnorm";
   case StepKind::LayerNorm: return "layernorm";
   case StepKind::Softmax: return "softmax";
-  case StepKind::Rope: return nodes.size() > 1 ? "rope (of " + std::to_string(nodes.size()) + " column blocks at once)" : "rope";
+  case StepKind::Rope: {
+    size_t ropes = nodes.size() - (keyCache >= 0 ? 2 : 0);
+    text = ropes > 1 ? "rope (of " + std::to_string(ropes) + " column blocks at once" : "rope (";
+    if (keyCache >= 0)
+      text += std::string(ropes > 1 ? ", " : "") + "keys and values appended";
+    return text == "rope (" ? "rope" : text + ")";
+  }
   case StepKind::Attention: return graph.nodes[nodes[0]].causal ? "attention (causal)" : "attention";
   case StepKind::Transpose: return "transpose";
   case StepKind::AppendKV: return nodes.size() > 1 ? "kv_append (keys and values at once)" : "kv_append";

@@ -583,6 +583,60 @@ TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
       }
 }
 
+TEST_F(GraphRun, ARopeOfQueriesAndKeysAppendsTheKeysAndValuesToTheirCaches) {
+  // A fused QKV's rows: two sequences of two tokens at positions 3 and 7 of caches of 8 rows
+  // (the second sequence's second token falls outside: nothing written), 4 query heads and 2
+  // key/value heads of 16. The rope's launch writes the rotated keys and the values into the
+  // caches; they must hold what the separate rope gives, bit for bit.
+  const int seq = 2, batch = 2, ctx = 8, heads = 4, kvHeads = 2, dim = 16, width = kvHeads * dim;
+  const int row = (heads + 2 * kvHeads) * dim;
+  auto ropes = [&](Graph &g, bool appended) {
+    Tensor qkv = g.input("qkv", Scalar::BF16, {batch * seq, row});
+    Tensor positions = g.indexInput("positions", batch);
+    auto parts = g.split(qkv, {heads * dim, width, width});
+    Tensor q = g.rope(parts[0], heads, seq, 10000.0, positions), k = g.rope(parts[1], kvHeads, seq, 10000.0, positions);
+    g.output(g.scale(q, 1.0), "q"); // (an output itself, q's rope would launch alone)
+    if (!appended) {
+      g.output(k, "k");
+      return;
+    }
+    g.appendKV(g.input("k_cache", Scalar::BF16, {batch * ctx, width}), k, positions, seq);
+    g.appendKV(g.input("v_cache", Scalar::BF16, {batch * ctx, width}), parts[2], positions, seq);
+  };
+  Graph fused, apart;
+  ropes(fused, true);
+  ropes(apart, false);
+  Executable exe = Executable::compile(context, fused), reference = Executable::compile(context, apart);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"rope (of 2 column blocks at once, keys and values appended)",
+                                                     "fused_7 (scale)"}));
+  std::vector<uint16_t> qkvs = randomBf16(batch * seq * row, 7), ks = randomBf16(batch * ctx * width, 8),
+                        vs = randomBf16(batch * ctx * width, 9);
+  bind("qkv", qkvs);
+  Buffer &kBuf = bind("k_cache", ks);
+  Buffer &vBuf = bind("v_cache", vs);
+  std::vector<int32_t> pos{3, 7};
+  Buffer posBuf = Buffer::of(context, pos);
+  bindings["positions"] = &posBuf;
+  Buffer &q = output("q", batch * seq * heads * dim);
+  exe.run(bindings);
+  std::vector<uint16_t> qFused = q.toVector<uint16_t>();
+  Buffer &k = output("k", batch * seq * width);
+  reference.run(bindings);
+  EXPECT_EQ(qFused, q.toVector<uint16_t>());
+  std::vector<uint16_t> rotated = k.toVector<uint16_t>();
+  for (int t = 0; t < batch * seq; ++t) {
+    int at = pos[t / seq] + t % seq;
+    if (at >= ctx)
+      continue;
+    for (int c = 0; c < width; ++c) {
+      ks[((t / seq) * ctx + at) * width + c] = rotated[t * width + c];
+      vs[((t / seq) * ctx + at) * width + c] = qkvs[t * row + heads * dim + width + c];
+    }
+  }
+  EXPECT_EQ(kBuf.toVector<uint16_t>(), ks);
+  EXPECT_EQ(vBuf.toVector<uint16_t>(), vs);
+}
+
 TEST_F(GraphRun, EmbeddingGathersRowsOfComputedTensorsAndViews) {
   // The prefill's last rows (a row gather of a computed tensor): rows of both halves of a split,
   // the first read at its row stride, the second copied to column 0 first; ids outside give 0.
