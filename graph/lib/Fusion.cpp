@@ -11,7 +11,8 @@
 //     computed inside that op's kernel (generated .tk source, f32 inside).
 //  4. Splits (and reshapes of contiguous tensors) are views: kernels read strided rows; ropes of
 //     adjacent column blocks of one tensor (a fused QKV's q and k) are one launch, and so are a
-//     layer's key and value cache appends.
+//     layer's key and value cache appends; those join the rope's launch when the keys are its
+//     and the values the column block after them (intoRope).
 //  5. Collectives (all-reduce, all-gather) are steps of their own on dense rows, never fused.
 //  Buffers: every tensor that is no binding gets a planned slot, reused once it is dead.
 #include "GraphImpl.h"
