@@ -113,8 +113,10 @@ namespace {
 /// Tiles that are cheap functions of element indices and scalars (ranges, splats, constants,
 /// shape changes and elementwise arithmetic over them): a broadcast of such a tile computes its
 /// elements where they are needed instead of moving them through shared memory, as Triton's
-/// layout propagation rematerializes them.
-constexpr int kMaxRematerializedOps = 12;
+/// layout propagation rematerializes them. The limit bounds the walk, not the cost: a GEMV
+/// row's activation pointers broadcast over its weight rows take ~15 ops (12 sent them through
+/// shared memory, four barriers an iteration: lit Codegen/broadcast-remat.tk).
+constexpr int kMaxRematerializedOps = 32;
 
 bool rematerializableWithin(Value value, int &budget) {
   Operation *def = value.getDefiningOp();
