@@ -168,11 +168,19 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       Consts consts{{"SCALE_MODE", int64_t(1)}, {"HAS_BIAS", flag(step.bias)}, {"ACT", step.act},
                     {"HAS_MUL", flag(step.gate)}, {"HAS_RESIDUAL", flag(step.residual)}};
       if (step.oneRow) {
+        // An RMSNorm between two of these (normsIntoGemvRows): this one's rows are x * w, its
+        // rstd computed from x (in[7]); or this one also writes its output times w (out2).
+        bool rstd = step.eps > 0, normOut = step.normOutWeight >= 0;
+        if (rstd)
+          consts.emplace("RSTD_EPS", Const(step.eps));
+        consts.emplace("NORM_OUT", flag(normOut));
         kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }),
                       {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
                        step.gate ? in(4) : *dummy, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
                        i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
-                       i32(step.in[4].rowStride)},
+                       i32(step.in[4].rowStride), rstd ? in(7) : *dummy,
+                       normOut ? storage(bindings, step.normOutWeight) : *dummy,
+                       normOut ? storage(bindings, step.out2) : *dummy},
                       typed(consts), stream);
         return;
       }

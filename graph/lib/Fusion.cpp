@@ -363,6 +363,47 @@ struct Planner {
     }
   }
 
+  /// An RMSNorm read only by single-row weight-only FP8 matmuls (a batch-1 decode step's
+  /// fp8_gemv_row) whose input another such matmul computes in full (the residual stream after
+  /// an attention or MLP block): that matmul's epilogue also writes its output times the norm's
+  /// weight, by column (out2), which the norm's matmuls read as their rows, scaling their sums
+  /// by the rstd they compute from the norm's input in their K loop. No launch for the norm.
+  void normsIntoGemvRows() {
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      const Node &norm = node(int(n));
+      if (norm.op != Op::RmsNorm || groupOf[n] >= 0 || outputs.count(int(n)) || users[n].empty() ||
+          !(float(norm.value) > 0) || isView(norm.inputs[1]))
+        continue;
+      int x = norm.inputs[0], producer = groupOf[x];
+      if (producer < 0 || producer == kInMatmuls || isView(x))
+        continue;
+      Step &p = plan.steps[size_t(producer)];
+      if (p.kind != StepKind::MatMul || !p.oneRow || p.out != x || p.out2 >= 0)
+        continue;
+      bool readers = true;
+      for (int u : users[n]) {
+        int r = groupOf[u];
+        readers &= node(u).op == Op::MatMul && node(u).inputs[0] == int(n) && node(u).inputs[1] != int(n) &&
+                   r >= 0 && r != kInMatmuls && plan.steps[size_t(r)].oneRow && plan.steps[size_t(r)].nodes[0] == u &&
+                   plan.steps[size_t(r)].eps == 0;
+      }
+      if (!readers)
+        continue;
+      int scaled = newExtra(node(x).out);
+      p.out2 = scaled;
+      p.normOutWeight = norm.inputs[1];
+      for (int u : users[n]) {
+        Step &reader = plan.steps[size_t(groupOf[u])];
+        reader.in[0] = Operand{scaled, columns(x), 0};
+        reader.in.resize(8);
+        reader.in[7] = place(x);
+        reader.rowScale = true;
+        reader.eps = norm.value;
+      }
+      groupOf[n] = kInMatmuls;
+    }
+  }
+
   /// Elementwise trees, built from their roots (the last node) backwards.
   void elementwiseGroups() {
     for (int root = int(g.nodes.size()) - 1; root >= 0; --root) {
@@ -667,6 +708,7 @@ Plan planGraph(const Graph::Impl &graph) {
   std::map<int, Planner::Folded> folded;
   planner.foldNorms(folded);
   planner.matmulGroups(folded);
+  planner.normsIntoGemvRows();
   planner.elementwiseGroups();
   planner.otherSteps();
   planner.order();
@@ -686,6 +728,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
     if (act) parts.push_back(act == 1 ? "silu" : "gelu");
     if (gate) parts.push_back("gate");
     if (residual) parts.push_back("residual");
+    if (normOutWeight >= 0) parts.push_back("times the next rmsnorm's weight");
     for (size_t k = 0; k < parts.size(); ++k)
       text += (k ? ", " : " (") + parts[k] + (k + 1 == parts.size() ? ")" : "");
     return text;

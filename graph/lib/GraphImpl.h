@@ -56,7 +56,8 @@ struct Step {
   int out = -1;            // the tensor it writes (a node, or one of Plan::extra)
   int out2 = -1;           // RowMoments: the means (out holds the rstds)
   Operand outAt;           // where: concat's parts write into column blocks of one tensor
-  std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift
+  std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift,
+                           // and (fp8_gemv_row with a norm's rstd to compute) the norm's input rows
                            // (an FP8 matmul: a's FP8 rows, the weight, bias, residual, gate, a's row
                            // scales, the weight's scales; weightOnly: see there); QuantizeRows x (and a
                            // folded RMSNorm's weight)
@@ -66,6 +67,9 @@ struct Step {
   bool weightOnly = false; // an FP8 matmul of few rows by fp8_gemv: in[0] a's own (bf16) rows
   bool oneRow = false;      // weight-only of a single row: fp8_gemv_row (the CUDA cores)
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
+  /// fp8_gemv_row: the RMSNorm weight (node) by which its epilogue also writes its output,
+  /// into out2, for the norm's matmuls (normsIntoGemvRows); -1 none.
+  int normOutWeight = -1;
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself
   int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both); DecodeAttention: its splits

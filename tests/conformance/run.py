@@ -1247,13 +1247,31 @@ def add_stdlib_cases():
         row_text = text[text.index("fp8_gemv_row's configs ->"):text.index("kernel fp8_gemv_row(")]
         row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
+    no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
     for bn_, bk_, warps in row_configs:
         case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=(2e-2, 2e-2),
              defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
+    # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
+    # scaled by the rstd it computes from x (RSTD_EPS), and its output times the next norm's
+    # weight written beside it (NORM_OUT).
+    nx, nwt, nw2 = rnd(Mg, Kt, scale=2.0), rnd(Kt), rnd(Nt)
+    xw = b16(val(nx).reshape(Mg, Kt) * val(nwt)[None, :])
+    def gemv_norm_ref(out):
+        x_ = val(nx).reshape(Mg, Kt)
+        rstd = 1 / np.sqrt((x_ * x_).mean(1) + 1e-5)
+        c_ = b16(val(xw).reshape(Mg, Kt) @ values_of("f8e4m3", tb).reshape(-1, Kt).T * tsb[None, :] * rstd[:, None])
+        return {"c": c_.ravel(), "norm_out": b16(val(c_).reshape(Mg, Nt) * val(nw2)[None, :]).ravel()}
+    case("stdlib.fp8_gemv_row.rstd.norm_out", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
+         {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
+          "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+          "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
+          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
+         gemv_norm_ref, tol=(2e-2, 2e-2),
+         defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
     ga16 = np.asarray(val(ga[Kf]), np.float16)
     f16 = lambda x: np.asarray(x, np.float16)
     case("stdlib.fp8_gemv.mode0.f8e5m2.f16.split.epilogue", std("fp8_matmul"), "fp8_gemv",
@@ -1268,7 +1286,8 @@ def add_stdlib_cases():
     case("stdlib.fp8_gemv_row.mode0.f8e5m2.f16.epilogue", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
           "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
-          "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
+          "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf,
+          **{k: v.astype(np.float16) for k, v in no_norm.items()}},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
                   "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})

@@ -313,6 +313,74 @@ TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
                  /*quantizedActivations=*/false);
 }
 
+TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
+  // Batch 1's residual stream: h = a @ wo + r (fp8_gemv_row), then rmsnorm(h) read by two FP8
+  // matmuls. The first matmul also writes h * w (the norm's weight), the two readers multiply
+  // that by their weights and scale by the rstd that they compute from h: no rmsnorm launch.
+  const int d = 64, n = 96;
+  Graph g;
+  Tensor a = g.input("a", Scalar::BF16, {1, d}), r = g.input("r", Scalar::BF16, {1, d});
+  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) {
+    return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
+  };
+  Tensor h = g.add(fp8("wo", a, d, d), r);
+  Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
+  g.output(fp8("wq", normed, d, n), "q");
+  g.output(fp8("wk", normed, d, n), "k");
+  g.output(h, "h");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"fp8_gemv_row (residual, times the next rmsnorm's weight)",
+                                                     "fp8_gemv_row (rmsnorm and its rstd folded in)",
+                                                     "fp8_gemv_row (rmsnorm and its rstd folded in)"}));
+  auto as = randomBf16(d, 41), rs = randomBf16(d, 42), nws = randomBf16(d, 43);
+  std::map<std::string, std::pair<std::vector<uint8_t>, std::vector<float>>> q{
+      {"wo", quantizeColumns(randomBf16(size_t(d) * d, 44, 0.3f), d, d)},
+      {"wq", quantizeColumns(randomBf16(size_t(d) * n, 45, 0.3f), d, n)},
+      {"wk", quantizeColumns(randomBf16(size_t(d) * n, 46, 0.3f), d, n)}};
+  bind("a", as);
+  bind("r", rs);
+  bind("nw", nws);
+  for (auto &[name, codes] : q) {
+    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F8E4M3, codes.first));
+    bindings[name] = buffers[name].get();
+    buffers[name + "_scale"] = std::make_unique<Buffer>(Buffer::of(context, codes.second));
+    bindings[name + "_scale"] = buffers[name + "_scale"].get();
+  }
+  Buffer &qOut = output("q", n), &kOut = output("k", n), &hOut = output("h", d);
+  exe.run(bindings);
+  auto product = [&](const std::vector<double> &x, const std::string &w, int cols) {
+    const auto &[codes, scales] = q.at(w);
+    std::vector<double> c(static_cast<size_t>(cols));
+    for (int j = 0; j < cols; ++j) {
+      for (int t = 0; t < d; ++t)
+        c[size_t(j)] += x[size_t(t)] * fp::f8e4m3ToFloat(codes[size_t(j * d + t)]);
+      c[size_t(j)] *= scales[size_t(j)];
+    }
+    return c;
+  };
+  std::vector<double> x(static_cast<size_t>(d));
+  for (int t = 0; t < d; ++t)
+    x[size_t(t)] = f(as[size_t(t)]);
+  std::vector<double> hs = product(x, "wo", d);
+  double ss = 0;
+  for (int t = 0; t < d; ++t) {
+    hs[size_t(t)] = f(fp::floatToBf16(float(hs[size_t(t)] + f(rs[size_t(t)]))));
+    ss += hs[size_t(t)] * hs[size_t(t)];
+  }
+  std::vector<double> normedRef(static_cast<size_t>(d));
+  for (int t = 0; t < d; ++t)
+    normedRef[size_t(t)] = hs[size_t(t)] / std::sqrt(ss / d + 1e-5) * f(nws[size_t(t)]);
+  std::vector<uint16_t> hGot = hOut.toVector<uint16_t>();
+  for (int t = 0; t < d; ++t)
+    ASSERT_EQ(double(f(hGot[size_t(t)])), hs[size_t(t)]) << t;
+  for (auto [out, w] : {std::pair{&qOut, "wq"}, std::pair{&kOut, "wk"}}) {
+    std::vector<double> want = product(normedRef, w, n);
+    std::vector<uint16_t> got = out->toVector<uint16_t>();
+    for (int j = 0; j < n; ++j)
+      ASSERT_NEAR(f(got[size_t(j)]), want[size_t(j)], 2e-2 * (1 + std::abs(want[size_t(j)]))) << w << " " << j;
+  }
+}
+
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
   // A stand-in `dot` first on PATH records its arguments as the SVG: the paths reach it as
   // arguments (no shell: a quote or a space in them is nothing special), and the SVG is renamed
