@@ -57,10 +57,9 @@ struct Executable::Impl {
   std::vector<Kernel> kernels;           // one per step
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
-  /// FP8 matmuls' split-K partials, decode attention's split partials (outputs, then max and
-  /// sum pairs), and the counters of both (a tile's or a head's, zero between launches), shared
-  /// by all of them: the steps run one after another on one stream.
-  std::unique_ptr<Buffer> splitWorkspace, decodePartialO, decodePartialMl, counters;
+  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
+  /// of them: the steps run one after another on one stream.
+  std::unique_ptr<Buffer> splitWorkspace, splitCounters;
   /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
   /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
   struct Prepared {
@@ -189,7 +188,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       GridSpec grid([M, N](const Config &c) { return Grid(cdiv(N, c["BN"]), cdiv(M, c["BM"]), c["SPLIT_K"]); });
       kernel.launch(grid,
                     {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
-                     step.gate ? in(4) : *dummy, *splitWorkspace, *counters, i32(M), i32(N), i32(K),
+                     step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
                      i32(step.in[0].rowStride),
                      i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
                      i32(step.in[4].rowStride)},
@@ -204,7 +203,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"]), c["SPLIT_K"]); });
       kernel.launch(grid,
                     {in(0), in(1), out, in(5), in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
-                     step.gate ? in(4) : *dummy, *splitWorkspace, *counters, i32(M), i32(N), i32(K),
+                     step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
                      i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
                      i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
                     typed(consts), stream);
@@ -328,14 +327,20 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   typed({{"PAIR", flag(pair)}}), stream);
     return;
   }
-  case StepKind::DecodeAttention: {
+  case StepKind::DecodeSplit: {
     const TensorInfo &q = first.out;
     int64_t batch = q.shape[0], headDim = q.shape[1] / first.heads;
     int64_t maxContext = plan.info(graph, first.inputs[1]).shape[0] / batch;
     kernel.launch(Grid(batch * first.heads, step.heads),
-                  {in(0), in(1), in(2), in(3), out, *decodePartialO, *decodePartialMl, *counters, i32(first.heads),
-                   i32(first.kvHeads), i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))),
-                   i32(step.in[0].rowStride), i32(step.in[0].column)},
+                  {in(0), in(1), in(2), in(3), out, storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
+                   i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
+                   i32(step.in[0].column)},
+                  typed({{"HEAD_DIM", headDim}}), stream);
+    return;
+  }
+  case StepKind::DecodeCombine: {
+    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
+    kernel.launch(Grid(batch * first.heads), {in(0), in(1), out, i32(step.heads)},
                   typed({{"HEAD_DIM", headDim}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
     return;
   }
@@ -424,29 +429,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       break;
     }
   }
-  // decode_attention: each head's splits' partials and its counter.
-  int64_t decodePartials = 0, decodePairs = 0;
-  for (const Step &step : impl.plan.steps)
-    if (step.kind == StepKind::DecodeAttention) {
-      const Node &attention = impl.graph.nodes[step.nodes[0]]; // o: [batch, heads * head_dim]
-      int64_t heads = attention.out.shape[0] * attention.heads;
-      decodePartials = std::max(decodePartials, attention.out.shape[0] * attention.out.shape[1] * step.heads);
-      decodePairs = std::max(decodePairs, 2 * heads * step.heads);
-      tiles = std::max(tiles, heads);
-    }
-  if (double(decodePartials) >= double(int64_t(1) << 31))
-    throw Error("graph: decode_attention's partials (" + std::to_string(decodePartials) +
-                " f32) need more than 32-bit offsets: fewer splits, sequences or heads");
-  if (decodePartials) {
-    impl.decodePartialO = std::make_unique<Buffer>(context, Scalar::F32, size_t(decodePartials));
-    impl.decodePartialMl = std::make_unique<Buffer>(context, Scalar::F32, size_t(decodePairs));
-  }
-  if (!fp8Operands.empty())
+  if (!fp8Operands.empty()) {
     impl.splitWorkspace = std::make_unique<Buffer>(context, Scalar::F32, size_t(workspace));
-  if (!fp8Operands.empty() || decodePartials) {
-    impl.counters = std::make_unique<Buffer>(context, Scalar::I32, size_t(tiles));
+    impl.splitCounters = std::make_unique<Buffer>(context, Scalar::I32, size_t(tiles));
     std::vector<int32_t> zeros(size_t(tiles), 0);
-    impl.counters->upload(zeros.data(), zeros.size() * sizeof(int32_t));
+    impl.splitCounters->upload(zeros.data(), zeros.size() * sizeof(int32_t));
   }
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
@@ -472,8 +459,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
     case StepKind::AppendKV: impl.kernels.push_back(impl.stdlibKernel("kv_cache.tk", "kv_append")); break;
     case StepKind::Embedding: impl.kernels.push_back(impl.stdlibKernel("embedding.tk", "embedding")); break;
-    case StepKind::DecodeAttention:
-      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention"));
+    case StepKind::DecodeSplit:
+      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_split"));
+      break;
+    case StepKind::DecodeCombine:
+      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_combine"));
       break;
     case StepKind::AllReduce:
     case StepKind::AllGather: impl.kernels.emplace_back(); break; // (the communicator's, no kernel)
@@ -589,7 +579,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
     flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);
     if (first.causal)
       flops /= 2;
-  } else if (step.kind == StepKind::DecodeAttention) {
+  } else if (step.kind == StepKind::DecodeSplit) {
     const TensorInfo &q = first.out, &cache = plan.info(graph, first.inputs[1]);
     flops = 4 * double(q.shape[1]) * double(cache.shape[0]); // every head against all its cached rows
   }
@@ -662,8 +652,7 @@ std::vector<std::string> Executable::kernels() const {
 
 size_t Executable::scratchBytes() const {
   size_t bytes = 0;
-  for (const std::unique_ptr<Buffer> *b :
-       {&impl_->splitWorkspace, &impl_->decodePartialO, &impl_->decodePartialMl, &impl_->counters})
+  for (const std::unique_ptr<Buffer> *b : {&impl_->splitWorkspace, &impl_->splitCounters})
     if (*b)
       bytes += (*b)->bytes();
   return bytes;

@@ -45,7 +45,7 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeAttention, Embedding, QuantizeRows,
+  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows,
   AllReduce, AllGather // collectives (Communicator), no kernel: all_gather writes rank-major rows, copies reorder them
 };
 
@@ -72,7 +72,7 @@ struct Step {
   int normOutWeight = -1;
   int foldedNormBias = -1;   // a LayerNorm's bias, folded in as (bias @ b) with the centering
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself
-  int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both); DecodeAttention: its splits
+  int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
   /// Rope: the key and value cache appends (AppendKV nodes) its launch also makes, -1 none:
   /// the rotated keys and the values after them go straight into the caches (mergeRopeAppends).
   int keyCache = -1, valueCache = -1;
