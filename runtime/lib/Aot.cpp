@@ -61,6 +61,14 @@ std::vector<std::string> driverCompilerWarnings(std::string_view log) {
   return warnings;
 }
 
+bool imageMayDefine(const void *image, const std::string &symbol) {
+  const char *text = static_cast<const char *>(image);
+  // (strncmp stops at a PTX image's NUL, however short; neither magic number holds a zero byte.)
+  if (std::strncmp(text, "\x7f" "ELF", 4) == 0 || std::strncmp(text, "\x50\xed\x55\xba", 4) == 0)
+    return true;
+  return std::strstr(text, symbol.c_str()) != nullptr;
+}
+
 LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
   CompileLogs logs;
@@ -75,10 +83,13 @@ LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_
   logs.reportWarnings(kernel);
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
-  tensormaps::load(module, function, kernel);
+  if (imageMayDefine(image, "tk_tensor_maps_" + kernel))
+    tensormaps::load(module, function, kernel);
   cuda::CUdeviceptr address = 0;
   size_t bytes = 0;
-  bool waitsForGrid = d.findGlobal(module, "tk_grid_dependent_" + kernel, &address, &bytes,
+  std::string marker = "tk_grid_dependent_" + kernel;
+  bool waitsForGrid = imageMayDefine(image, marker) &&
+                      d.findGlobal(module, marker, &address, &bytes,
                                    "reading whether kernel '" + kernel + "' waits for its grid dependencies");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)

@@ -7,6 +7,7 @@
 #include "TensorMaps.h"
 
 #include "TestUtil.h"
+#include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Error.h"
 
 #include <gtest/gtest.h>
@@ -219,6 +220,22 @@ int64_t tmaSwizzled(int64_t offset, int64_t swizzle) {
   int64_t chunks = swizzle / 16; // 8, 4, 2
   int64_t chunk = (offset / 16) % chunks, line = (offset / 128) % chunks;
   return offset - chunk * 16 + (chunk ^ line) * 16;
+}
+
+TEST(TensorMapRecipe, TheLoaderAsksTheDriverOnlyForGlobalsAPtxImageNames) {
+  // A missing global was looked up in every module, an API error (CUDA_ERROR_NOT_FOUND) that
+  // compute-sanitizer reported for every kernel without tensor maps or a grid-dependency
+  // marker: PTX text names every global it defines, so one it lacks is not asked for.
+  std::string ptx = ".version 8.0\n.target sm_90a\n.visible .global .align 1 .b8 tk_grid_dependent_k[1] = {1};\n"
+                    ".visible .entry k()\n{\n\tret;\n}\n";
+  EXPECT_TRUE(imageMayDefine(ptx.c_str(), "tk_grid_dependent_k"));
+  EXPECT_FALSE(imageMayDefine(ptx.c_str(), "tk_tensor_maps_k"));
+  EXPECT_FALSE(imageMayDefine("", "tk_tensor_maps_k"));
+  // A binary image (cubin, fatbin) may define anything: the driver is asked.
+  const char cubin[] = "\x7f" "ELF\x02\x01";
+  const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00};
+  EXPECT_TRUE(imageMayDefine(cubin, "tk_tensor_maps_k"));
+  EXPECT_TRUE(imageMayDefine(fatbin, "tk_tensor_maps_k"));
 }
 
 TEST(TensorMapRecipe, TmaBoxesLandWhereTheSwizzledStagesHoldTheirElements) {
