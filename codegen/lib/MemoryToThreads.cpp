@@ -213,15 +213,20 @@ struct LoadPattern : public AccessPattern<LoadOp> {
                                               : Distribution::of(converter.layoutOf(ptrType));
     auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
+    // Slots that differ only in broadcast bits hold the same pointer and mask values (the
+    // broadcast computes each distinct element once): such an access reuses the earlier one's
+    // result (a GEMV row's activations, broadcast over the weight rows a thread holds).
+    DenseMap<std::pair<Value, Value>, SmallVector<size_t, 1>> accessesAt; // by first pointer and mask
     for (size_t start = 0; start < ptrs.size(); start += width) {
-      // Slots that differ only in broadcast bits hold the same pointer and mask values (the
-      // broadcast computes each distinct element once): such an access reuses the earlier one's
-      // result (a GEMV row's activations, broadcast over the weight rows a thread holds).
-      if (size_t same = earlierAccess(ptrs, masks, others, start, width); same != start) {
+      Value firstMask = masks.empty() ? Value() : slotOf(masks, start);
+      SmallVector<size_t, 1> &candidates = accessesAt[{ptrs[start], firstMask}];
+      auto same = llvm::find_if(candidates, [&](size_t earlier) { return sameAccess(ptrs, masks, others, earlier, start, width); });
+      if (same != candidates.end()) {
         for (int64_t k = 0; k < width; ++k)
-          values.push_back(values[same + size_t(k)]);
+          values.push_back(values[*same + size_t(k)]);
         continue;
       }
+      candidates.push_back(start);
       Value pred = masks.empty() ? Value() : slotOf(masks, start);
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);
       Type accessType = width == 1 ? stored : (Type)VectorType::get({width}, stored);
@@ -252,21 +257,15 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     return success();
   }
 
-  /// The first access of `width` slots before `start` whose pointers, mask and `other` values
-  /// are the very same values as this one's (so it reads the same bytes), or `start`.
-  static size_t earlierAccess(ValueRange ptrs, ValueRange masks, ValueRange others, size_t start, int64_t width) {
-    auto sameSlots = [&](size_t a, size_t b) {
-      for (int64_t k = 0; k < width; ++k)
-        if (ptrs[a + size_t(k)] != ptrs[b + size_t(k)] ||
-            (!masks.empty() && slotOf(masks, a + size_t(k)) != slotOf(masks, b + size_t(k))) ||
-            (!others.empty() && slotOf(others, a + size_t(k)) != slotOf(others, b + size_t(k))))
-          return false;
-      return true;
-    };
-    for (size_t earlier = 0; earlier < start; earlier += size_t(width))
-      if (sameSlots(earlier, start))
-        return earlier;
-    return start;
+  /// Whether the accesses of `width` slots at `a` and `b` have the very same pointer, mask
+  /// and `other` values (so they read the same bytes into the same results).
+  static bool sameAccess(ValueRange ptrs, ValueRange masks, ValueRange others, size_t a, size_t b, int64_t width) {
+    for (int64_t k = 0; k < width; ++k)
+      if (ptrs[a + size_t(k)] != ptrs[b + size_t(k)] ||
+          (!masks.empty() && slotOf(masks, a + size_t(k)) != slotOf(masks, b + size_t(k))) ||
+          (!others.empty() && slotOf(others, a + size_t(k)) != slotOf(others, b + size_t(k))))
+        return false;
+    return true;
   }
 };
 

@@ -372,7 +372,10 @@ struct Planner {
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       const Node &norm = node(int(n));
       if (norm.op != Op::RmsNorm || groupOf[n] >= 0 || outputs.count(int(n)) || users[n].empty() ||
-          !(float(norm.value) > 0) || isView(norm.inputs[1]))
+          !(float(norm.value) > 0))
+        continue;
+      // (The weight is a binding, no step's output: the producer reads it outside `in`.)
+      if (Op weight = node(norm.inputs[1]).op; weight != Op::Weight && weight != Op::Input)
         continue;
       int x = norm.inputs[0], producer = groupOf[x];
       if (producer < 0 || producer == kInMatmuls || isView(x))

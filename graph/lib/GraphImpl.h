@@ -74,7 +74,7 @@ struct Step {
   double factor = 1, eps = 0; // MatMul: eps > 0 computes its folded RMSNorm's rstd itself
   int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
   /// Rope: the key and value cache appends (AppendKV nodes) its launch also makes, -1 none:
-  /// the rotated keys and the values after them go straight into the caches (mergeRopeAppends).
+  /// the rotated keys and the values after them go straight into the caches (intoRope).
   int keyCache = -1, valueCache = -1;
   // Elementwise: the generated kernel's source and name, and the columns it covers (a copy into
   // a column block of a wider tensor; 0: all of the output's)

@@ -66,7 +66,12 @@ bool imageMayDefine(const void *image, const std::string &symbol) {
   // (strncmp stops at a PTX image's NUL, however short; neither magic number holds a zero byte.)
   if (std::strncmp(text, "\x7f" "ELF", 4) == 0 || std::strncmp(text, "\x50\xed\x55\xba", 4) == 0)
     return true;
-  return std::strstr(text, symbol.c_str()) != nullptr;
+  // The name as a whole identifier (tk_grid_dependent_k is no definition of tk_grid_dependent_k2).
+  auto partOfName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  for (const char *at = std::strstr(text, symbol.c_str()); at; at = std::strstr(at + 1, symbol.c_str()))
+    if ((at == text || !partOfName(at[-1])) && !partOfName(at[symbol.size()]))
+      return true;
+  return false;
 }
 
 LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {

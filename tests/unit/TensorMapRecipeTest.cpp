@@ -231,6 +231,7 @@ TEST(TensorMapRecipe, TheLoaderAsksTheDriverOnlyForGlobalsAPtxImageNames) {
   EXPECT_TRUE(imageMayDefine(ptx.c_str(), "tk_grid_dependent_k"));
   EXPECT_FALSE(imageMayDefine(ptx.c_str(), "tk_tensor_maps_k"));
   EXPECT_FALSE(imageMayDefine("", "tk_tensor_maps_k"));
+  EXPECT_FALSE(imageMayDefine(ptx.c_str(), "tk_grid_dependent_")); // a prefix of a name is not the name
   // A binary image (cubin, fatbin) may define anything: the driver is asked.
   const char cubin[] = "\x7f" "ELF\x02\x01";
   const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00};
