@@ -570,6 +570,9 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
   double bytes = 0;
   for (int t : tensors)
     bytes += tensorBytes(plan.info(graph, t));
+  if (step.keyCache >= 0) // a rope that also writes its keys and the values into the caches
+    for (int append : {step.keyCache, step.valueCache})
+      bytes += tensorBytes(graph.nodes[graph.nodes[append].inputs[1]].out);
   double flops = 0;
   if (step.kind == StepKind::MatMul) {
     double k = double(plan.info(graph, first.inputs[1]).shape[step.fp8 ? 1 : 0]);
