@@ -77,6 +77,15 @@ protected:
     bindings[name] = buffers[name].get();
     return *buffers[name];
   }
+  /// FP8 weights as `name` (e4m3 codes) and `name_scale` (per output channel).
+  void bindFp8(const std::map<std::string, std::pair<std::vector<uint8_t>, std::vector<float>>> &weights) {
+    for (const auto &[name, codes] : weights) {
+      buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F8E4M3, codes.first));
+      bindings[name] = buffers[name].get();
+      buffers[name + "_scale"] = std::make_unique<Buffer>(Buffer::of(context, codes.second));
+      bindings[name + "_scale"] = buffers[name + "_scale"].get();
+    }
+  }
   void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations);
 };
 
@@ -237,12 +246,7 @@ void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels,
   bind("nw", nws);
   std::map<std::string, std::pair<std::vector<uint8_t>, std::vector<float>>> q{
       {"wu", quantizeColumns(wu, d, ff)}, {"wg", quantizeColumns(wg, d, ff)}, {"wd", quantizeColumns(wd, ff, d)}};
-  for (auto &[name, codes] : q) {
-    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F8E4M3, codes.first));
-    bindings[name] = buffers[name].get();
-    buffers[name + "_scale"] = std::make_unique<Buffer>(Buffer::of(context, codes.second));
-    bindings[name + "_scale"] = buffers[name + "_scale"].get();
-  }
+  bindFp8(q);
   Buffer &out = output("out", size_t(rows) * d);
   exe.run(bindings);
   std::vector<uint16_t> got = out.toVector<uint16_t>();
@@ -340,12 +344,7 @@ TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
   bind("a", as);
   bind("r", rs);
   bind("nw", nws);
-  for (auto &[name, codes] : q) {
-    buffers[name] = std::make_unique<Buffer>(Buffer::ofBits(context, Scalar::F8E4M3, codes.first));
-    bindings[name] = buffers[name].get();
-    buffers[name + "_scale"] = std::make_unique<Buffer>(Buffer::of(context, codes.second));
-    bindings[name + "_scale"] = buffers[name + "_scale"].get();
-  }
+  bindFp8(q);
   Buffer &qOut = output("q", n), &kOut = output("k", n), &hOut = output("h", d);
   exe.run(bindings);
   auto product = [&](const std::vector<double> &x, const std::string &w, int cols) {
