@@ -218,8 +218,8 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     // result (a GEMV row's activations, broadcast over the weight rows a thread holds).
     DenseMap<std::pair<Value, Value>, SmallVector<size_t, 1>> accessesAt; // by first pointer and mask
     for (size_t start = 0; start < ptrs.size(); start += width) {
-      Value firstMask = masks.empty() ? Value() : slotOf(masks, start);
-      SmallVector<size_t, 1> &candidates = accessesAt[{ptrs[start], firstMask}];
+      Value pred = masks.empty() ? Value() : slotOf(masks, start);
+      SmallVector<size_t, 1> &candidates = accessesAt[{ptrs[start], pred}];
       auto same = llvm::find_if(candidates, [&](size_t earlier) { return sameAccess(ptrs, masks, others, earlier, start, width); });
       if (same != candidates.end()) {
         for (int64_t k = 0; k < width; ++k)
@@ -227,7 +227,6 @@ struct LoadPattern : public AccessPattern<LoadOp> {
         continue;
       }
       candidates.push_back(start);
-      Value pred = masks.empty() ? Value() : slotOf(masks, start);
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);
       Type accessType = width == 1 ? stored : (Type)VectorType::get({width}, stored);
       Value loaded = guarded(

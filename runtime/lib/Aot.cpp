@@ -1,6 +1,7 @@
 #include "tk/Runtime/Aot.h"
 
 #include "DriverLog.h"
+#include "ModuleGlobals.h"
 #include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
 
@@ -74,6 +75,11 @@ bool imageMayDefine(const void *image, const std::string &symbol) {
   return false;
 }
 
+bool findModuleGlobal(const void *image, cuda::CUmodule module, const std::string &name, cuda::CUdeviceptr *address,
+                      size_t *bytes, const std::string &what) {
+  return imageMayDefine(image, name) && cuda::Driver::get().findGlobal(module, name, address, bytes, what);
+}
+
 LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes) {
   cuda::Driver &d = cuda::Driver::get();
   CompileLogs logs;
@@ -88,14 +94,11 @@ LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_
   logs.reportWarnings(kernel);
   cuda::CUfunction function = nullptr;
   d.check(d.cuModuleGetFunction(&function, module, kernel.c_str()), "finding kernel '" + kernel + "' in its module");
-  if (imageMayDefine(image, "tk_tensor_maps_" + kernel))
-    tensormaps::load(module, function, kernel);
+  tensormaps::load(image, module, function, kernel);
   cuda::CUdeviceptr address = 0;
   size_t bytes = 0;
-  std::string marker = "tk_grid_dependent_" + kernel;
-  bool waitsForGrid = imageMayDefine(image, marker) &&
-                      d.findGlobal(module, marker, &address, &bytes,
-                                   "reading whether kernel '" + kernel + "' waits for its grid dependencies");
+  bool waitsForGrid = findModuleGlobal(image, module, "tk_grid_dependent_" + kernel, &address, &bytes,
+                                       "reading whether kernel '" + kernel + "' waits for its grid dependencies");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),

@@ -1,5 +1,7 @@
 #include "TensorMaps.h"
 
+#include "ModuleGlobals.h"
+
 #include "tk/Runtime/Error.h"
 
 #include <algorithm>
@@ -158,12 +160,12 @@ std::vector<Recipe> parse(const std::string &text, const std::string &kernel) {
   return recipes;
 }
 
-void load(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
+void load(const void *image, cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel) {
   cuda::Driver &d = cuda::Driver::get();
   cuda::CUdeviceptr address = 0;
   size_t bytes = 0;
-  if (!d.findGlobal(module, "tk_tensor_maps_" + kernel, &address, &bytes,
-                    "reading the tensor-map recipes of kernel '" + kernel + "'"))
+  if (!findModuleGlobal(image, module, "tk_tensor_maps_" + kernel, &address, &bytes,
+                        "reading the tensor-map recipes of kernel '" + kernel + "'"))
     return;
   if (bytes == 0 || bytes > size_t(kMaxRecipeBytes))
     throw Error("kernel '" + kernel + "': tensor-map recipes of " + std::to_string(bytes) + " bytes");

@@ -32,8 +32,9 @@ struct Recipe {
 
 /// The recipes in a module's text; throws tk::Error naming the kernel on malformed text.
 std::vector<Recipe> parse(const std::string &text, const std::string &kernel);
-/// Reads the recipes of `kernel` from `module`, if it has any, for launches of `function`.
-void load(cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel);
+/// Reads the recipes of `kernel` from `module` (built from `image`), if it has any, for
+/// launches of `function`.
+void load(const void *image, cuda::CUmodule module, cuda::CUfunction function, const std::string &kernel);
 
 /// A launch's parameters: the caller's, followed by the function's tensor maps (if any).
 class LaunchParams {

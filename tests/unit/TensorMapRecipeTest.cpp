@@ -6,8 +6,8 @@
 #include "Swizzle.h"
 #include "TensorMaps.h"
 
+#include "ModuleGlobals.h"
 #include "TestUtil.h"
-#include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Error.h"
 
 #include <gtest/gtest.h>

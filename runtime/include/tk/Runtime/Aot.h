@@ -14,11 +14,6 @@ namespace tk {
 /// A kernel's function in the current context: from a cubin or a PTX image (NUL-terminated),
 /// opted in to `sharedBytes` of dynamic shared memory. Throws tk::Error with the driver's log.
 LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_t sharedBytes);
-/// Whether a module built from `image` may define the global `symbol`: PTX text names every
-/// global it defines, so a name it lacks is no global of the module (the loader then does not
-/// ask the driver for it: an absent-symbol lookup is an API error that compute-sanitizer
-/// reports); a binary image (cubin or fatbin) may define anything.
-bool imageMayDefine(const void *image, const std::string &symbol);
 /// Registers per thread ptxas gave the function.
 int functionRegisters(cuda::CUfunc_st *function);
 /// Local memory per thread (spills and stack), in bytes.
