@@ -332,6 +332,9 @@ class Bench:
         shapes = [(4096, 4096, 4096), (8192, 8192, 4096)] + [(m, n, k) for m in (32, 2048) for n, k in LLAMA_GEMMS]
         if self.args.quick:
             shapes = shapes[:2]
+        if self.args.fp8_shapes:
+            wanted = {tuple(map(int, s.split("x"))) for s in self.args.fp8_shapes.split(",")}
+            shapes = [s for s in shapes if s in wanted]
         source = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
         with open(source) as f:
             text = f.read()
@@ -597,6 +600,7 @@ def main():
     parser.add_argument("--matmul-dtypes", default="f16,bf16")
     parser.add_argument("--llama-gemm-dtypes", default="bf16")
     parser.add_argument("--attention-dtypes", default="f16,bf16")
+    parser.add_argument("--fp8-shapes", default="", metavar="MxNxK,...", help="the fp8 section's shapes among its own (default: all)")
     parser.add_argument("--no-max-autotune", dest="max_autotune", action="store_false",
                         help="skip torch.compile max-autotune-no-cudagraphs (the slowest peer to compile)")
     parser.add_argument("--llm-splits-sweep", default="", metavar="BATCH:SPLITS,...",
