@@ -41,6 +41,25 @@ def parse_tk_timing(text, what="tk"):
     return dict(per_call_ms=float(per_call), back_to_back_ms=float(b2b), reps=int(reps), flushed=bool(flushed))
 
 
+def pick_shapes(shapes, spec):
+    """The shapes among `shapes` (tuples) that `spec` names ("MxNxK,..."; "" for all), in
+    `shapes`' order. A malformed entry or one that is not among them is a ValueError (a typo
+    would otherwise run nothing)."""
+    if not spec:
+        return list(shapes)
+    wanted = set()
+    for entry in spec.split(","):
+        parts = entry.strip().split("x")
+        if not all(p.isdigit() for p in parts) or len(parts) != len(shapes[0]):
+            raise ValueError("'%s' is not a shape like %s" % (entry, "x".join(map(str, shapes[0]))))
+        wanted.add(tuple(int(p) for p in parts))
+    unknown = wanted - set(shapes)
+    if unknown:
+        raise ValueError("%s: not among %s" % (", ".join("x".join(map(str, s)) for s in sorted(unknown)),
+                                               ", ".join("x".join(map(str, s)) for s in shapes)))
+    return [s for s in shapes if s in wanted]
+
+
 def gpu_state():
     """The GPU's clocks, power, temperature and throttle reasons now (recorded around sections)."""
     fields = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active"

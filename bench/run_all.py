@@ -332,9 +332,7 @@ class Bench:
         shapes = [(4096, 4096, 4096), (8192, 8192, 4096)] + [(m, n, k) for m in (32, 2048) for n, k in LLAMA_GEMMS]
         if self.args.quick:
             shapes = shapes[:2]
-        if self.args.fp8_shapes:
-            wanted = {tuple(map(int, s.split("x"))) for s in self.args.fp8_shapes.split(",")}
-            shapes = [s for s in shapes if s in wanted]
+        shapes = report.pick_shapes(shapes, self.args.fp8_shapes)
         source = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
         with open(source) as f:
             text = f.read()

@@ -21,6 +21,15 @@ class ReportTest(unittest.TestCase):
         with self.assertRaises(RuntimeError):
             report.parse_tk_timing("kernel 'x': 0.1 ms (median of 100 runs)")
 
+    def test_picks_named_shapes_and_refuses_typos(self):
+        shapes = [(4096, 4096, 4096), (32, 4096, 4096), (32, 4096, 11008)]
+        self.assertEqual(report.pick_shapes(shapes, ""), shapes)
+        self.assertEqual(report.pick_shapes(shapes, "32x4096x11008, 4096x4096x4096"),
+                         [(4096, 4096, 4096), (32, 4096, 11008)])
+        for bad in ("32x4096", "32x4096x4096x1", "32x4096xk", "-32x4096x4096", "64x4096x4096"):
+            with self.assertRaises(ValueError, msg=bad):
+                report.pick_shapes(shapes, bad)
+
     def test_ratio_is_best_peer_over_tk_per_method(self):
         row = dict(section="matmul", label="x", flops=2e12, roofline_ms=1.0, errors={},
                    tk=dict(per_call_ms=2.0, back_to_back_ms=1.0, config="c"),
