@@ -62,17 +62,21 @@ LogicalResult checkShapes(func::FuncOp kernel) {
 }
 
 /// What the GPU backend cannot compile yet gets a located error that names the way out.
-LogicalResult checkSupported(func::FuncOp kernel, bool wgmma) {
+LogicalResult checkSupported(func::FuncOp kernel, bool wgmma, int sm) {
   WalkResult unsupported = kernel.walk([&](Operation *op) {
-    // FP8 dots run on wgmma only: both operands staged K-major (A as loaded, B through `trans`).
+    // FP8 dots run on tensor cores that take FP8: wgmma (sm_90a) where both operands are K-major
+    // stages, mma.sync m16n8k32 (sm_89 and later) otherwise; there is no FMA fallback.
     if (auto dot = dyn_cast<DotOp>(op); dot && isFloat8(cast<RankedTensorType>(dot.getA().getType()).getElementType())) {
       std::optional<MmaPlan> plan = planMma(dot, threadsOf(kernel), wgmma);
-      if (plan && plan->warpgroup)
+      if (plan && sm >= 89)
         return WalkResult::advance();
-      op->emitError() << "an FP8 'tk.dot' runs on Hopper's wgmma only (--arch=sm_90a): A an [M, K] tile loaded in a "
-                         "pipelined loop (num_stages >= 2), B a loaded [N, K] tile through trans(), M a multiple of 64 "
-                         "over 4 warps a group (dots chained in one loop: the groups split M only), K a multiple of "
-                         "32, an f32 accumulator; or run it with --backend=interp";
+      if (sm < 89)
+        op->emitError() << "an FP8 'tk.dot' needs tensor cores that take FP8: --arch=sm_89 or later (sm_90a: "
+                           "Hopper's wgmma), not sm_" << sm << "; or run it with --backend=interp";
+      else
+        op->emitError() << "an FP8 'tk.dot' runs on tensor cores only: an f32 accumulator, M a multiple of 16 and N "
+                           "of 8 (rows of 16 and columns of 8 for every warp), K a multiple of 32; or run it with "
+                           "--backend=interp";
       return WalkResult::interrupt();
     }
     // f8 values move through memory (stages too) and shapes, and convert to and from wider floats
@@ -283,7 +287,7 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
         }
       });
       Assignment assignment(kernel, wgmma);
-      if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma)) || failed(assignment.checkRules()))
+      if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma, sm)) || failed(assignment.checkRules()))
         return signalPassFailure();
       assignment.propagate();
       assignment.allowDefaultSlices();

@@ -92,12 +92,14 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
   auto result = cast<RankedTensorType>(op.getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
   // f16/bf16 into f32 or f16 into f16 (m16n8k16), f32 at tf32 precision (m16n8k8; "ieee"
-  // keeps the exact FMA path), i8 into i32 (m16n8k32).
+  // keeps the exact FMA path), i8 into i32 (m16n8k32), e4m3/e5m2 (mixed too) into f32
+  // (m16n8k32, sm_89 and later: checkSupported refuses it for sm_80).
   bool tf32 = element.isF32() && op.getPrecision() == DotPrecision::tf32;
   Type acc = result.getElementType();
-  bool supported = ((element.isF16() || element.isBF16() || tf32) && acc.isF32()) || (element.isF16() && acc.isF16()) ||
-                   (element.isInteger(8) && acc.isInteger(32));
-  if (!supported || bType.getElementType() != element || m % 16 || n % 8 || k % mmaKStep(element))
+  bool float8Pair = float8 && isFloat8(bType.getElementType());
+  bool supported = ((element.isF16() || element.isBF16() || tf32 || float8Pair) && acc.isF32()) ||
+                   (element.isF16() && acc.isF16()) || (element.isInteger(8) && acc.isInteger(32));
+  if (!supported || (bType.getElementType() != element && !float8Pair) || m % 16 || n % 8 || k % mmaKStep(element))
     return std::nullopt;
   MmaPlan plan;
   int64_t warps = threads / 32;

@@ -21,7 +21,7 @@ struct MmaPlan {
 };
 /// `warpgroupMma`: the dot may run on wgmma (sm_90a), which it does when both operands are
 /// stages of 2-byte elements (A as rows of K), or of FP8 (both K-major: B from a `trans`
-/// stage), and the warpgroups can split it. FP8 runs on wgmma only.
+/// stage), and the warpgroups can split it. Otherwise mma.sync, FP8 too (m16n8k32, sm_89+).
 std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma = false);
 /// The wgmma plan of a dot whose operands are stages (A as rows of K, B as rows of N when
 /// `bRowsOfN`), when wgmma takes its shapes and types; planMma checks the stages.

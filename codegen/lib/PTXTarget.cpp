@@ -51,7 +51,7 @@ std::unique_ptr<llvm::TargetMachine> targetMachine(const GpuTarget &target, std:
   // a * b + c becomes one fma, as Triton (enable_fp_fusion) and nvcc (-fmad=true) do.
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
-      triple, target.chip(), target.features, options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, target.chip(), target.features(), options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext &context, const GpuTarget &target,

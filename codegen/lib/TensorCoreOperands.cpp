@@ -55,9 +55,10 @@ void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared
                    const BlockedLayout &l, Value tid, int64_t offset, const SwizzleParams &swizzle, bool tf32) {
   auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, isOwner(rewriter, loc, l, tid), false);
   OpBuilder b = ifOp.getThenBodyBuilder();
-  Type element = values[0].getType();
+  // (FP8 as its bytes: vectors of 8-bit floats do not reach LLVM.)
+  Type element = memoryType(values[0].getType());
   int64_t group = l.sizePerThread >= swizzle.chunk ? swizzle.chunk : 1;
-  auto valueAt = [&](size_t slot) { return tf32 ? roundToTf32(b, loc, values[slot]) : values[slot]; };
+  auto valueAt = [&](size_t slot) { return tf32 ? roundToTf32(b, loc, values[slot]) : toMemory(b, loc, values[slot]); };
   for (size_t slot = 0; slot < values.size(); slot += group) {
     Value index = elementIndex(b, loc, l, slot, tid);
     auto [row, column] = rowAndColumn(b, loc, index, swizzle.rowLength);
@@ -140,7 +141,8 @@ MmaFragments::MmaFragments(ConversionPatternRewriter &rewriter, Location loc, Do
                            const MmaOperands &operands, ValueRange aValues, ValueRange bValues)
     : rewriter_(rewriter), loc_(loc), plan_(plan), operands_(operands), aValues_(aValues), bValues_(bValues) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
-  element_ = aType.getElementType();
+  // (FP8 addressed as bytes; A's and B's formats may differ, not their size.)
+  element_ = memoryType(aType.getElementType());
   k_ = aType.getDimSize(1);
   kStep_ = mmaKStep(element_);
   chunk_ = kStep_ / 2;
@@ -194,7 +196,7 @@ Value MmaFragments::elementPointer(Value base, Value index) {
 
 SmallVector<Value> MmaFragments::ldmatrix(Value base, Value elementIndex, int count, bool transpose) {
   Type i32 = rewriter_.getI32Type();
-  bool bf16 = element_.isBF16(), tf32 = element_.isF32(), int8 = element_.isInteger(8);
+  bool bf16 = element_.isBF16(), tf32 = element_.isF32(), bytes = element_.isInteger(8);
   auto pair = VectorType::get({2}, element_);
   Type result = count == 1
                     ? (Type)i32
@@ -207,7 +209,7 @@ SmallVector<Value> MmaFragments::ldmatrix(Value base, Value elementIndex, int co
   for (int i = 0; i < count; ++i) {
     Value r =
         count == 1 ? matrices : (Value)LLVM::ExtractValueOp::create(rewriter_, loc_, matrices, ArrayRef<int64_t>{i});
-    registers.push_back(bf16 || tf32 || int8 ? r : (Value)LLVM::BitcastOp::create(rewriter_, loc_, pair, r));
+    registers.push_back(bf16 || tf32 || bytes ? r : (Value)LLVM::BitcastOp::create(rewriter_, loc_, pair, r));
   }
   return registers;
 }
@@ -242,7 +244,7 @@ SmallVector<SmallVector<Value>> MmaFragments::a(int64_t kk) {
 
 SmallVector<SmallVector<Value>> MmaFragments::b(int64_t kk) {
   Type i32 = rewriter_.getI32Type();
-  bool tf32 = element_.isF32(), int8 = element_.isInteger(8), bRowsOfN = operands_.bRowsOfN;
+  bool tf32 = element_.isF32(), bytes = element_.isInteger(8), bRowsOfN = operands_.bRowsOfN;
   const SwizzleParams &bSwizzle = operands_.bSwizzle;
   Value bBase = operands_.bBase;
   auto c = [&](int64_t v) { return constant(v); };
@@ -252,11 +254,11 @@ SmallVector<SmallVector<Value>> MmaFragments::b(int64_t kk) {
                          registerPair(bValues_, loadedBSlot(k_, ni, kk, 1, 0))});
   if (operands_.loadedFragments)
     return fragments;
-  // B in elements ldmatrix cannot transpose, element by element (always as K rows of N: the
-  // pipeliner stages 2-byte operands only), for lane = 4g + t: tf32's b0 = B[k + t][n + g],
-  // b1 = B[k + t + 4][n + g]; i8's b0 holds B[k + 4t + j][n + g] in byte j, b1 the same 16
-  // rows further.
-  bool elementwiseB = tf32 || int8;
+  // B in elements ldmatrix cannot transpose, as K rows of N, element by element, for lane =
+  // 4g + t: tf32's b0 = B[k + t][n + g], b1 = B[k + t + 4][n + g]; i8's and FP8's b0 holds
+  // B[k + 4t + j][n + g] in byte j, b1 the same 16 rows further. (FP8's B as rows of N, from
+  // a `trans` stage, is ldmatrix's without `.trans`: each 16-byte row 16 k of one column.)
+  bool elementwiseB = tf32 || (bytes && !bRowsOfN);
   for (int64_t ni = 0; ni < plan_.nTiles && elementwiseB; ++ni) {
     Value column = add(add(mul(warpN_, colsPerWarp_), c(ni * 8)), groupRow_);
     SmallVector<Value> regs;

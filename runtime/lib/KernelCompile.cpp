@@ -28,7 +28,7 @@ std::string ptxCacheKey(const Compiler &compiler, const CompileOptions &options)
 } // namespace
 
 void targetDevice(CompileOptions &options, int sm) {
-  options.sm = sm >= 90 ? 90 : 80;
+  options.sm = sm >= 90 ? 90 : sm >= 89 ? 89 : 80; // (sm_89: Ada's FP8 mma.sync)
   options.archSpecific = sm == 90;
 }
 

@@ -653,6 +653,22 @@ def add_structure_cases():
          {"a": fa16, "b": fb16, "out": np.zeros(64 * 64, np.float16), "K": 128},
          lambda out: {"out": (fa16.astype(f64) @ fb16.astype(f64)).astype(np.float16).ravel()}, tol=(2e-3, 2e-3),
          gpu_tol=(8e-3, 1e-2))
+    # FP8 on mma.sync (m16n8k32): products exact in f32, the sums as the tensor cores add them
+    # (FP8_FAST_ACCUM_TOL below: about 14 bits).
+    qa = f8_bits(RNG.uniform(-2, 2, (32, 192)), 5, 2, True)
+    qb = f8_bits(RNG.uniform(-1, 1, (64, 192)), 4, 3, False)
+    case("tensor_cores.f8_e5m2_e4m3_loop_b_transposed", tc, "mma_f8_loop", "1",
+         {"a": qa, "b": qb, "out": np.zeros(32 * 64, np.float32), "K": 192},
+         lambda out: {"out": (values_of("f8e5m2", qa).reshape(32, 192) @ values_of("f8e4m3", qb).reshape(64, 192).T)
+                      .astype(np.float32).ravel()},
+         defines={"num_stages": 3}, tol=(2e-2, 5e-2))
+    ra = f8_bits(RNG.uniform(-2, 2, (16, 64)), 4, 3, False)
+    rb = f8_bits(RNG.uniform(-1, 1, (64, 32)), 4, 3, False)
+    case("tensor_cores.f8_e4m3_b_as_k_rows", tc, "mma_f8_k_rows", "1",
+         {"a": ra, "b": rb, "out": np.zeros(16 * 32, np.float32)},
+         lambda out: {"out": (values_of("f8e4m3", ra).reshape(16, 64) @ values_of("f8e4m3", rb).reshape(64, 32))
+                      .astype(np.float32).ravel()},
+         defines={"num_warps": 2}, tol=(2e-2, 5e-2))
     aq, ak, av = [(RNG.standard_normal((64, 32)) * 0.3).astype(np.float16) for _ in range(3)]
 
     def attention_like_ref(out):
@@ -1667,6 +1683,7 @@ add_run_error_cases()
 # Runner
 
 SANITIZER = []  # --sanitize: compute-sanitizer's memcheck around every GPU run
+ARCH = []  # --arch: tkc run --arch on the GPU
 
 GPU_UNSUPPORTED = ("not supported by the GPU backend yet", "does not support tiles of rank")
 
@@ -1698,7 +1715,7 @@ def run_case(c, tkc, backend, workdir, compare_interp=False):
 
 def run_backend(c, tkc, backend, workdir, check=True):
     os.makedirs(workdir, exist_ok=True)
-    cmd = SANITIZER + [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid] if backend == "cuda" else \
+    cmd = SANITIZER + [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid] + ARCH if backend == "cuda" else \
         [tkc, "run", c.file, "--kernel", c.kernel, "--grid", c.grid]
     if c.debug:
         cmd.append("--debug")
@@ -1788,9 +1805,11 @@ def check_ptxas(args):
                 continue
             seen.add(key)
             with open(c.file) as f:
-                dots = "dot(" in f.read()
-            # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages.
-            for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()):
+                text = f.read()
+            dots = "dot(" in text
+            # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages; sm_89: Ada's FP8
+            # mma.sync (sm_90's too, without wgmma).
+            for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()) + (("sm_89",) if dots and "f8" in text else ()):
                 ptx = os.path.join(tmp, "k.ptx")
                 if args.keep_ptx:  # one file per build, named by what was built, for before/after diffs
                     defines = "".join("-%s=%s" % kv for kv in sorted(c.defines.items()))
@@ -1804,12 +1823,13 @@ def check_ptxas(args):
                     if "not supported by the GPU backend yet" in proc.stderr or "does not support tiles of rank" in proc.stderr:
                         unsupported.append("%s (%s)" % (c.kernel, os.path.basename(c.file)))
                         break
-                    if arch != "sm_90a" and "runs on Hopper's wgmma only" in proc.stderr:
-                        fp8_off_hopper.append("%s %s" % (c.name, arch))  # FP8 dots: sm_90a's wgmma only
+                    if arch == "sm_80" and "needs tensor cores that take FP8" in proc.stderr:
+                        fp8_off_hopper.append("%s %s" % (c.name, arch))  # FP8 dots: sm_89 and later
                         continue
-                    if arch == "sm_80" and "shared memory, more than the" in proc.stderr and "of sm_80" in proc.stderr:
-                        # A Hopper-sized tuning config: the tuner skips it on sm_80 for this reason.
-                        too_big_for_sm80.append(c.name)
+                    if arch in ("sm_80", "sm_89") and "shared memory, more than the" in proc.stderr and \
+                            "of " + arch in proc.stderr:
+                        # A Hopper-sized tuning config: the tuner skips it on sm_80 and sm_89 for this reason.
+                        too_big_for_sm80.append("%s %s" % (c.name, arch))
                         continue
                     failures += 1
                     print("FAIL %s %s: tkc\n  %s" % (c.name, arch, proc.stderr.strip()))
@@ -1821,13 +1841,13 @@ def check_ptxas(args):
                     print("FAIL %s %s: ptxas\n  %s" % (c.name, arch, result.stderr.strip()))
                 else:
                     assembled += 1
-    print("ptxas accepted %d kernel builds (sm_80 and sm_90; sm_90a for dots); %d kernels are not on the GPU backend yet: %s"
+    print("ptxas accepted %d kernel builds (sm_80 and sm_90; sm_90a for dots, sm_89 for FP8 ones); %d kernels are not on the GPU backend yet: %s"
           % (assembled, len(unsupported), ", ".join(sorted(set(unsupported)))))
     if too_big_for_sm80:
-        print("shared memory beyond sm_80's, refused there with a located error (Hopper tuning configs): %s"
+        print("shared memory beyond sm_80's or sm_89's, refused there with a located error (Hopper tuning configs): %s"
               % ", ".join(too_big_for_sm80))
     if fp8_off_hopper:
-        print("FP8 dots refused off sm_90a with a located error (%d builds)" % len(fp8_off_hopper))
+        print("FP8 dots refused on sm_80 with a located error (%d builds)" % len(fp8_off_hopper))
     failures += check_matmul_spills(args, ptxas)
     return 1 if failures or assembled == 0 else 0
 
@@ -1879,9 +1899,13 @@ def main():
                              "it has a dot) and assemble it with ptxas")
     parser.add_argument("--keep-ptx", metavar="DIR", help="with --ptxas: keep each build's PTX in DIR (before/after diffs)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
+    parser.add_argument("--arch", help="with --backend cuda: compile for this target, not the GPU's own (tkc run --arch; "
+                                       "sm_90 on an H200 runs FP8 dots on mma.sync)")
     parser.add_argument("--sanitize", action="store_true",
                         help="run every GPU case under compute-sanitizer's memcheck (a report fails the case)")
     args = parser.parse_args()
+    if args.arch:
+        ARCH[:] = ["--arch", args.arch]
     if args.sanitize:
         SANITIZER[:] = ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "9", "--print-limit", "5"]
     if args.ptxas:

@@ -71,10 +71,14 @@ void addKernel(CLI::App &app, std::string &kernel, Bound &b) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {
-  app.add_option("--arch", b.arch, "the GPU (sm_90a: Hopper's wgmma, TMA, FP8); default " + archDefault)
+void addArch(CLI::App &app, Bound &b, const std::string &archDefault) {
+  app.add_option("--arch", b.arch, "the GPU (sm_89: FP8 mma.sync; sm_90a: Hopper's wgmma, TMA); default " + archDefault)
       ->type_name("ARCH")
-      ->check(CLI::IsMember({"sm_80", "sm_90", "sm_90a"}));
+      ->check(CLI::IsMember({"sm_80", "sm_89", "sm_90", "sm_90a"}));
+}
+
+void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {
+  addArch(app, b, archDefault);
   app.add_option("--divisibility", b.divisibility, "argument A is divisible by N (1, 2, 4, 8, 16), as the JIT knows")
       ->type_name("A=N")
       ->check(CLI::Validator(needsDivisibility, ""))
@@ -184,6 +188,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
   CLI::App *run = app.add_subcommand("run", "run a kernel (ARG... bind its parameters)");
   run->footer(kEnvironment);
   addRunOptions(*run);
+  addArch(*run, sub, "the GPU's own (an older target's code runs on a newer GPU)");
   run->add_flag("--profile", r.profile,
                 "the time (--time 20 unless given), the launch, registers, local memory, buffers' GB/s");
 
@@ -338,8 +343,12 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
       inv.file = r.file;
       return std::nullopt;
     }
-    if (!b.arch.empty() || !b.divisibility.empty())
-      throw UsageError("--arch and --divisibility are --dry-run's (a launch takes the GPU's and the arguments')");
+    // run --arch: an older target's code on this GPU (sm_89's FP8 mma.sync on an H200, say).
+    if (!b.divisibility.empty() || (!b.arch.empty() && inv.command == TkcCommand::Tune))
+      throw UsageError("--divisibility, and tune's --arch, are --dry-run's (a launch takes the arguments' and the GPU's)");
+    if (!b.arch.empty() && r.backend == "interp")
+      throw UsageError("--arch picks the GPU's code; --backend=interp runs none");
+    r.arch = b.arch;
     runargs::finishRunOptions(r);
   } catch (const std::exception &e) {
     err << prefix << ": error: " << e.what() << "\n";

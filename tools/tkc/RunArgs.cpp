@@ -19,9 +19,9 @@
 namespace tk::runargs {
 
 bool applyArch(const std::string &arch, CompileOptions &options) {
-  if (arch != "sm_80" && arch != "sm_90" && arch != "sm_90a")
+  if (arch != "sm_80" && arch != "sm_89" && arch != "sm_90" && arch != "sm_90a")
     return false;
-  options.sm = arch == "sm_80" ? 80 : 90;
+  options.sm = arch == "sm_80" ? 80 : arch == "sm_89" ? 89 : 90;
   options.archSpecific = arch == "sm_90a";
   return true;
 }

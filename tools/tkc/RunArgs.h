@@ -25,6 +25,7 @@ struct RunOptions {
   int timedRuns = 0;
   bool profile = false; // --profile: the time, the kernel's resources and its buffers' bandwidth
   bool debug = false; // check `assert` on the GPU too (the interpreter always does)
+  std::string arch;   // run's --arch: the GPU code of this target, not the device's own (older code runs on newer GPUs)
   std::map<std::string, std::string> defines;
   std::vector<std::pair<std::string, std::string>> args;  // NAME=VALUE in order
   std::vector<std::pair<std::string, std::string>> saves; // NAME=PATH
@@ -33,7 +34,7 @@ struct RunOptions {
 /// After the command line's parse: the kernel when the file has one, and what a launch needs
 /// (--grid) checked. Throws UsageError.
 void finishRunOptions(RunOptions &options);
-/// Applies `--arch` text (sm_80, sm_90, sm_90a) to `options`; false when it is none of them.
+/// Applies `--arch` text (sm_80, sm_89, sm_90, sm_90a) to `options`; false when it is none of them.
 bool applyArch(const std::string &arch, CompileOptions &options);
 /// NAME=VALUE split at the first '=' (a non-empty name); none otherwise.
 std::optional<std::pair<std::string, std::string>> parseAssignment(const std::string &text);

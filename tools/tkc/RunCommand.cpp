@@ -191,7 +191,16 @@ int runCuda(const RunOptions &options, const KernelSignature &sig, const Interpr
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
   compileOptions.debug = options.debug;
-  targetDevice(compileOptions, Context(Backend::Cuda).device().sm);
+  int deviceSm = Context(Backend::Cuda).device().sm;
+  targetDevice(compileOptions, deviceSm);
+  if (!options.arch.empty()) {
+    runargs::applyArch(options.arch, compileOptions);
+    // PTX of an older target runs on a newer GPU (the driver compiles it); sm_90a's on sm_90 only.
+    if (compileOptions.sm > deviceSm || (compileOptions.archSpecific && compileOptions.sm != deviceSm)) {
+      err << "tkc run: error: --arch " << options.arch << " does not run on this GPU (sm_" << deviceSm << ")\n";
+      return 1;
+    }
+  }
   for (size_t k = 0; k < sig.args.size(); ++k) {
     if (!sig.args[k].second.isIntValue())
       continue;

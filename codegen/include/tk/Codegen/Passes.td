@@ -47,7 +47,9 @@ def TkAssignLayouts : Pass<"tk-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tk::gpu::TkgDialect"];
   let options = [
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">
+           "Hopper's warpgroup MMA (sm_90a) for dots whose operands are both in stages">,
+    Option<"sm", "sm", "int", /*default=*/"90",
+           "Compute capability of the target (80, 89, 90): FP8 dots need 89 or later">
   ];
 }
 

@@ -9,9 +9,10 @@
 namespace tk {
 
 struct GpuTarget {
-  int sm = 90;               // compute capability as a number: 80, 90
+  int sm = 90;               // compute capability as a number: 80, 89, 90
   bool archSpecific = false; // sm_90a: instructions of this chip only (wgmma)
-  std::string features = "+ptx80";
+  /// PTX ISA 8.0, or 8.4 from sm_89 (mma.sync's FP8 operands).
+  std::string features() const { return sm >= 89 ? "+ptx84" : "+ptx80"; }
   std::string chip() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
 };
 

@@ -25,7 +25,7 @@ struct CompileOptions {
   bool optimize = true;                       // -O3 (default) runs the tile pipeline; -O0 not
   bool printLocations = false;                // print FileLineColLoc of every op
   std::vector<std::string> stdlibDirs;        // where `import` looks after the file's folder
-  int sm = 90;                                // --arch=sm_80|sm_90|sm_90a: the GPU target
+  int sm = 90;                                // --arch=sm_80|sm_89|sm_90|sm_90a: the GPU target
   bool archSpecific = false;                  // sm_90a: Hopper's wgmma (not forward-compatible)
   bool debug = false;                         // --debug: check `assert` on the GPU
   /// Divisibility (in bytes for pointers, in units for integers) known of runtime arguments,
