@@ -1139,7 +1139,7 @@ def add_stdlib_cases():
         text = f.read()
         kernel_at = text.index("kernel fp8_matmul(")
         fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), "
-                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}",
+                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *SWAP_AB: *(true))? *\}",
                                  text[text.rindex("@autotune", 0, kernel_at):kernel_at])
         assert fp8_configs, "fp8_matmul's configs not found"
     Mt, Nt, Kt = 200, 136, 544
@@ -1153,10 +1153,10 @@ def add_stdlib_cases():
     def fp8_tma_ref(out):
         acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
         return {"c": b16(acc * tsa[:, None] * tsb[None, :]).ravel()}
-    for bm_, bn_, bk_, splits, warps, stages, ws in fp8_configs:
+    for bm_, bn_, bk_, splits, warps, stages, ws, swap in fp8_configs:
         tiles = -(-Mt // int(bm_)) * -(-Nt // int(bn_))
-        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
-                                                                     "_ws" if ws == "1" else ""),
+        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
+                                                                       "_ws" if ws == "1" else "", "_swap" if swap else ""),
              std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
              {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
@@ -1164,7 +1164,8 @@ def add_stdlib_cases():
               "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
              fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
-                      "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
+                      "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
+                      "SWAP_AB": swap or "false"})
     # The 64- and 32-byte swizzles (BK 64 and 32: rows of 64 and 32 FP8 bytes), by TMA; and rows
     # 546 bytes apart (2 mod 4: the stages filled two bytes at a time).
     ta_wide = np.zeros((Mt, 546), np.uint8)
