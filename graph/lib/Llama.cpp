@@ -244,12 +244,14 @@ Graph buildGraph(const LlamaConfig &c, int64_t batch, int64_t seqLen, int64_t ma
 } // namespace
 
 int decodeSplitsFor(int64_t batch, int64_t heads) {
-  // Enough programs to keep every SM's loads in flight: at least 1024 (batch, head, split)
+  // Enough programs to keep every SM's loads in flight: at least 2048 (batch, head, split)
   // programs, 16 to 64 splits. Measured on the H200 (LLaMA-7B, context 2113, ms a decode step;
   // bench/results/2026-12-02-h200-session2): batch 1 (32 heads) 5.60 / 5.49 / 5.30 at 8 / 16 /
-  // 32 splits; batch 8 8.58 / 8.55 / 8.54 / 9.04 at 4 / 8 / 16 / 32.
+  // 32 splits; batch 8 8.58 / 8.55 / 8.54 / 9.04 at 4 / 8 / 16 / 32. With splits of whole
+  // blocks (decode_attention.tk), FP8 batch 1: 2.769 at 32, 2.690 at 64
+  // (bench/results/2026-12-04-h200-session15/5-decode-splits).
   int splits = 16;
-  while (splits < 64 && batch * heads * splits < 1024)
+  while (splits < 64 && batch * heads * splits < 2048)
     splits *= 2;
   return splits;
 }

@@ -1393,9 +1393,9 @@ def add_stdlib_cases():
           "dim": dim, "stride": stride, "first": 1000},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
-    # splits (one sequence shorter than the splits: empty ones), grouped-query heads; then the
+    # splits of whole blocks of 16 (the later splits empty), grouped-query heads; then the
     # combine, from the split kernel's numpy partials.
-    Bd, Hd, KVd, Dd, ctx, splits = 3, 4, 2, 32, 48, 4
+    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 4, 16
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
     scale_d = 1 / math.sqrt(Dd)
@@ -1404,7 +1404,7 @@ def add_stdlib_cases():
         k_, v_ = val(kc).reshape(Bd, ctx, KVd, Dd), val(vc).reshape(Bd, ctx, KVd, Dd)
         po, pml = np.zeros((Bd, Hd, splits, Dd)), np.zeros((Bd, Hd, splits, 2))
         for b in range(Bd):
-            per = -(-lengths[b] // splits)
+            per = -(-(-(-lengths[b] // splits)) // block_d) * block_d
             for h in range(Hd):
                 for sp in range(splits):
                     lo, hi = sp * per, min(sp * per + per, lengths[b])
@@ -1424,7 +1424,7 @@ def add_stdlib_cases():
           "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
           "q_stride": Hd * Dd, "q_col": 0},
          lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
-         tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": "16"})
+         tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
     def decode_combine_ref(out):
         w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
         o = (w[..., None] * po_ref).sum(2) / (w * pml_ref[..., 1]).sum(-1)[..., None]
