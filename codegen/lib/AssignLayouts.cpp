@@ -75,8 +75,8 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma, int sm) {
                            "Hopper's wgmma), not sm_" << sm << "; or run it with --backend=interp";
       else
         op->emitError() << "an FP8 'tk.dot' runs on tensor cores only: an f32 accumulator, M a multiple of 16 and N "
-                           "of 8 (rows of 16 and columns of 8 for every warp), K a multiple of 32; or run it with "
-                           "--backend=interp";
+                           "of 16 (of 8 for B a loaded [N, K] tile through trans()), rows of 16 and columns of 8 for "
+                           "every warp, K a multiple of 32; or run it with --backend=interp";
       return WalkResult::interrupt();
     }
     // f8 values move through memory (stages too) and shapes, and convert to and from wider floats

@@ -13,7 +13,7 @@ mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
 mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stored, mlir::Type type);
 /// Bytes one element of a tile type (or a scalar type) takes in memory: pointers 8, i1 1.
 int64_t elementBytes(mlir::Type type);
-/// f8e4m3 or f8e5m2 (stored as bytes; multiplied only by wgmma).
+/// f8e4m3 or f8e5m2 (stored as bytes; multiplied by wgmma, or mma.sync from sm_89).
 bool isFloat8(mlir::Type element);
 
 } // namespace tk::codegen

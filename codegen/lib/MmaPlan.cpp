@@ -82,7 +82,7 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
              return isa<DotOp>(use.getOwner()) && use.getOperandNumber() == operand;
            });
   };
-  // (FP8's A from a stage only: nothing stages 1-byte tiles for the dot.)
+  // (wgmma's FP8 A from a stage only: the dot stages 1-byte tiles for mma.sync alone.)
   bool float8 = isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType());
   if (warpgroupMma && (!aStage || !aStage.getTrans()) && (aStage || !float8) && onlyOperand(bStage, 1))
     if (std::optional<MmaPlan> plan = planWarpgroupShapes(op, threads, bStage.getTrans()))
@@ -100,6 +100,10 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
   bool supported = ((element.isF16() || element.isBF16() || tf32 || float8Pair) && acc.isF32()) ||
                    (element.isF16() && acc.isF16()) || (element.isInteger(8) && acc.isInteger(32));
   if (!supported || (bType.getElementType() != element && !float8Pair) || m % 16 || n % 8 || k % mmaKStep(element))
+    return std::nullopt;
+  // 1-byte B stored as K rows of N (all but a `trans` stage, rows of K) needs rows of whole
+  // 16-byte chunks, the swizzle's unit.
+  if (elementBytes(element) == 1 && !(bStage && bStage.getTrans()) && n % 16)
     return std::nullopt;
   MmaPlan plan;
   int64_t warps = threads / 32;
@@ -126,7 +130,8 @@ std::optional<MmaPlan> planMma(DotOp op, int64_t threads, bool warpgroupMma) {
 bool takesTensorCores(DotOp op, int64_t threads) {
   if (planMma(op, threads))
     return true;
-  // B through `trans`, or already a transposed stage (a loop invariant copied before the loop).
+  // B through `trans`, or already a transposed stage (a loop invariant copied before the loop):
+  // FP8 that wgmma takes, or that mma.sync takes once B is a `trans` stage (N of 8 too).
   auto bStage = op.getB().getDefiningOp<LocalLoadOp>();
   bool bRowsOfN = op.getB().getDefiningOp<TransOp>() || (bStage && bStage.getTrans());
   return isFloat8(cast<RankedTensorType>(op.getA().getType()).getElementType()) && bRowsOfN &&

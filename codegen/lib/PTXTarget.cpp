@@ -2,6 +2,7 @@
 // through ptxas.
 #include "tk/Codegen/Target.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -41,7 +42,8 @@ void initializeNVPTX() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> targetMachine(const GpuTarget &target, std::string &error) {
+std::unique_ptr<llvm::TargetMachine> targetMachine(const GpuTarget &target, const std::string &features,
+                                                   std::string &error) {
   initializeNVPTX();
   llvm::Triple triple(kTriple);
   const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -51,7 +53,7 @@ std::unique_ptr<llvm::TargetMachine> targetMachine(const GpuTarget &target, std:
   // a * b + c becomes one fma, as Triton (enable_fp_fusion) and nvcc (-fmad=true) do.
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
-      triple, target.chip(), target.features(), options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, target.chip(), features, options, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext &context, const GpuTarget &target,
@@ -85,12 +87,22 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 }
 } // namespace
 
+std::string ptxFeatures(mlir::ModuleOp module) {
+  bool float8Mma = module
+                       .walk([](mlir::LLVM::InlineAsmOp op) {
+                         return op.getAsmString().starts_with(kFloat8MmaSync) ? mlir::WalkResult::interrupt()
+                                                                               : mlir::WalkResult::advance();
+                       })
+                       .wasInterrupted();
+  return float8Mma ? "+ptx84" : "+ptx80";
+}
+
 namespace {
 /// Translates and optimizes the module, then hands the LLVM module and its target machine to
 /// `use`; returns "" with `error` set when any step fails.
 template <typename Use>
 std::string withLLVMModule(mlir::ModuleOp module, const GpuTarget &target, std::string &error, Use use) {
-  auto machine = targetMachine(target, error);
+  auto machine = targetMachine(target, ptxFeatures(module), error);
   if (!machine)
     return "";
   llvm::LLVMContext context;

@@ -44,7 +44,7 @@ namespace {
 
 bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
 
-/// Tiles whose stages tensor cores read: 2-byte elements, or FP8 (wgmma's only).
+/// Tiles whose stages tensor cores read: 2-byte elements, or FP8 (wgmma's and, from sm_89, mma.sync's).
 bool stageableElement(RankedTensorType type) {
   return type.getElementTypeBitWidth() == 16 || isFloat8(type.getElementType());
 }

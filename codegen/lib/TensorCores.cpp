@@ -8,6 +8,7 @@
 #include "MmaPlan.h"
 #include "TensorCoreOperands.h"
 #include "ThreadTypeConverter.h"
+#include "tk/Codegen/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -18,12 +19,12 @@ namespace tk::codegen {
 
 namespace {
 
-/// mma.sync m16n8k32 of FP8 into f32 as inline PTX (sm_89; PTX ISA 8.4): MLIR 22's `nvvm.mma.sync`
-/// verifier takes e4m3/e5m2 at m16n8k16 only. A is four registers of 4 bytes, B two, C and D
-/// four f32 (D a literal struct, as the op's).
+/// mma.sync m16n8k32 of FP8 into f32 as inline PTX (sm_89; PTX ISA 8.4, see ptxFeatures): MLIR
+/// 22's `nvvm.mma.sync` verifier takes e4m3/e5m2 at m16n8k16 only. A is four registers of 4
+/// bytes, B two, C and D four f32 (D a literal struct, as the op's).
 Value float8Mma(OpBuilder &b, Location loc, Type resultType, std::array<NVVM::MMATypes, 2> types, ValueRange a,
                 ValueRange bFragment, ValueRange c) {
-  std::string text = ("mma.sync.aligned.m16n8k32.row.col.f32." + NVVM::stringifyMMATypes(types[0]) + "." +
+  std::string text = (kFloat8MmaSync + NVVM::stringifyMMATypes(types[0]) + "." +
                       NVVM::stringifyMMATypes(types[1]) + ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                       "{$10, $11, $12, $13};")
                          .str();
@@ -35,8 +36,8 @@ Value float8Mma(OpBuilder &b, Location loc, Type resultType, std::array<NVVM::MM
 
 } // namespace
 
-/// mma.sync m16n8k16 (row.col; m16n8k8 for tf32, m16n8k32 for i8 and FP8) per k-step over the warp's
-/// m-tiles and n-tiles, on the fragments MmaFragments reads.
+/// mma.sync m16n8k16 (row.col; m16n8k8 for tf32, m16n8k32 for i8 and FP8) per k-step over the
+/// warp's m-tiles and n-tiles, on the fragments MmaFragments reads.
 void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueRange accValues,
                         ConversionPatternRewriter &rewriter, const ThreadTypeConverter &converter) {
   Location loc = op.getLoc();

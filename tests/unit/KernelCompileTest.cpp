@@ -125,5 +125,21 @@ TEST_F(KernelCompileTest, EightProcessesCompilingIntoOneEmptyCacheLeaveOneEntry)
   EXPECT_TRUE(cache.takeWarnings().empty());
 }
 
+// The JIT's target for a device: its own chip's instructions on sm_90 (wgmma, TMA), Ada's FP8
+// mma.sync on sm_89, sm_80's code below; a newer chip (sm_100) gets sm_90's portable PTX.
+TEST(TargetDevice, PicksTheDevicesTarget) {
+  struct Case {
+    int device, sm;
+    bool archSpecific;
+  };
+  for (Case c : {Case{80, 80, false}, Case{86, 80, false}, Case{89, 89, false}, Case{90, 90, true},
+                 Case{100, 90, false}}) {
+    CompileOptions options;
+    targetDevice(options, c.device);
+    EXPECT_EQ(options.sm, c.sm) << "sm_" << c.device;
+    EXPECT_EQ(options.archSpecific, c.archSpecific) << "sm_" << c.device;
+  }
+}
+
 } // namespace
 } // namespace tk

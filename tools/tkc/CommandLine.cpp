@@ -349,6 +349,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     if (!b.arch.empty() && r.backend == "interp")
       throw UsageError("--arch picks the GPU's code; --backend=interp runs none");
     r.arch = b.arch;
+    if (!r.arch.empty())
+      r.backend = "cuda"; // asked for GPU code: no quiet fallback to the interpreter
+
     runargs::finishRunOptions(r);
   } catch (const std::exception &e) {
     err << prefix << ": error: " << e.what() << "\n";

@@ -11,10 +11,15 @@ namespace tk {
 struct GpuTarget {
   int sm = 90;               // compute capability as a number: 80, 89, 90
   bool archSpecific = false; // sm_90a: instructions of this chip only (wgmma)
-  /// PTX ISA 8.0, or 8.4 from sm_89 (mma.sync's FP8 operands).
-  std::string features() const { return sm >= 89 ? "+ptx84" : "+ptx80"; }
   std::string chip() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
 };
+
+/// The start of an FP8 mma.sync's inline PTX (TensorCores.cpp; no other mma.sync of k32 has an
+/// f32 result), which needs PTX ISA 8.4.
+inline constexpr char kFloat8MmaSync[] = "mma.sync.aligned.m16n8k32.row.col.f32.";
+/// The PTX ISA a module is written in: 8.0, or 8.4 where it holds an FP8 mma.sync. Newer PTX
+/// needs a newer driver (8.4: CUDA 12.4's), so only the kernels that need it ask for it.
+std::string ptxFeatures(mlir::ModuleOp module);
 
 /// Translates the module to LLVM IR for nvptx64 and optimizes it (-O3). Returns the IR text,
 /// or "" with `error` set.

@@ -29,9 +29,9 @@ inline int divisibilityLog2(uint64_t value) { return value ? std::min(__builtin_
 /// the same) or below is one TMA cannot copy with, and a claimed divisibility would choose it.
 inline int integerDivisibilityLog2(int64_t value) { return value > 0 ? divisibilityLog2(uint64_t(value)) : 0; }
 
-/// Targets a GPU of compute capability `sm` (90 for sm_90): sm_80 code for Ampere, sm_90 for
-/// newer GPUs (which JIT it); the cubin is for this GPU only, so on Hopper itself its own
-/// instructions (sm_90a: wgmma).
+/// Targets a GPU of compute capability `sm` (90 for sm_90): sm_80 code for Ampere, sm_89 for
+/// Ada (FP8 mma.sync), sm_90 for newer GPUs (which JIT it); the cubin is for this GPU only, so
+/// on Hopper itself its own instructions (sm_90a: wgmma).
 void targetDevice(CompileOptions &options, int sm);
 
 /// A compiled kernel as a cache entry ("<shared bytes> <threads>\n<code>"), and back (none
