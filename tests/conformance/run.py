@@ -1094,6 +1094,15 @@ def add_stdlib_cases():
     out_of = {"bf16": (np.uint16, b16), "f16": (np.float16, lambda x: np.asarray(x, np.float16)),
               "f32": (np.float32, lambda x: np.asarray(x, np.float32))}
     fbias, fres, fgate = val(rnd(Nf)), val(rnd(Mf, Nf)), val(rnd(Mf, Nf))  # values every output type holds exactly
+    def fp8_args(mode, bdtype, tdtype, epilogue, splits=1):
+        sa, sb = scales[mode]
+        tiles = -(-Mf // 32) * -(-Nf // 32)  # enough counters for every tiling here
+        return {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
+                "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
+                "mul": out_of[tdtype][1](fgate).ravel() if epilogue else out_of[tdtype][1](np.zeros(1)),
+                "workspace": np.zeros(splits * Mf * Nf, np.float32), "counters": np.zeros(tiles, np.int32), "M": Mf,
+                "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf}
+    fp8_refs = {}
     for mode, bdtype, tdtype, epilogue in [(0, "f8e4m3", "bf16", False), (1, "f8e4m3", "f16", False),
                                            (2, "f8e4m3", "f32", False), (1, "f8e5m2", "bf16", True),
                                            (2, "f8e5m2", "bf16", True)]:
@@ -1111,27 +1120,31 @@ def add_stdlib_cases():
             if epilogue:
                 acc = silu(acc + fbias[None, :]) * fgate.reshape(Mf, Nf) + fres.reshape(Mf, Nf)
             return {"c": out_of[tdtype][1](acc).ravel()}
+        fp8_refs[mode, bdtype, tdtype, epilogue] = fp8_ref
         # (BM 64: wgmma's rows; lda 300 is no multiple of 16 bytes, so cp.async fills the stages.)
         defines = {"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": str(mode),
                    "B": bdtype, "T": tdtype}
         if epilogue:
             defines.update(HAS_BIAS="true", ACT="1", HAS_MUL="true", HAS_RESIDUAL="true")
         case("stdlib.fp8_matmul.mode%d.%s.%s%s" % (mode, bdtype, tdtype, ".epilogue" if epilogue else ""),
-             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
-             {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
-              "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
-              "mul": out_of[tdtype][1](fgate).ravel() if epilogue else out_of[tdtype][1](np.zeros(1)),
-              "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf,
-              "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
+             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)", fp8_args(mode, bdtype, tdtype, epilogue),
              fp8_ref, tol=(2e-2, 2e-2), defines=defines)
         if mode == 1 and not epilogue:  # the same with each k-step's product promoted to f32
             case("stdlib.fp8_matmul.mode1.f8e4m3.f16.promote", std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN)",
-                 {"a": fa, "b": fb[bdtype], "c": np.zeros(Mf * Nf, out_of[tdtype][0]), "scale_a": sa.ravel(),
-                  "scale_b": sb.ravel(), "bias": out_of[tdtype][1](fbias), "residual": out_of[tdtype][1](fres).ravel(),
-                  "mul": out_of[tdtype][1](np.zeros(1)), "workspace": np.zeros(1, np.float32),
-                  "counters": np.zeros(1, np.int32), "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf,
-                  "ldr": Nf, "ldm": Nf},
-                 fp8_ref, tol=(2e-2, 2e-2), defines=dict(defines, PROMOTE="true"))
+                 fp8_args(mode, bdtype, tdtype, epilogue), fp8_ref, tol=(2e-2, 2e-2), defines=dict(defines, PROMOTE="true"))
+    # SWAP_AB (each tile as (b a^T)^T, a's 32 rows the MMA's N): per tensor; per row/column with
+    # the epilogue hooks, PROMOTE and split-K (each split's transposed partial through the
+    # workspace).
+    for mode, bdtype, tdtype, epilogue, promote, splits in [(0, "f8e4m3", "bf16", False, False, 1),
+                                                            (1, "f8e5m2", "bf16", True, True, 2)]:
+        case("stdlib.fp8_matmul.swap_ab.mode%d.%s.%s%s" % (mode, bdtype, tdtype,
+                                                           ".epilogue.promote.split2" if epilogue else ""),
+             std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
+             fp8_args(mode, bdtype, tdtype, epilogue, splits), fp8_refs[mode, bdtype, tdtype, epilogue], tol=(2e-2, 2e-2),
+             defines={"BM": "32", "BN": "64", "BK": "128", "SPLIT_K": str(splits), "num_warps": "4", "num_stages": "3",
+                      "SCALE_MODE": str(mode), "B": bdtype, "T": tdtype, "SWAP_AB": "true", "PROMOTE": str(promote).lower(),
+                      "HAS_BIAS": str(epilogue).lower(), "ACT": "1" if epilogue else "0",
+                      "HAS_MUL": str(epilogue).lower(), "HAS_RESIDUAL": str(epilogue).lower()})
     # Every autotune config of fp8_matmul (warp-specialized ones too) with rows 16-byte aligned,
     # so that TMA fills the stages: M and N ragged, K = 544 (a partial last tile for BK 128 and
     # 256), per-row/column scales, e5m2 x e4m3 (mixed formats) into bf16.
