@@ -9,6 +9,7 @@
 // f16 and bf16 inputs, whose values f32 holds exactly).
 #include "IndexArithmetic.h"
 #include "Patterns.h"
+#include "tk/Codegen/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -206,7 +207,7 @@ struct ExtFromF8ByHardware : public OpRewritePattern<arith::ExtFOp> {
     rewriter.setInsertionPoint(first);
     Value pair = pairOf(rewriter, loc, codeOf(rewriter, loc, first.getIn()),
                         second ? codeOf(rewriter, loc, second.getIn()) : Value());
-    std::string text = std::string("cvt.rn.f16x2.") + (format->hasInfinity ? "e5m2x2" : "e4m3x2") + " $0, $1;";
+    std::string text = std::string(kFloat8PairCvt) + (format->hasInfinity ? "e5m2x2" : "e4m3x2") + " $0, $1;";
     Value halves = inlinePtx(rewriter, loc, rewriter.getI32Type(), pair, text, "=r,h", /*sideEffects=*/false);
     Value vector = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({2}, rewriter.getF16Type()), halves);
     auto half = [&](int64_t i) {

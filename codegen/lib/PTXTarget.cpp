@@ -87,14 +87,16 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 }
 } // namespace
 
-std::string ptxFeatures(mlir::ModuleOp module) {
-  bool float8Mma = module
-                       .walk([](mlir::LLVM::InlineAsmOp op) {
-                         return op.getAsmString().starts_with(kFloat8MmaSync) ? mlir::WalkResult::interrupt()
-                                                                               : mlir::WalkResult::advance();
-                       })
-                       .wasInterrupted();
-  return float8Mma ? "+ptx84" : "+ptx80";
+std::string ptxFeatures(mlir::ModuleOp module, const GpuTarget &target) {
+  int version = 80;
+  module.walk([&](mlir::LLVM::InlineAsmOp op) {
+    llvm::StringRef text = op.getAsmString();
+    if (text.starts_with(kFloat8MmaSync))
+      version = std::max(version, 84);
+    else if (target.sm < 90 && text.starts_with(kFloat8PairCvt))
+      version = std::max(version, 81);
+  });
+  return "+ptx" + std::to_string(version);
 }
 
 namespace {
@@ -102,7 +104,7 @@ namespace {
 /// `use`; returns "" with `error` set when any step fails.
 template <typename Use>
 std::string withLLVMModule(mlir::ModuleOp module, const GpuTarget &target, std::string &error, Use use) {
-  auto machine = targetMachine(target, ptxFeatures(module), error);
+  auto machine = targetMachine(target, ptxFeatures(module, target), error);
   if (!machine)
     return "";
   llvm::LLVMContext context;
