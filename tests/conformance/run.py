@@ -1801,60 +1801,80 @@ def run_backend(c, tkc, backend, workdir, check=True):
     return None
 
 
+def ptxas_builds(c, args, ptxas, tmp):
+    """One case's kernel through tkc and ptxas for each target it is built for: (assembled, unsupported,
+    FP8 refused on sm_80, too much shared memory, failure messages)."""
+    with open(c.file) as f:
+        text = f.read()
+    dots = "dot(" in text
+    assembled, unsupported, fp8_off_hopper, too_big, failures = 0, None, [], [], []
+    # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages; sm_89: Ada's FP8
+    # mma.sync (sm_90's too, without wgmma).
+    for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()) + (("sm_89",) if dots and "f8" in text else ()):
+        ptx = os.path.join(tmp, "k.ptx")
+        if args.keep_ptx:  # one file per build, named by what was built, for before/after diffs
+            defines = "".join("-%s=%s" % kv for kv in sorted(c.defines.items()))
+            name = "%s-%s%s-%s.ptx" % (os.path.basename(c.file)[:-3], c.kernel, defines, arch)
+            ptx = os.path.join(args.keep_ptx, "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name))
+        cmd = [args.tkc, c.file, "--kernel", c.kernel, "--emit=ptx", "--arch=" + arch, "-o", ptx]
+        for k, v in c.defines.items():
+            cmd += ["-D", "%s=%s" % (k, v)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            if "not supported by the GPU backend yet" in proc.stderr or "does not support tiles of rank" in proc.stderr:
+                unsupported = "%s (%s)" % (c.kernel, os.path.basename(c.file))
+                break
+            if arch == "sm_80" and "needs tensor cores that take FP8" in proc.stderr:
+                fp8_off_hopper.append("%s %s" % (c.name, arch))  # FP8 dots: sm_89 and later
+                continue
+            if arch in ("sm_80", "sm_89") and "shared memory, more than the" in proc.stderr and \
+                    "of " + arch in proc.stderr:
+                # A Hopper-sized tuning config: the tuner skips it on sm_80 and sm_89 for this reason.
+                too_big.append("%s %s" % (c.name, arch))
+                continue
+            failures.append("FAIL %s %s: tkc\n  %s" % (c.name, arch, proc.stderr.strip()))
+            continue
+        result = subprocess.run([ptxas, "-arch=" + arch, ptx, "-o", os.path.join(tmp, "k.cubin")],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            failures.append("FAIL %s %s: ptxas\n  %s" % (c.name, arch, result.stderr.strip()))
+        else:
+            assembled += 1
+    return assembled, unsupported, fp8_off_hopper, too_big, failures
+
+
 def check_ptxas(args):
     """ptxas must accept the PTX of every kernel the GPU backend compiles; kernels it cannot
-    compile yet must fail with the backend's own "not supported yet" diagnostic."""
+    compile yet must fail with the backend's own "not supported yet" diagnostic. Cases run
+    `--jobs` at a time, each in its own folder; the report keeps the cases' order."""
     ptxas = os.environ.get("TK_PTXAS", "/usr/local/cuda/bin/ptxas")
     if not os.path.exists(ptxas):
         print("SKIPPED: no ptxas at %s (install the CUDA toolkit or set TK_PTXAS)" % ptxas)
         return 77  # ctest's SKIP_RETURN_CODE: reported as skipped, never as passed
-    seen, assembled, unsupported, failures = set(), 0, [], 0
     if args.keep_ptx:
         os.makedirs(args.keep_ptx, exist_ok=True)
-    too_big_for_sm80, fp8_off_hopper = [], []
-    with tempfile.TemporaryDirectory(prefix="tk-ptxas-") as tmp:
-        for c in CASES:
-            key = (c.file, c.kernel, tuple(sorted(c.defines.items())))
-            if key in seen or args.filter not in c.name:
-                continue
+    seen, selected = set(), []
+    for c in CASES:
+        key = (c.file, c.kernel, tuple(sorted(c.defines.items())))
+        if key not in seen and args.filter in c.name:
             seen.add(key)
-            with open(c.file) as f:
-                text = f.read()
-            dots = "dot(" in text
-            # sm_90a: Hopper's wgmma, where a dot's operands are pipelined stages; sm_89: Ada's FP8
-            # mma.sync (sm_90's too, without wgmma).
-            for arch in ("sm_80", "sm_90") + (("sm_90a",) if dots else ()) + (("sm_89",) if dots and "f8" in text else ()):
-                ptx = os.path.join(tmp, "k.ptx")
-                if args.keep_ptx:  # one file per build, named by what was built, for before/after diffs
-                    defines = "".join("-%s=%s" % kv for kv in sorted(c.defines.items()))
-                    name = "%s-%s%s-%s.ptx" % (os.path.basename(c.file)[:-3], c.kernel, defines, arch)
-                    ptx = os.path.join(args.keep_ptx, "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name))
-                cmd = [args.tkc, c.file, "--kernel", c.kernel, "--emit=ptx", "--arch=" + arch, "-o", ptx]
-                for k, v in c.defines.items():
-                    cmd += ["-D", "%s=%s" % (k, v)]
-                proc = subprocess.run(cmd, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    if "not supported by the GPU backend yet" in proc.stderr or "does not support tiles of rank" in proc.stderr:
-                        unsupported.append("%s (%s)" % (c.kernel, os.path.basename(c.file)))
-                        break
-                    if arch == "sm_80" and "needs tensor cores that take FP8" in proc.stderr:
-                        fp8_off_hopper.append("%s %s" % (c.name, arch))  # FP8 dots: sm_89 and later
-                        continue
-                    if arch in ("sm_80", "sm_89") and "shared memory, more than the" in proc.stderr and \
-                            "of " + arch in proc.stderr:
-                        # A Hopper-sized tuning config: the tuner skips it on sm_80 and sm_89 for this reason.
-                        too_big_for_sm80.append("%s %s" % (c.name, arch))
-                        continue
-                    failures += 1
-                    print("FAIL %s %s: tkc\n  %s" % (c.name, arch, proc.stderr.strip()))
-                    continue
-                result = subprocess.run([ptxas, "-arch=" + arch, ptx, "-o", os.path.join(tmp, "k.cubin")],
-                                        capture_output=True, text=True)
-                if result.returncode != 0:
-                    failures += 1
-                    print("FAIL %s %s: ptxas\n  %s" % (c.name, arch, result.stderr.strip()))
-                else:
-                    assembled += 1
+            selected.append(c)
+    assembled, unsupported, too_big_for_sm80, fp8_off_hopper, failures = 0, [], [], [], 0
+    with tempfile.TemporaryDirectory(prefix="tk-ptxas-") as tmp:
+        def one(indexed):
+            i, c = indexed
+            folder = os.path.join(tmp, str(i))
+            os.makedirs(folder)
+            return ptxas_builds(c, args, ptxas, folder)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for built, off, fp8, big, failed in pool.map(one, enumerate(selected)):
+                assembled += built
+                unsupported += [off] if off else []
+                fp8_off_hopper += fp8
+                too_big_for_sm80 += big
+                failures += len(failed)
+                for message in failed:
+                    print(message)
     print("ptxas accepted %d kernel builds (sm_80 and sm_90; sm_90a for dots, sm_89 for FP8 ones); %d kernels are not on the GPU backend yet: %s"
           % (assembled, len(unsupported), ", ".join(sorted(set(unsupported)))))
     if too_big_for_sm80:
