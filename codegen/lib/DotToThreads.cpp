@@ -95,8 +95,8 @@ struct DotPattern : public OpConversionPattern<DotOp> {
       for (int64_t slot = 0; slot < lc.perThread(); ++slot) {
         Value x = widen(b, loc, shared.load(b, loc, operand, arith::AddIOp::create(b, loc, rows[slot], kk)), sum);
         // (B's own type: FP8's may differ from A's.)
-        Value y = widen(b, loc, shared.load(b, loc, bType.getElementType(), arith::AddIOp::create(b, loc, bRow, cols[slot]), bOffset),
-                        sum);
+        Value bIndex = arith::AddIOp::create(b, loc, bRow, cols[slot]);
+        Value y = widen(b, loc, shared.load(b, loc, bType.getElementType(), bIndex, bOffset), sum);
         Value acc = loop.getRegionIterArgs()[slot];
         next.push_back(isa<IntegerType>(sum)
                            ? (Value)arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y))

@@ -24,8 +24,8 @@ namespace {
 /// bytes, B two, C and D four f32 (D a literal struct, as the op's).
 Value float8Mma(OpBuilder &b, Location loc, Type resultType, std::array<NVVM::MMATypes, 2> types, ValueRange a,
                 ValueRange bFragment, ValueRange c) {
-  std::string text = (kFloat8MmaSync + NVVM::stringifyMMATypes(types[0]) + "." +
-                      NVVM::stringifyMMATypes(types[1]) + ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+  std::string text = (kFloat8MmaSync + NVVM::stringifyMMATypes(types[0]) + "." + NVVM::stringifyMMATypes(types[1]) +
+                      ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                       "{$10, $11, $12, $13};")
                          .str();
   SmallVector<Value> operands(a.begin(), a.end());
@@ -62,12 +62,12 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
   auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), f16Acc ? SmallVector<Type>(2, accPair)
                                                                                    : SmallVector<Type>(4, accElement));
   auto operandType = [&](Type type) {
-    return tf32                           ? NVVM::MMATypes::tf32
-           : bf16                         ? NVVM::MMATypes::bf16
-           : int8                         ? NVVM::MMATypes::s8
+    return tf32                          ? NVVM::MMATypes::tf32
+           : bf16                        ? NVVM::MMATypes::bf16
+           : int8                        ? NVVM::MMATypes::s8
            : isa<Float8E4M3FNType>(type) ? NVVM::MMATypes::e4m3
            : isa<Float8E5M2Type>(type)   ? NVVM::MMATypes::e5m2
-                                          : NVVM::MMATypes::f16;
+                                         : NVVM::MMATypes::f16;
   };
   std::optional<NVVM::MMAIntOverflow> overflow;
   if (int8)
@@ -94,9 +94,9 @@ void lowerToTensorCores(DotOp op, ValueRange aValues, ValueRange bValues, ValueR
           accIn = pairs;
         }
         Value mma = float8 ? float8Mma(rewriter, loc, resultType, types, aFragments[mi], bFragments[ni], accIn)
-                           : (Value)NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragments[ni], accIn,
-                                                        ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, overflow, types,
-                                                        layouts);
+                           : (Value)NVVM::MmaOp::create(rewriter, loc, resultType, aFragments[mi], bFragments[ni],
+                                                        accIn, ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, overflow,
+                                                        types, layouts);
         for (int64_t e = 0; e < 4; ++e) {
           if (!f16Acc) {
             acc[first + e] = LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{e});

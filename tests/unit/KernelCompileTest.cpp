@@ -132,8 +132,8 @@ TEST(TargetDevice, PicksTheDevicesTarget) {
     int device, sm;
     bool archSpecific;
   };
-  for (Case c : {Case{80, 80, false}, Case{86, 80, false}, Case{89, 89, false}, Case{90, 90, true},
-                 Case{100, 90, false}}) {
+  for (Case c :
+       {Case{80, 80, false}, Case{86, 80, false}, Case{89, 89, false}, Case{90, 90, true}, Case{100, 90, false}}) {
     CompileOptions options;
     targetDevice(options, c.device);
     EXPECT_EQ(options.sm, c.sm) << "sm_" << c.device;
