@@ -74,7 +74,7 @@ void addKernel(CLI::App &app, std::string &kernel, Bound &b) {
 void addArch(CLI::App &app, Bound &b, const std::string &archDefault) {
   app.add_option("--arch", b.arch, "the GPU (sm_89: FP8 mma.sync; sm_90a: Hopper's wgmma, TMA); default " + archDefault)
       ->type_name("ARCH")
-      ->check(CLI::IsMember({"sm_80", "sm_89", "sm_90", "sm_90a"}));
+      ->check(CLI::IsMember(runargs::archNames()));
 }
 
 void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {

@@ -7,6 +7,7 @@
 #include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -18,11 +19,16 @@
 
 namespace tk::runargs {
 
+const std::vector<std::string> &archNames() {
+  static const std::vector<std::string> names{"sm_80", "sm_89", "sm_90", "sm_90a"};
+  return names;
+}
+
 bool applyArch(const std::string &arch, CompileOptions &options) {
-  if (arch != "sm_80" && arch != "sm_89" && arch != "sm_90" && arch != "sm_90a")
+  if (std::find(archNames().begin(), archNames().end(), arch) == archNames().end())
     return false;
-  options.sm = arch == "sm_80" ? 80 : arch == "sm_89" ? 89 : 90;
-  options.archSpecific = arch == "sm_90a";
+  options.sm = std::stoi(arch.substr(3, 2)); // "sm_NN" or "sm_NNa"
+  options.archSpecific = arch.back() == 'a';
   return true;
 }
 

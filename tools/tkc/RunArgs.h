@@ -34,7 +34,9 @@ struct RunOptions {
 /// After the command line's parse: the kernel when the file has one, and what a launch needs
 /// (--grid) checked. Throws UsageError.
 void finishRunOptions(RunOptions &options);
-/// Applies `--arch` text (sm_80, sm_89, sm_90, sm_90a) to `options`; false when it is none of them.
+/// The targets `--arch` names: sm_80, sm_89 (Ada's FP8 mma.sync), sm_90, sm_90a (Hopper's own).
+const std::vector<std::string> &archNames();
+/// Applies `--arch` text (one of archNames()) to `options`; false when it is none of them.
 bool applyArch(const std::string &arch, CompileOptions &options);
 /// NAME=VALUE split at the first '=' (a non-empty name); none otherwise.
 std::optional<std::pair<std::string, std::string>> parseAssignment(const std::string &text);
