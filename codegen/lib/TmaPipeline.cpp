@@ -424,6 +424,12 @@ private:
     SetMaxRegistersOp::create(consumer, loc, consumerRegisters, /*increase=*/true);
     OpBuilder producer = split_.getThenBodyBuilder();
     SetMaxRegistersOp::create(producer, loc, 40, /*increase=*/false);
+    // Programmatic dependent launch: a gdc_wait of the kernel's goes to the consumers' branch
+    // with the rest of it, yet the producer's copies read memory an earlier kernel may write,
+    // so the producer waits too, before its first copy (griddepcontrol.wait is per thread;
+    // gdc_launch_dependents counts once a program, so the consumers' is enough).
+    if (kernel.walk([](GridDependencyWaitOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      GridDependencyWaitOp::create(producer, loc);
     auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);
     OpBuilder b = issuer.getThenBodyBuilder();
     llvm::SetVector<Operation *> slice;
