@@ -173,16 +173,13 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
         if (rstd)
           consts.emplace("RSTD_EPS", Const(step.eps));
         consts.emplace("NORM_OUT", flag(normOut));
-        consts.emplace("GATE_UP", flag(step.gateUp));
         kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }),
                       {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
                        step.gate ? in(4) : *dummy, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
                        i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
                        i32(step.in[4].rowStride), rstd ? in(7) : *dummy,
                        normOut ? storage(bindings, step.normOutWeight) : *dummy,
-                       normOut ? storage(bindings, step.out2) : *dummy,
-                       // (b2 and scale_b2 unread without GATE_UP: b's own, of their types)
-                       step.gateUp ? in(8) : in(1), step.gateUp ? in(9) : in(6)},
+                       normOut ? storage(bindings, step.out2) : *dummy},
                       typed(consts), stream);
         return;
       }
@@ -579,7 +576,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
   double flops = 0;
   if (step.kind == StepKind::MatMul) {
     double k = double(plan.info(graph, first.inputs[1]).shape[step.fp8 ? 1 : 0]);
-    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k * (step.gateUp ? 2 : 1);
+    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k;
   } else if (step.kind == StepKind::Attention) {
     // Every query against seqLen keys: QK^T and PV, two flops per multiply-add each.
     flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);

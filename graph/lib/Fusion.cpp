@@ -407,49 +407,6 @@ struct Planner {
     }
   }
 
-  /// SwiGLU's projections at batch 1: a single-row FP8 matmul gated by another one that reads
-  /// the same rows and has no epilogue of its own (act(x @ wg) * (x @ wu), the up projection
-  /// used only there) is one fp8_gemv_row launch streaming both weights (GATE_UP). One
-  /// launch less a layer, and one stream of twice the bytes.
-  void gateUpIntoGemvRows() {
-    auto same = [](const Operand &x, const Operand &y) {
-      return x.tensor == y.tensor && x.rowStride == y.rowStride && x.column == y.column;
-    };
-    std::vector<bool> merged(plan.steps.size());
-    for (Step &gate : plan.steps) {
-      if (gate.kind != StepKind::MatMul || !gate.oneRow || !gate.gate || gate.act == 0 || gate.residual ||
-          gate.normOutWeight >= 0 || gate.out2 >= 0)
-        continue;
-      int up = gate.in[4].tensor;
-      if (up < 0 || size_t(up) >= g.nodes.size() || node(up).op != Op::MatMul || !singleUse(up) || isView(up))
-        continue;
-      int u = groupOf[up];
-      if (u < 0 || u == kInMatmuls || merged[size_t(u)])
-        continue;
-      const Step &upStep = plan.steps[size_t(u)];
-      bool plain = upStep.kind == StepKind::MatMul && upStep.oneRow && upStep.nodes.size() == 1 && upStep.out == up &&
-                   upStep.out2 < 0 && !upStep.gateUp;
-      if (!plain || upStep.rowScale != gate.rowScale || upStep.eps != gate.eps || !same(upStep.in[0], gate.in[0]) ||
-          (gate.eps > 0 && !same(upStep.in[7], gate.in[7])) || upStep.in[1].rowStride != gate.in[1].rowStride ||
-          node(node(up).inputs[1]).out.shape != node(node(gate.nodes[0]).inputs[1]).out.shape)
-        continue;
-      gate.in.resize(10);
-      gate.in[4] = Operand{};
-      gate.in[8] = upStep.in[1];
-      gate.in[9] = upStep.in[6];
-      gate.gate = false;
-      gate.gateUp = true;
-      gate.nodes.push_back(up);
-      merged[size_t(u)] = true;
-    }
-    // (groupOf is not read after this: the steps are only ordered and given buffers.)
-    std::vector<Step> kept;
-    for (size_t s = 0; s < plan.steps.size(); ++s)
-      if (!merged[s])
-        kept.push_back(std::move(plan.steps[s]));
-    plan.steps = std::move(kept);
-  }
-
   /// Elementwise trees, built from their roots (the last node) backwards.
   void elementwiseGroups() {
     for (int root = int(g.nodes.size()) - 1; root >= 0; --root) {
@@ -766,7 +723,6 @@ Plan planGraph(const Graph::Impl &graph) {
   planner.normsIntoGemvRows();
   planner.elementwiseGroups();
   planner.otherSteps();
-  planner.gateUpIntoGemvRows();
   planner.order();
   planner.assignSlots();
   return std::move(planner.plan);
@@ -783,7 +739,6 @@ std::string Step::describe(const Graph::Impl &graph) const {
     if (bias) parts.push_back("bias");
     if (act) parts.push_back(act == 1 ? "silu" : "gelu");
     if (gate) parts.push_back("gate");
-    if (gateUp) parts.push_back("times the up projection");
     if (residual) parts.push_back("residual");
     if (normOutWeight >= 0) parts.push_back("times the next rmsnorm's weight");
     for (size_t k = 0; k < parts.size(); ++k)

@@ -57,8 +57,7 @@ struct Step {
   int out2 = -1;           // RowMoments: the means (out holds the rstds)
   Operand outAt;           // where: concat's parts write into column blocks of one tensor
   std::vector<Operand> in; // by kind (Executor.cpp): matmul a, b, bias, residual, gate, row scale, row shift,
-                           // and (fp8_gemv_row with a norm's rstd to compute) the norm's input rows,
-                           // and (gateUp) the up projection's weight and its scales
+                           // and (fp8_gemv_row with a norm's rstd to compute) the norm's input rows
                            // (an FP8 matmul: a's FP8 rows, the weight, bias, residual, gate, a's row
                            // scales, the weight's scales; weightOnly: see there); QuantizeRows x (and a
                            // folded RMSNorm's weight)
@@ -67,9 +66,6 @@ struct Step {
   bool bias = false, residual = false, gate = false, rowScale = false, center = false, fp8 = false;
   bool weightOnly = false; // an FP8 matmul of few rows by fp8_gemv: in[0] a's own (bf16) rows
   bool oneRow = false;      // weight-only of a single row: fp8_gemv_row (the CUDA cores)
-  /// oneRow: also the up projection of the same rows (in[8], in[9]), the product's gate
-  /// (fp8_gemv_row's GATE_UP; gateUpIntoGemvRows)
-  bool gateUp = false;
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   /// fp8_gemv_row: the RMSNorm weight (node) by which its epilogue also writes its output,
   /// into out2, for the norm's matmuls (normsIntoGemvRows); -1 none.

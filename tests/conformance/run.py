@@ -1278,12 +1278,11 @@ def add_stdlib_cases():
         row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
     no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
-    no_up = {"b2": np.zeros(1, np.uint8), "scale_b2": np.zeros(1, np.float32)}  # (GATE_UP's, unread without it)
     for bn_, bk_, warps in row_configs:
         case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm, **no_up},
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=(2e-2, 2e-2),
              defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
     # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
@@ -1300,30 +1299,9 @@ def add_stdlib_cases():
          {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
           "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16), **no_up},
+          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
          gemv_norm_ref, tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
-    # SwiGLU's gate and up projections in one launch (GATE_UP): c = silu(x @ wg + bias) * (x @ wu),
-    # the up product rounded to bf16 first (as its own launch stores it), over the same rows
-    # of x * w with the rstd computed from x.
-    tb_up = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
-    tsb_up = RNG.uniform(0.1, 2, Nt).astype(np.float32)
-    gbias = rnd(Nt)
-    def gemv_gate_up_ref(out):
-        x_ = val(nx).reshape(Mg, Kt)
-        rstd = (1 / np.sqrt((x_ * x_).mean(1) + 1e-5))[:, None]
-        rows = val(xw).reshape(Mg, Kt)
-        gate = rows @ values_of("f8e4m3", tb).reshape(-1, Kt).T * tsb[None, :] * rstd + val(gbias)[None, :]
-        up = val(b16(rows @ values_of("f8e4m3", tb_up).reshape(-1, Kt).T * tsb_up[None, :] * rstd)).reshape(Mg, Nt)
-        return {"c": b16(silu(gate) * up).ravel()}
-    case("stdlib.fp8_gemv_row.gate_up.rstd", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
-         {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
-          "bias": gbias, "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16), "b2": tb_up, "scale_b2": tsb_up},
-         gemv_gate_up_ref, tol=(2e-2, 2e-2),
-         defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "GATE_UP": "true",
-                  "HAS_BIAS": "true", "ACT": "1"})
     ga16 = np.asarray(val(ga[Kf]), np.float16)
     f16 = lambda x: np.asarray(x, np.float16)
     case("stdlib.fp8_gemv.mode0.f8e5m2.f16.split.epilogue", std("fp8_matmul"), "fp8_gemv",
@@ -1339,7 +1317,7 @@ def add_stdlib_cases():
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
           "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
           "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf,
-          **{k: v.astype(np.float16) for k, v in no_norm.items()}, **no_up},
+          **{k: v.astype(np.float16) for k, v in no_norm.items()}},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
                   "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
