@@ -331,16 +331,11 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     const TensorInfo &q = first.out;
     int64_t batch = q.shape[0], headDim = q.shape[1] / first.heads;
     int64_t maxContext = plan.info(graph, first.inputs[1]).shape[0] / batch;
-    // ROPE (ropeIntoDecodeSplit): the keys' and values' blocks follow the queries' in the row.
-    bool rope = step.keyCache >= 0;
-    int64_t keyColumn = step.in[0].column + first.heads * headDim, valueColumn = keyColumn + first.kvHeads * headDim;
-    double base = rope ? graph.nodes[first.inputs[0]].value : 1; // (the queries' rope node: its base)
     kernel.launch(Grid(batch * first.heads, step.heads),
                   {in(0), in(1), in(2), in(3), out, storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
                    i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
-                   i32(step.in[0].column), rope ? in(4) : *dummyI32, i32(rope ? keyColumn : 0),
-                   i32(rope ? valueColumn : 0), float(std::log2(base))},
-                  typed({{"HEAD_DIM", headDim}, {"ROPE", flag(rope)}}), stream);
+                   i32(step.in[0].column)},
+                  typed({{"HEAD_DIM", headDim}}), stream);
     return;
   }
   case StepKind::DecodeCombine: {

@@ -407,48 +407,6 @@ struct Planner {
     }
   }
 
-  /// A decode step's rope of its queries and keys with the cache appends (one Rope step,
-  /// intoRope) read only by flash-decoding's split: the split kernel rotates its query head
-  /// itself, appends the rotated key and the value, and takes the new position's key and value
-  /// from registers (decode_attention.tk's ROPE). One launch fewer a layer: at batch 1 each
-  /// launch between the GEMVs costs the step a few microseconds of dependency, whatever its work.
-  void ropeIntoDecodeSplit() {
-    std::vector<bool> folded(plan.steps.size());
-    for (Step &split : plan.steps) {
-      if (split.kind != StepKind::DecodeSplit || split.keyCache >= 0)
-        continue;
-      const Node &attention = node(split.nodes[0]);
-      int q = attention.inputs[0], keys = attention.inputs[1], values = attention.inputs[2];
-      int r = groupOf[q];
-      if (r < 0 || r == kInMatmuls || folded[size_t(r)])
-        continue;
-      const Step &rope = plan.steps[size_t(r)];
-      if (rope.kind != StepKind::Rope || rope.keyCache != keys || rope.valueCache != values || rope.nodes.size() != 4 ||
-          rope.nodes[0] != q || rope.in.size() < 2 || node(q).seqLen != 1)
-        continue;
-      int keyRope = rope.nodes[1];
-      auto onlyFor = [&](int n, int user) { return users[n].size() == 1 && users[n][0] == user && !outputs.count(n); };
-      if (!onlyFor(q, split.nodes[0]) || !onlyFor(keyRope, keys) || !onlyFor(keys, split.nodes[0]) ||
-          !onlyFor(values, split.nodes[0]) || node(q).value != node(keyRope).value)
-        continue;
-      // The caches as the inputs they are appended to (the same buffers, written by this step).
-      split.in[0] = rope.in[0];
-      split.in[1] = place(node(keys).inputs[0]);
-      split.in[2] = place(node(values).inputs[0]);
-      split.in.resize(5);
-      split.in[4] = rope.in[1];
-      split.keyCache = keys;
-      split.valueCache = values;
-      split.nodes.insert(split.nodes.begin() + 1, rope.nodes.begin(), rope.nodes.end());
-      folded[size_t(r)] = true;
-    }
-    std::vector<Step> kept;
-    for (size_t s = 0; s < plan.steps.size(); ++s)
-      if (!folded[s])
-        kept.push_back(std::move(plan.steps[s]));
-    plan.steps = std::move(kept);
-  }
-
   /// Elementwise trees, built from their roots (the last node) backwards.
   void elementwiseGroups() {
     for (int root = int(g.nodes.size()) - 1; root >= 0; --root) {
@@ -765,7 +723,6 @@ Plan planGraph(const Graph::Impl &graph) {
   planner.normsIntoGemvRows();
   planner.elementwiseGroups();
   planner.otherSteps();
-  planner.ropeIntoDecodeSplit();
   planner.order();
   planner.assignSlots();
   return std::move(planner.plan);
@@ -811,9 +768,7 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Transpose: return "transpose";
   case StepKind::AppendKV: return nodes.size() > 1 ? "kv_append (keys and values at once)" : "kv_append";
   case StepKind::Embedding: return "embedding";
-  case StepKind::DecodeSplit:
-    return "decode_attention_split (" + std::to_string(heads) + " splits" +
-           (keyCache >= 0 ? ", rope and appends)" : ")"); // (ropeIntoDecodeSplit)
+  case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
   case StepKind::DecodeCombine: return "decode_attention_combine";
   case StepKind::AllReduce: return "all_reduce (sum over the ranks)";
   case StepKind::AllGather: return "all_gather (rank-major rows)";

@@ -75,8 +75,6 @@ struct Step {
   int heads = 0; // Rope: the heads its launch covers (two ropes merged cover both)
   /// Rope: the key and value cache appends (AppendKV nodes) its launch also makes, -1 none:
   /// the rotated keys and the values after them go straight into the caches (intoRope).
-  /// DecodeSplit: the same, with the rope of its queries (ropeIntoDecodeSplit): in[0] is then
-  /// the queries' block of the unrotated row (keys and values the blocks after it), in[4] the positions.
   int keyCache = -1, valueCache = -1;
   // Elementwise: the generated kernel's source and name, and the columns it covers (a copy into
   // a column block of a wider tensor; 0: all of the output's)

@@ -1412,7 +1412,7 @@ def add_stdlib_cases():
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
     scale_d = 1 / math.sqrt(Dd)
-    def decode_partials(qd=qd, kc=kc, vc=vc):
+    def decode_partials():
         q_ = val(qd).reshape(Bd, Hd, Dd) * scale_d * math.log2(math.e)
         k_, v_ = val(kc).reshape(Bd, ctx, KVd, Dd), val(vc).reshape(Bd, ctx, KVd, Dd)
         po, pml = np.zeros((Bd, Hd, splits, Dd)), np.zeros((Bd, Hd, splits, 2))
@@ -1435,42 +1435,9 @@ def add_stdlib_cases():
          {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
           "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
           "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
-          "q_stride": Hd * Dd, "q_col": 0, "positions": np.zeros(1, np.int32), "k_col": 0, "v_col": 0, "log2_base": 0.0},
+          "q_stride": Hd * Dd, "q_col": 0},
          lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
          tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
-    # ROPE: the rope and the cache appends folded in. Each sequence's new token at positions[b]
-    # (its last cached position, as in a decode step; sequence 2's 47 the cache's last row),
-    # its queries, keys and values column blocks of one row (a QKV matmul's output, from column
-    # 8); the rotated keys and the values land in the caches, and the partials are those of the
-    # rotated query over the caches with them.
-    positions_d = lengths - 1
-    xw = rnd(Bd, 8 + (Hd + 2 * KVd) * Dd)
-    log2_base = math.log2(10000.0)
-    def rotated(block, heads):
-        v = val(block).reshape(Bd, heads, Dd)
-        half = Dd // 2
-        angle = positions_d[:, None, None] * np.exp2(-np.arange(half) / half * log2_base)[None, None, :]
-        c, s_ = np.cos(angle), np.sin(angle)
-        out = np.concatenate([v[..., :half] * c - v[..., half:] * s_, v[..., half:] * c + v[..., :half] * s_], -1)
-        return b16(out.reshape(Bd, heads * Dd))
-    xv = xw.reshape(Bd, -1)
-    q_rot = rotated(xv[:, 8:8 + Hd * Dd], Hd)
-    k_rot = rotated(xv[:, 8 + Hd * Dd:8 + (Hd + KVd) * Dd], KVd)
-    kc_new, vc_new = kc.reshape(Bd, ctx, KVd * Dd).copy(), vc.reshape(Bd, ctx, KVd * Dd).copy()
-    for b in range(Bd):
-        kc_new[b, positions_d[b]] = k_rot[b]
-        vc_new[b, positions_d[b]] = xv[b, 8 + (Hd + KVd) * Dd:]
-    po_rope, pml_rope = decode_partials(q_rot, kc_new, vc_new)
-    case("stdlib.bf16.decode_attention_split.rope", std("decode_attention"), "decode_attention_split",
-         "%d, %d" % (Bd * Hd, splits),
-         {"q": xw, "k_cache": kc.copy(), "v_cache": vc.copy(), "lengths": lengths,
-          "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
-          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
-          "q_stride": xw.size // Bd, "q_col": 8, "positions": positions_d.astype(np.int32), "k_col": 8 + Hd * Dd,
-          "v_col": 8 + (Hd + KVd) * Dd, "log2_base": log2_base},
-         lambda out: {"partial_o": po_rope.astype(np.float32).ravel(), "partial_ml": pml_rope.astype(np.float32).ravel(),
-                      "k_cache": kc_new.ravel(), "v_cache": vc_new.ravel()},
-         tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d), "ROPE": "true"})
     def decode_combine_ref(out):
         w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
         o = (w[..., None] * po_ref).sum(2) / (w * pml_ref[..., 1]).sum(-1)[..., None]

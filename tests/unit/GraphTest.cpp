@@ -774,62 +774,6 @@ TEST(GraphPlan, AppendsThatFeedEachOtherStayTwoLaunches) {
   EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "embedding", "kv_append", "fused_8 (add)"}));
 }
 
-TEST_F(GraphRun, ADecodeStepsRopeAndAppendsFoldIntoFlashDecoding) {
-  // A decode step as tk-llama builds it (the rope of the queries and keys, their cache appends,
-  // flash-decoding): one split launch rotates, appends and attends (no rope launch). The same
-  // step with the rotated queries also an output keeps its rope and append launches; both give
-  // the same caches and, to rounding, the same attention.
-  const int batch = 2, ctx = 8, heads = 4, kvHeads = 2, dim = 16, width = kvHeads * dim;
-  const int row = (heads + 2 * kvHeads) * dim;
-  auto wave = [](size_t n, double f) {
-    std::vector<uint16_t> bits(n);
-    for (size_t i = 0; i < n; ++i)
-      bits[i] = fp::floatToBf16(float(std::sin(f * double(i + 1))));
-    return bits;
-  };
-  std::vector<uint16_t> qkvs = wave(batch * row, 0.31), ks = wave(batch * ctx * width, 0.17), vs = wave(batch * ctx * width, 0.23);
-  std::vector<int32_t> pos{3, 7}, len{4, 8}; // (sequence 1's new token in the caches' last row)
-  std::vector<std::vector<uint16_t>> outs, kAfter, vAfter;
-  for (bool queriesOut : {false, true}) {
-    Graph g;
-    Tensor qkv = g.input("qkv", Scalar::BF16, {batch, row});
-    Tensor kCache = g.input("k_cache", Scalar::BF16, {batch * ctx, width});
-    Tensor vCache = g.input("v_cache", Scalar::BF16, {batch * ctx, width});
-    Tensor positions = g.indexInput("positions", batch), lengths = g.indexInput("lengths", batch);
-    auto parts = g.split(qkv, {heads * dim, width, width});
-    Tensor q = g.rope(parts[0], heads, 1, 10000.0, positions), k = g.rope(parts[1], kvHeads, 1, 10000.0, positions);
-    Tensor kAll = g.appendKV(kCache, k, positions, 1), vAll = g.appendKV(vCache, parts[2], positions, 1);
-    g.output(g.decodeAttention(q, kAll, vAll, lengths, heads, kvHeads, 4), "o");
-    if (queriesOut)
-      g.output(q, "q");
-    Executable exe = Executable::compile(context, g);
-    std::vector<std::string> expected =
-        queriesOut ? std::vector<std::string>{"rope", "rope", "kv_append (keys and values at once)",
-                                              "decode_attention_split (4 splits)", "decode_attention_combine"}
-                   : std::vector<std::string>{"decode_attention_split (4 splits, rope and appends)",
-                                              "decode_attention_combine"};
-    EXPECT_EQ(exe.kernels(), expected);
-    bind("qkv", qkvs);
-    Buffer &kBuf = bind("k_cache", ks);
-    Buffer &vBuf = bind("v_cache", vs);
-    Buffer posBuf = Buffer::of(context, pos), lenBuf = Buffer::of(context, len);
-    bindings["positions"] = &posBuf;
-    bindings["lengths"] = &lenBuf;
-    Buffer &out = output("o", batch * heads * dim);
-    if (queriesOut)
-      output("q", batch * heads * dim);
-    exe.run(bindings);
-    outs.push_back(out.toVector<uint16_t>());
-    kAfter.push_back(kBuf.toVector<uint16_t>());
-    vAfter.push_back(vBuf.toVector<uint16_t>());
-  }
-  EXPECT_EQ(kAfter[0], kAfter[1]);
-  EXPECT_EQ(vAfter[0], vAfter[1]);
-  EXPECT_NE(kAfter[0], ks); // (the new rows landed)
-  for (size_t i = 0; i < outs[0].size(); ++i)
-    ASSERT_NEAR(fp::bf16ToFloat(outs[0][i]), fp::bf16ToFloat(outs[1][i]), 1e-2) << i;
-}
-
 TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
   // Two sequences, one new token each, at positions 3 and 6 of caches of 8 rows; 4 query heads
   // over 2 key/value heads of 16; flash-decoding in 4 splits.
