@@ -407,9 +407,10 @@ private:
     return true;
   }
 
-  /// At the kernel's start: the producer warpgroup gives registers back and one of its threads
-  /// fills every iteration's stage, waiting for the consumers to release it (parity flipped:
-  /// the first round of stages is free); the consumers take the registers (else branch, which
+  /// At the kernel's start: the producer warpgroup gives registers back (and waits for the
+  /// kernel ahead when the kernel has a gdc_wait) and one of its threads fills every
+  /// iteration's stage, waiting for the consumers to release it (parity flipped: the first
+  /// round of stages is free); the consumers take the registers (else branch, which
   /// moveConsumers fills with the rest of the kernel).
   void buildProducer(IRRewriter &rewriter, func::FuncOp kernel, Value induction, scf::ForOp outer) {
     Location loc = loop_.getLoc();
@@ -427,7 +428,8 @@ private:
     // Programmatic dependent launch: a gdc_wait of the kernel's goes to the consumers' branch
     // with the rest of it, yet the producer's copies read memory an earlier kernel may write,
     // so the producer waits too, before its first copy (griddepcontrol.wait is per thread;
-    // gdc_launch_dependents counts once a program, so the consumers' is enough).
+    // gdc_launch_dependents counts once a program, so the consumers' is enough). At once, even
+    // when the kernel waits later (after its loop): never too late, at worst less overlap.
     if (kernel.walk([](GridDependencyWaitOp) { return WalkResult::interrupt(); }).wasInterrupted())
       GridDependencyWaitOp::create(producer, loc);
     auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);

@@ -1222,7 +1222,8 @@ def add_stdlib_cases():
         text = f.read()
         persistent_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), "
                                         r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}",
-                                        text[text.index("kernel fp8_matmul_persistent") - 1200:])
+                                        text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
+                                             text.index("kernel fp8_matmul_persistent")])
     for bm_, bn_, bk_, warps, stages, ws in persistent_configs:
         case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages,
                                                                           "_ws" if ws == "1" else ""),
@@ -1233,6 +1234,17 @@ def add_stdlib_cases():
              fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
+    # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
+    def fp8_tma_tensor_ref(out):
+        acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
+        return {"c": b16(acc * (0.5 * 0.25)).ravel()}
+    case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
+         {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": np.array([0.5], np.float32),
+          "scale_b": np.array([0.25], np.float32), "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16),
+          "mul": np.zeros(1, np.uint16), "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
+         fp8_tma_tensor_ref, tol=FP8_FAST_ACCUM_TOL,
+         defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
+                  "SCALE_MODE": "0", "A": "f8e5m2", "B": "f8e4m3"})
     case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",
          {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
           "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(), "mul": b16(fgate).ravel(),
