@@ -1163,9 +1163,10 @@ def add_stdlib_cases():
     ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
     tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
     tsa, tsb = RNG.uniform(0.1, 2, Mt).astype(np.float32), RNG.uniform(0.1, 2, Nt).astype(np.float32)
-    def fp8_tma_ref(out):
+    def fp8_tma_scaled(row_scales, col_scales):  # the reference, scaled by row and by column
         acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
-        return {"c": b16(acc * tsa[:, None] * tsb[None, :]).ravel()}
+        return lambda out: {"c": b16(acc * row_scales[:, None] * col_scales[None, :]).ravel()}
+    fp8_tma_ref = fp8_tma_scaled(tsa, tsb)
     for bm_, bn_, bk_, splits, warps, stages, ws, swap in fp8_configs:
         tiles = -(-Mt // int(bm_)) * -(-Nt // int(bn_))
         case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
@@ -1224,25 +1225,21 @@ def add_stdlib_cases():
                                         r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))? *\}",
                                         text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
                                              text.index("kernel fp8_matmul_persistent")])
+    def persistent_args(scale_a, scale_b):
+        return {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": scale_a, "scale_b": scale_b,
+                "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+                "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt}
     for bm_, bn_, bk_, warps, stages, ws in persistent_configs:
         case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages,
                                                                           "_ws" if ws == "1" else ""),
-             std("fp8_matmul"), "fp8_matmul_persistent", "3",
-             {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
-              "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
+             std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
+             tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
     # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
-    def fp8_tma_tensor_ref(out):
-        acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
-        return {"c": b16(acc * (0.5 * 0.25)).ravel()}
+    sa0, sb0 = np.array([0.5], np.float32), np.array([0.25], np.float32)
     case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
-         {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": np.array([0.5], np.float32),
-          "scale_b": np.array([0.25], np.float32), "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16),
-          "mul": np.zeros(1, np.uint16), "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-         fp8_tma_tensor_ref, tol=FP8_FAST_ACCUM_TOL,
+         persistent_args(sa0, sb0), fp8_tma_scaled(np.full(Mt, 0.5 * 0.25), np.ones(Nt)), tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
                   "SCALE_MODE": "0", "A": "f8e5m2", "B": "f8e4m3"})
     case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",

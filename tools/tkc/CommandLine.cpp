@@ -351,7 +351,6 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     r.arch = b.arch;
     if (!r.arch.empty())
       r.backend = "cuda"; // asked for GPU code: no quiet fallback to the interpreter
-
     runargs::finishRunOptions(r);
   } catch (const std::exception &e) {
     err << prefix << ": error: " << e.what() << "\n";
