@@ -324,7 +324,8 @@ class Bench:
 
     def fp8_section(self):
         """Scaled FP8 GEMM (stdlib/std/fp8_matmul.tk, e4m3, bf16 out) against torch._scaled_mm
-        (cuBLASLt, with its default accumulation and with use_fast_accum), per-tensor and
+        (cuBLASLt, with its default accumulation and with use_fast_accum) and Triton's persistent
+        TMA kernel (bench/triton_kernels.py, its own autotuning), per-tensor and
         per-row/column scales; tk autotunes over its configs. Then the tuned config again under a
         kernel name with "cutlass" in it (ptxas is reported to special-case such names), and tk
         with PROMOTE (each k-step's product added in f32), tuned on its own. The row's tk is the faster
@@ -333,6 +334,7 @@ class Bench:
         if self.args.quick:
             shapes = shapes[:2]
         shapes = report.pick_shapes(shapes, self.args.fp8_shapes)
+        import triton_kernels as tk_triton
         source = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
         with open(source) as f:
             text = f.read()
@@ -374,6 +376,11 @@ class Bench:
                               lambda: peers.check("cuBLASLt fp8", c_peer, want, 1e-2), reps)
                     self.peer(row, "cuBLASLt fast accum", contextlib.nullcontext, lambda: scaled_mm(True),
                               lambda: peers.check("cuBLASLt fp8 fast accum", c_peer, want, 1e-2), reps)
+                    # Triton's persistent TMA kernel with its own autotuning, scales in its epilogue.
+                    c_triton = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                    triton_fp8 = tk_triton.fp8_matmul(a, b, c_triton, sa, sb)
+                    self.peer(row, "Triton", contextlib.nullcontext, triton_fp8,
+                              lambda: peers.check("Triton fp8", c_triton, want, 1e-2), reps)
                     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
                     one = torch.zeros(1, device="cuda", dtype=torch.bfloat16)
                     operands = dict(a=a, b=b, c=c, scale_a=sa, scale_b=sb, bias=one, residual=one, mul=one,

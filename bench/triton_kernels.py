@@ -56,6 +56,81 @@ def matmul(a, b, c):
     return c
 
 
+# ---- scaled FP8 matmul: tutorial 09's persistent kernel on TMA descriptors (Triton's fastest
+# FP8 GEMM on Hopper), c = (a @ b^T) * scale_a * scale_b in bf16, the scales applied in the
+# epilogue as FP8 users of Triton write them (FBGEMM's row-wise kernels); its config list plus
+# BM=64 for the 32-row shapes ----------------------------------------------------------------
+
+def _set_fp8_blocks(nargs):
+    bm, bn, bk = nargs["BM"], nargs["BN"], nargs["BK"]
+    nargs["desc_a"].block_shape = [bm, bk]
+    nargs["desc_b"].block_shape = [bn, bk]
+    nargs["desc_c"].block_shape = [bm, bn // 2 if nargs["EPILOGUE_SUBTILE"] else bn]
+
+
+FP8_MATMUL_CONFIGS = [
+    triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "EPILOGUE_SUBTILE": sub}, num_warps=w, num_stages=s,
+                  pre_hook=_set_fp8_blocks)
+    for bm, bn, bk, s, w, sub in
+    [(128, bn, bk, s, w, sub) for bn in (128, 256) for bk in (64, 128) for s in (2, 3, 4) for w in (4, 8)
+     for sub in (True, False)] + [(64, bn, 128, s, 4, False) for bn in (128, 256) for s in (3, 4)]]
+
+
+@triton.jit
+def _fp8_tile(tile, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
+    group_size = GROUP_M * num_pid_n
+    first_m = (tile // group_size) * GROUP_M
+    group_m = min(num_pid_m - first_m, GROUP_M)
+    return first_m + (tile % group_size) % group_m, (tile % group_size) // group_m
+
+
+@triton.autotune(configs=FP8_MATMUL_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def fp8_matmul_kernel(desc_a, desc_b, desc_c, scale_a, scale_b, M, N, K, stride_sa, stride_sb, NUM_SMS: tl.constexpr,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+                      EPILOGUE_SUBTILE: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    tile_c = tl.program_id(0) - NUM_SMS
+    for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = _fp8_tile(tile, num_pid_m, num_pid_n, GROUP_M)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = desc_a.load([pid_m * BM, ki * BK])
+            b = desc_b.load([pid_n * BN, ki * BK])
+            acc = tl.dot(a, b.T, acc)
+        tile_c += NUM_SMS
+        pid_m, pid_n = _fp8_tile(tile_c, num_pid_m, num_pid_n, GROUP_M)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        # Per tensor: stride 0, every row reading the one scale.
+        sa = tl.load(scale_a + rm * stride_sa, mask=rm < M, other=0.0)
+        sb = tl.load(scale_b + rn * stride_sb, mask=rn < N, other=0.0)
+        acc = acc * sa[:, None] * sb[None, :]
+        if EPILOGUE_SUBTILE:
+            acc0, acc1 = tl.split(tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1)))
+            desc_c.store([pid_m * BM, pid_n * BN], acc0.to(tl.bfloat16))
+            desc_c.store([pid_m * BM, pid_n * BN + BN // 2], acc1.to(tl.bfloat16))
+        else:
+            desc_c.store([pid_m * BM, pid_n * BN], acc.to(tl.bfloat16))
+
+
+def fp8_matmul(a, b, c, scale_a, scale_b):
+    """A launcher of c = (a @ b^T) * scale_a * scale_b: a [M, K] and b [N, K] e4m3, c [M, N] bf16;
+    the scales one f32 each (per tensor) or one a row of c and one a column (per row/column).
+    The descriptors are made once, as a user keeps them across calls."""
+    m, k = a.shape
+    n = b.shape[0]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    desc_a = TensorDescriptor(a, [m, k], [k, 1], [128, 128])
+    desc_b = TensorDescriptor(b, [n, k], [k, 1], [128, 128])
+    desc_c = TensorDescriptor(c, [m, n], [n, 1], [128, 128])
+    grid = lambda meta: (min(sms, triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"])),)
+    strides = (0 if scale_a.numel() == 1 else 1, 0 if scale_b.numel() == 1 else 1)
+    return lambda: fp8_matmul_kernel[grid](desc_a, desc_b, desc_c, scale_a, scale_b, m, n, k, *strides, NUM_SMS=sms)
+
+
 # ---- attention: the tutorial's design (TMA descriptors, exp2 online softmax, causal blocks
 # split into the unmasked part and the diagonal) ----------------------------------------------
 
