@@ -49,10 +49,23 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     barriers += 8 * alloc.getType().getCount();
   });
   barriers = roundUp16(barriers);
-  int64_t pinned = barriers;
-  LocalAllocOp firstRing;
+  // TMA stores' staging buffers next: their copies read them after the op returned (the
+  // epilogue's, while the next tile's mainloop runs), so nothing ever reuses their bytes.
+  auto staging = [](LocalAllocOp alloc) { return llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>); };
+  int64_t kept = barriers;
   kernel.walk([&](LocalAllocOp alloc) {
-    firstRing = firstRing ? firstRing : alloc;
+    if (!staging(alloc))
+      return;
+    kept = (kept + 1023) / 1024 * 1024;
+    alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(kept));
+    kept += roundUp16(localAllocBytes(alloc));
+  });
+  int64_t pinned = kept;
+  Operation *firstRing = nullptr;
+  kernel.walk([&](LocalAllocOp alloc) {
+    if (staging(alloc))
+      return;
+    firstRing = firstRing ? firstRing : alloc.getOperation();
     // wgmma's swizzle modes repeat every 1024 bytes (or 512, 256) from a multiple of it.
     pinned = (pinned + 1023) / 1024 * 1024;
     alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(pinned));
@@ -88,10 +101,10 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     // a barrier until one of the kernel's top level has (it runs on every path; one in a branch
     // or a loop that may not run orders nothing after it).
     bool afterRings = ringsEnd && ringsEnd->isBeforeInBlock(body.findAncestorOpInBlock(*op));
-    if (!ringsReleased && pinned > barriers && afterRings &&
+    if (!ringsReleased && pinned > kept && afterRings &&
         (ringsEndBarrier || roundUp16(std::max(next, pinned)) + 1024 + bytes > maxSharedBytes(sm))) {
       ringsReleased = true;
-      pinned = next = barriers;
+      pinned = next = kept;
       wrapped = false;
       ringsBarrierPending = !ringsEndBarrier;
     }
@@ -127,7 +140,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   if (walk.wasInterrupted())
     return failure();
   if (size > maxSharedBytes(sm)) {
-    firstRing->emitError() << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
+    (firstRing ? firstRing : kernel.getOperation())->emitError() << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
                            << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
                            << "; use fewer stages or smaller tiles";
     return failure();

@@ -466,6 +466,8 @@ void registerLayoutRules(DialectRegistry &registry) {
   });
   registry.addExtension(+[](MLIRContext *context, tk::gpu::TkgDialect *) {
     DotWaitOp::attachInterface<DotWaitRule>(*context);
+    // A TMA store's threads write the tile into its staging buffer from wherever they hold it.
+    TmaStoreOp::attachInterface<FromAnyRule<TmaStoreOp>>(*context);
     attachDefaultOnly<LocalLoadOp, AsyncCopyOp, ConvertLayoutOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, scf::SCFDialect *) {

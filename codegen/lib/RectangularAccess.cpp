@@ -2,6 +2,8 @@
 // that compute its pointers and mask (see RectangularAccess.h).
 #include "RectangularAccess.h"
 #include "IndexArithmetic.h"
+#include "MemoryTypes.h"
+#include "Swizzle.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -156,7 +158,7 @@ std::optional<Polynomial> RectangularAccessAnalysis::of(Value value) {
 std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
   bool tile = isa<RankedTensorType>(value.getType());
   auto arg = dyn_cast<BlockArgument>(value);
-  if (arg && arg.getOwner() == loop_.getBody()) {
+  if (arg && loop_ && arg.getOwner() == loop_.getBody()) {
     if (arg == loop_.getInductionVar())
       return Polynomial::atom(atomOf(arg));
     // A carried value: start + iteration * bump, the bump found with the argument as an atom.
@@ -191,7 +193,7 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
   // Other scalars from before the loop (and kernel arguments) are atoms; sums and products are
   // expanded wherever they are (a bump `BK * ldb` must show its row stride).
   bool arithmetic = isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp, AddPtrOp, arith::ExtSIOp>(def);
-  if (!tile && !arithmetic && (!def || !loop_->isAncestor(def)))
+  if (!tile && !arithmetic && (!def || !loop_ || !loop_->isAncestor(def)))
     return isa<IntegerType, PtrType>(value.getType()) ? std::optional(Polynomial::atom(atomOf(value))) : std::nullopt;
   if (!def)
     return std::nullopt;
@@ -314,7 +316,7 @@ bool RectangularAccessAnalysis::nonNegative(const Polynomial &original) {
 bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
   if (depth > 16)
     return false;
-  if (atom == loop_.getInductionVar()) {
+  if (loop_ && atom == loop_.getInductionVar()) {
     APInt lower, step;
     return matchPattern(loop_.getLowerBound(), m_ConstantInt(&lower)) && !lower.isNegative() &&
            matchPattern(loop_.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive();
@@ -560,6 +562,58 @@ std::optional<RectangularAccess> RectangularAccessAnalysis::match(Value ptr, Val
   access.rowExtent = *extent[0];
   access.colExtent = *extent[1];
   return access;
+}
+
+TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType tile, const RectangularAccessAnalysis &analysis) {
+  SmallVector<int64_t> args, values;
+  auto launchValue = [&](const Polynomial &p) {
+    if (std::optional<int64_t> value = p.constantValue()) {
+      args.push_back(-1);
+      values.push_back(*value);
+      return;
+    }
+    args.push_back(cast<BlockArgument>(analysis.atomValue(*p.singleAtom())).getArgNumber());
+    values.push_back(0); // no factor
+  };
+  int64_t bytes = elementBytes(tile.getElementType());
+  auto swizzle = SwizzleParams::ofElements(tile.getShape()[0], tile.getShape()[1], bytes);
+  SmallVector<int64_t> box{tile.getShape()[0], swizzle.blockLength};
+  // A stack of matrices: as deep as a non-negative i32 index reaches (no index is outside
+  // it), its matrices rowExtent x rowStride elements apart.
+  if (access.stackIndex) {
+    args.push_back(-1);
+    values.push_back(int64_t(1) << 31);
+    box.insert(box.begin(), 1);
+  }
+  int64_t rank = box.size();
+  launchValue(access.rowExtent);
+  launchValue(access.colExtent);
+  if (access.stackIndex) {
+    std::optional<int64_t> rows = access.rowExtent.constantValue(), stride = access.rowStride.constantValue();
+    const Polynomial &argument = rows ? access.rowStride : access.rowExtent;
+    if (rows && stride) {
+      args.push_back(-1);
+      values.push_back(*rows * *stride);
+    } else if (rows || stride) {
+      launchValue(argument);
+      values.back() = rows ? *rows : *stride; // the argument's factor
+    } else {
+      launchValue(access.rowExtent);
+      // The factor another argument: encoded as -1 - its index.
+      values.back() = -1 - int64_t(cast<BlockArgument>(analysis.atomValue(*access.rowStride.singleAtom())).getArgNumber());
+    }
+  }
+  launchValue(access.rowStride);
+  int64_t blockBytes = swizzle.blockBytes();
+  // A recipe the attribute cannot hold (a constant past 2^32: an i64 stride of 2^33) gives no
+  // map, and the load keeps cp.async; quietly, as a load that is no rectangle does.
+  MLIRContext *context = tile.getContext();
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  return TensorMapAttr::getChecked([&] { return mlir::emitError(UnknownLoc::get(context)); }, context,
+                                   int64_t(access.base.getArgNumber()), ArrayRef(args).take_front(rank),
+                                   ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
+                                   ArrayRef(values).drop_front(rank), ArrayRef<int64_t>(box),
+                                   int64_t(blockBytes >= 32 ? blockBytes : 0), bytes);
 }
 
 Value RectangularAccessAnalysis::build(OpBuilder &b, Location loc, const Polynomial &value, const IRMapping &mapping) {

@@ -59,7 +59,8 @@ struct RectangularAccess {
 /// is its start plus the bump times the iteration's number.
 class RectangularAccessAnalysis {
 public:
-  explicit RectangularAccessAnalysis(mlir::scf::ForOp loop) : loop_(loop) {}
+  /// Without a loop (a store after one), every scalar that is no sum or product is an atom.
+  explicit RectangularAccessAnalysis(mlir::scf::ForOp loop = {}) : loop_(loop) {}
 
   /// `load`'s rectangle, if it is one TMA can copy: a 2-D tile of 2-byte (or FP8) elements, its base
   /// a kernel argument aligned to 16 bytes, its row stride a constant or a kernel argument
@@ -96,6 +97,12 @@ private:
   llvm::DenseMap<mlir::Value, std::optional<Polynomial>> memo_;
   unsigned depth_ = 0; // of()'s recursion: chains deeper than kMaxDepth are not followed
 };
+
+/// The launcher's recipe for the tensor map of a `tile`-shaped access (boxes of the tile's rows
+/// by one column block of its swizzled layout, Swizzle.h), or null when the attribute cannot
+/// hold it (a constant past 2^32).
+tk::gpu::TensorMapAttr tensorMapFor(const RectangularAccess &access, mlir::RankedTensorType tile,
+                           const RectangularAccessAnalysis &analysis);
 
 } // namespace tk::codegen
 

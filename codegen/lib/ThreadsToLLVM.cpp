@@ -264,6 +264,7 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool archSpecific) {
   bool wgmma = sm == 90 && archSpecific;
   pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
+  pm.addPass(createTkTmaStores(TkTmaStoresOptions{wgmma}));
   pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma, sm}));
   if (wgmma) {
     pm.addPass(createTkMmaPingPong());

@@ -43,59 +43,6 @@ using namespace mlir;
 namespace tk::codegen {
 namespace {
 
-/// The launcher's recipe for one load's tensor map.
-TensorMapAttr tensorMapFor(const RectangularAccess &access, RankedTensorType tile, const RectangularAccessAnalysis &analysis) {
-  SmallVector<int64_t> args, values;
-  auto launchValue = [&](const Polynomial &p) {
-    if (std::optional<int64_t> value = p.constantValue()) {
-      args.push_back(-1);
-      values.push_back(*value);
-      return;
-    }
-    args.push_back(cast<BlockArgument>(analysis.atomValue(*p.singleAtom())).getArgNumber());
-    values.push_back(0); // no factor
-  };
-  int64_t bytes = elementBytes(tile.getElementType());
-  auto swizzle = SwizzleParams::ofElements(tile.getShape()[0], tile.getShape()[1], bytes);
-  SmallVector<int64_t> box{tile.getShape()[0], swizzle.blockLength};
-  // A stack of matrices: as deep as a non-negative i32 index reaches (no index is outside
-  // it), its matrices rowExtent x rowStride elements apart.
-  if (access.stackIndex) {
-    args.push_back(-1);
-    values.push_back(int64_t(1) << 31);
-    box.insert(box.begin(), 1);
-  }
-  int64_t rank = box.size();
-  launchValue(access.rowExtent);
-  launchValue(access.colExtent);
-  if (access.stackIndex) {
-    std::optional<int64_t> rows = access.rowExtent.constantValue(), stride = access.rowStride.constantValue();
-    const Polynomial &argument = rows ? access.rowStride : access.rowExtent;
-    if (rows && stride) {
-      args.push_back(-1);
-      values.push_back(*rows * *stride);
-    } else if (rows || stride) {
-      launchValue(argument);
-      values.back() = rows ? *rows : *stride; // the argument's factor
-    } else {
-      launchValue(access.rowExtent);
-      // The factor another argument: encoded as -1 - its index.
-      values.back() = -1 - int64_t(cast<BlockArgument>(analysis.atomValue(*access.rowStride.singleAtom())).getArgNumber());
-    }
-  }
-  launchValue(access.rowStride);
-  int64_t blockBytes = swizzle.blockBytes();
-  // A recipe the attribute cannot hold (a constant past 2^32: an i64 stride of 2^33) gives no
-  // map, and the load keeps cp.async; quietly, as a load that is no rectangle does.
-  MLIRContext *context = tile.getContext();
-  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
-  return TensorMapAttr::getChecked([&] { return mlir::emitError(UnknownLoc::get(context)); }, context,
-                                   int64_t(access.base.getArgNumber()), ArrayRef(args).take_front(rank),
-                                   ArrayRef(values).take_front(rank), ArrayRef(args).drop_front(rank),
-                                   ArrayRef(values).drop_front(rank), ArrayRef<int64_t>(box),
-                                   int64_t(blockBytes >= 32 ? blockBytes : 0), bytes);
-}
-
 /// (value + 1) mod stages, and the parity flipped when it wraps.
 std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value parity, int64_t stages) {
   Value plusOne = arith::AddIOp::create(b, loc, stage, i32Constant(b, loc, 1));

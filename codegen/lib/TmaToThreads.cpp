@@ -171,11 +171,102 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
   }
 };
 
+/// The tile into its staging buffer, arranged as the map's boxes are (column blocks of the
+/// swizzled layout, Swizzle.h), from the threads' own slots: two 16-bit neighbours a 32-bit
+/// store where slot bit 0 is the column's bit 0 (an accumulator's pairs). Between the issuing
+/// thread's wait for its earlier copies to read the buffer and the copy, barriers of the
+/// tile's threads; the async proxy sees the writes through `fence.proxy.async`.
+struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaStoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType type = op.getBuffer().getType();
+    ArrayRef<int64_t> tile = type.tileShape();
+    Type element = type.getElementType();
+    auto swizzle = SwizzleParams::ofElements(tile[0], tile[1], elementBytes(element));
+    Value base = stageBase(rewriter, loc, adaptor.getBuffer().front(), i32Constant(rewriter, loc, 0), type);
+    Value issuer = isThreadZero(rewriter, loc);
+    auto inIssuer = [&](auto emit) {
+      OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, issuer, false).getThenBodyBuilder();
+      emit(inside);
+    };
+    inIssuer([&](OpBuilder &b) { ptx(b, loc, "cp.async.bulk.wait_group.read 0;", {}, ""); });
+    programBarrier(rewriter, loc);
+
+    Distribution d = distributionOf(op.getValue());
+    Value tid = threadId(rewriter, loc);
+    auto [row, col] = rowAndColumn(rewriter, loc, elementIndex(rewriter, loc, d, 0, tid), tile[1]);
+    SwizzledOffsets offsets(rewriter, loc, swizzle, row, col);
+    int columnBits = llvm::Log2_64(tile[1]);
+    bool paired = !d.bits.slot.empty() && d.bits.slot[0] == 0;
+    // Replicas write what the owner writes; only the owner does.
+    bool replicated = llvm::is_contained(d.bits.slot, -1) || llvm::is_contained(d.bits.thread, -1);
+    Value owner = replicated ? isOwner(rewriter, loc, d, tid) : Value();
+    ValueRange values = adaptor.getValue();
+    Type i32 = rewriter.getI32Type();
+    for (int64_t slot = 0; slot < d.perThread(); slot += paired ? 2 : 1) {
+      if (replicated && llvm::any_of(llvm::seq<size_t>(0, d.bits.slot.size()),
+                                     [&](size_t k) { return d.bits.slot[k] < 0 && (slot >> k & 1); }))
+        continue; // a slot that repeats slot 0's element
+      int64_t offset = 0;
+      for (auto [k, bit] : llvm::enumerate(d.bits.slot))
+        if (bit >= 0 && (slot >> k & 1))
+          offset |= int64_t(1) << bit;
+      Value index = offsets.at(offset >> columnBits, offset & (tile[1] - 1));
+      Value data = toMemory(rewriter, loc, slotOf(values, slot));
+      if (paired) {
+        Value pair = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({2}, data.getType()));
+        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, data, i32Constant(rewriter, loc, 0));
+        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, toMemory(rewriter, loc, slotOf(values, slot + 1)),
+                                             i32Constant(rewriter, loc, 1));
+        data = LLVM::BitcastOp::create(rewriter, loc, i32, pair);
+      }
+      Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
+      auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, at, paired ? 4 : 2); };
+      if (owner) {
+        OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, owner, false).getThenBodyBuilder();
+        emit(inside);
+      } else {
+        emit(rewriter);
+      }
+    }
+    ptx(rewriter, loc, "fence.proxy.async.shared::cta;", {}, "");
+    programBarrier(rewriter, loc);
+
+    Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap().front());
+    Value first = adaptor.getCoords()[0].front(), left = adaptor.getCoords()[1].front();
+    int64_t bytes = elementBytes(element);
+    inIssuer([&](OpBuilder &b) {
+      for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
+        Value src = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                        ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
+        Value column = arith::AddIOp::create(b, loc, left, i32Constant(b, loc, block * swizzle.blockLength));
+        ptx(b, loc, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+            ValueRange{map, column, first, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), src)}, "l,r,r,r");
+      }
+      ptx(b, loc, "cp.async.bulk.commit_group;", {}, "");
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreWaitPattern : public OpConversionPattern<TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, isThreadZero(rewriter, loc), false).getThenBodyBuilder();
+    ptx(inside, loc, "cp.async.bulk.wait_group.read 0;", {}, "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ElectPattern, IsProducerPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
-               TmaLoadPattern>(converter, patterns.getContext());
+               TmaLoadPattern, TmaStorePattern, TmaStoreWaitPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

@@ -30,6 +30,25 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkTmaStores : Pass<"tk-tma-stores", "::mlir::ModuleOp"> {
+  let summary = "Store a TMA-pipelined kernel's 16-bit result tiles by TMA";
+  let description = [{
+    With `wgmma` (sm_90a), in a kernel that has a tensor map (its dot operands come by TMA),
+    a `store` of a 2-D 16-bit tile whose pointers and mask describe a rectangle of a row-major
+    matrix under exactly its bounds (as TMA loads must), run by every thread of the tile (at
+    the kernel's top level or directly in its loop over tiles) and without an eviction hint,
+    becomes a `tkg.tma_store` through a staging buffer of its own (`tkg.local_alloc` of one
+    stage), with a new tensor-map argument and the rectangle's start as its coordinates; the
+    kernel's returns get a `tkg.tma_store_wait`. A staging buffer that would not fit beside
+    the stage rings (and 4 KiB for other exchanges) in the 227 KiB of sm_90 leaves its store
+    as it is. The tile keeps the layout it is computed in: no conversion before the store.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect"];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false", "Hopper (sm_90a): TMA is there">
+  ];
+}
+
 def TkAssignLayouts : Pass<"tk-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile its layout over the program's threads, as its type's encoding";
   let description = [{
@@ -88,7 +107,9 @@ def TkMmaPingPong : Pass<"tk-mma-ping-pong", "::mlir::ModuleOp"> {
 def TkAllocateShared : Pass<"tk-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "Give each op that exchanges values through shared memory its byte range";
   let description = [{
-    Stage rings (`tkg.local_alloc`) come first, for the whole kernel, aligned to 1024 bytes
+    TMA stores' staging buffers (a `tkg.local_alloc` a `tkg.tma_store` writes) come first
+    after the mbarriers and are never reused (their copies read them after the store
+    returned). Stage rings (`tkg.local_alloc`) come next, for the whole kernel, aligned to 1024 bytes
     (the period of wgmma's swizzle); they are dead after the kernel's last wait for every copy
     group, and later exchanges reuse their bytes. Then every op that moves elements between
     threads (reductions and scans across warps, shape changes and layout conversions that a

@@ -290,6 +290,26 @@ LogicalResult TmaLoadOp::verify() {
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  auto type = cast<RankedTensorType>(getValue().getType());
+  ArrayRef<int64_t> tile = getBuffer().getType().tileShape();
+  if (type.getRank() != 2 || getBuffer().getType().stages() != 1 || tile != type.getShape() ||
+      getBuffer().getType().getElementType() != type.getElementType())
+    return emitOpError() << "stores a 2-D tile through one stage of its own shape and element type";
+  if (getCoords().size() != 2)
+    return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D tile (2)";
+  auto arg = dyn_cast<BlockArgument>(getMap());
+  auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
+  auto map = kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
+  if (!map)
+    return emitOpError() << "needs a kernel argument with a '" << TkgDialect::kTensorMap << "' attribute as its map";
+  ArrayRef<int64_t> box = map.getBox();
+  if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
+    return emitOpError() << "stores a " << tile[0] << "x" << tile[1] << " tile, which boxes of " << box[0] << "x"
+                         << box.back() << " do not tile";
+  return success();
+}
+
 LogicalResult TkgDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned argIndex, NamedAttribute attribute) {
   if (attribute.getName() != kTensorMap)
     return op->emitError() << "unknown argument attribute '" << attribute.getName().getValue() << "' of the tkg dialect";

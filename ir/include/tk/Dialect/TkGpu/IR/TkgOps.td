@@ -193,6 +193,36 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
   let hasVerifier = 1;
 }
 
+def Tkg_TmaStoreOp : Tkg_Op<"tma_store"> {
+  let summary = "store a tile to global memory by TMA through a shared staging buffer";
+  let description = [{
+    The tile's elements, from whatever layout its threads hold it in, are written into
+    `buffer` (one stage, the swizzled arrangement the tensor `map`'s boxes describe) and one
+    thread then copies it out with `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group`
+    (PTX ISA, https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor),
+    one box per column block, the tile's top-left element at `coords` (row, column); elements
+    outside the tensor are not written. The threads go on at once: the copy reads the buffer
+    and writes global memory in the background. Before writing the buffer again the issuing
+    thread waits until its earlier copies have read it (`cp.async.bulk.wait_group.read 0`) and
+    the tile's threads meet at a barrier (made by tk-tma-stores on sm_90a).
+  }];
+  let arguments = (ins Tk_Tile:$value, Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer);
+  let assemblyFormat = [{
+    $value `,` $map `[` $coords `]` `via` $buffer attr-dict `:` type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tkg_TmaStoreWaitOp : Tkg_Op<"tma_store_wait"> {
+  let summary = "wait until the program's TMA stores have read their staging buffers";
+  let description = [{
+    `cp.async.bulk.wait_group.read 0` in the thread that issues `tkg.tma_store`s: a program
+    must not end while a copy still reads its shared memory (its global writes may still be
+    under way; they complete before the kernel does).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tkg_MmaTurnTakeOp : Tkg_Op<"mma_turn_take"> {
   let summary = "wait for this consumer warpgroup's turn at the tensor cores (ping-pong)";
   let description = [{
