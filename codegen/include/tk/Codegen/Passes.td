@@ -35,13 +35,14 @@ def TkTmaStores : Pass<"tk-tma-stores", "::mlir::ModuleOp"> {
   let description = [{
     With `wgmma` (sm_90a), in a kernel that has a tensor map (its dot operands come by TMA),
     a `store` of a 2-D 16-bit tile whose pointers and mask describe a rectangle of a row-major
-    matrix under exactly its bounds (as TMA loads must), run by every thread of the tile (at
-    the kernel's top level or directly in its loop over tiles) and without an eviction hint,
-    becomes a `tkg.tma_store` through a staging buffer of its own (`tkg.local_alloc` of one
-    stage), with a new tensor-map argument and the rectangle's start as its coordinates; the
-    kernel's returns get a `tkg.tma_store_wait`. A staging buffer that would not fit beside
-    the stage rings (and 4 KiB for other exchanges) in the 227 KiB of sm_90 leaves its store
-    as it is. The tile keeps the layout it is computed in: no conversion before the store.
+    matrix under exactly its bounds (as TMA loads must), directly in a loop over tiles at the
+    kernel's top level (a persistent kernel's; in a warp-specialized one, in the consumers'
+    branch) and without an eviction hint, becomes a `tkg.tma_store` through a staging buffer
+    of its own (`tkg.local_alloc` of one stage), with a new tensor-map argument and the
+    rectangle's start as its coordinates; the kernel's returns get a `tkg.tma_store_wait`. A
+    staging buffer that would not fit beside the stage rings (and 4 KiB for other exchanges)
+    in the 227 KiB of sm_90 leaves its store as it is. The tile keeps the layout it is
+    computed in: no conversion before the store.
   }];
   let dependentDialects = ["::tk::gpu::TkgDialect"];
   let options = [
