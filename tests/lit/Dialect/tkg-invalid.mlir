@@ -266,3 +266,59 @@ func.func @factor_out_of_range(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %ma
 func.func @misspelt(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensormap = 0 : i64}) {
   return
 }
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+// A TMA store stages its tile in one stage of its own shape.
+func.func @store_two_stages(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[2, 128, 128], f16>
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its own shape and element type}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[2, 128, 128], f16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @store_other_type(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], bf16>
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its own shape and element type}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], bf16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @store_one_coordinate(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], f16>
+  // expected-error @+1 {{'tkg.tma_store' op has 1 coordinates for a 2-D tile (2)}}
+  tkg.tma_store %t, %map[%i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], f16>
+  return
+}
+
+// -----
+
+// A tensor-map argument without its recipe.
+func.func @store_no_recipe(%a: !tk.ptr<f16>, %map: !tkg.tensor_map, %i: i32, %t: tensor<128x128xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], f16>
+  // expected-error @+1 {{'tkg.tma_store' op needs a kernel argument with a 'tkg.tensor_map' attribute as its map}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], f16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [64, 64], swizzle = 128, element_bytes = 2>
+
+// The map's boxes must tile the stored tile: 64 rows for a 128-row tile do not.
+func.func @store_box_rows(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], f16>
+  // expected-error @+1 {{'tkg.tma_store' op stores a 128x128 tile, which boxes of 64x64 do not tile}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], f16>
+  return
+}
