@@ -216,6 +216,9 @@ std::optional<Polynomial> RectangularAccessAnalysis::compute(Value value) {
     return Polynomial::constant(range.getStart()) + Polynomial::atom(Polynomial::axisAtom(0));
   if (auto splat = dyn_cast<SplatOp>(def))
     return of(splat.getSrc());
+  // A layout conversion keeps every element's value (a store analysed after tk-assign-layouts).
+  if (auto convert = dyn_cast<ConvertLayoutOp>(def))
+    return of(convert.getSrc());
   if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
     std::optional<Polynomial> src = of(expand.getSrc());
     return src ? std::optional(src->shiftAxes(expand.getAxis(), 1)) : std::nullopt;
@@ -255,6 +258,8 @@ std::optional<SmallVector<Polynomial>> RectangularAccessAnalysis::negativeWhenTr
         p = p.shiftAxes(from, shift);
     return inner;
   };
+  if (auto convert = dyn_cast<ConvertLayoutOp>(def))
+    return negativeWhenTrue(convert.getSrc());
   if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
     auto inner = negativeWhenTrue(broadcast.getSrc());
     auto from = cast<RankedTensorType>(broadcast.getSrc().getType()), to = cast<RankedTensorType>(broadcast.getType());

@@ -264,8 +264,8 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
 void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool archSpecific) {
   bool wgmma = sm == 90 && archSpecific;
   pm.addPass(createTkPipelineDotLoads(TkPipelineDotLoadsOptions{wgmma}));
-  pm.addPass(createTkTmaStores(TkTmaStoresOptions{wgmma}));
   pm.addPass(createTkAssignLayouts(TkAssignLayoutsOptions{wgmma, sm}));
+  pm.addPass(createTkTmaStores(TkTmaStoresOptions{wgmma}));
   if (wgmma) {
     pm.addPass(createTkMmaPingPong());
     pm.addPass(createTkAsyncDots());

@@ -1,20 +1,33 @@
-// The tk-tma-stores pass: on sm_90a, a kernel whose dot operands come by TMA (a tensor map
-// among its arguments: a matmul's or attention's pipeline) stores its 16-bit result tiles by
-// TMA too, when a store writes a rectangle of a row-major matrix under exactly its bounds
+// The tk-tma-stores pass: on sm_90a, a persistent kernel whose dot operands come by TMA (a
+// tensor map among its arguments: a matmul's pipeline) stores its 16-bit result tiles by TMA
+// too, when a store writes a rectangle of a row-major matrix under exactly its bounds
 // (RectangularAccess.h, the analysis the loads use). Its threads write the tile into a staging
 // buffer of its own and go on while one thread's bulk copy writes it out: the next tile's
-// mainloop of a persistent kernel overlaps this one's global writes, which otherwise hold every
-// thread of the epilogue (at 8192x8192x4096 FP8 the store took 9-10% of the kernel on the
-// H200, all programs writing at once).
+// mainloop overlaps this one's global writes, which otherwise hold every thread of the
+// epilogue (at 8192x8192x4096 FP8 the store took 9-10% of the kernel on the H200, all programs
+// writing at once).
+//
+// It runs after tk-assign-layouts, so that it knows what else needs shared memory: the tile
+// keeps its layout (the conversion the store would have needed goes), and the staging buffer,
+// which lives through the whole kernel (the copy reads it after the store returns), must fit
+// beside the stage rings and the exchanges of the kernel's other ops (as tk-allocate-shared
+// will place them, at most 48 KiB apart from the rings); a config with no room keeps its
+// ordinary store.
 //
 // A store qualifies directly in a loop over tiles at the kernel's top level (in a
-// warp-specialized kernel, in the consumers' branch), where every thread of the tile runs it;
-// not with an eviction hint. The staging buffer lives through the whole kernel (the copy
-// reads it after the store returns) and must fit beside the stage rings: a config whose rings
-// leave no room keeps its ordinary store.
+// warp-specialized kernel, in the consumers' branch), where every thread of the tile runs it,
+// without an eviction hint; its rows a multiple of 8 (each 128-byte column block of the buffer
+// then starts on the 1024-byte period of TMA's swizzle) and at least 16 bytes wide (a box's
+// smallest row). The copy completes after the program went on, so nothing else in the kernel
+// may touch that memory: no other access through the same argument, and no atomics (which
+// could tell another program the tile is there). A copy runs only when the rectangle is not
+// empty (the launcher gives an empty tensor's map the zeros its loads read).
+
 #include "RectangularAccess.h"
 #include "SharedAllocation.h"
 #include "tk/Codegen/Passes.h"
+
+#include "IndexArithmetic.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Debug.h"
@@ -31,10 +44,6 @@ using namespace mlir;
 namespace tk::codegen {
 namespace {
 
-/// Shared memory left for the exchanges of a kernel whose rings and staging buffers are pinned
-/// (its epilogue's scale broadcasts, reductions).
-constexpr int64_t kExchangeReserve = 4096;
-
 int64_t alignedTo1024(int64_t bytes) { return (bytes + 1023) / 1024 * 1024; }
 
 /// Whether `store` is a persistent kernel's, run by every thread of the tile: directly in the
@@ -47,10 +56,73 @@ bool storesEachTile(StoreOp store, func::FuncOp kernel) {
     return false;
   for (Operation *op = tiles->getParentOp(); op != kernel; op = op->getParentOp()) {
     auto branch = dyn_cast<scf::IfOp>(op);
-    if (!branch || !branch.getCondition().getDefiningOp<IsProducerOp>())
+    if (!branch || !branch.getCondition().getDefiningOp<IsProducerOp>() || !branch.getElseRegion().isAncestor(tiles->getParentRegion()))
       return false;
   }
   return true;
+}
+
+/// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
+/// loop-carried pointers; null when that cannot be told.
+BlockArgument baseArgument(Value ptr) {
+  for (int depth = 0; depth < 64 && ptr; ++depth) {
+    if (auto arg = dyn_cast<BlockArgument>(ptr)) {
+      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+        return arg;
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
+      ptr = init ? init->get() : Value();
+      continue;
+    }
+    Operation *def = ptr.getDefiningOp();
+    if (auto add = dyn_cast<AddPtrOp>(def))
+      ptr = add.getPtr();
+    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def))
+      ptr = def->getOperand(0);
+    else
+      return BlockArgument();
+  }
+  return BlockArgument();
+}
+
+/// Whether anything but `store` may read or write `base`'s memory, or tell another program
+/// about it: an access through it (or through a pointer of unknown origin), a TMA map of it,
+/// an atomic.
+bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (auto map = kernel.getArgAttrOfType<TensorMapAttr>(i, TkgDialect::kTensorMap); map && map.getBase() == base.getArgNumber())
+      return true;
+  WalkResult walk = kernel.walk([&](Operation *op) {
+    if (isa<AtomicRMWOp, AtomicCASOp>(op))
+      return WalkResult::interrupt();
+    Value ptr;
+    if (auto load = dyn_cast<LoadOp>(op))
+      ptr = load.getPtr();
+    else if (auto other = dyn_cast<StoreOp>(op); other && other != store)
+      ptr = other.getPtr();
+    else if (auto prefetch = dyn_cast<PrefetchL2Op>(op))
+      ptr = prefetch.getPtr();
+    else if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      ptr = copy.getPtr();
+    if (ptr && baseArgument(ptr) != base && baseArgument(ptr))
+      return WalkResult::advance();
+    return ptr ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// The most shared memory the kernel's exchanges (reductions, conversions, ...) take beyond the
+/// pinned buffers as tk-allocate-shared places them one after another, wrapping at 48 KiB;
+/// `dropped` will not be there.
+int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter, Operation *dropped) {
+  int64_t bytes = 0;
+  kernel.walk([&](Operation *op) {
+    if (op == dropped)
+      return;
+    if (int64_t own = sharedBytesOf(op, converter))
+      bytes += roundUp16(own) + (isa<DotOp>(op) ? 1023 : 0); // a dot's staging from a 1024-byte boundary
+  });
+  return std::min(bytes, kSharedLimit + 1023);
 }
 
 /// Bytes pinned for the whole kernel so far: its barriers and rings, each ring from a
@@ -64,12 +136,15 @@ int64_t pinnedBytes(func::FuncOp kernel) {
 }
 
 void storeByTma(func::FuncOp kernel) {
+  constexpr int sm = 90; // (wgmma: sm_90a)
   if (!llvm::any_of(kernel.getArgumentTypes(), [](Type t) { return isa<TensorMapType>(t); }))
     return;
   SmallVector<StoreOp> stores;
   kernel.walk([&](StoreOp store) { stores.push_back(store); });
   MLIRContext *context = kernel.getContext();
-  int64_t pinned = pinnedBytes(kernel);
+  ThreadTypeConverter converter(context, threadsOf(kernel));
+  converter.setWarpgroupMma(true);
+  converter.setMatrixStores(sm >= 90);
   bool stored = false;
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -81,21 +156,34 @@ void storeByTma(func::FuncOp kernel) {
       why("not a 16-bit tile a loop over tiles stores, without hints");
       continue;
     }
+    if (type.getShape()[0] % 8 || type.getShape()[0] > 256 || type.getShape()[1] < 8) {
+      why("rows not a multiple of 8 up to 256, or rows narrower than 16 bytes");
+      continue;
+    }
     RectangularAccessAnalysis analysis;
     std::optional<RectangularAccess> access = analysis.match(store.getPtr(), store.getMask(), type);
-    TensorMapAttr map = access && !access->stackIndex && type.getShape()[0] <= 256
-                            ? tensorMapFor(*access, type, analysis)
-                            : TensorMapAttr();
+    TensorMapAttr map = access && !access->stackIndex ? tensorMapFor(*access, type, analysis) : TensorMapAttr();
     if (!map) {
       why("not a rectangle under exactly its bounds");
       continue;
     }
-    int64_t bytes = alignedTo1024(type.getNumElements() * 2);
-    if (pinned + bytes + kExchangeReserve > maxSharedBytes(90)) {
-      why("its staging buffer does not fit beside the rings");
+    if (touchedOtherwise(kernel, store, access->base)) {
+      why("its matrix is accessed otherwise, or the kernel has atomics");
       continue;
     }
-    pinned += bytes;
+    // The tile as computed: the conversion to the store's layout goes when nothing else uses it.
+    Value value = store.getValue();
+    auto convert = value.getDefiningOp<ConvertLayoutOp>();
+    if (convert && value.hasOneUse())
+      value = convert.getSrc();
+    else
+      convert = ConvertLayoutOp();
+    int64_t staging = alignedTo1024(type.getNumElements() * 2);
+    int64_t needed = pinnedBytes(kernel) + staging + exchangeBytes(kernel, converter, convert);
+    if (needed > maxSharedBytes(sm)) {
+      why("its staging buffer does not fit beside the rings and exchanges");
+      continue;
+    }
     OpBuilder b(context);
     b.setInsertionPointToStart(&kernel.front());
     Location loc = store.getLoc();
@@ -106,12 +194,22 @@ void storeByTma(func::FuncOp kernel) {
     NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), map);
     (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), loc);
     b.setInsertionPoint(store);
+    // An empty rectangle copies nothing (its map is the launcher's zeros).
+    auto positive = [&](const Polynomial &extent) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, analysis.build(b, loc, extent, IRMapping()),
+                                   i32Constant(b, loc, 0));
+    };
+    Value rows = positive(access->rowExtent);
+    Value nonEmpty = arith::AndIOp::create(b, loc, rows, positive(access->colExtent));
+    b.setInsertionPointToStart(scf::IfOp::create(b, loc, TypeRange{}, nonEmpty, false).thenBlock());
     Value row = analysis.build(b, loc, access->rowStart, IRMapping());
     Value col = analysis.build(b, loc, access->colStart, IRMapping());
-    TmaStoreOp::create(b, loc, store.getValue(), kernel.getArgument(index), ValueRange{row, col}, buffer);
+    TmaStoreOp::create(b, loc, value, kernel.getArgument(index), ValueRange{row, col}, buffer);
     store.erase();
+    if (convert)
+      convert.erase();
     stored = true;
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << loc << ": by TMA\n");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << loc << ": by TMA, " << needed << " bytes of shared memory\n");
   }
   if (stored)
     kernel.walk([](func::ReturnOp ret) {

@@ -33,16 +33,18 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
 def TkTmaStores : Pass<"tk-tma-stores", "::mlir::ModuleOp"> {
   let summary = "Store a TMA-pipelined kernel's 16-bit result tiles by TMA";
   let description = [{
-    With `wgmma` (sm_90a), in a kernel that has a tensor map (its dot operands come by TMA),
-    a `store` of a 2-D 16-bit tile whose pointers and mask describe a rectangle of a row-major
-    matrix under exactly its bounds (as TMA loads must), directly in a loop over tiles at the
-    kernel's top level (a persistent kernel's; in a warp-specialized one, in the consumers'
-    branch) and without an eviction hint, becomes a `tkg.tma_store` through a staging buffer
-    of its own (`tkg.local_alloc` of one stage), with a new tensor-map argument and the
-    rectangle's start as its coordinates; the kernel's returns get a `tkg.tma_store_wait`. A
-    staging buffer that would not fit beside the stage rings (and 4 KiB for other exchanges)
-    in the 227 KiB of sm_90 leaves its store as it is. The tile keeps the layout it is
-    computed in: no conversion before the store.
+    With `wgmma` (sm_90a), after tk-assign-layouts, in a kernel that has a tensor map (its dot
+    operands come by TMA): a `store` of a 2-D 16-bit tile whose pointers and mask describe a
+    rectangle of a row-major matrix under exactly its bounds (as TMA loads must), directly in
+    a loop over tiles at the kernel's top level (a persistent kernel's; in a warp-specialized
+    one, in the consumers' branch), without an eviction hint, its rows a multiple of 8 and at
+    least 16 bytes wide, whose matrix nothing else in the kernel accesses and in a kernel
+    without atomics, becomes a `tkg.tma_store` of the tile in the layout it is computed in (the
+    conversion the store needed goes) through a staging buffer of its own (`tkg.local_alloc`
+    of one stage), with a new tensor-map argument and the rectangle's start as coordinates,
+    in a branch that skips an empty rectangle; the kernel's returns get a `tkg.tma_store_wait`.
+    A staging buffer that would not fit in the 227 KiB of sm_90 beside the stage rings and the
+    most the kernel's exchanges may take leaves its store as it is.
   }];
   let dependentDialects = ["::tk::gpu::TkgDialect"];
   let options = [
