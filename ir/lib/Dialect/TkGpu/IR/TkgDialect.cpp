@@ -266,6 +266,14 @@ LogicalResult TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError
   return success();
 }
 
+/// The recipe of a TMA op's map: the tensor-map attribute of the kernel argument it is (null
+/// for anything else).
+static TensorMapAttr recipeOf(Value map) {
+  auto arg = dyn_cast<BlockArgument>(map);
+  auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
+  return kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
+}
+
 LogicalResult TmaLoadOp::verify() {
   ArrayRef<int64_t> tile = getBuffer().getType().tileShape();
   if (tile.size() != 2)
@@ -273,9 +281,7 @@ LogicalResult TmaLoadOp::verify() {
   // A third, leading coordinate picks one matrix of a stack (a box of 1 along it).
   if (getCoords().size() != 2 && getCoords().size() != 3)
     return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D stage (2, or 3 in a stack of matrices)";
-  auto arg = dyn_cast<BlockArgument>(getMap());
-  auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
-  auto map = kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
+  TensorMapAttr map = recipeOf(getMap());
   if (!map)
     return emitOpError() << "needs a kernel argument with a '" << TkgDialect::kTensorMap << "' attribute as its map";
   ArrayRef<int64_t> box = map.getBox();
@@ -298,9 +304,7 @@ LogicalResult TmaStoreOp::verify() {
     return emitOpError() << "stores a 2-D tile through one stage of its own shape and element type";
   if (getCoords().size() != 2)
     return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D tile (2)";
-  auto arg = dyn_cast<BlockArgument>(getMap());
-  auto kernel = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
-  auto map = kernel ? kernel.getArgAttrOfType<TensorMapAttr>(arg.getArgNumber(), TkgDialect::kTensorMap) : TensorMapAttr();
+  TensorMapAttr map = recipeOf(getMap());
   if (!map)
     return emitOpError() << "needs a kernel argument with a '" << TkgDialect::kTensorMap << "' attribute as its map";
   ArrayRef<int64_t> box = map.getBox();
