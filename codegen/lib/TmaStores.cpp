@@ -137,15 +137,15 @@ int64_t pinnedBytes(func::FuncOp kernel) {
 }
 
 void storeByTma(func::FuncOp kernel) {
-  constexpr int sm = 90; // (wgmma: sm_90a)
   if (!llvm::any_of(kernel.getArgumentTypes(), [](Type t) { return isa<TensorMapType>(t); }))
     return;
   SmallVector<StoreOp> stores;
   kernel.walk([&](StoreOp store) { stores.push_back(store); });
   MLIRContext *context = kernel.getContext();
   ThreadTypeConverter converter(context, threadsOf(kernel));
+  // As tk-allocate-shared and tk-to-threads see sm_90a.
   converter.setWarpgroupMma(true);
-  converter.setMatrixStores(sm >= 90);
+  converter.setMatrixStores(true);
   bool stored = false;
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -181,7 +181,7 @@ void storeByTma(func::FuncOp kernel) {
       convert = ConvertLayoutOp();
     int64_t staging = alignedTo1024(type.getNumElements() * 2);
     int64_t needed = pinnedBytes(kernel) + staging + exchangeBytes(kernel, converter, convert);
-    if (needed > maxSharedBytes(sm)) {
+    if (needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
       continue;
     }
