@@ -56,7 +56,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   kernel.walk([&](LocalAllocOp alloc) {
     if (!staging(alloc))
       return;
-    kept = (kept + 1023) / 1024 * 1024;
+    kept = roundUp1024(kept);
     alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(kept));
     kept += roundUp16(localAllocBytes(alloc));
   });
@@ -66,8 +66,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     if (staging(alloc))
       return;
     firstRing = firstRing ? firstRing : alloc.getOperation();
-    // wgmma's swizzle modes repeat every 1024 bytes (or 512, 256) from a multiple of it.
-    pinned = (pinned + 1023) / 1024 * 1024;
+    pinned = roundUp1024(pinned);
     alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(pinned));
     pinned += roundUp16(localAllocBytes(alloc));
   });
@@ -117,7 +116,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       return WalkResult::interrupt();
     }
     // A dot stages swizzled tiles, whose pattern (wgmma's too) repeats from 1024-byte boundaries.
-    auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? (offset + 1023) / 1024 * 1024 : offset; };
+    auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? roundUp1024(offset) : offset; };
     next = aligned(next);
     if (next + bytes > pinned + kSharedLimit) {
       next = aligned(pinned);
@@ -140,9 +139,10 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   if (walk.wasInterrupted())
     return failure();
   if (size > maxSharedBytes(sm)) {
-    (firstRing ? firstRing : kernel.getOperation())->emitError() << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
-                           << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
-                           << "; use fewer stages or smaller tiles";
+    (firstRing ? firstRing : kernel.getOperation())->emitError()
+        << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size
+        << " bytes of shared memory, more than the " << maxSharedBytes(sm) << " of sm_" << sm
+        << "; use fewer stages or smaller tiles";
     return failure();
   }
   return size;

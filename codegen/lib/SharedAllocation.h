@@ -11,6 +11,9 @@ namespace tk::codegen {
 constexpr int64_t kSharedLimit = 48 * 1024;
 
 inline int64_t roundUp16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+/// The period of wgmma's and TMA's swizzle modes (1024 bytes, or 512, 256): swizzled arrays
+/// start on it.
+inline int64_t roundUp1024(int64_t bytes) { return (bytes + 1023) / 1024 * 1024; }
 
 /// Bytes of shared memory an op needs (0: none), by op family.
 int64_t sharedBytesOf(mlir::Operation *op, const ThreadTypeConverter &converter);

@@ -75,17 +75,12 @@ void stageSwizzled(OpBuilder &rewriter, Location loc, const SharedRegion &shared
   }
 }
 
-namespace {
-
-/// Slots `first` and `first + 1` of `values` as one vector of two.
 Value packPair(OpBuilder &b, Location loc, ValueRange values, int64_t first) {
   Value packed = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, values[first].getType()));
   for (int64_t e = 0; e < 2; ++e)
     packed = LLVM::InsertElementOp::create(b, loc, packed, values[first + e], i32Constant(b, loc, e));
   return packed;
 }
-
-} // namespace
 
 SmallVector<Value> registerFragment(OpBuilder &b, Location loc, ValueRange a, int64_t k, int64_t tile, int64_t kk) {
   // Slots of the 8-column n-tile t of m-tile `tile`: (t + k/8 * tile) * 4 + (column pair,

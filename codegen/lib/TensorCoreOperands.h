@@ -27,6 +27,8 @@ mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 void stageSwizzled(mlir::OpBuilder &b, mlir::Location loc, const SharedRegion &shared, mlir::ValueRange values,
                    const BlockedLayout &l, mlir::Value tid, int64_t offset, const SwizzleParams &swizzle,
                    bool tf32 = false);
+/// Slots `first` and `first + 1` of `values` as one vector of two.
+mlir::Value packPair(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange values, int64_t first);
 /// The A fragment of 16-row tile `tile` and k-step `kk` (16 columns) of an m x k tile `a` held
 /// in an accumulator layout: four pairs of 2-byte elements, (row, k) = (g, 2t), (g + 8, 2t),
 /// (g, 2t + 8), (g + 8, 2t + 8) — mma.sync's A and wgmma's A from registers alike (a wgmma

@@ -44,8 +44,6 @@ using namespace mlir;
 namespace tk::codegen {
 namespace {
 
-int64_t alignedTo1024(int64_t bytes) { return (bytes + 1023) / 1024 * 1024; }
-
 /// Whether `store` is a persistent kernel's, run by every thread of the tile: directly in the
 /// loop over tiles, whose ancestors up to the kernel are at most the warp-specialized split's
 /// consumer branch. (A program that stores once and ends has no next tile to overlap: the
@@ -105,9 +103,10 @@ bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
       ptr = prefetch.getPtr();
     else if (auto copy = dyn_cast<AsyncCopyOp>(op))
       ptr = copy.getPtr();
-    if (ptr && baseArgument(ptr) != base && baseArgument(ptr))
+    if (!ptr)
       return WalkResult::advance();
-    return ptr ? WalkResult::interrupt() : WalkResult::advance();
+    BlockArgument other = baseArgument(ptr);
+    return other && other != base ? WalkResult::advance() : WalkResult::interrupt();
   });
   return walk.wasInterrupted();
 }
@@ -131,8 +130,8 @@ int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
 int64_t pinnedBytes(func::FuncOp kernel) {
   int64_t bytes = 0;
   kernel.walk([&](BarrierAllocOp alloc) { bytes += 8 * alloc.getType().getCount(); });
-  bytes = alignedTo1024(bytes);
-  kernel.walk([&](LocalAllocOp alloc) { bytes += alignedTo1024(localAllocBytes(alloc)); });
+  bytes = roundUp1024(bytes);
+  kernel.walk([&](LocalAllocOp alloc) { bytes += roundUp1024(localAllocBytes(alloc)); });
   return bytes;
 }
 
@@ -179,7 +178,7 @@ void storeByTma(func::FuncOp kernel) {
       value = convert.getSrc();
     else
       convert = ConvertLayoutOp();
-    int64_t staging = alignedTo1024(type.getNumElements() * 2);
+    int64_t staging = roundUp1024(type.getNumElements() * 2);
     int64_t needed = pinnedBytes(kernel) + staging + exchangeBytes(kernel, converter, convert);
     if (needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");

@@ -9,6 +9,7 @@
 #include "SharedRegion.h"
 #include "StageRings.h"
 #include "Swizzle.h"
+#include "TensorCoreOperands.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -136,13 +137,26 @@ struct BarrierArrivePattern : public BarrierPtxPattern<BarrierArriveOp> {
   bool perWarp() const override { return true; }
 };
 
+/// Calls `copy` for each TMA box of a 2-D tile of `element`s held at `stage` as the column
+/// blocks of its swizzled layout (Swizzle.h; one box a block): the box's 32-bit shared-memory
+/// address and its first column, `col` being the tile's.
+void forEachBox(OpBuilder &b, Location loc, Value stage, Value col, ArrayRef<int64_t> tile, Type element,
+                function_ref<void(Value address, Value column)> copy) {
+  int64_t bytes = elementBytes(element);
+  auto swizzle = SwizzleParams::ofElements(tile[0], tile[1], bytes);
+  for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
+    Value at = LLVM::GEPOp::create(b, loc, stage.getType(), b.getI8Type(), stage,
+                                   ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
+    Value column = arith::AddIOp::create(b, loc, col, i32Constant(b, loc, block * swizzle.blockLength));
+    copy(LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), at), column);
+  }
+}
+
 struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SharedBufferType type = op.getBuffer().getType();
-    ArrayRef<int64_t> tile = type.tileShape();
-    auto swizzle = SwizzleParams::ofElements(tile[0], tile[1], elementBytes(type.getElementType()));
     Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), adaptor.getStage(), type);
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap());
     Value barrier = barrierAddress(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
@@ -150,13 +164,7 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     ValueRange coords = adaptor.getCoords();
     bool stacked = coords.size() == 3;
     Value row = coords[stacked], col = coords[stacked + 1];
-    int64_t bytes = elementBytes(type.getElementType());
-    // One box per column block of the stage's swizzled layout.
-    for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
-      Value dst = LLVM::GEPOp::create(rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
-                                      ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
-      Value column = arith::AddIOp::create(rewriter, loc, col, i32Constant(rewriter, loc, block * swizzle.blockLength));
-      Value dstAddress = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+    forEachBox(rewriter, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
       if (stacked)
         ptx(rewriter, loc,
             "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
@@ -165,7 +173,7 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
         ptx(rewriter, loc,
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
             ValueRange{dstAddress, map, column, row, barrier}, "r,l,r,r,r");
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }
@@ -203,7 +211,6 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
     bool replicated = llvm::is_contained(d.bits.slot, -1) || llvm::is_contained(d.bits.thread, -1);
     Value owner = replicated ? isOwner(rewriter, loc, d, tid) : Value();
     ValueRange values = adaptor.getValue();
-    Type i32 = rewriter.getI32Type();
     for (int64_t slot = 0; slot < d.perThread(); slot += paired ? 2 : 1) {
       if (replicated && llvm::any_of(llvm::seq<size_t>(0, d.bits.slot.size()),
                                      [&](size_t k) { return d.bits.slot[k] < 0 && (slot >> k & 1); }))
@@ -213,14 +220,10 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
         if (bit >= 0 && (slot >> k & 1))
           offset |= int64_t(1) << bit;
       Value index = offsets.at(offset >> columnBits, offset & (tile[1] - 1));
-      Value data = toMemory(rewriter, loc, slotOf(values, slot));
-      if (paired) {
-        Value pair = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({2}, data.getType()));
-        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, data, i32Constant(rewriter, loc, 0));
-        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, toMemory(rewriter, loc, slotOf(values, slot + 1)),
-                                             i32Constant(rewriter, loc, 1));
-        data = LLVM::BitcastOp::create(rewriter, loc, i32, pair);
-      }
+      SmallVector<Value, 2> slots{toMemory(rewriter, loc, slotOf(values, slot))};
+      if (paired)
+        slots.push_back(toMemory(rewriter, loc, slotOf(values, slot + 1)));
+      Value data = paired ? packPair(rewriter, loc, slots, 0) : slots[0];
       Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
       auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, at, paired ? 4 : 2); };
       if (owner) {
@@ -235,15 +238,11 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
 
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap().front());
     Value first = adaptor.getCoords()[0].front(), left = adaptor.getCoords()[1].front();
-    int64_t bytes = elementBytes(element);
     inIssuer([&](OpBuilder &b) {
-      for (int64_t block = 0; block < tile[1] / swizzle.blockLength; ++block) {
-        Value src = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                                        ArrayRef<LLVM::GEPArg>{int32_t(block * swizzle.blockStride() * bytes)});
-        Value column = arith::AddIOp::create(b, loc, left, i32Constant(b, loc, block * swizzle.blockLength));
+      forEachBox(b, loc, base, left, tile, element, [&](Value srcAddress, Value column) {
         ptx(b, loc, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
-            ValueRange{map, column, first, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), src)}, "l,r,r,r");
-      }
+            ValueRange{map, column, first, srcAddress}, "l,r,r,r");
+      });
       ptx(b, loc, "cp.async.bulk.commit_group;", {}, "");
     });
     rewriter.eraseOp(op);
