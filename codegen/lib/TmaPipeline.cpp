@@ -10,7 +10,7 @@
 //                empty (k - 1's when the MMAs stay in flight, else k's); the elected thread
 //                waits for empty of the stage iteration k + D fills (parity flipped: the first
 //                S fills find their stages free), expects its bytes on full and copies; D is
-//                S - 1, or S - 2 with the MMAs in flight (the stage k - 2 released)
+//                S - 1, or S - 2 with the MMAs in flight and S >= 4 (the stage k - 2 released)
 //   after        the MMAs' wait, then a barrier, before the epilogue reuses the rings' bytes
 //
 // When the loads feed different dots and no MMAs stay in flight (attention: K feeds S = QK^T,
@@ -72,8 +72,10 @@ public:
         barriersPerLoad_(!inFlight && plan.loads.size() > 1 && feedDifferentDots(plan.loads)) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
-    // than refilling k - 1's stage at 4096^3, 8192^3 and 2048x4096x11008 (H200).
-    distance_ = inFlight && stages >= 3 ? stages - 2 : stages - 1;
+    // than refilling k - 1's stage at 4096^3, 8192^3 and 2048x4096x11008 (H200, 4 stages and
+    // more). With 3 stages that would copy one iteration ahead, too little to cover a copy's
+    // latency: the loop refills k - 1's stage, two ahead.
+    distance_ = inFlight && stages >= 4 ? stages - 2 : stages - 1;
   }
 
   void run() {
