@@ -116,9 +116,11 @@ namespace {
 /// layout propagation rematerializes them. The limit bounds the walk, not the cost: a GEMV
 /// row's activation pointers broadcast over its weight rows take ~15 ops (12 sent them through
 /// shared memory, four barriers an iteration: lit Codegen/broadcast-remat.tk).
+/// `throughLoads`: plain loads of such pointers count too (each thread reads the elements it
+/// needs; the caller makes sure that nothing writes memory before the elements are read).
 constexpr int kMaxRematerializedOps = 32;
 
-bool rematerializableWithin(Value value, int &budget) {
+bool rematerializableWithin(Value value, int &budget, bool throughLoads) {
   Operation *def = value.getDefiningOp();
   if (!isa<RankedTensorType>(value.getType()))
     return true; // a scalar, used as it is
@@ -128,17 +130,41 @@ bool rematerializableWithin(Value value, int &budget) {
     return true;
   if (auto constant = dyn_cast<arith::ConstantOp>(def))
     return isa<SplatElementsAttr>(constant.getValue());
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    bool plain = load.getCache() == CacheModifier::none && load.getEvict() == EvictionPolicy::normal &&
+                 load.getPrefetchSize() == 0;
+    return throughLoads && plain &&
+           llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, false); });
+  }
   bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
   if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
     return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget); });
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, throughLoads); });
 }
 
 } // namespace
 
-bool rematerializable(Value value) {
+bool rematerializable(Value value, bool throughLoads) {
   int budget = kMaxRematerializedOps;
-  return rematerializableWithin(value, budget);
+  return rematerializableWithin(value, budget, throughLoads);
+}
+
+bool rematerializable(BroadcastOp broadcast) {
+  if (rematerializable(broadcast.getSrc()))
+    return true;
+  if (!broadcast->hasAttr(TkgDialect::kRereadLoads) || !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
+    return false;
+  // A load each for the distinct source elements a thread holds (slots differing only in
+  // broadcast bits share one): a few registers of addresses and values. Many more (a 256-column
+  // tile's per-column factors, 64 a thread) spilled; those move through shared memory.
+  constexpr int64_t kMaxLoadsPerThread = 8;
+  Distribution result = distributionOf(broadcast.getResult());
+  BitMap map = resultToSource(broadcast);
+  int64_t distinct = 1;
+  for (int bit : result.bits.slot)
+    if (bit >= 0 && map[bit] >= 0)
+      distinct *= 2;
+  return distinct <= kMaxLoadsPerThread;
 }
 
 } // namespace tk::codegen

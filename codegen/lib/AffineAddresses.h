@@ -23,8 +23,13 @@ mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrT
                         const std::optional<std::vector<int64_t>> &coefficients);
 /// Whether a tile is a cheap function of element indices and scalars (ranges, splats,
 /// constants, shape changes, elementwise arithmetic), which a broadcast recomputes in each
-/// thread instead of moving it through shared memory.
-bool rematerializable(mlir::Value tile);
+/// thread instead of moving it through shared memory; with `throughLoads`, also of plain
+/// loads of such pointers (each thread reads the elements it needs).
+bool rematerializable(mlir::Value tile, bool throughLoads = false);
+/// Whether `broadcast` computes the elements of its source in each thread (its layouts
+/// assigned): loads too when tk-assign-layouts marked it `tkg.reread_loads` and a thread needs
+/// few of them.
+bool rematerializable(BroadcastOp broadcast);
 
 } // namespace tk::codegen
 

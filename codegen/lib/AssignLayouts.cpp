@@ -41,6 +41,22 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
   return 16 / narrowest;
 }
 
+/// Whether every load `value` is computed from lies in `at`'s block, with no op between it and
+/// `at` that may write memory: reading its elements at `at` reads what it read.
+bool loadsUnwrittenUntil(Value value, Operation *at) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isa<RankedTensorType>(value.getType()))
+    return true;
+  if (isa<LoadOp>(def)) {
+    if (def->getBlock() != at->getBlock() || !def->isBeforeInBlock(at))
+      return false;
+    for (Operation *op = def->getNextNode(); op != at; op = op->getNextNode())
+      if (tk::mayWriteMemory(op))
+        return false;
+  }
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return loadsUnwrittenUntil(operand, at); });
+}
+
 bool hasTiles(Operation *op) {
   auto isTileType = [](Type type) { return isa<RankedTensorType>(type); };
   return llvm::any_of(op->getOperandTypes(), isTileType) || llvm::any_of(op->getResultTypes(), isTileType);
@@ -285,6 +301,15 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
           OpBuilder b(use.getOwner());
           use.set(b.clone(*broadcast)->getResult(0));
         }
+      });
+      // A broadcast of values loaded shortly before it, with nothing written to memory in
+      // between (a k-step's block-wise scales, broadcast into the accumulator's layout): each
+      // thread loads the elements it needs there, as Triton's loads in a slice of the MMA
+      // layout do, instead of the loaded tile moving through shared memory (two barriers).
+      kernel.walk([](BroadcastOp broadcast) {
+        if (!rematerializable(broadcast.getSrc()) && rematerializable(broadcast.getSrc(), /*throughLoads=*/true) &&
+            loadsUnwrittenUntil(broadcast.getSrc(), broadcast))
+          broadcast->setAttr(TkgDialect::kRereadLoads, UnitAttr::get(broadcast.getContext()));
       });
       Assignment assignment(kernel, wgmma);
       if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma, sm)) || failed(assignment.checkRules()))

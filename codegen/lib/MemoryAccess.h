@@ -1,4 +1,4 @@
-// The width of global memory accesses (MemoryToThreads.cpp).
+// The width of global memory accesses, and one element's load (MemoryToThreads.cpp).
 #ifndef TK_CODEGEN_MEMORYACCESS_H
 #define TK_CODEGEN_MEMORYACCESS_H
 
@@ -16,6 +16,11 @@ int64_t vectorSlots(const AxisAnalysis &axis, int64_t run, mlir::Value ptr, mlir
 /// The same for an access of `tile` through `ptr`, within the tile's last dimension.
 int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &converter, mlir::Value ptr, mlir::Value mask,
                     mlir::RankedTensorType tile);
+
+/// One element of type `element` loaded from `ptr` where `pred` holds (always without it),
+/// else `other` (zero without it): a broadcast's source element read by the thread that needs it.
+mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value pred, mlir::Value other,
+                        mlir::Type element);
 
 } // namespace tk::codegen
 

@@ -179,6 +179,18 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
 }
 
+} // namespace
+
+Value loadElement(OpBuilder &b, Location loc, Value ptr, Value pred, Value other, Type element) {
+  Type stored = memoryType(element);
+  Value loaded = guarded(
+      b, loc, pred, stored, [&](OpBuilder &inside) -> Value { return LLVM::LoadOp::create(inside, loc, stored, ptr, bytesOf(element)); },
+      [&](OpBuilder &inside) -> Value { return other ? toMemory(inside, loc, other) : zeroOf(inside, loc, stored); });
+  return fromMemory(b, loc, loaded, element);
+}
+
+namespace {
+
 /// Loads and stores: both pick how many consecutive slots one access covers.
 template <typename Op> struct AccessPattern : public OpConversionPattern<Op> {
   AccessPattern(ThreadTypeConverter &converter, const AxisAnalysis &axis, MLIRContext *context)

@@ -3,6 +3,7 @@
 // thread does not already hold them (redistribute).
 #include "AffineAddresses.h"
 #include "IndexArithmetic.h"
+#include "MemoryAccess.h"
 #include "MemoryTypes.h"
 #include "Patterns.h"
 #include "SharedAllocation.h"
@@ -18,6 +19,12 @@ namespace tk::codegen {
 
 namespace {
 
+/// Whether a broadcast computes its source's elements in each thread (AffineAddresses.h).
+bool recomputed(Operation *op) {
+  auto broadcast = dyn_cast<BroadcastOp>(op);
+  return broadcast && rematerializable(broadcast);
+}
+
 /// The scalar value of element `index` (row-major) of `value`, computed from its definition.
 Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index) {
   if (!isa<RankedTensorType>(value.getType()))
@@ -31,6 +38,10 @@ Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value i
     return arith::ConstantOp::create(b, loc, cast<TypedAttr>(cast<SplatElementsAttr>(constant.getValue()).getSplatValue<Attribute>()));
   if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
     return elementAt(b, loc, def->getOperand(0), remapIndex(b, loc, index, resultToSource(def)));
+  if (auto load = dyn_cast<LoadOp>(def)) // (a broadcast marked tkg.reread_loads)
+    return loadElement(b, loc, elementAt(b, loc, load.getPtr(), index),
+                       load.getMask() ? elementAt(b, loc, load.getMask(), index) : Value(),
+                       load.getOther() ? elementAt(b, loc, load.getOther(), index) : Value(), elementTypeOf(value.getType()));
   if (auto addptr = dyn_cast<AddPtrOp>(def)) {
     Type element = memoryType(cast<PtrType>(elementTypeOf(addptr.getType())).getPointee());
     Value ptr = elementAt(b, loc, addptr.getPtr(), index), offset = elementAt(b, loc, addptr.getOffset(), index);
@@ -55,7 +66,7 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
     Distribution source = distributionOf(op->getOperand(0));
     Distribution result = distributionOf(op->getResult(0));
     BitMap map = resultToSource(op);
-    if (isa<BroadcastOp>(op) && !slotsInThread(result.bits, source.bits, map) && rematerializable(op->getOperand(0))) {
+    if (!slotsInThread(result.bits, source.bits, map) && recomputed(op)) {
       // Each distinct source element this thread needs is computed once: slots that differ
       // only in broadcast bits share it.
       int64_t repeated = 0;
@@ -112,7 +123,7 @@ int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   auto sourceType = cast<RankedTensorType>(op->getOperand(0).getType());
   Distribution source = distributionOf(op->getOperand(0)), result = distributionOf(op->getResult(0));
-  if (slotsInThread(result.bits, source.bits, resultToSource(op)) || (isa<BroadcastOp>(op) && rematerializable(op->getOperand(0))))
+  if (slotsInThread(result.bits, source.bits, resultToSource(op)) || recomputed(op))
     return 0;
   return sourceType.getNumElements() * elementBytes(sourceType);
 }

@@ -33,6 +33,14 @@ func.func @in_flight(%x: i32) {
 
 // -----
 
+func.func @reread(%x: i32) {
+  // expected-error @+1 {{'tkg.reread_loads' belongs on a tk.broadcast}}
+  %y = arith.addi %x, %x {tkg.reread_loads} : i32
+  return
+}
+
+// -----
+
 func.func @offset(%x: i32) {
   // expected-error @+1 {{'tkg.shared_offset' must be a non-negative integer (bytes)}}
   %y = arith.addi %x, %x {tkg.shared_offset = -16 : i32} : i32

@@ -363,11 +363,13 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is 4 (one warpgroup) on a kernel";
     return success();
   }
-  if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync) {
+  if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync || name == kRereadLoads) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute";
-    if (name != kSharedBarrier && !isa<tk::DotOp>(op))
+    if ((name == kMmaInFlight || name == kMmaAsync) && !isa<tk::DotOp>(op))
       return op->emitError() << "'" << name << "' belongs on a tk.dot";
+    if (name == kRereadLoads && !isa<tk::BroadcastOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a tk.broadcast";
     return success();
   }
   return op->emitError() << "unknown attribute '" << name << "' of the tkg dialect";
