@@ -11,6 +11,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/ADT/SetVector.h"
+
 using namespace mlir;
 
 namespace tk::codegen {
@@ -155,8 +157,9 @@ bool rematerializable(BroadcastOp broadcast) {
   if (!broadcast->hasAttr(TkgDialect::kRereadLoads) || !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
     return false;
   // A load each for the distinct source elements a thread holds (slots differing only in
-  // broadcast bits share one): a few registers of addresses and values. Many more (a 256-column
-  // tile's per-column factors, 64 a thread) spilled; those move through shared memory.
+  // broadcast bits share one), for each load of the chain: a few registers of addresses and
+  // values. Many more (a 256-column tile's per-column factors, 64 a thread) spilled; those
+  // move through shared memory.
   constexpr int64_t kMaxLoadsPerThread = 8;
   Distribution result = distributionOf(broadcast.getResult());
   BitMap map = resultToSource(broadcast);
@@ -164,7 +167,18 @@ bool rematerializable(BroadcastOp broadcast) {
   for (int bit : result.bits.slot)
     if (bit >= 0 && map[bit] >= 0)
       distinct *= 2;
-  return distinct <= kMaxLoadsPerThread;
+  SetVector<Operation *> loads;
+  SmallVector<Value> work{broadcast.getSrc()};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<LoadOp>(def))
+      loads.insert(def);
+    else // (the tiles rematerializable() walked: at most kMaxRematerializedOps)
+      llvm::append_range(work, llvm::make_filter_range(def->getOperands(), [](Value v) { return isa<RankedTensorType>(v.getType()); }));
+  }
+  return distinct * int64_t(loads.size()) <= kMaxLoadsPerThread;
 }
 
 } // namespace tk::codegen

@@ -7,10 +7,12 @@
 #include "LayoutRules.h"
 #include "MemoryTypes.h"
 #include "MmaPlan.h"
+#include "RectangularAccess.h"
 #include "tk/Codegen/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tk-assign-layouts"
@@ -41,20 +43,50 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
   return 16 / narrowest;
 }
 
-/// Whether every load `value` is computed from lies in `at`'s block, with no op between it and
-/// `at` that may write memory: reading its elements at `at` reads what it read.
-bool loadsUnwrittenUntil(Value value, Operation *at) {
+/// The kernel arguments it writes through (stores, atomics), and whether it writes through a
+/// pointer of unknown origin.
+struct WrittenMemory {
+  explicit WrittenMemory(func::FuncOp kernel) {
+    kernel.walk([&](Operation *op) {
+      Value ptr;
+      if (auto store = dyn_cast<StoreOp>(op))
+        ptr = store.getPtr();
+      else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+        ptr = atomic.getPtr();
+      else if (auto cas = dyn_cast<AtomicCASOp>(op))
+        ptr = cas.getPtr();
+      if (!ptr)
+        return;
+      if (BlockArgument base = baseArgument(ptr))
+        bases.insert(base);
+      else
+        unknown = true;
+    });
+  }
+  bool mayWrite(BlockArgument base) const { return unknown || !base || bases.contains(base); }
+
+  llvm::DenseSet<Value> bases;
+  bool unknown = false;
+};
+
+/// Whether every load `value` is computed from reads the same when each thread reads it again
+/// at `at`: the kernel writes nothing through the load's argument (another thread's store,
+/// before or after, would race with the reread; distinct arguments are taken not to alias, as
+/// for TMA stores), and the load lies shortly before `at` in its block, nothing between that
+/// may write memory or that holds regions (a loop, a branch, a reduction: the reread would come
+/// after them, where its latency shows, as for scales loaded before a k-loop on purpose).
+bool rereadable(Value value, Operation *at, const WrittenMemory &written) {
   Operation *def = value.getDefiningOp();
   if (!def || !isa<RankedTensorType>(value.getType()))
     return true;
-  if (isa<LoadOp>(def)) {
-    if (def->getBlock() != at->getBlock() || !def->isBeforeInBlock(at))
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    if (written.mayWrite(baseArgument(load.getPtr())) || def->getBlock() != at->getBlock() || !def->isBeforeInBlock(at))
       return false;
     for (Operation *op = def->getNextNode(); op != at; op = op->getNextNode())
-      if (tk::mayWriteMemory(op))
+      if (op->getNumRegions() || tk::mayWriteMemory(op))
         return false;
   }
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return loadsUnwrittenUntil(operand, at); });
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rereadable(operand, at, written); });
 }
 
 bool hasTiles(Operation *op) {
@@ -302,13 +334,14 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
           use.set(b.clone(*broadcast)->getResult(0));
         }
       });
-      // A broadcast of values loaded shortly before it, with nothing written to memory in
-      // between (a k-step's block-wise scales, broadcast into the accumulator's layout): each
-      // thread loads the elements it needs there, as Triton's loads in a slice of the MMA
-      // layout do, instead of the loaded tile moving through shared memory (two barriers).
-      kernel.walk([](BroadcastOp broadcast) {
+      // A broadcast of values loaded shortly before it from memory the kernel does not write
+      // (a k-step's block-wise scales, broadcast into the accumulator's layout): each thread
+      // loads the elements it needs there, as Triton's loads in a slice of the MMA layout do,
+      // instead of the loaded tile moving through shared memory (two barriers).
+      WrittenMemory written(kernel);
+      kernel.walk([&](BroadcastOp broadcast) {
         if (!rematerializable(broadcast.getSrc()) && rematerializable(broadcast.getSrc(), /*throughLoads=*/true) &&
-            loadsUnwrittenUntil(broadcast.getSrc(), broadcast))
+            rereadable(broadcast.getSrc(), broadcast, written))
           broadcast->setAttr(TkgDialect::kRereadLoads, UnitAttr::get(broadcast.getContext()));
       });
       Assignment assignment(kernel, wgmma);

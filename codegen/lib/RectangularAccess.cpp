@@ -636,4 +636,27 @@ Value RectangularAccessAnalysis::build(OpBuilder &b, Location loc, const Polynom
   return sum ? sum : i32Constant(b, loc, 0);
 }
 
+/// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
+/// loop-carried pointers; null when that cannot be told.
+BlockArgument baseArgument(Value ptr) {
+  for (int depth = 0; depth < 64 && ptr; ++depth) {
+    if (auto arg = dyn_cast<BlockArgument>(ptr)) {
+      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+        return arg;
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
+      ptr = init ? init->get() : Value();
+      continue;
+    }
+    Operation *def = ptr.getDefiningOp();
+    if (auto add = dyn_cast<AddPtrOp>(def))
+      ptr = add.getPtr();
+    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def))
+      ptr = def->getOperand(0);
+    else
+      return BlockArgument();
+  }
+  return BlockArgument();
+}
+
 } // namespace tk::codegen

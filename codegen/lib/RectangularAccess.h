@@ -104,6 +104,10 @@ private:
 tk::gpu::TensorMapAttr tensorMapFor(const RectangularAccess &access, mlir::RankedTensorType tile,
                            const RectangularAccessAnalysis &analysis);
 
+/// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
+/// loop-carried pointers; null when that cannot be told.
+mlir::BlockArgument baseArgument(mlir::Value ptr);
+
 } // namespace tk::codegen
 
 #endif

@@ -61,29 +61,6 @@ bool storesEachTile(StoreOp store, func::FuncOp kernel) {
   return true;
 }
 
-/// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
-/// loop-carried pointers; null when that cannot be told.
-BlockArgument baseArgument(Value ptr) {
-  for (int depth = 0; depth < 64 && ptr; ++depth) {
-    if (auto arg = dyn_cast<BlockArgument>(ptr)) {
-      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
-        return arg;
-      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
-      ptr = init ? init->get() : Value();
-      continue;
-    }
-    Operation *def = ptr.getDefiningOp();
-    if (auto add = dyn_cast<AddPtrOp>(def))
-      ptr = add.getPtr();
-    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def))
-      ptr = def->getOperand(0);
-    else
-      return BlockArgument();
-  }
-  return BlockArgument();
-}
-
 /// Whether anything but `store` may read or write `base`'s memory, or tell another program
 /// about it: an access through it (or through a pointer of unknown origin), a TMA map of it,
 /// an atomic.

@@ -41,6 +41,14 @@ func.func @reread(%x: i32) {
 
 // -----
 
+func.func @reread_unit(%x: tensor<4x1xf32>) {
+  // expected-error @+1 {{'tkg.reread_loads' is a unit attribute}}
+  %y = tk.broadcast %x {tkg.reread_loads = 1 : i32} : tensor<4x1xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @offset(%x: i32) {
   // expected-error @+1 {{'tkg.shared_offset' must be a non-negative integer (bytes)}}
   %y = arith.addi %x, %x {tkg.shared_offset = -16 : i32} : i32
