@@ -59,7 +59,7 @@ def matmul(a, b, c):
 # ---- scaled FP8 matmul: tutorial 09's persistent kernel on TMA descriptors (Triton's fastest
 # FP8 GEMM on Hopper), c = (a @ b^T) * scale_a * scale_b in bf16, the scales applied in the
 # epilogue as FP8 users of Triton write them (FBGEMM's row-wise kernels); its config list plus
-# BM=64 for the 32-row shapes ----------------------------------------------------------------
+# BM=64, 32 and 16 for the 32-row shapes (below 64 rows Triton runs mma.sync) ----------------
 
 def _set_fp8_blocks(nargs):
     bm, bn, bk = nargs["BM"], nargs["BN"], nargs["BK"]
@@ -73,7 +73,8 @@ FP8_MATMUL_CONFIGS = [
                   pre_hook=_set_fp8_blocks)
     for bm, bn, bk, s, w, sub in
     [(128, bn, bk, s, w, sub) for bn in (128, 256) for bk in (64, 128) for s in (2, 3, 4) for w in (4, 8)
-     for sub in (True, False)] + [(64, bn, 128, s, 4, False) for bn in (128, 256) for s in (3, 4)]]
+     for sub in (True, False)] + [(64, bn, 128, s, 4, False) for bn in (128, 256) for s in (3, 4)]
+    + [(bm, bn, bk, s, 4, False) for bm in (16, 32) for bn in (64, 128) for bk in (128, 256) for s in (4, 6)]]
 
 
 @triton.jit
