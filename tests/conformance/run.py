@@ -617,6 +617,15 @@ def add_structure_cases():
          {"a": ta16, "b": tb16, "out": np.zeros(64 * 64, np.float32)},
          lambda out: {"out": (np.maximum(ta16.astype(f64) @ tb16.astype(f64), 0) * 2 - 1).astype(np.float32).ravel()},
          tol=(1e-5, 1e-4))
+    scaled_a = (RNG.standard_normal((64, 48)) * 0.5).astype(np.float16)
+    scaled_b = (RNG.standard_normal((48, 64)) * 0.5).astype(np.float16)
+    scaled_s = bf16_bits(RNG.standard_normal((3, 64)).astype(np.float32))
+    scaled_rows = np.where(np.arange(64)[None, :] < 40, bf16_from_bits(scaled_s).reshape(3, 64), 3.0)
+    case("tensor_cores.row_scaled_loop", tc, "mma_row_scaled_loop", "1",
+         {"a": scaled_a, "b": scaled_b, "scales": scaled_s, "out": np.zeros(64 * 64, np.float32), "K": 48, "M": 40},
+         lambda out: {"out": sum((scaled_a[:, 16 * j:16 * j + 16].astype(f64) @ scaled_b[16 * j:16 * j + 16].astype(f64)) * scaled_rows[j][:, None]
+                                 for j in range(3)).astype(np.float32).ravel()},
+         tol=(1e-4, 1e-4))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
     lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
     case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
