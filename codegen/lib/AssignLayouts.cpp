@@ -48,16 +48,10 @@ int64_t vectorWidthOf(func::FuncOp kernel) {
 struct WrittenMemory {
   explicit WrittenMemory(func::FuncOp kernel) {
     kernel.walk([&](Operation *op) {
-      Value ptr;
-      if (auto store = dyn_cast<StoreOp>(op))
-        ptr = store.getPtr();
-      else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
-        ptr = atomic.getPtr();
-      else if (auto cas = dyn_cast<AtomicCASOp>(op))
-        ptr = cas.getPtr();
-      if (!ptr)
+      GlobalAccess access = globalAccessOf(op);
+      if (!access.ptr || !access.writes)
         return;
-      if (BlockArgument base = baseArgument(ptr))
+      if (BlockArgument base = baseArgument(access.ptr))
         bases.insert(base);
       else
         unknown = true;

@@ -1,6 +1,8 @@
 // The rectangle a masked pointer-tile load reads, proven by polynomial arithmetic on the ops
 // that compute its pointers and mask (see RectangularAccess.h).
 #include "RectangularAccess.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
 #include "Swizzle.h"
@@ -657,6 +659,13 @@ BlockArgument baseArgument(Value ptr) {
       return BlockArgument();
   }
   return BlockArgument();
+}
+
+GlobalAccess globalAccessOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, GlobalAccess>(op)
+      .Case<LoadOp, PrefetchL2Op, AsyncCopyOp>([](auto read) { return GlobalAccess{read.getPtr(), false}; })
+      .Case<StoreOp, AtomicRMWOp, AtomicCASOp>([](auto write) { return GlobalAccess{write.getPtr(), true}; })
+      .Default([](Operation *) { return GlobalAccess{}; });
 }
 
 } // namespace tk::codegen

@@ -107,6 +107,13 @@ tk::gpu::TensorMapAttr tensorMapFor(const RectangularAccess &access, mlir::Ranke
 /// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
 /// loop-carried pointers; null when that cannot be told.
 mlir::BlockArgument baseArgument(mlir::Value ptr);
+/// The pointer (tile) through which `op` reads or writes global memory (loads, stores, atomics,
+/// L2 prefetches, async copies' sources), and whether it writes; a null pointer for other ops.
+struct GlobalAccess {
+  mlir::Value ptr;
+  bool writes = false;
+};
+GlobalAccess globalAccessOf(mlir::Operation *op);
 
 } // namespace tk::codegen
 

@@ -71,15 +71,7 @@ bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
   WalkResult walk = kernel.walk([&](Operation *op) {
     if (isa<AtomicRMWOp, AtomicCASOp>(op))
       return WalkResult::interrupt();
-    Value ptr;
-    if (auto load = dyn_cast<LoadOp>(op))
-      ptr = load.getPtr();
-    else if (auto other = dyn_cast<StoreOp>(op); other && other != store)
-      ptr = other.getPtr();
-    else if (auto prefetch = dyn_cast<PrefetchL2Op>(op))
-      ptr = prefetch.getPtr();
-    else if (auto copy = dyn_cast<AsyncCopyOp>(op))
-      ptr = copy.getPtr();
+    Value ptr = op == store.getOperation() ? Value() : globalAccessOf(op).ptr;
     if (!ptr)
       return WalkResult::advance();
     BlockArgument other = baseArgument(ptr);
