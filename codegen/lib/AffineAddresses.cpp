@@ -154,7 +154,10 @@ bool rematerializable(Value value, bool throughLoads) {
 bool rematerializable(BroadcastOp broadcast) {
   if (rematerializable(broadcast.getSrc()))
     return true;
-  if (!broadcast->hasAttr(TkgDialect::kRereadLoads) || !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
+  // Only into a tensor-core layout (`#tkg.linear`), where it was measured (block-wise FP8
+  // scales, 1.38-1.86x): between default layouts (decode's kernels) the exchange stays.
+  if (!broadcast->hasAttr(TkgDialect::kRereadLoads) || !hasLinearLayout(broadcast.getType()) ||
+      !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
     return false;
   // A load each for the distinct source elements a thread holds (slots differing only in
   // broadcast bits share one), for each load of the chain: a few registers of addresses and

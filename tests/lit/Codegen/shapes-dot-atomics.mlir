@@ -18,9 +18,9 @@ func.func @expand_is_free(%x: !tk.ptr<i32>) attributes {tk.kernel, tk.num_warps 
 // -----
 
 // A column broadcast to [16, 32]: the 16 owners (threads 0-15) write the column to shared
-// memory; each thread's 4 slots lie in one row, so it reads that row's value once. (Its load
-// has an eviction hint, which a thread's own reread would drop: without one, each thread
-// would load its row's value where the broadcast is, lit broadcast-reread.tk.)
+// memory; each thread's 4 slots lie in one row, so it reads that row's value once. (A loaded
+// tile is reread by each thread only when broadcast into a tensor-core layout: lit
+// broadcast-reread.tk.)
 // CHECK: module attributes {tkg.shared_bytes = 64 : i32}
 // CHECK: llvm.mlir.global external @tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: func.func @broadcast_through_shared
@@ -36,7 +36,7 @@ func.func @broadcast_through_shared(%x: !tk.ptr<f32>, %out: !tk.ptr<f32>) attrib
   %r = tk.make_range 0, 16 : tensor<16xi32>
   %xs = tk.splat %x : !tk.ptr<f32> -> tensor<16x!tk.ptr<f32>>
   %xp = tk.addptr %xs, %r : tensor<16x!tk.ptr<f32>>, tensor<16xi32>
-  %v = tk.load %xp evict = last : (tensor<16x!tk.ptr<f32>>) -> tensor<16xf32>
+  %v = tk.load %xp : (tensor<16x!tk.ptr<f32>>) -> tensor<16xf32>
   %col = tk.expand_dims %v, 1 : tensor<16xf32> -> tensor<16x1xf32>
   %b = tk.broadcast %col : tensor<16x1xf32> -> tensor<16x32xf32>
   %o = tk.splat %out : !tk.ptr<f32> -> tensor<16x32x!tk.ptr<f32>>

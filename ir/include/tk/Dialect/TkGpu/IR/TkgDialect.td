@@ -32,9 +32,10 @@ def Tkg_Dialect : Dialect {
     /// On a `tk.dot` (wgmma): its MMAs stay in flight until a `tkg.dot_wait` of its results
     /// (`tk-async-dots`).
     static constexpr ::llvm::StringLiteral kMmaAsync = "tkg.mma_async";
-    /// On a `tk.broadcast` whose source is computed from loads: each thread loads the source
-    /// elements it needs where the broadcast is (no write to memory between), instead of the
-    /// source moving through shared memory (`tk-assign-layouts`).
+    /// On a `tk.broadcast` whose source is computed from loads: its source may be read again
+    /// where the broadcast is (nothing writes it meanwhile; `tk-assign-layouts`), so that into a
+    /// tensor-core layout each thread loads the elements it needs instead of the source moving
+    /// through shared memory.
     static constexpr ::llvm::StringLiteral kRereadLoads = "tkg.reread_loads";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
