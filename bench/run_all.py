@@ -390,37 +390,33 @@ class Bench:
                                     counters=torch.zeros(counters, device="cuda", dtype=torch.int32),
                                     M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n, ldm=n)
                     check = lambda: peers.check("tk fp8 %s" % label, c, want, 1e-2)  # noqa: E731
-                    timing, err, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,
-                                                          dict(SCALE_MODE=mode), reps, c, check, tune=True)
-                    row["tk"] = dict(timing, config=tuning.best_text, error=err)
-                    row["tk_configs"] = {"fp8_matmul": dict(timing, config=tuning.best_text, error=err)}
-                    # The persistent kernel (one program per multiprocessor over the tiles), tuned
-                    # over its own configs; the row keeps the faster of the two.
                     persistent_operands = {name: v for name, v in operands.items() if name not in ("workspace", "counters")}
-                    p_timing, p_err, p_tuning = self.tk_measure(
-                        self.kernel(source, "fp8_matmul_persistent"),
-                        lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),
-                        persistent_operands, dict(SCALE_MODE=mode), reps, c, check, tune=True)
-                    row["tk_configs"]["fp8_matmul_persistent"] = dict(p_timing, config=p_tuning.best_text, error=p_err)
-                    if p_timing["per_call_ms"] < row["tk"]["per_call_ms"]:
-                        row["tk"] = dict(p_timing, config="fp8_matmul_persistent: " + p_tuning.best_text, error=p_err)
+
+                    def fastest(constants):
+                        """fp8_matmul and the persistent kernel (one program per multiprocessor over
+                        the tiles), each tuned over its own configs: both entries, the faster one
+                        (named by kernel when persistent), and fp8_matmul's tuning."""
+                        t, e, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,  # noqa: B023
+                                                       constants, reps, c, check, tune=True)  # noqa: B023
+                        pt, pe, p_tuning = self.tk_measure(
+                            self.kernel(source, "fp8_matmul_persistent"),  # noqa: B023
+                            lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
+                            persistent_operands, constants, reps, c, check, tune=True)  # noqa: B023
+                        tiled = dict(t, config=tuning.best_text, error=e)
+                        persistent = dict(pt, config=p_tuning.best_text, error=pe)
+                        best = tiled if t["per_call_ms"] <= pt["per_call_ms"] else \
+                            dict(persistent, config="fp8_matmul_persistent: " + p_tuning.best_text)
+                        return tiled, persistent, best, tuning
+
+                    tiled, persistent, row["tk"], tuning = fastest(dict(SCALE_MODE=mode))
+                    row["tk_configs"] = {"fp8_matmul": tiled, "fp8_matmul_persistent": persistent}
                     # fp8_matmul's tuned config again, named "..._cutlass".
                     named, named_err, _ = self.tk_measure(self.kernel(renamed, "fp8_matmul_cutlass"), grid, operands,
                                                           dict(tuning.best, SCALE_MODE=mode), reps, c, check)
                     row["tk_configs"]["fp8_matmul_cutlass (fp8_matmul's config)"] = dict(named, error=named_err)
                     # With each k-step's product promoted to f32: against cuBLASLt's default; the
                     # faster of the two kernels, as for the row's tk.
-                    promoted, promoted_err, promoted_tuning = self.tk_measure(
-                        self.kernel(source, "fp8_matmul"), grid, operands, dict(SCALE_MODE=mode, PROMOTE=True), reps, c,
-                        check, tune=True)
-                    row["tk_configs"]["PROMOTE"] = dict(promoted, error=promoted_err, config=promoted_tuning.best_text)
-                    p_promoted, p_promoted_err, p_promoted_tuning = self.tk_measure(
-                        self.kernel(source, "fp8_matmul_persistent"),
-                        lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),
-                        persistent_operands, dict(SCALE_MODE=mode, PROMOTE=True), reps, c, check, tune=True)
-                    if p_promoted["per_call_ms"] < promoted["per_call_ms"]:
-                        row["tk_configs"]["PROMOTE"] = dict(p_promoted, error=p_promoted_err,
-                                                            config="fp8_matmul_persistent: " + p_promoted_tuning.best_text)
+                    row["tk_configs"]["PROMOTE"] = fastest(dict(SCALE_MODE=mode, PROMOTE=True))[2]
 
     def attention_section(self):
         cases = []
