@@ -151,12 +151,12 @@ bool rematerializable(Value value, bool throughLoads) {
   return rematerializableWithin(value, budget, throughLoads);
 }
 
-bool rematerializable(BroadcastOp broadcast) {
+bool recomputedInEachThread(BroadcastOp broadcast) {
   if (rematerializable(broadcast.getSrc()))
     return true;
   // Only into a tensor-core layout (`#tkg.linear`), where it was measured (block-wise FP8
-  // scales, 1.38-1.86x): between default layouts (decode's kernels) the exchange stays.
-  if (!broadcast->hasAttr(TkgDialect::kRereadLoads) || !hasLinearLayout(broadcast.getType()) ||
+  // scales): between default layouts (decode's kernels) the exchange stays.
+  if (!broadcast->hasAttr(TkgDialect::kRereadable) || !hasLinearLayout(broadcast.getType()) ||
       !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
     return false;
   // A load each for the distinct source elements a thread holds (slots differing only in

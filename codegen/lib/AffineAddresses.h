@@ -27,9 +27,9 @@ mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrT
 /// loads of such pointers (each thread reads the elements it needs).
 bool rematerializable(mlir::Value tile, bool throughLoads = false);
 /// Whether `broadcast` computes the elements of its source in each thread (its layouts
-/// assigned): loads too when tk-assign-layouts marked it `tkg.reread_loads`, its result is in
+/// assigned): loads too when tk-assign-layouts marked it `tkg.rereadable`, its result is in
 /// a tensor-core layout and a thread needs few of them.
-bool rematerializable(BroadcastOp broadcast);
+bool recomputedInEachThread(BroadcastOp broadcast);
 
 } // namespace tk::codegen
 

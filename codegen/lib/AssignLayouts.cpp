@@ -336,7 +336,7 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
       kernel.walk([&](BroadcastOp broadcast) {
         if (!rematerializable(broadcast.getSrc()) && rematerializable(broadcast.getSrc(), /*throughLoads=*/true) &&
             rereadable(broadcast.getSrc(), broadcast, written))
-          broadcast->setAttr(TkgDialect::kRereadLoads, UnitAttr::get(broadcast.getContext()));
+          broadcast->setAttr(TkgDialect::kRereadable, UnitAttr::get(broadcast.getContext()));
       });
       Assignment assignment(kernel, wgmma);
       if (failed(checkShapes(kernel)) || failed(checkSupported(kernel, wgmma, sm)) || failed(assignment.checkRules()))

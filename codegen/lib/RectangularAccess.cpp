@@ -1,13 +1,14 @@
 // The rectangle a masked pointer-tile load reads, proven by polynomial arithmetic on the ops
-// that compute its pointers and mask (see RectangularAccess.h).
+// that compute its pointers and mask (see RectangularAccess.h); and which kernel argument a
+// pointer comes from, and which ops access global memory through which pointer.
 #include "RectangularAccess.h"
-
-#include "llvm/ADT/TypeSwitch.h"
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
 #include "Swizzle.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
@@ -638,27 +639,53 @@ Value RectangularAccessAnalysis::build(OpBuilder &b, Location loc, const Polynom
   return sum ? sum : i32Constant(b, loc, 0);
 }
 
-/// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
-/// loop-carried pointers; null when that cannot be told.
-BlockArgument baseArgument(Value ptr) {
-  for (int depth = 0; depth < 64 && ptr; ++depth) {
-    if (auto arg = dyn_cast<BlockArgument>(ptr)) {
-      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
-        return arg;
-      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
-      ptr = init ? init->get() : Value();
-      continue;
-    }
-    Operation *def = ptr.getDefiningOp();
-    if (auto add = dyn_cast<AddPtrOp>(def))
-      ptr = add.getPtr();
-    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def))
-      ptr = def->getOperand(0);
-    else
-      return BlockArgument();
+namespace {
+
+/// Where a pointer comes from: a kernel argument, or back to a loop argument being followed (a
+/// pointer bumped in its own loop, which adds no other base).
+struct PointerBase {
+  BlockArgument argument;
+  bool cycle = false;
+};
+
+std::optional<PointerBase> pointerBase(Value ptr, SmallPtrSetImpl<Value> &following, int depth) {
+  if (depth > 64 || !ptr)
+    return std::nullopt;
+  if (auto arg = dyn_cast<BlockArgument>(ptr)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<func::FuncOp>(owner))
+      return PointerBase{arg};
+    auto loop = dyn_cast<scf::ForOp>(owner);
+    OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
+    if (!init)
+      return std::nullopt;
+    if (!following.insert(arg).second)
+      return PointerBase{BlockArgument(), true};
+    // Both the value the loop starts from and the one each iteration yields: a loop that
+    // switches a pointer to another argument points into both.
+    std::optional<PointerBase> start = pointerBase(init->get(), following, depth + 1);
+    std::optional<PointerBase> next = pointerBase(loop.getTiedLoopYieldedValue(arg)->get(), following, depth + 1);
+    following.erase(arg);
+    if (!start || !next)
+      return std::nullopt;
+    if (next->cycle || (!start->cycle && next->argument == start->argument))
+      return start;
+    return std::nullopt;
   }
-  return BlockArgument();
+  Operation *def = ptr.getDefiningOp();
+  if (auto add = dyn_cast<AddPtrOp>(def))
+    return pointerBase(add.getPtr(), following, depth + 1);
+  if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def))
+    return pointerBase(def->getOperand(0), following, depth + 1);
+  return std::nullopt;
+}
+
+} // namespace
+
+BlockArgument baseArgument(Value ptr) {
+  SmallPtrSet<Value, 4> following;
+  std::optional<PointerBase> base = pointerBase(ptr, following, 0);
+  return base && !base->cycle ? base->argument : BlockArgument();
 }
 
 GlobalAccess globalAccessOf(Operation *op) {

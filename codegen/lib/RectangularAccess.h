@@ -1,6 +1,7 @@
 // Proves that a masked pointer-tile load in a loop reads a rectangle of a row-major matrix and
 // masks off exactly what lies outside it: the load a TMA copy does (elements outside the
-// tensor map's shape read as zero).
+// tensor map's shape read as zero). Also where a pointer comes from (its kernel argument) and
+// which ops access global memory, for the passes that must know what else touches a matrix.
 #ifndef TK_CODEGEN_RECTANGULARACCESS_H
 #define TK_CODEGEN_RECTANGULARACCESS_H
 
@@ -105,7 +106,8 @@ tk::gpu::TensorMapAttr tensorMapFor(const RectangularAccess &access, mlir::Ranke
                            const RectangularAccessAnalysis &analysis);
 
 /// The kernel argument a pointer (tile) is computed from, through offsets, shape changes and
-/// loop-carried pointers; null when that cannot be told.
+/// loop-carried pointers (the loop's start and what it yields both from it); null when that
+/// cannot be told.
 mlir::BlockArgument baseArgument(mlir::Value ptr);
 /// The pointer (tile) through which `op` reads or writes global memory (loads, stores, atomics,
 /// L2 prefetches, async copies' sources), and whether it writes; a null pointer for other ops.

@@ -20,39 +20,48 @@ namespace tk::codegen {
 namespace {
 
 /// Whether a broadcast computes its source's elements in each thread (AffineAddresses.h).
-bool recomputed(Operation *op) {
+bool recomputedHere(Operation *op) {
   auto broadcast = dyn_cast<BroadcastOp>(op);
-  return broadcast && rematerializable(broadcast);
+  return broadcast && recomputedInEachThread(broadcast);
 }
 
+/// Element values computed for one slot, by value and index: a value reached along several
+/// paths (`f * f + f`) is computed, and a load issued, once.
+using ElementCache = DenseMap<std::pair<Value, Value>, Value>;
+
 /// The scalar value of element `index` (row-major) of `value`, computed from its definition.
-Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index) {
+Value elementAt(ConversionPatternRewriter &b, Location loc, Value value, Value index, ElementCache &cache) {
   if (!isa<RankedTensorType>(value.getType()))
     return b.getRemappedValue(value);
+  if (Value known = cache.lookup({value, index}))
+    return known;
+  auto at = [&](Value operand, Value operandIndex) { return elementAt(b, loc, operand, operandIndex, cache); };
   Operation *def = value.getDefiningOp();
-  if (auto range = dyn_cast<MakeRangeOp>(def))
-    return arith::AddIOp::create(b, loc, index, i32Constant(b, loc, range.getStart()));
-  if (auto splat = dyn_cast<SplatOp>(def))
-    return b.getRemappedValue(splat.getSrc());
-  if (auto constant = dyn_cast<arith::ConstantOp>(def))
-    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(cast<SplatElementsAttr>(constant.getValue()).getSplatValue<Attribute>()));
-  if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
-    return elementAt(b, loc, def->getOperand(0), remapIndex(b, loc, index, resultToSource(def)));
-  if (auto load = dyn_cast<LoadOp>(def)) // (a broadcast marked tkg.reread_loads)
-    return loadElement(b, loc, elementAt(b, loc, load.getPtr(), index),
-                       load.getMask() ? elementAt(b, loc, load.getMask(), index) : Value(),
-                       load.getOther() ? elementAt(b, loc, load.getOther(), index) : Value(), elementTypeOf(value.getType()));
-  if (auto addptr = dyn_cast<AddPtrOp>(def)) {
-    Type element = memoryType(cast<PtrType>(elementTypeOf(addptr.getType())).getPointee());
-    Value ptr = elementAt(b, loc, addptr.getPtr(), index), offset = elementAt(b, loc, addptr.getOffset(), index);
-    return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr, ValueRange{offset});
+  Value element;
+  if (auto range = dyn_cast<MakeRangeOp>(def)) {
+    element = arith::AddIOp::create(b, loc, index, i32Constant(b, loc, range.getStart()));
+  } else if (auto splat = dyn_cast<SplatOp>(def)) {
+    element = b.getRemappedValue(splat.getSrc());
+  } else if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+    element = arith::ConstantOp::create(b, loc, cast<TypedAttr>(cast<SplatElementsAttr>(constant.getValue()).getSplatValue<Attribute>()));
+  } else if (isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def)) {
+    element = at(def->getOperand(0), remapIndex(b, loc, index, resultToSource(def)));
+  } else if (auto load = dyn_cast<LoadOp>(def)) { // (a broadcast marked tkg.rereadable)
+    element = loadElement(b, loc, at(load.getPtr(), index), load.getMask() ? at(load.getMask(), index) : Value(),
+                          load.getOther() ? at(load.getOther(), index) : Value(), elementTypeOf(value.getType()));
+  } else if (auto addptr = dyn_cast<AddPtrOp>(def)) {
+    Type pointee = memoryType(cast<PtrType>(elementTypeOf(addptr.getType())).getPointee());
+    Value ptr = at(addptr.getPtr(), index), offset = at(addptr.getOffset(), index);
+    element = LLVM::GEPOp::create(b, loc, ptr.getType(), pointee, ptr, ValueRange{offset});
+  } else {
+    OperationState state(loc, def->getName());
+    for (Value operand : def->getOperands())
+      state.operands.push_back(at(operand, index));
+    state.types.push_back(elementTypeOf(value.getType()));
+    state.attributes = def->getAttrDictionary();
+    element = b.create(state)->getResult(0);
   }
-  OperationState state(loc, def->getName());
-  for (Value operand : def->getOperands())
-    state.operands.push_back(elementAt(b, loc, operand, index));
-  state.types.push_back(elementTypeOf(value.getType()));
-  state.attributes = def->getAttrDictionary();
-  return b.create(state)->getResult(0);
+  return cache[{value, index}] = element;
 }
 
 template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
@@ -66,7 +75,7 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
     Distribution source = distributionOf(op->getOperand(0));
     Distribution result = distributionOf(op->getResult(0));
     BitMap map = resultToSource(op);
-    if (!slotsInThread(result.bits, source.bits, map) && recomputed(op)) {
+    if (!slotsInThread(result.bits, source.bits, map) && recomputedHere(op)) {
       // Each distinct source element this thread needs is computed once: slots that differ
       // only in broadcast bits share it.
       int64_t repeated = 0;
@@ -76,10 +85,12 @@ template <typename Op> struct ShapePattern : public OpConversionPattern<Op> {
       Location loc = op.getLoc();
       Value tid = threadId(rewriter, loc);
       SmallVector<Value> values(result.perThread());
+      ElementCache cache;
       for (int64_t slot = 0; slot < result.perThread(); ++slot)
         values[slot] = slot & repeated ? values[slot & ~repeated]
                                        : elementAt(rewriter, loc, op->getOperand(0),
-                                                   remapIndex(rewriter, loc, elementIndex(rewriter, loc, result, slot, tid), map));
+                                                   remapIndex(rewriter, loc, elementIndex(rewriter, loc, result, slot, tid), map),
+                                                   cache);
       rewriter.replaceOpWithMultiple(op, {values});
       return success();
     }
@@ -123,7 +134,7 @@ int64_t convertLayoutSharedBytes(ConvertLayoutOp op, const ThreadTypeConverter &
 int64_t shapeSharedBytes(Operation *op, const ThreadTypeConverter &converter) {
   auto sourceType = cast<RankedTensorType>(op->getOperand(0).getType());
   Distribution source = distributionOf(op->getOperand(0)), result = distributionOf(op->getResult(0));
-  if (slotsInThread(result.bits, source.bits, resultToSource(op)) || recomputed(op))
+  if (slotsInThread(result.bits, source.bits, resultToSource(op)) || recomputedHere(op))
     return 0;
   return sourceType.getNumElements() * elementBytes(sourceType);
 }

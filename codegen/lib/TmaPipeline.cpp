@@ -24,7 +24,7 @@
 // previous tile's copy at their loop's end, so the next tile's Q lands during this one's
 // epilogue), else by one elected thread where the cp.async copy was.
 //
-// The coordinates of iteration k + S - 1 are built from the rectangle's polynomials with the
+// The coordinates of iteration k + D are built from the rectangle's polynomials with the
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 #include "DotLoadPipelines.h"
 #include "IndexArithmetic.h"

@@ -34,16 +34,16 @@ func.func @in_flight(%x: i32) {
 // -----
 
 func.func @reread(%x: i32) {
-  // expected-error @+1 {{'tkg.reread_loads' belongs on a tk.broadcast}}
-  %y = arith.addi %x, %x {tkg.reread_loads} : i32
+  // expected-error @+1 {{'tkg.rereadable' belongs on a tk.broadcast}}
+  %y = arith.addi %x, %x {tkg.rereadable} : i32
   return
 }
 
 // -----
 
 func.func @reread_unit(%x: tensor<4x1xf32>) {
-  // expected-error @+1 {{'tkg.reread_loads' is a unit attribute}}
-  %y = tk.broadcast %x {tkg.reread_loads = 1 : i32} : tensor<4x1xf32> -> tensor<4x4xf32>
+  // expected-error @+1 {{'tkg.rereadable' is a unit attribute}}
+  %y = tk.broadcast %x {tkg.rereadable = 1 : i32} : tensor<4x1xf32> -> tensor<4x4xf32>
   return
 }
 

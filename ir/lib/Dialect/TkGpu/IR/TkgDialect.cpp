@@ -363,12 +363,12 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is 4 (one warpgroup) on a kernel";
     return success();
   }
-  if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync || name == kRereadLoads) {
+  if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync || name == kRereadable) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute";
     if ((name == kMmaInFlight || name == kMmaAsync) && !isa<tk::DotOp>(op))
       return op->emitError() << "'" << name << "' belongs on a tk.dot";
-    if (name == kRereadLoads && !isa<tk::BroadcastOp>(op))
+    if (name == kRereadable && !isa<tk::BroadcastOp>(op))
       return op->emitError() << "'" << name << "' belongs on a tk.broadcast";
     return success();
   }

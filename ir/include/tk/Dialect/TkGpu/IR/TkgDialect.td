@@ -36,7 +36,7 @@ def Tkg_Dialect : Dialect {
     /// where the broadcast is (nothing writes it meanwhile; `tk-assign-layouts`), so that into a
     /// tensor-core layout each thread loads the elements it needs instead of the source moving
     /// through shared memory.
-    static constexpr ::llvm::StringLiteral kRereadLoads = "tkg.reread_loads";
+    static constexpr ::llvm::StringLiteral kRereadable = "tkg.rereadable";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
