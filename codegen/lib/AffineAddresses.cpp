@@ -11,7 +11,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -118,11 +117,11 @@ namespace {
 /// layout propagation rematerializes them. The limit bounds the walk, not the cost: a GEMV
 /// row's activation pointers broadcast over its weight rows take ~15 ops (12 sent them through
 /// shared memory, four barriers an iteration: lit Codegen/broadcast-remat.tk).
-/// `throughLoads`: plain loads of such pointers count too (each thread reads the elements it
-/// needs; the caller makes sure that nothing writes memory before the elements are read).
+/// `loads`: plain loads of such pointers count too, and are collected there (each thread reads
+/// the elements it needs; the caller makes sure that nothing writes memory before).
 constexpr int kMaxRematerializedOps = 32;
 
-bool rematerializableWithin(Value value, int &budget, bool throughLoads) {
+bool rematerializableWithin(Value value, int &budget, SetVector<Operation *> *loads) {
   Operation *def = value.getDefiningOp();
   if (!isa<RankedTensorType>(value.getType()))
     return true; // a scalar, used as it is
@@ -135,20 +134,23 @@ bool rematerializableWithin(Value value, int &budget, bool throughLoads) {
   if (auto load = dyn_cast<LoadOp>(def)) {
     bool plain = load.getCache() == CacheModifier::none && load.getEvict() == EvictionPolicy::normal &&
                  load.getPrefetchSize() == 0;
-    return throughLoads && plain &&
-           llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, false); });
+    if (!loads || !plain ||
+        !llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, nullptr); }))
+      return false;
+    loads->insert(def);
+    return true;
   }
   bool elementwise = isa<arith::ArithDialect>(def->getDialect()) && isPure(def);
   if (!elementwise && !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp>(def))
     return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, throughLoads); });
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return rematerializableWithin(operand, budget, loads); });
 }
 
 } // namespace
 
-bool rematerializable(Value value, bool throughLoads) {
+bool rematerializable(Value value, SetVector<Operation *> *loads) {
   int budget = kMaxRematerializedOps;
-  return rematerializableWithin(value, budget, throughLoads);
+  return rematerializableWithin(value, budget, loads);
 }
 
 bool recomputedInEachThread(BroadcastOp broadcast) {
@@ -156,8 +158,9 @@ bool recomputedInEachThread(BroadcastOp broadcast) {
     return true;
   // Only into a tensor-core layout (`#tkg.linear`), where it was measured (block-wise FP8
   // scales): between default layouts (decode's kernels) the exchange stays.
+  SetVector<Operation *> loads;
   if (!broadcast->hasAttr(TkgDialect::kRereadable) || !hasLinearLayout(broadcast.getType()) ||
-      !rematerializable(broadcast.getSrc(), /*throughLoads=*/true))
+      !rematerializable(broadcast.getSrc(), &loads))
     return false;
   // A load each for the distinct source elements a thread holds (slots differing only in
   // broadcast bits share one), for each load of the chain: a few registers of addresses and
@@ -170,17 +173,6 @@ bool recomputedInEachThread(BroadcastOp broadcast) {
   for (int bit : result.bits.slot)
     if (bit >= 0 && map[bit] >= 0)
       distinct *= 2;
-  SetVector<Operation *> loads;
-  SmallVector<Value> work{broadcast.getSrc()};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<LoadOp>(def))
-      loads.insert(def);
-    else // (the tiles rematerializable() walked: at most kMaxRematerializedOps)
-      llvm::append_range(work, llvm::make_filter_range(def->getOperands(), [](Value v) { return isa<RankedTensorType>(v.getType()); }));
-  }
   return distinct * int64_t(loads.size()) <= kMaxLoadsPerThread;
 }
 

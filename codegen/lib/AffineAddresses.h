@@ -6,6 +6,7 @@
 #include "IndexArithmetic.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tk::codegen {
 using namespace ::tk::gpu;
@@ -23,9 +24,9 @@ mlir::Value slotPointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptrT
                         const std::optional<std::vector<int64_t>> &coefficients);
 /// Whether a tile is a cheap function of element indices and scalars (ranges, splats,
 /// constants, shape changes, elementwise arithmetic), which a broadcast recomputes in each
-/// thread instead of moving it through shared memory; with `throughLoads`, also of plain
-/// loads of such pointers (each thread reads the elements it needs).
-bool rematerializable(mlir::Value tile, bool throughLoads = false);
+/// thread instead of moving it through shared memory; given `loads`, also of plain loads of
+/// such pointers (each thread reads the elements it needs), collected there.
+bool rematerializable(mlir::Value tile, llvm::SetVector<mlir::Operation *> *loads = nullptr);
 /// Whether `broadcast` computes the elements of its source in each thread (its layouts
 /// assigned): loads too when tk-assign-layouts marked it `tkg.rereadable`, its result is in
 /// a tensor-core layout and a thread needs few of them.

@@ -63,24 +63,22 @@ struct WrittenMemory {
   bool unknown = false;
 };
 
-/// Whether every load `value` is computed from reads the same when each thread reads it again
-/// at `at`: the kernel writes nothing through the load's argument (another thread's store,
-/// before or after, would race with the reread; distinct arguments are taken not to alias, as
-/// for TMA stores), and the load lies shortly before `at` in its block, nothing between that
-/// may write memory or that holds regions (a loop, a branch, a reduction: the reread would come
-/// after them, where its latency shows, as for scales loaded before a k-loop on purpose).
-bool rereadable(Value value, Operation *at, const WrittenMemory &written) {
-  Operation *def = value.getDefiningOp();
-  if (!def || !isa<RankedTensorType>(value.getType()))
-    return true;
-  if (auto load = dyn_cast<LoadOp>(def)) {
-    if (written.mayWrite(baseArgument(load.getPtr())) || def->getBlock() != at->getBlock() || !def->isBeforeInBlock(at))
+/// Whether `loads` read the same when each thread reads them again at `at`: the kernel writes
+/// nothing through their arguments (another thread's store, before or after, would race with
+/// the reread; distinct arguments are taken not to alias, as for TMA stores), and each lies
+/// shortly before `at` in its block, nothing between that may write memory or that holds
+/// regions (a loop, a branch, a reduction: the reread would come after them, where its latency
+/// shows, as for scales loaded before a k-loop on purpose).
+bool rereadable(ArrayRef<Operation *> loads, Operation *at, const WrittenMemory &written) {
+  return llvm::all_of(loads, [&](Operation *load) {
+    if (written.mayWrite(baseArgument(cast<LoadOp>(load).getPtr())) || load->getBlock() != at->getBlock() ||
+        !load->isBeforeInBlock(at))
       return false;
-    for (Operation *op = def->getNextNode(); op != at; op = op->getNextNode())
+    for (Operation *op = load->getNextNode(); op != at; op = op->getNextNode())
       if (op->getNumRegions() || tk::mayWriteMemory(op))
         return false;
-  }
-  return llvm::all_of(def->getOperands(), [&](Value operand) { return rereadable(operand, at, written); });
+    return true;
+  });
 }
 
 bool hasTiles(Operation *op) {
@@ -329,13 +327,15 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
         }
       });
       // A broadcast of values loaded shortly before it from memory the kernel does not write
-      // (a k-step's block-wise scales, broadcast into the accumulator's layout): each thread
-      // loads the elements it needs there, as Triton's loads in a slice of the MMA layout do,
-      // instead of the loaded tile moving through shared memory (two barriers).
+      // (a k-step's block-wise scales) may read them again where it is: into a tensor-core
+      // layout, once layouts are known, each thread then loads the elements it needs, as
+      // Triton's loads in a slice of the MMA layout do, instead of the loaded tile moving
+      // through shared memory (two barriers; recomputedInEachThread, AffineAddresses.h).
       WrittenMemory written(kernel);
       kernel.walk([&](BroadcastOp broadcast) {
-        if (!rematerializable(broadcast.getSrc()) && rematerializable(broadcast.getSrc(), /*throughLoads=*/true) &&
-            rereadable(broadcast.getSrc(), broadcast, written))
+        SetVector<Operation *> loads;
+        if (rematerializable(broadcast.getSrc(), &loads) && !loads.empty() &&
+            rereadable(loads.getArrayRef(), broadcast, written))
           broadcast->setAttr(TkgDialect::kRereadable, UnitAttr::get(broadcast.getContext()));
       });
       Assignment assignment(kernel, wgmma);
