@@ -322,8 +322,18 @@ bool RectangularAccessAnalysis::nonNegative(const Polynomial &original) {
 /// grid and the masks already presume non-negative; an explicit subtraction or a negative
 /// constant (a window that starts before the matrix) is not, unless it only feeds a divisor.
 bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
-  if (depth > 16)
+  // Each value's answer is kept, so that a long chain of scalar index arithmetic (a stream-K
+  // tile's row, some 20 ops from the kernel's arguments) costs one visit per op.
+  if (auto known = signs_.find(atom); known != signs_.end())
+    return known->second;
+  if (depth > 64)
     return false;
+  bool answer = computeNonNegative(atom, depth);
+  signs_[atom] = answer;
+  return answer;
+}
+
+bool RectangularAccessAnalysis::computeNonNegative(Value atom, unsigned depth) {
   if (loop_ && atom == loop_.getInductionVar()) {
     APInt lower, step;
     return matchPattern(loop_.getLowerBound(), m_ConstantInt(&lower)) && !lower.isNegative() &&
@@ -345,12 +355,23 @@ bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
   };
   if (isa<ProgramIdOp, NumProgramsOp>(def))
     return true;
-  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::MaxSIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
     return operandsNonNegative();
+  // The larger of two values is at least either one (`maximum(first - start, 0)`).
+  if (isa<arith::MaxSIOp>(def))
+    return llvm::any_of(def->getOperands(), [&](Value v) { return nonNegative(v, depth + 1); });
   // A remainder has its dividend's sign; divisors in index arithmetic (tile counts, group
   // sizes) are taken as positive, so a quotient has its dividend's sign too.
   if (isa<arith::RemSIOp, arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(def))
     return nonNegative(def->getOperand(0), depth + 1);
+  // A choice has the sign both of its values have (a tile index chosen by `where` or a branch).
+  if (auto select = dyn_cast<arith::SelectOp>(def))
+    return nonNegative(select.getTrueValue(), depth + 1) && nonNegative(select.getFalseValue(), depth + 1);
+  if (auto branch = dyn_cast<scf::IfOp>(def)) {
+    unsigned k = cast<OpResult>(atom).getResultNumber();
+    return !branch.getElseRegion().empty() && nonNegative(branch.thenYield().getOperand(k), depth + 1) &&
+           nonNegative(branch.elseYield().getOperand(k), depth + 1);
+  }
   return false;
 }
 

@@ -96,6 +96,8 @@ private:
   llvm::SmallVector<mlir::Value> atoms_;
   llvm::DenseMap<mlir::Value, int> atomIds_;
   llvm::DenseMap<mlir::Value, std::optional<Polynomial>> memo_;
+  llvm::DenseMap<mlir::Value, bool> signs_; // nonNegative's answers
+  bool computeNonNegative(mlir::Value atom, unsigned depth);
   unsigned depth_ = 0; // of()'s recursion: chains deeper than kMaxDepth are not followed
 };
 

@@ -19,9 +19,12 @@
 // without an eviction hint; its rows a multiple of 8 (each 128-byte column block of the buffer
 // then starts on the 1024-byte period of TMA's swizzle) and at least 16 bytes wide (a box's
 // smallest row). The copy completes after the program went on, so nothing else in the kernel
-// may touch that memory: no other access through the same argument, and no atomics (which
-// could tell another program the tile is there). A copy runs only when the rectangle is not
-// empty (the launcher gives an empty tensor's map the zeros its loads read).
+// may touch that memory: no other access through the same argument. An atomic that releases
+// (acq_rel or release: it could tell another program the tile is there, as stream-K's and
+// split-K's counters tell of their partials) first waits until the program's copies have
+// written (`tkg.tma_store_wait written`); in a loop over tiles that is the previous tile's copy,
+// which had this tile's mainloop to finish. A copy runs only when the rectangle is not empty
+// (the launcher gives an empty tensor's map the zeros its loads read).
 
 #include "RectangularAccess.h"
 #include "SharedAllocation.h"
@@ -61,16 +64,13 @@ bool storesEachTile(StoreOp store, func::FuncOp kernel) {
   return true;
 }
 
-/// Whether anything but `store` may read or write `base`'s memory, or tell another program
-/// about it: an access through it (or through a pointer of unknown origin), a TMA map of it,
-/// an atomic.
+/// Whether anything but `store` may read or write `base`'s memory: an access through it (or
+/// through a pointer of unknown origin), a TMA map of it.
 bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (auto map = kernel.getArgAttrOfType<TensorMapAttr>(i, TkgDialect::kTensorMap); map && map.getBase() == base.getArgNumber())
       return true;
   WalkResult walk = kernel.walk([&](Operation *op) {
-    if (isa<AtomicRMWOp, AtomicCASOp>(op))
-      return WalkResult::interrupt();
     Value ptr = op == store.getOperation() ? Value() : globalAccessOf(op).ptr;
     if (!ptr)
       return WalkResult::advance();
@@ -137,7 +137,7 @@ void storeByTma(func::FuncOp kernel) {
       continue;
     }
     if (touchedOtherwise(kernel, store, access->base)) {
-      why("its matrix is accessed otherwise, or the kernel has atomics");
+      why("its matrix is accessed otherwise");
       continue;
     }
     // The tile as computed: the conversion to the store's layout goes when nothing else uses it.
@@ -180,11 +180,24 @@ void storeByTma(func::FuncOp kernel) {
     stored = true;
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << loc << ": by TMA, " << needed << " bytes of shared memory\n");
   }
-  if (stored)
-    kernel.walk([](func::ReturnOp ret) {
-      OpBuilder b(ret);
-      TmaStoreWaitOp::create(b, ret.getLoc());
-    });
+  if (!stored)
+    return;
+  kernel.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    TmaStoreWaitOp::create(b, ret.getLoc());
+  });
+  // An atomic that releases tells other programs about what came before it, the copies too.
+  kernel.walk([](Operation *op) {
+    MemorySemantic sem = MemorySemantic::relaxed;
+    if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+      sem = rmw.getSem();
+    else if (auto cas = dyn_cast<AtomicCASOp>(op))
+      sem = cas.getSem();
+    if (sem == MemorySemantic::release || sem == MemorySemantic::acq_rel) {
+      OpBuilder b(op);
+      TmaStoreWaitOp::create(b, op->getLoc(), /*written=*/true);
+    }
+  });
 }
 
 struct TmaStores : public tk::impl::TkTmaStoresBase<TmaStores> {

@@ -255,7 +255,7 @@ struct TmaStoreWaitPattern : public OpConversionPattern<TmaStoreWaitOp> {
   LogicalResult matchAndRewrite(TmaStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, isThreadZero(rewriter, loc), false).getThenBodyBuilder();
-    ptx(inside, loc, "cp.async.bulk.wait_group.read 0;", {}, "");
+    ptx(inside, loc, op.getWritten() ? "cp.async.bulk.wait_group 0;" : "cp.async.bulk.wait_group.read 0;", {}, "");
     rewriter.eraseOp(op);
     return success();
   }

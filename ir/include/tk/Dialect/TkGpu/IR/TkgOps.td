@@ -218,9 +218,13 @@ def Tkg_TmaStoreWaitOp : Tkg_Op<"tma_store_wait"> {
   let description = [{
     `cp.async.bulk.wait_group.read 0` in the thread that issues `tkg.tma_store`s: a program
     must not end while a copy still reads its shared memory (its global writes may still be
-    under way; they complete before the kernel does).
+    under way; they complete before the kernel does). With `written`,
+    `cp.async.bulk.wait_group 0`: until the copies' global writes are visible to that thread, so
+    that an atomic releasing after it (and its program's barrier) orders them as it orders the
+    threads' own stores.
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins UnitAttr:$written);
+  let assemblyFormat = "(`written` $written^)? attr-dict";
 }
 
 def Tkg_MmaTurnTakeOp : Tkg_Op<"mma_turn_take"> {
