@@ -626,6 +626,15 @@ def add_structure_cases():
          lambda out: {"out": sum((scaled_a[:, 16 * j:16 * j + 16].astype(f64) @ scaled_b[16 * j:16 * j + 16].astype(f64)) * scaled_rows[j][:, None]
                                  for j in range(3)).astype(np.float32).ravel()},
          tol=(1e-4, 1e-4))
+    # 4 x 3 tiles of 64x64 on 5 programs, ragged at M = 200, N = 136 and K = 96.
+    ta16 = (RNG.standard_normal((200, 96)) * 0.5).astype(np.float16)
+    tb16 = (RNG.standard_normal((96, 136)) * 0.5).astype(np.float16)
+    case("tensor_cores.tma_store_counted", tc, "tma_store_counted", "5",
+         {"a": ta16, "b": tb16, "c": np.zeros(200 * 136, np.float16), "done": np.zeros(1, np.int32),
+          "M": 200, "N": 136, "K": 96},
+         lambda out: {"c": (ta16.astype(f64) @ tb16.astype(f64)).astype(np.float32).astype(np.float16).ravel(),
+                      "done": np.array([12], np.int32)},
+         tol=(2e-3, 2e-3))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
     lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
     case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
