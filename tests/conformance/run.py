@@ -627,12 +627,12 @@ def add_structure_cases():
                                  for j in range(3)).astype(np.float32).ravel()},
          tol=(1e-4, 1e-4))
     # 4 x 3 tiles of 64x64 on 5 programs, ragged at M = 200, N = 136 and K = 96.
-    ta16 = (RNG.standard_normal((200, 96)) * 0.5).astype(np.float16)
-    tb16 = (RNG.standard_normal((96, 136)) * 0.5).astype(np.float16)
+    counted_a = (RNG.standard_normal((200, 96)) * 0.5).astype(np.float16)
+    counted_b = (RNG.standard_normal((96, 136)) * 0.5).astype(np.float16)
     case("tensor_cores.tma_store_counted", tc, "tma_store_counted", "5",
-         {"a": ta16, "b": tb16, "c": np.zeros(200 * 136, np.float16), "done": np.zeros(1, np.int32),
+         {"a": counted_a, "b": counted_b, "c": np.zeros(200 * 136, np.float16), "done": np.zeros(1, np.int32),
           "M": 200, "N": 136, "K": 96},
-         lambda out: {"c": (ta16.astype(f64) @ tb16.astype(f64)).astype(np.float32).astype(np.float16).ravel(),
+         lambda out: {"c": (counted_a.astype(f64) @ counted_b.astype(f64)).astype(np.float32).astype(np.float16).ravel(),
                       "done": np.array([12], np.int32)},
          tol=(2e-3, 2e-3))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
@@ -1804,6 +1804,8 @@ def run_backend(c, tkc, backend, workdir, check=True):
         want = np.asarray(want).ravel()
         if got.dtype != want.dtype:
             return "%s: dtype %s, expected %s" % (name, got.dtype, want.dtype)
+        if got.size != want.size:
+            return "%s: %d elements, expected %d" % (name, got.size, want.size)
         if c.tol is None:
             same = (got.view(np.uint8) == want.view(np.uint8)).all() if got.dtype.kind == "f" else (got == want).all()
             if not same and c.holds_bf16(got):  # bf16 bits: any NaN matches any NaN
