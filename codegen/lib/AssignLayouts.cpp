@@ -178,9 +178,9 @@ public:
   }
 
   /// An operand in a non-default layout that its user does not take gets a convert_layout to
-  /// the default first; a dot's accumulator, a loop value's yield and an elementwise op's
-  /// operand (a widened narrow tile) that arrive in another layout than their partner's get
-  /// one to it.
+  /// the default first; a dot's accumulator, a loop value's start and yield and an elementwise
+  /// op's operand (a widened narrow tile) that arrive in another layout than their partner's
+  /// get one to it.
   void insertConversions() {
     SmallVector<OpOperand *> toDefault;
     SmallVector<std::pair<OpOperand *, LayoutBits>> toPartner;
@@ -199,7 +199,7 @@ public:
       };
       if (auto dot = dyn_cast<DotOp>(op))
         needs(dot.getAccMutable(), dot.getResult());
-      else if (isa<scf::YieldOp>(op) || op->hasTrait<OpTrait::Elementwise>())
+      else if (isa<scf::YieldOp, scf::ForOp>(op) || op->hasTrait<OpTrait::Elementwise>())
         for (OpOperand &operand : op->getOpOperands())
           if (Value partner = layoutPartner(operand))
             needs(operand, partner);

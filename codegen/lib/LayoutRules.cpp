@@ -158,8 +158,8 @@ bool adoptLoadedFragments(DotOp dot, LayoutState &state) {
   return true;
 }
 
-/// Results of tensor-core dots take the accumulator layout; a loop's accumulator carried from a
-/// uniform start takes it too. A takes an earlier dot's accumulator as is (attention's P), or
+/// Results of tensor-core dots take the accumulator layout; a loop's accumulator carried from
+/// any start takes it too. A takes an earlier dot's accumulator as is (attention's P), or
 /// both operands come as loaded fragments.
 struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
@@ -181,26 +181,33 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
       return false;
     if (isUniform(dot.getAcc()) || sameAs(state, dot.getAcc(), plan->accumulator))
       return state.assign(dot.getResult(), plan->accumulator);
-    // The accumulator of a loop, carried from a uniform start: `acc = dot(a, b, f(acc))`.
-    // Optimistically in the mma layout; f (elementwise, with broadcast row scales) follows, and
-    // whatever does not is converted.
+    // The accumulator of a loop: `acc = dot(a, b, f(acc))`. Optimistically in the mma layout; f
+    // (elementwise, with broadcast row scales) follows, and whatever does not is converted. Its
+    // start, when not uniform (C += A @ B from a loaded C), is loaded in that layout where it
+    // can be (`adoptable`), else converted to it once before the loop; left in the default
+    // layout, the whole product would run by FMA.
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop)
       return false;
     bool changed = false;
     auto carry = [&](unsigned k) {
+      SmallVector<Value> adopted;
+      Value init = loop.getInitArgs()[k];
+      if (!isUniform(init) && !state.layoutOf(init) && adoptable(state, init, adopted, 6))
+        for (Value value : adopted)
+          changed |= state.assign(value, plan->accumulator);
       changed |= state.assign(dot.getResult(), plan->accumulator);
       changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
       changed |= state.assign(loop.getResult(k), plan->accumulator);
     };
     for (OpOperand &use : dot.getResult().getUses())
-      if (use.getOwner() == loop.getBody()->getTerminator() && isUniform(loop.getInitArgs()[use.getOperandNumber()]))
+      if (use.getOwner() == loop.getBody()->getTerminator())
         carry(use.getOperandNumber());
     // `acc = f(dot(a, b, acc))`: the loop's accumulator rescaled after the product (attention
     // whose PV is issued before the softmax that gives the scale).
     auto arg = dyn_cast<BlockArgument>(dot.getAcc());
     if (arg && arg.getOwner() == loop.getBody() && arg != loop.getInductionVar() &&
-        isUniform(loop.getTiedLoopInit(arg)->get()) && reaches(dot.getResult(), *loop.getTiedLoopYieldedValue(arg), 4))
+        reaches(dot.getResult(), *loop.getTiedLoopYieldedValue(arg), 4))
       carry(arg.getArgNumber() - 1);
     return changed;
   }

@@ -635,6 +635,14 @@ def add_structure_cases():
          lambda out: {"c": (counted_a.astype(f64) @ counted_b.astype(f64)).astype(np.float32).astype(np.float16).ravel(),
                       "done": np.array([12], np.int32)},
          tol=(2e-3, 2e-3))
+    # C += A @ B on 2 x 3 programs of 64x64, ragged at M = 100, N = 136, K = 80.
+    start_a = (RNG.standard_normal((100, 80)) * 0.5).astype(np.float16)
+    start_b = (RNG.standard_normal((80, 136)) * 0.5).astype(np.float16)
+    start_c = RNG.standard_normal((100, 136)).astype(np.float32)
+    case("tensor_cores.accumulate_loaded_start", tc, "accumulate_loaded_start", "2, 3",
+         {"a": start_a, "b": start_b, "c": start_c.ravel().copy(), "M": 100, "N": 136, "K": 80},
+         lambda out: {"c": (start_c.astype(f64) + start_a.astype(f64) @ start_b.astype(f64)).astype(np.float32).ravel()},
+         tol=(1e-4, 1e-3))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
     lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
     case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
