@@ -186,10 +186,10 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
     // start, when not uniform (C += A @ B from a loaded C), is loaded in that layout where it
     // can be (`adoptable`), else converted to it once before the loop; left in the default
     // layout, the whole product would run by FMA.
+    bool changed = false;
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop)
-      return false;
-    bool changed = false;
+      return inferFromAnyAccumulator(dot, *plan, state);
     auto carry = [&](unsigned k) {
       SmallVector<Value> adopted;
       Value init = loop.getInitArgs()[k];
@@ -209,7 +209,22 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
     if (arg && arg.getOwner() == loop.getBody() && arg != loop.getInductionVar() &&
         reaches(dot.getResult(), *loop.getTiedLoopYieldedValue(arg), 4))
       carry(arg.getArgNumber() - 1);
-    return changed;
+    return changed || inferFromAnyAccumulator(dot, *plan, state);
+  }
+
+  /// Once the other rules have settled, a tensor-core dot whose accumulator is still in the
+  /// default layout (a loaded C outside a loop, a `while` loop's accumulator) takes the MMA's
+  /// layout anyway, its accumulator loaded there where it can be, else converted: in the
+  /// default layout the product would run by FMA.
+  static bool inferFromAnyAccumulator(DotOp dot, const MmaPlan &plan, LayoutState &state) {
+    if (!state.defaultSlices())
+      return false;
+    bool changed = false;
+    SmallVector<Value> adopted;
+    if (!state.layoutOf(dot.getAcc()) && adoptable(state, dot.getAcc(), adopted, 6))
+      for (Value value : adopted)
+        changed |= state.assign(value, plan.accumulator);
+    return state.assign(dot.getResult(), plan.accumulator) || changed;
   }
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
     auto dot = cast<DotOp>(op);

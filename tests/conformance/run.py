@@ -643,6 +643,27 @@ def add_structure_cases():
          {"a": start_a, "b": start_b, "c": start_c.ravel().copy(), "M": 100, "N": 136, "K": 80},
          lambda out: {"c": (start_c.astype(f64) + start_a.astype(f64) @ start_b.astype(f64)).astype(np.float32).ravel()},
          tol=(1e-4, 1e-3))
+    gemv_w = (RNG.standard_normal((32, 64)) * 0.5).astype(np.float16)
+    gemv_x = (RNG.standard_normal((8, 64)) * 0.5).astype(np.float16)
+    gemv_c = RNG.standard_normal((32, 8)).astype(np.float32)
+    case("tensor_cores.gemv_loaded_start", tc, "gemv_loaded_start", "1",
+         {"w": gemv_w, "x": gemv_x, "c": gemv_c.ravel().copy(), "o": np.zeros(32 * 8, np.float32)},
+         lambda out: {"o": (gemv_c.astype(f64) + gemv_w.astype(f64) @ gemv_x.astype(f64).T).astype(np.float32).ravel()},
+         defines={"num_warps": 2, "num_stages": 1}, tol=(1e-4, 1e-3))
+    between_a = (RNG.standard_normal((128, 128)) * 0.5).astype(np.float16)
+    between_b = (RNG.standard_normal((128, 128)) * 0.5).astype(np.float16)
+    between_c = RNG.standard_normal((64, 64)).astype(np.float32)
+    def between_ref(out):
+        a64, b64 = between_a.astype(f64), between_b.astype(f64)
+        acc = np.zeros((64, 64))
+        for k in range(0, 128, 64):
+            s_ = a64[:64, k:k + 64] @ b64[k:k + 64, :64]
+            t_ = between_c + a64[64:, k:k + 64] @ b64[k:k + 64, 64:]
+            acc += np.maximum(s_, t_)
+        return {"o": acc.astype(np.float32).ravel()}
+    case("tensor_cores.dot_loaded_between", tc, "dot_loaded_between", "1",
+         {"a": between_a, "b": between_b, "c": between_c.ravel().copy(), "o": np.zeros(64 * 64, np.float32), "K": 128},
+         between_ref, defines={"num_stages": 2}, tol=(1e-4, 1e-3))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
     lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
     case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
