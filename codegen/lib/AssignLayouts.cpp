@@ -346,7 +346,22 @@ struct AssignLayouts : public tk::impl::TkAssignLayoutsBase<AssignLayouts> {
       assignment.propagate();
       assignment.insertConversions();
       assignment.encodeLayouts();
+      recordDotPlacement(kernel);
     }
+  }
+
+  /// How many of the kernel's dots run on the tensor cores (their results in an accumulator
+  /// layout) and how many by FMA, on the module for `tkc --stats`: a dot that falls back to FMA
+  /// is a performance cliff a user should see.
+  static void recordDotPlacement(func::FuncOp kernel) {
+    int64_t tensorCores = 0, fma = 0;
+    kernel.walk([&](DotOp dot) { ++(hasLinearLayout(dot.getType()) ? tensorCores : fma); });
+    auto module = kernel->getParentOfType<ModuleOp>();
+    if (!module || tensorCores + fma == 0)
+      return;
+    NamedAttrList kernels(module->getAttrOfType<DictionaryAttr>(TkgDialect::kDotPlacement));
+    kernels.set(kernel.getSymName(), DenseI64ArrayAttr::get(kernel.getContext(), {tensorCores, fma}));
+    module->setAttr(TkgDialect::kDotPlacement, kernels.getDictionary(kernel.getContext()));
   }
 };
 

@@ -19,6 +19,8 @@
 #include "llvm/Support/raw_os_ostream.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -33,6 +35,8 @@ std::string KernelSummary::str() const {
      << ", num_stages=" << numStages << ", " << tileOps << " tile ops";
   if (configs)
     os << ", " << configs << " autotune configs";
+  if (tensorCoreDots > 0 || fmaDots > 0)
+    os << ", dots: " << tensorCoreDots << " on tensor cores, " << fmaDots << " by FMA";
   return os.str();
 }
 
@@ -59,6 +63,7 @@ struct Compiler::Impl {
   std::string ptxasReport;
   int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
   int launchThreads = 0;   // nvvm.maxntid of the last GPU emit (0: none yet)
+  std::map<std::string, std::pair<int64_t, int64_t>> dotPlacement; // of the last GPU emit, by kernel
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
   std::vector<size_t> configCounts;
@@ -300,6 +305,11 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   }
   auto shared = (*gpu)->getAttrOfType<mlir::IntegerAttr>(tk::gpu::TkgDialect::kSharedBytes);
   impl_->sharedBytes = shared ? shared.getInt() : 0;
+  impl_->dotPlacement.clear();
+  if (auto kernels = (*gpu)->getAttrOfType<mlir::DictionaryAttr>(tk::gpu::TkgDialect::kDotPlacement))
+    for (mlir::NamedAttribute kernel : kernels)
+      if (auto counts = mlir::dyn_cast<mlir::DenseI64ArrayAttr>(kernel.getValue()))
+        impl_->dotPlacement[kernel.getName().str()] = {counts[0], counts[1]};
   impl_->launchThreads = 0;
   gpu->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (auto threads = fn->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid"); threads && !threads.empty())
@@ -454,6 +464,8 @@ std::vector<KernelSummary> Compiler::summaries() {
     s.numWarps = k.numWarps;
     s.numStages = k.numStages;
     s.configs = impl_->configCounts[i];
+    if (auto placement = impl_->dotPlacement.find(s.name); placement != impl_->dotPlacement.end())
+      std::tie(s.tensorCoreDots, s.fmaDots) = placement->second;
     if (impl_->module)
       impl_->module->walk([&](mlir::func::FuncOp fn) {
         if (fn.getSymName() == s.name)

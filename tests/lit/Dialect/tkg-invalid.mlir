@@ -338,3 +338,17 @@ func.func @store_box_rows(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !t
   tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], f16>
   return
 }
+
+// -----
+
+// Dot counts are two per kernel: [tensor cores, FMA].
+// expected-error @+1 {{'tkg.dot_placement' is a dictionary of kernel name to [tensor cores, FMA] dot counts on a module}}
+module attributes {tkg.dot_placement = {k = array<i64: 1>}} {
+}
+
+// -----
+
+func.func @placement_on_a_function() attributes {tkg.dot_placement = {k = array<i64: 1, 0>}} {
+  // expected-error @-1 {{'tkg.dot_placement' is a dictionary of kernel name to [tensor cores, FMA] dot counts on a module}}
+  return
+}

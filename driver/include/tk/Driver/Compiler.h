@@ -75,6 +75,8 @@ struct KernelSummary {
   int numStages = 3;
   size_t tileOps = 0;    // operations in the kernel after the tile pipeline
   size_t configs = 0;    // @autotune configurations (0: none)
+  // Of the last GPU emit (-1: none): its dots on the tensor cores and by FMA.
+  int64_t tensorCoreDots = -1, fmaDots = -1;
   std::string str() const;
 };
 

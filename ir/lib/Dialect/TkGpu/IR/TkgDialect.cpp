@@ -357,6 +357,16 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' must be a non-negative integer (bytes)";
     return success();
   }
+  if (name == kDotPlacement) {
+    auto kernels = dyn_cast<DictionaryAttr>(attribute.getValue());
+    bool valid = kernels && isa<ModuleOp>(op) && llvm::all_of(kernels, [](NamedAttribute kernel) {
+      auto counts = dyn_cast<DenseI64ArrayAttr>(kernel.getValue());
+      return counts && counts.size() == 2 && counts[0] >= 0 && counts[1] >= 0;
+    });
+    if (!valid)
+      return op->emitError() << "'" << name << "' is a dictionary of kernel name to [tensor cores, FMA] dot counts on a module";
+    return success();
+  }
   if (name == kProducerWarps) {
     auto warps = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!warps || !isa<func::FuncOp>(op) || warps.getInt() != 4)

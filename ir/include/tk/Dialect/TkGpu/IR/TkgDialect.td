@@ -39,6 +39,9 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kRereadable = "tkg.rereadable";
     /// On the module: the bytes of dynamic shared memory a program needs.
     static constexpr ::llvm::StringLiteral kSharedBytes = "tkg.shared_bytes";
+    /// On the module: each kernel's `tk.dot`s on the tensor cores and by FMA, a dictionary of
+    /// kernel name to [tensor cores, FMA] (`tk-assign-layouts`; `tkc --stats` prints it).
+    static constexpr ::llvm::StringLiteral kDotPlacement = "tkg.dot_placement";
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
     static constexpr ::llvm::StringLiteral kProducerWarps = "tkg.producer_warps";
     /// On a `!tkg.tensor_map` kernel argument: how the launcher builds it (`TensorMapAttr`).
