@@ -59,7 +59,10 @@ LLVM::AtomicOrdering orderingOf(MemorySemantic sem) {
   return LLVM::AtomicOrdering::acq_rel;
 }
 
-bool writesGlobal(Operation *op) { return isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op); }
+// A TMA store writes global memory too (through its issuing thread's copy, which a releasing
+// atomic's `tkg.tma_store_wait written` waits for in that thread only: the barrier then orders
+// it before every thread's release).
+bool writesGlobal(Operation *op) { return isa<StoreOp, TmaStoreOp, AtomicRMWOp, AtomicCASOp>(op); }
 
 /// The kernel's atomics that a global write of another thread may precede: one earlier in the
 /// kernel (pre-order), or any in a loop around the atomic (the atomic itself included: its
@@ -73,7 +76,7 @@ llvm::DenseSet<Operation *> atomicsAfterWrites(func::FuncOp kernel) {
     bool inLoop = false;
     for (Operation *parent = op->getParentOp(); parent && parent != kernel; parent = parent->getParentOp())
       inLoop |= isa<scf::ForOp, scf::WhileOp>(parent);
-    if (!isa<StoreOp>(op) && (written || inLoop))
+    if (!isa<StoreOp, TmaStoreOp>(op) && (written || inLoop))
       after.insert(op);
     written = true;
   });

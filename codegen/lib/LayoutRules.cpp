@@ -243,7 +243,10 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
 };
 
 /// A loop's iteration argument and result take the layout its yield arrives in, when its init
-/// is uniform or already in that layout.
+/// is uniform or already in that layout; once the other rules have settled, whatever the init
+/// (loaded in that layout where it can be, else converted once before the loop): left in the
+/// default layout, the value would be converted twice every iteration (an accumulator that
+/// reaches its yield through a branch, from a loaded start).
 struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto loop = cast<scf::ForOp>(op);
@@ -254,11 +257,15 @@ struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp
       Value init = loop.getInitArgs()[k];
       if (!yielded || state.layoutOf(arg))
         continue;
-      if (isUniform(init) || sameAs(state, init, *yielded)) {
-        LayoutBits bits = *yielded;
-        changed |= state.assign(arg, bits);
-        changed |= state.assign(loop.getResult(k), bits);
-      }
+      if (!isUniform(init) && !sameAs(state, init, *yielded) && !state.defaultSlices())
+        continue;
+      LayoutBits bits = *yielded;
+      SmallVector<Value> adopted;
+      if (!isUniform(init) && !state.layoutOf(init) && adoptable(state, init, adopted, 6))
+        for (Value value : adopted)
+          changed |= state.assign(value, bits);
+      changed |= state.assign(arg, bits);
+      changed |= state.assign(loop.getResult(k), bits);
     }
     return changed;
   }

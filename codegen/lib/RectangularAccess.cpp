@@ -10,6 +10,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <utility>
+
 using namespace mlir;
 
 namespace tk::codegen {
@@ -326,10 +328,17 @@ bool RectangularAccessAnalysis::nonNegative(Value atom, unsigned depth) {
   // tile's row, some 20 ops from the kernel's arguments) costs one visit per op.
   if (auto known = signs_.find(atom); known != signs_.end())
     return known->second;
-  if (depth > 64)
+  if (depth > 64) {
+    cutOff_ = true;
     return false;
+  }
+  // An answer that ran into the depth limit is not kept: asked again from nearer the root, the
+  // same value may be proved.
+  bool outer = std::exchange(cutOff_, false);
   bool answer = computeNonNegative(atom, depth);
-  signs_[atom] = answer;
+  if (!cutOff_)
+    signs_[atom] = answer;
+  cutOff_ |= outer;
   return answer;
 }
 

@@ -97,6 +97,7 @@ private:
   llvm::DenseMap<mlir::Value, int> atomIds_;
   llvm::DenseMap<mlir::Value, std::optional<Polynomial>> memo_;
   llvm::DenseMap<mlir::Value, bool> signs_; // nonNegative's answers
+  bool cutOff_ = false;                     // whether the answer being computed hit the depth limit
   bool computeNonNegative(mlir::Value atom, unsigned depth);
   unsigned depth_ = 0; // of()'s recursion: chains deeper than kMaxDepth are not followed
 };
