@@ -277,8 +277,15 @@ struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp
   }
 };
 
+/// Whether `value` is an iteration argument of an enclosing scf.for.
+bool passedOn(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  return loop && arg != loop.getInductionVar();
+}
+
 /// A branch's result takes the layout both of its yields arrive in (a mask applied only to the
-/// blocks that need it).
+/// blocks that need it), or the one's when the other passes a loop's value on (below).
 struct IfRule : public LayoutRuleOpInterface::ExternalModel<IfRule, scf::IfOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto branch = cast<scf::IfOp>(op);
@@ -294,6 +301,11 @@ struct IfRule : public LayoutRuleOpInterface::ExternalModel<IfRule, scf::IfOp> {
         if (isUniform(yielded))
           continue;
         const LayoutBits *own = state.layoutOf(yielded);
+        // Once the other rules have settled, a branch that passes a loop's value on unchanged
+        // (a conditional accumulation, `if c { acc = dot(a, b, acc) }`) takes the other's
+        // layout: the loop's value then takes it too (ForRule), and nothing is converted.
+        if (!own && state.defaultSlices() && passedOn(yielded))
+          continue;
         agree &= own && (!bits || *bits == *own);
         if (own)
           bits = own;

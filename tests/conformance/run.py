@@ -664,6 +664,14 @@ def add_structure_cases():
     case("tensor_cores.dot_loaded_between", tc, "dot_loaded_between", "1",
          {"a": between_a, "b": between_b, "c": between_c.ravel().copy(), "o": np.zeros(64 * 64, np.float32), "K": 128},
          between_ref, defines={"num_stages": 2}, tol=(1e-4, 1e-3))
+    cond_a = (RNG.standard_normal((64, 128)) * 0.5).astype(np.float16)
+    cond_b = (RNG.standard_normal((128, 64)) * 0.5).astype(np.float16)
+    cond_c = RNG.standard_normal((64, 64)).astype(np.float32)
+    case("tensor_cores.conditional_accumulate", tc, "conditional_accumulate", "1",
+         {"a": cond_a, "b": cond_b, "c": cond_c.ravel().copy(), "K": 128},
+         lambda out: {"c": (cond_c.astype(f64) + sum(cond_a[:, k:k + 32].astype(f64) @ cond_b[k:k + 32].astype(f64)
+                                                     for k in (0, 64))).astype(np.float32).ravel()},
+         tol=(1e-4, 1e-3))
     la = bf16_bits(RNG.standard_normal(32 * 64).astype(np.float32))
     lb = bf16_bits(RNG.standard_normal(64 * 64).astype(np.float32))
     case("tensor_cores.loop_carried_bf16", tc, "mma_loop_bf16", "1",
