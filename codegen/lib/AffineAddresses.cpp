@@ -11,7 +11,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
-
 using namespace mlir;
 
 namespace tk::codegen {

@@ -9,6 +9,7 @@
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
 #include "Patterns.h"
+#include "RectangularAccess.h"
 #include "SharedAllocation.h"
 #include "SharedRegion.h"
 #include "ThreadTypeConverter.h"
@@ -44,9 +45,6 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 }
 
 constexpr llvm::StringLiteral kScope = "device";
-
-bool releases(MemorySemantic sem) { return sem == MemorySemantic::release || sem == MemorySemantic::acq_rel; }
-bool acquires(MemorySemantic sem) { return sem == MemorySemantic::acquire || sem == MemorySemantic::acq_rel; }
 
 /// The LLVM ordering of `sem` (what cmpxchg keeps through NVPTX).
 LLVM::AtomicOrdering orderingOf(MemorySemantic sem) {

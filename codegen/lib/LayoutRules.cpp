@@ -100,6 +100,19 @@ bool adoptable(const LayoutState &state, Value value, SmallVector<Value> &adopte
   return true;
 }
 
+/// Assigns `bits` to what produces `start` (a loop's or a dot's accumulator start) when it can
+/// be produced in that layout (`adoptable`: a loaded C read straight there); else it stays, to
+/// be converted once where it is used.
+bool adoptStart(LayoutState &state, Value start, const LayoutBits &bits) {
+  SmallVector<Value> adopted;
+  if (isUniform(start) || state.layoutOf(start) || !adoptable(state, start, adopted, 6))
+    return false;
+  bool changed = false;
+  for (Value value : adopted)
+    changed |= state.assign(value, bits);
+  return changed;
+}
+
 /// A 16-bit or narrower tile widened for arithmetic with a tile in a non-default layout (an
 /// epilogue's `load(residual) as f32` next to the f32 accumulator): converting the narrow tile
 /// into that layout moves half the bytes of converting the wide one out of it, and keeps the
@@ -191,11 +204,7 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
     if (!loop)
       return inferFromAnyAccumulator(dot, *plan, state);
     auto carry = [&](unsigned k) {
-      SmallVector<Value> adopted;
-      Value init = loop.getInitArgs()[k];
-      if (!isUniform(init) && !state.layoutOf(init) && adoptable(state, init, adopted, 6))
-        for (Value value : adopted)
-          changed |= state.assign(value, plan->accumulator);
+      changed |= adoptStart(state, loop.getInitArgs()[k], plan->accumulator);
       changed |= state.assign(dot.getResult(), plan->accumulator);
       changed |= state.assign(loop.getRegionIterArgs()[k], plan->accumulator);
       changed |= state.assign(loop.getResult(k), plan->accumulator);
@@ -219,11 +228,7 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   static bool inferFromAnyAccumulator(DotOp dot, const MmaPlan &plan, LayoutState &state) {
     if (!state.defaultSlices())
       return false;
-    bool changed = false;
-    SmallVector<Value> adopted;
-    if (!state.layoutOf(dot.getAcc()) && adoptable(state, dot.getAcc(), adopted, 6))
-      for (Value value : adopted)
-        changed |= state.assign(value, plan.accumulator);
+    bool changed = adoptStart(state, dot.getAcc(), plan.accumulator);
     return state.assign(dot.getResult(), plan.accumulator) || changed;
   }
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
@@ -260,10 +265,7 @@ struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp
       if (!isUniform(init) && !sameAs(state, init, *yielded) && !state.defaultSlices())
         continue;
       LayoutBits bits = *yielded;
-      SmallVector<Value> adopted;
-      if (!isUniform(init) && !state.layoutOf(init) && adoptable(state, init, adopted, 6))
-        for (Value value : adopted)
-          changed |= state.assign(value, bits);
+      changed |= adoptStart(state, init, bits);
       changed |= state.assign(arg, bits);
       changed |= state.assign(loop.getResult(k), bits);
     }

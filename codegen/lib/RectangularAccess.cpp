@@ -718,10 +718,14 @@ BlockArgument baseArgument(Value ptr) {
   return base && !base->cycle ? base->argument : BlockArgument();
 }
 
+bool releases(MemorySemantic sem) { return sem == MemorySemantic::release || sem == MemorySemantic::acq_rel; }
+bool acquires(MemorySemantic sem) { return sem == MemorySemantic::acquire || sem == MemorySemantic::acq_rel; }
+
 GlobalAccess globalAccessOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, GlobalAccess>(op)
       .Case<LoadOp, PrefetchL2Op, AsyncCopyOp>([](auto read) { return GlobalAccess{read.getPtr(), false}; })
-      .Case<StoreOp, AtomicRMWOp, AtomicCASOp>([](auto write) { return GlobalAccess{write.getPtr(), true}; })
+      .Case<StoreOp>([](StoreOp write) { return GlobalAccess{write.getPtr(), true}; })
+      .Case<AtomicRMWOp, AtomicCASOp>([](auto atomic) { return GlobalAccess{atomic.getPtr(), true, releases(atomic.getSem())}; })
       .Default([](Operation *) { return GlobalAccess{}; });
 }
 

@@ -112,11 +112,17 @@ tk::gpu::TensorMapAttr tensorMapFor(const RectangularAccess &access, mlir::Ranke
 /// loop-carried pointers (the loop's start and what it yields both from it); null when that
 /// cannot be told.
 mlir::BlockArgument baseArgument(mlir::Value ptr);
+/// Whether an atomic of this ordering orders the program's earlier writes before it (release,
+/// acq_rel), and its later reads after it (acquire, acq_rel).
+bool releases(tk::MemorySemantic sem);
+bool acquires(tk::MemorySemantic sem);
 /// The pointer (tile) through which `op` reads or writes global memory (loads, stores, atomics,
-/// L2 prefetches, async copies' sources), and whether it writes; a null pointer for other ops.
+/// L2 prefetches, async copies' sources), whether it writes, and whether it releases (an atomic
+/// that tells other programs about the program's earlier writes); a null pointer for other ops.
 struct GlobalAccess {
   mlir::Value ptr;
   bool writes = false;
+  bool releases = false;
 };
 GlobalAccess globalAccessOf(mlir::Operation *op);
 

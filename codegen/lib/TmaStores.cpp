@@ -188,12 +188,7 @@ void storeByTma(func::FuncOp kernel) {
   });
   // An atomic that releases tells other programs about what came before it, the copies too.
   kernel.walk([](Operation *op) {
-    MemorySemantic sem = MemorySemantic::relaxed;
-    if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-      sem = rmw.getSem();
-    else if (auto cas = dyn_cast<AtomicCASOp>(op))
-      sem = cas.getSem();
-    if (sem == MemorySemantic::release || sem == MemorySemantic::acq_rel) {
+    if (globalAccessOf(op).releases) {
       OpBuilder b(op);
       TmaStoreWaitOp::create(b, op->getLoc(), /*written=*/true);
     }

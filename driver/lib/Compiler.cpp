@@ -19,11 +19,11 @@
 #include "llvm/Support/raw_os_ostream.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <dlfcn.h>
 #include <unistd.h>
 
