@@ -366,6 +366,13 @@ bool RectangularAccessAnalysis::computeNonNegative(Value atom, unsigned depth) {
     return true;
   if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
     return operandsNonNegative();
+  // x - x % y, x rounded down to a multiple of y (the tiles of a persistent kernel's whole
+  // waves, `tiles - tiles % num_programs(0)`): for x >= 0 the remainder lies in [0, x],
+  // whatever y's sign.
+  if (auto difference = dyn_cast<arith::SubIOp>(def)) {
+    auto remainder = difference.getRhs().getDefiningOp<arith::RemSIOp>();
+    return remainder && remainder.getLhs() == difference.getLhs() && nonNegative(difference.getLhs(), depth + 1);
+  }
   // The larger of two values is at least either one (`maximum(first - start, 0)`).
   if (isa<arith::MaxSIOp>(def))
     return llvm::any_of(def->getOperands(), [&](Value v) { return nonNegative(v, depth + 1); });
