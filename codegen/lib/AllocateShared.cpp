@@ -36,6 +36,52 @@ int64_t maxSharedBytes(int sm) {
   return sm == 80 ? 163 * 1024 : 99 * 1024;
 }
 
+SmallVector<SmallVector<LocalAllocOp>> ringGroups(func::FuncOp kernel) {
+  Block &body = kernel.getBody().front();
+  // Each ring's user: the op of the kernel's top level that holds every use (a ring made at
+  // the kernel's start for a pipeline inside a loop over tiles is that loop's), or none.
+  SmallVector<std::pair<Operation *, LocalAllocOp>> rings;
+  bool whole = false;
+  kernel.walk([&](LocalAllocOp alloc) {
+    if (llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>))
+      return; // a TMA store's staging buffer
+    Operation *owner = nullptr;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *ancestor = body.findAncestorOpInBlock(*user);
+      owner = !owner || owner == ancestor ? ancestor : alloc.getOperation();
+    }
+    whole |= !owner || owner == alloc.getOperation() || owner->getNumRegions() == 0;
+    rings.push_back({owner, alloc});
+  });
+  SmallVector<SmallVector<LocalAllocOp>> groups;
+  if (rings.empty())
+    return groups;
+  if (whole) { // (a ring used at the top level, or by several of its ops, lives through them all)
+    groups.emplace_back();
+    for (auto &ring : rings)
+      groups.back().push_back(ring.second);
+    return groups;
+  }
+  llvm::stable_sort(rings, [](auto &x, auto &y) { return x.first != y.first && x.first->isBeforeInBlock(y.first); });
+  for (auto [i, ring] : llvm::enumerate(rings)) {
+    if (i == 0 || ring.first != rings[i - 1].first)
+      groups.emplace_back();
+    groups.back().push_back(ring.second);
+  }
+  return groups;
+}
+
+int64_t ringBytes(func::FuncOp kernel) {
+  int64_t bytes = 0;
+  for (const SmallVector<LocalAllocOp> &group : ringGroups(kernel)) {
+    int64_t own = 0;
+    for (LocalAllocOp ring : group)
+      own += roundUp1024(localAllocBytes(ring));
+    bytes = std::max(bytes, own);
+  }
+  return bytes;
+}
+
 FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
   MLIRContext *context = kernel.getContext();
   auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
@@ -60,20 +106,28 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(kept));
     kept += roundUp16(localAllocBytes(alloc));
   });
+  Block &body = kernel.getBody().front();
+  SmallVector<SmallVector<LocalAllocOp>> groups = ringGroups(kernel);
+  Operation *firstRing = groups.empty() ? nullptr : groups.front().front().getOperation();
   int64_t pinned = kept;
-  Operation *firstRing = nullptr;
-  kernel.walk([&](LocalAllocOp alloc) {
-    if (staging(alloc))
-      return;
-    firstRing = firstRing ? firstRing : alloc.getOperation();
-    pinned = roundUp1024(pinned);
-    alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(pinned));
-    pinned += roundUp16(localAllocBytes(alloc));
-  });
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    // A later group reuses the earlier ones' bytes once every thread is done with them.
+    Operation *owner = body.findAncestorOpInBlock(**group.front()->getUsers().begin());
+    if (index > 0) {
+      OpBuilder b(owner);
+      AsyncWaitOp::create(b, owner->getLoc(), 0);
+    }
+    int64_t next = kept;
+    for (LocalAllocOp ring : group) {
+      next = roundUp1024(next);
+      ring->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
+      next += roundUp16(localAllocBytes(ring));
+    }
+    pinned = std::max(pinned, next);
+  }
   // The rings are dead after the kernel's last wait for every copy group and the last op that
   // reads a stage (the dot of a stage waited for before it, a wait for MMAs still reading):
   // exchanges after it (the epilogue's accumulator conversion) may reuse their bytes.
-  Block &body = kernel.getBody().front();
   Operation *ringsEnd = nullptr;
   auto extend = [&](Operation *op) {
     Operation *inBody = body.findAncestorOpInBlock(*op);

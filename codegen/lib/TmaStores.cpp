@@ -94,14 +94,17 @@ int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
   return std::min(bytes, kSharedLimit + 1023);
 }
 
-/// Bytes pinned for the whole kernel so far: its barriers and rings, each ring from a
-/// 1024-byte boundary (AllocateShared.cpp).
+/// Bytes pinned for the whole kernel so far: its barriers, staging buffers and rings
+/// (AllocateShared.cpp).
 int64_t pinnedBytes(func::FuncOp kernel) {
   int64_t bytes = 0;
   kernel.walk([&](BarrierAllocOp alloc) { bytes += 8 * alloc.getType().getCount(); });
   bytes = roundUp1024(bytes);
-  kernel.walk([&](LocalAllocOp alloc) { bytes += roundUp1024(localAllocBytes(alloc)); });
-  return bytes;
+  kernel.walk([&](LocalAllocOp alloc) { // the staging buffers of stores already by TMA
+    if (llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>))
+      bytes += roundUp1024(localAllocBytes(alloc));
+  });
+  return bytes + ringBytes(kernel);
 }
 
 void storeByTma(func::FuncOp kernel) {

@@ -59,3 +59,64 @@ func.func @loop_sum(%x: tensor<1024xf32, #b8>, %n: index) -> f32 attributes {tk.
   }
   return %t : f32
 }
+
+// -----
+
+// Rings used inside different loops of the kernel's top level (a persistent kernel's loop over
+// its whole waves' tiles, then one over the rest in narrower tiles) are never in use at once:
+// the second loop's rings start where the first loop's do, after a wait for every copy and a
+// barrier (tkg.async_wait 0) before that loop, so that no thread still reads the first rings
+// when copies refill their bytes. The rings were made at the kernel's start (as a TMA pipeline
+// in a loop over tiles makes them); the module needs the larger group's 24 KiB.
+// CHECK-LABEL: module attributes {tkg.shared_bytes = 24576 : i32}
+// CHECK: %[[A1:.*]] = tkg.local_alloc {tkg.shared_offset = 0 : i32} : !tkg.shared<[2, 64, 64], f16>
+// CHECK: %[[B1:.*]] = tkg.local_alloc {tkg.shared_offset = 16384 : i32} : !tkg.shared<[2, 64, 32], f16>
+// CHECK: %[[A2:.*]] = tkg.local_alloc {tkg.shared_offset = 0 : i32} : !tkg.shared<[2, 64, 32], f16>
+// CHECK: %[[B2:.*]] = tkg.local_alloc {tkg.shared_offset = 8192 : i32} : !tkg.shared<[2, 64, 32], f16>
+// CHECK: scf.for
+// CHECK: tkg.local_load %[[A1]]
+// CHECK: tkg.local_load %[[B1]]
+// CHECK: }
+// CHECK-NEXT: tkg.async_wait 0
+// CHECK-NEXT: scf.for
+// CHECK: tkg.local_load %[[A2]]
+// CHECK: tkg.local_load %[[B2]]
+func.func @ring_groups(%n: i32) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %a1 = tkg.local_alloc : !tkg.shared<[2, 64, 64], f16>
+  %b1 = tkg.local_alloc : !tkg.shared<[2, 64, 32], f16>
+  %a2 = tkg.local_alloc : !tkg.shared<[2, 64, 32], f16>
+  %b2 = tkg.local_alloc : !tkg.shared<[2, 64, 32], f16>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %x = tkg.local_load %a1[%c0] : !tkg.shared<[2, 64, 64], f16> -> tensor<64x64xf16>
+    %y = tkg.local_load %b1[%c0] : !tkg.shared<[2, 64, 32], f16> -> tensor<64x32xf16>
+  }
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %x = tkg.local_load %a2[%c0] : !tkg.shared<[2, 64, 32], f16> -> tensor<64x32xf16>
+    %y = tkg.local_load %b2[%c0] : !tkg.shared<[2, 64, 32], f16> -> tensor<64x32xf16>
+  }
+  return
+}
+
+// -----
+
+// A ring the kernel's top level uses itself lives through every loop: no group shares bytes.
+// CHECK-LABEL: module attributes {tkg.shared_bytes = 32768 : i32}
+// CHECK: tkg.local_alloc {tkg.shared_offset = 0 : i32}
+// CHECK: tkg.local_alloc {tkg.shared_offset = 16384 : i32}
+// CHECK-NOT: tkg.async_wait
+func.func @ring_for_the_whole_kernel(%n: i32) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %a1 = tkg.local_alloc : !tkg.shared<[2, 64, 64], f16>
+  %a2 = tkg.local_alloc : !tkg.shared<[2, 64, 64], f16>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tkg.local_load %a2[%c0] : !tkg.shared<[2, 64, 64], f16> -> tensor<64x64xf16>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %x = tkg.local_load %a1[%c0] : !tkg.shared<[2, 64, 64], f16> -> tensor<64x64xf16>
+  }
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %x = tkg.local_load %a2[%c0] : !tkg.shared<[2, 64, 64], f16> -> tensor<64x64xf16>
+  }
+  return
+}
