@@ -36,50 +36,59 @@ int64_t maxSharedBytes(int sm) {
   return sm == 80 ? 163 * 1024 : 99 * 1024;
 }
 
-SmallVector<SmallVector<LocalAllocOp>> ringGroups(func::FuncOp kernel) {
+bool isStaging(LocalAllocOp alloc) { return llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>); }
+
+SmallVector<SharedGroup> sharedGroups(func::FuncOp kernel, bool staging) {
   Block &body = kernel.getBody().front();
-  // Each ring's user: the op of the kernel's top level that holds every use (a ring made at
+  // Each buffer's user: the op of the kernel's top level that holds every use (a ring made at
   // the kernel's start for a pipeline inside a loop over tiles is that loop's), or none.
-  SmallVector<std::pair<Operation *, LocalAllocOp>> rings;
+  SmallVector<std::pair<Operation *, LocalAllocOp>> buffers;
   bool whole = false;
   kernel.walk([&](LocalAllocOp alloc) {
-    if (llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>))
-      return; // a TMA store's staging buffer
+    if (isStaging(alloc) != staging)
+      return;
     Operation *owner = nullptr;
     for (Operation *user : alloc->getUsers()) {
       Operation *ancestor = body.findAncestorOpInBlock(*user);
       owner = !owner || owner == ancestor ? ancestor : alloc.getOperation();
     }
     whole |= !owner || owner == alloc.getOperation() || owner->getNumRegions() == 0;
-    rings.push_back({owner, alloc});
+    buffers.push_back({owner, alloc});
   });
-  SmallVector<SmallVector<LocalAllocOp>> groups;
-  if (rings.empty())
-    return groups;
-  if (whole) { // (a ring used at the top level, or by several of its ops, lives through them all)
-    groups.emplace_back();
-    for (auto &ring : rings)
-      groups.back().push_back(ring.second);
+  SmallVector<SharedGroup> groups;
+  if (whole) { // (a buffer used at the top level, or by several of its ops, lives through them all)
+    if (!buffers.empty())
+      groups.push_back({nullptr, {}});
+    for (auto &buffer : buffers)
+      groups.back().buffers.push_back(buffer.second);
     return groups;
   }
-  llvm::stable_sort(rings, [](auto &x, auto &y) { return x.first != y.first && x.first->isBeforeInBlock(y.first); });
-  for (auto [i, ring] : llvm::enumerate(rings)) {
-    if (i == 0 || ring.first != rings[i - 1].first)
-      groups.emplace_back();
-    groups.back().push_back(ring.second);
+  llvm::stable_sort(buffers, [](auto &x, auto &y) { return x.first != y.first && x.first->isBeforeInBlock(y.first); });
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    if (i == 0 || buffer.first != buffers[i - 1].first)
+      groups.push_back({buffer.first, {}});
+    groups.back().buffers.push_back(buffer.second);
   }
   return groups;
 }
 
-int64_t ringBytes(func::FuncOp kernel) {
+int64_t groupedBytes(func::FuncOp kernel, bool staging, Operation *extraOwner, int64_t extraBytes) {
+  SmallVector<SharedGroup> groups = sharedGroups(kernel, staging);
+  bool placed = !extraOwner;
   int64_t bytes = 0;
-  for (const SmallVector<LocalAllocOp> &group : ringGroups(kernel)) {
+  for (const SharedGroup &group : groups) {
     int64_t own = 0;
-    for (LocalAllocOp ring : group)
-      own += roundUp1024(localAllocBytes(ring));
+    for (LocalAllocOp buffer : group.buffers)
+      own += roundUp1024(localAllocBytes(buffer));
+    // (An extra buffer whose op has none of these joins the group of every buffer when the
+    // groups cannot share, else stands alone.)
+    if (!placed && (group.owner == extraOwner || !group.owner)) {
+      own += roundUp1024(extraBytes);
+      placed = true;
+    }
     bytes = std::max(bytes, own);
   }
-  return bytes;
+  return placed ? bytes : std::max(bytes, roundUp1024(extraBytes));
 }
 
 FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
@@ -96,29 +105,31 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   });
   barriers = roundUp16(barriers);
   // TMA stores' staging buffers next: their copies read them after the op returned (the
-  // epilogue's, while the next tile's mainloop runs), so nothing ever reuses their bytes.
-  auto staging = [](LocalAllocOp alloc) { return llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>); };
+  // epilogue's, while the next tile's mainloop runs), so nothing else ever reuses their bytes.
+  // Those of stores in different loops over tiles share them: a store first waits until the
+  // issuing thread's earlier copies, whichever store's, have read (TmaToThreads.cpp).
   int64_t kept = barriers;
-  kernel.walk([&](LocalAllocOp alloc) {
-    if (!staging(alloc))
-      return;
-    kept = roundUp1024(kept);
-    alloc->setAttr(TkgDialect::kSharedOffset, offsetAttr(kept));
-    kept += roundUp16(localAllocBytes(alloc));
-  });
+  for (const SharedGroup &group : sharedGroups(kernel, /*staging=*/true)) {
+    int64_t next = barriers;
+    for (LocalAllocOp buffer : group.buffers) {
+      next = roundUp1024(next);
+      buffer->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
+      next += roundUp16(localAllocBytes(buffer));
+    }
+    kept = std::max(kept, next);
+  }
   Block &body = kernel.getBody().front();
-  SmallVector<SmallVector<LocalAllocOp>> groups = ringGroups(kernel);
-  Operation *firstRing = groups.empty() ? nullptr : groups.front().front().getOperation();
+  SmallVector<SharedGroup> groups = sharedGroups(kernel, /*staging=*/false);
+  Operation *firstRing = groups.empty() ? nullptr : groups.front().buffers.front().getOperation();
   int64_t pinned = kept;
   for (auto [index, group] : llvm::enumerate(groups)) {
     // A later group reuses the earlier ones' bytes once every thread is done with them.
-    Operation *owner = body.findAncestorOpInBlock(**group.front()->getUsers().begin());
     if (index > 0) {
-      OpBuilder b(owner);
-      AsyncWaitOp::create(b, owner->getLoc(), 0);
+      OpBuilder b(group.owner);
+      AsyncWaitOp::create(b, group.owner->getLoc(), 0);
     }
     int64_t next = kept;
-    for (LocalAllocOp ring : group) {
+    for (LocalAllocOp ring : group.buffers) {
       next = roundUp1024(next);
       ring->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
       next += roundUp16(localAllocBytes(ring));
@@ -144,11 +155,27 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   });
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
   int64_t next = pinned, size = pinned;
-  bool wrapped = false, ringsReleased = false, ringsBarrierPending = false;
+  bool wrapped = false, ringsReleased = false, ringsBarrierPending = false, loopBarrierPending = false;
+  Operation *lastLoop = nullptr;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
+    // A loop of the kernel's top level after another (a loop over the tiles after whole waves)
+    // reuses the earlier loop's exchange bytes, its first op that surely runs each iteration
+    // (and every op before it) starting with a barrier.
+    Operation *top = body.findAncestorOpInBlock(*op);
+    if (isa<scf::ForOp, scf::WhileOp>(top)) {
+      if (lastLoop && top != lastLoop) {
+        next = pinned;
+        wrapped = false;
+        loopBarrierPending = true;
+      }
+      lastLoop = top;
+    }
+    bool barrierForLoop = loopBarrierPending;
+    if (loopBarrierPending && op->getParentOp() == top)
+      loopBarrierPending = false;
     // After a wait that ends in a barrier the rings' bytes are free at once; otherwise only
     // when the op would not fit after them, and then every op placed from there on starts with
     // a barrier until one of the kernel's top level has (it runs on every path; one in a branch
@@ -184,7 +211,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
     bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
     op->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
-    if (wrapped || inLoop || barrierForRings || isa<ScanOp>(op))
+    if (wrapped || inLoop || barrierForRings || barrierForLoop || isa<ScanOp>(op))
       op->setAttr(TkgDialect::kSharedBarrier, UnitAttr::get(context));
     next += roundUp16(bytes);
     size = std::max(size, next);

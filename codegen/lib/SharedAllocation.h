@@ -26,13 +26,22 @@ int64_t atomicSharedBytes(mlir::Operation *op, const ThreadTypeConverter &conver
 int64_t localAllocBytes(LocalAllocOp op);
 /// Shared memory one program may use on a GPU of compute capability `sm` (dynamic, opted in).
 int64_t maxSharedBytes(int sm);
-/// The kernel's stage rings (its TMA stores' staging buffers apart) in groups that are never
-/// in use at once, in program order: the rings used inside one op of the kernel's top level (a
-/// loop over tiles) each; one group when a ring is used at the top level itself or by several
-/// of its ops. Each group's rings lie one after another from the same offset.
-llvm::SmallVector<llvm::SmallVector<LocalAllocOp>> ringGroups(mlir::func::FuncOp kernel);
-/// The bytes the rings take so placed (each from a 1024-byte boundary): the largest group's.
-int64_t ringBytes(mlir::func::FuncOp kernel);
+/// Whether `alloc` is a TMA store's staging buffer (else a stage ring).
+bool isStaging(LocalAllocOp alloc);
+/// Buffers that are used inside one op of the kernel's top level (`owner`: a loop over tiles).
+struct SharedGroup {
+  mlir::Operation *owner;
+  llvm::SmallVector<LocalAllocOp> buffers;
+};
+/// The kernel's stage rings (or, with `staging`, its TMA stores' staging buffers) in groups
+/// that are never in use at once, in program order: those used inside one op of the kernel's
+/// top level each; one group (owner null) when a buffer is used at the top level itself or by
+/// several of its ops. Each group's buffers lie one after another from the same offset.
+llvm::SmallVector<SharedGroup> sharedGroups(mlir::func::FuncOp kernel, bool staging);
+/// The bytes the groups take so placed (each buffer from a 1024-byte boundary): the largest
+/// group's, with a buffer of `extraBytes` more used inside `extraOwner` when that is given.
+int64_t groupedBytes(mlir::func::FuncOp kernel, bool staging, mlir::Operation *extraOwner = nullptr,
+                     int64_t extraBytes = 0);
 /// Gives each op that needs shared memory its bytes of `tk_smem`: stage rings first, for the
 /// whole kernel; then the exchanges, sharing nothing between ops while they fit in 48 KiB, so
 /// that ops which run once need no barrier before writing. Returns the size.

@@ -64,14 +64,17 @@ bool storesEachTile(StoreOp store, func::FuncOp kernel) {
   return true;
 }
 
-/// Whether anything but `store` may read or write `base`'s memory: an access through it (or
-/// through a pointer of unknown origin), a TMA map of it.
-bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
+/// Whether anything but the stores in `tmaStores` (those by TMA: `store` and the others this
+/// pass takes, all writes the issuing thread orders) may read or write `base`'s memory: an
+/// access through it (or through a pointer of unknown origin), a load's TMA map of it.
+bool touchedOtherwise(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation *> &tmaStores, BlockArgument base) {
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    if (auto map = kernel.getArgAttrOfType<TensorMapAttr>(i, TkgDialect::kTensorMap); map && map.getBase() == base.getArgNumber())
+    if (auto map = kernel.getArgAttrOfType<TensorMapAttr>(i, TkgDialect::kTensorMap);
+        map && map.getBase() == base.getArgNumber() &&
+        !llvm::all_of(kernel.getArgument(i).getUsers(), llvm::IsaPred<TmaStoreOp>))
       return true;
   WalkResult walk = kernel.walk([&](Operation *op) {
-    Value ptr = op == store.getOperation() ? Value() : globalAccessOf(op).ptr;
+    Value ptr = tmaStores.contains(op) ? Value() : globalAccessOf(op).ptr;
     if (!ptr)
       return WalkResult::advance();
     BlockArgument other = baseArgument(ptr);
@@ -81,30 +84,37 @@ bool touchedOtherwise(func::FuncOp kernel, StoreOp store, BlockArgument base) {
 }
 
 /// The most shared memory the kernel's exchanges (reductions, conversions, ...) take beyond the
-/// pinned buffers as tk-allocate-shared places them one after another, wrapping at 48 KiB;
-/// `dropped` will not be there.
-int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter, Operation *dropped) {
-  int64_t bytes = 0;
-  kernel.walk([&](Operation *op) {
-    if (op == dropped)
+/// pinned buffers as tk-allocate-shared places them one after another, wrapping at 48 KiB, a
+/// loop of the kernel's top level after another from the same offset; the ops in `dropped`
+/// will not be there.
+int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
+                      const llvm::SmallPtrSetImpl<Operation *> &dropped) {
+  Block &body = kernel.getBody().front();
+  int64_t bytes = 0, run = 0;
+  Operation *lastLoop = nullptr;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    int64_t own = dropped.contains(op) ? 0 : sharedBytesOf(op, converter);
+    if (!own)
       return;
-    if (int64_t own = sharedBytesOf(op, converter))
-      bytes += roundUp16(own) + (isa<DotOp>(op) ? 1023 : 0); // a dot's staging from a 1024-byte boundary
+    Operation *top = body.findAncestorOpInBlock(*op);
+    if (isa<scf::ForOp, scf::WhileOp>(top)) {
+      if (lastLoop && top != lastLoop)
+        run = 0;
+      lastLoop = top;
+    }
+    run += roundUp16(own) + (isa<DotOp>(op) ? 1023 : 0); // a dot's staging from a 1024-byte boundary
+    bytes = std::max(bytes, std::min(run, kSharedLimit + 1023));
   });
-  return std::min(bytes, kSharedLimit + 1023);
+  return bytes;
 }
 
-/// Bytes pinned for the whole kernel so far: its barriers, staging buffers and rings
-/// (AllocateShared.cpp).
-int64_t pinnedBytes(func::FuncOp kernel) {
+/// Bytes pinned for the whole kernel with one more staging buffer of `staging` bytes for a
+/// store inside `owner` (an op of the kernel's top level): its barriers, staging buffers and
+/// rings as tk-allocate-shared places them (AllocateShared.cpp).
+int64_t pinnedBytes(func::FuncOp kernel, Operation *owner, int64_t staging) {
   int64_t bytes = 0;
   kernel.walk([&](BarrierAllocOp alloc) { bytes += 8 * alloc.getType().getCount(); });
-  bytes = roundUp1024(bytes);
-  kernel.walk([&](LocalAllocOp alloc) { // the staging buffers of stores already by TMA
-    if (llvm::any_of(alloc->getUsers(), llvm::IsaPred<TmaStoreOp>))
-      bytes += roundUp1024(localAllocBytes(alloc));
-  });
-  return bytes + ringBytes(kernel);
+  return roundUp1024(bytes) + groupedBytes(kernel, /*staging=*/true, owner, staging) + groupedBytes(kernel, false);
 }
 
 void storeByTma(func::FuncOp kernel) {
@@ -118,42 +128,88 @@ void storeByTma(func::FuncOp kernel) {
   converter.setWarpgroupMma(true);
   converter.setMatrixStores(true);
   bool stored = false;
+  // The stores that could go by TMA, as far as their own tiles tell: several of them may write
+  // one matrix (a loop over whole waves' tiles and one over the rest).
+  auto qualifies = [&](StoreOp store) -> StringRef {
+    auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+    if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || store.getEvict() != EvictionPolicy::normal ||
+        !storesEachTile(store, kernel))
+      return "not a 16-bit tile a loop over tiles stores, without hints";
+    if (type.getShape()[0] % 8 || type.getShape()[0] > 256 || type.getShape()[1] < 8)
+      return "rows not a multiple of 8 up to 256, or rows narrower than 16 bytes";
+    RectangularAccessAnalysis analysis;
+    std::optional<RectangularAccess> access = analysis.match(store.getPtr(), store.getMask(), type);
+    if (!access || access->stackIndex || !tensorMapFor(*access, type, analysis))
+      return "not a rectangle under exactly its bounds";
+    return "";
+  };
+  llvm::SmallPtrSet<Operation *, 4> tmaStores;
+  SmallVector<StoreOp> left; // candidates whose staging did not fit
+  for (StoreOp store : stores)
+    if (qualifies(store).empty())
+      tmaStores.insert(store);
+  // A candidate whose matrix something else accesses stays, and so then do the others to it.
+  auto baseOf = [](Operation *store) { return baseArgument(cast<StoreOp>(store).getPtr()); };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *store : SmallVector<Operation *>(tmaStores.begin(), tmaStores.end()))
+      if (BlockArgument base = baseOf(store); !base || touchedOtherwise(kernel, tmaStores, base)) {
+        tmaStores.erase(store);
+        changed = true;
+      }
+  }
+  // The conversion to a store's layout goes with the store when nothing else uses it.
+  auto conversionOf = [](StoreOp store) {
+    auto convert = store.getValue().getDefiningOp<ConvertLayoutOp>();
+    return convert && store.getValue().hasOneUse() ? convert : ConvertLayoutOp();
+  };
+  // Whether all of them fit at once (their conversions gone, each loop's staging buffers
+  // sharing the bytes of another loop's): then each goes by TMA without the one-by-one
+  // estimate below, which counts the conversions of the stores after it.
+  llvm::SmallPtrSet<Operation *, 4> conversions;
+  llvm::DenseMap<Operation *, int64_t> stagingByLoop;
+  for (Operation *op : tmaStores) {
+    auto store = cast<StoreOp>(op);
+    if (ConvertLayoutOp convert = conversionOf(store))
+      conversions.insert(convert);
+    auto type = cast<RankedTensorType>(store.getValue().getType());
+    stagingByLoop[kernel.getBody().front().findAncestorOpInBlock(*store)] += roundUp1024(type.getNumElements() * 2);
+  }
+  int64_t allStaging = 0;
+  for (auto &loop : stagingByLoop)
+    allStaging = std::max(allStaging, loop.second);
+  bool allFit = pinnedBytes(kernel, nullptr, 0) + allStaging + exchangeBytes(kernel, converter, conversions) <=
+                maxSharedBytes(90);
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
     auto why = [&](StringRef reason) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << store.getLoc() << ": " << reason << "\n");
     };
-    if (!type || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 || store.getEvict() != EvictionPolicy::normal ||
-        !storesEachTile(store, kernel)) {
-      why("not a 16-bit tile a loop over tiles stores, without hints");
-      continue;
-    }
-    if (type.getShape()[0] % 8 || type.getShape()[0] > 256 || type.getShape()[1] < 8) {
-      why("rows not a multiple of 8 up to 256, or rows narrower than 16 bytes");
+    if (StringRef reason = qualifies(store); !reason.empty()) {
+      why(reason);
       continue;
     }
     RectangularAccessAnalysis analysis;
     std::optional<RectangularAccess> access = analysis.match(store.getPtr(), store.getMask(), type);
-    TensorMapAttr map = access && !access->stackIndex ? tensorMapFor(*access, type, analysis) : TensorMapAttr();
-    if (!map) {
-      why("not a rectangle under exactly its bounds");
-      continue;
-    }
-    if (touchedOtherwise(kernel, store, access->base)) {
+    TensorMapAttr map = tensorMapFor(*access, type, analysis);
+    if (touchedOtherwise(kernel, tmaStores, access->base)) {
       why("its matrix is accessed otherwise");
       continue;
     }
-    // The tile as computed: the conversion to the store's layout goes when nothing else uses it.
+    // The tile as computed: the conversion to the store's layout goes.
     Value value = store.getValue();
-    auto convert = value.getDefiningOp<ConvertLayoutOp>();
-    if (convert && value.hasOneUse())
+    ConvertLayoutOp convert = conversionOf(store);
+    if (convert)
       value = convert.getSrc();
-    else
-      convert = ConvertLayoutOp();
     int64_t staging = roundUp1024(type.getNumElements() * 2);
-    int64_t needed = pinnedBytes(kernel) + staging + exchangeBytes(kernel, converter, convert);
-    if (needed > maxSharedBytes(90)) {
+    llvm::SmallPtrSet<Operation *, 1> dropped;
+    if (convert)
+      dropped.insert(convert);
+    int64_t needed = pinnedBytes(kernel, kernel.getBody().front().findAncestorOpInBlock(*store), staging) +
+                     exchangeBytes(kernel, converter, dropped);
+    if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
+      left.push_back(store);
       continue;
     }
     OpBuilder b(context);
@@ -177,6 +233,7 @@ void storeByTma(func::FuncOp kernel) {
     Value row = analysis.build(b, loc, access->rowStart, IRMapping());
     Value col = analysis.build(b, loc, access->colStart, IRMapping());
     TmaStoreOp::create(b, loc, value, kernel.getArgument(index), ValueRange{row, col}, buffer);
+    tmaStores.erase(store);
     store.erase();
     if (convert)
       convert.erase();
@@ -185,6 +242,13 @@ void storeByTma(func::FuncOp kernel) {
   }
   if (!stored)
     return;
+  // A store left beside TMA stores to its matrix writes after their copies have (a wait of
+  // the issuing thread, then a barrier of the program).
+  for (StoreOp store : left) {
+    OpBuilder b(store);
+    TmaStoreWaitOp::create(b, store.getLoc(), /*written=*/true);
+    AsyncWaitOp::create(b, store.getLoc(), 0);
+  }
   kernel.walk([](func::ReturnOp ret) {
     OpBuilder b(ret);
     TmaStoreWaitOp::create(b, ret.getLoc());
