@@ -108,33 +108,30 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   // epilogue's, while the next tile's mainloop runs), so nothing else ever reuses their bytes.
   // Those of stores in different loops over tiles share them: a store first waits until the
   // issuing thread's earlier copies, whichever store's, have read (TmaToThreads.cpp).
-  int64_t kept = barriers;
-  for (const SharedGroup &group : sharedGroups(kernel, /*staging=*/true)) {
-    int64_t next = barriers;
-    for (LocalAllocOp buffer : group.buffers) {
-      next = roundUp1024(next);
-      buffer->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
-      next += roundUp16(localAllocBytes(buffer));
+  // Each group's buffers one after another from `start` (a 1024-byte boundary each: the
+  // swizzle's period); the end of the largest group.
+  auto place = [&](ArrayRef<SharedGroup> groups, int64_t start) {
+    int64_t end = start;
+    for (const SharedGroup &group : groups) {
+      int64_t next = start;
+      for (LocalAllocOp buffer : group.buffers) {
+        next = roundUp1024(next);
+        buffer->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
+        next += roundUp16(localAllocBytes(buffer));
+      }
+      end = std::max(end, next);
     }
-    kept = std::max(kept, next);
-  }
+    return end;
+  };
+  int64_t kept = place(sharedGroups(kernel, /*staging=*/true), barriers);
   Block &body = kernel.getBody().front();
   SmallVector<SharedGroup> groups = sharedGroups(kernel, /*staging=*/false);
   Operation *firstRing = groups.empty() ? nullptr : groups.front().buffers.front().getOperation();
-  int64_t pinned = kept;
-  for (auto [index, group] : llvm::enumerate(groups)) {
-    // A later group reuses the earlier ones' bytes once every thread is done with them.
-    if (index > 0) {
-      OpBuilder b(group.owner);
-      AsyncWaitOp::create(b, group.owner->getLoc(), 0);
-    }
-    int64_t next = kept;
-    for (LocalAllocOp ring : group.buffers) {
-      next = roundUp1024(next);
-      ring->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
-      next += roundUp16(localAllocBytes(ring));
-    }
-    pinned = std::max(pinned, next);
+  int64_t pinned = place(groups, kept);
+  // A later group of rings reuses the earlier ones' bytes once every thread is done with them.
+  for (size_t i = 1; i < groups.size(); ++i) {
+    OpBuilder b(groups[i].owner);
+    AsyncWaitOp::create(b, groups[i].owner->getLoc(), 0);
   }
   // The rings are dead after the kernel's last wait for every copy group and the last op that
   // reads a stage (the dot of a stage waited for before it, a wait for MMAs still reading):
