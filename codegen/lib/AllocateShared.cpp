@@ -153,6 +153,8 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
   int64_t next = pinned, size = pinned;
   bool wrapped = false, ringsReleased = false, ringsBarrierPending = false, loopBarrierPending = false;
+  bool restarted = false;
+  int64_t placedEnd = next; // the end of the exchanges placed since the rings' bytes were
   Operation *lastLoop = nullptr;
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
@@ -161,14 +163,19 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     // A loop of the kernel's top level after another (a loop over the tiles after whole waves)
     // reuses the earlier loop's exchange bytes, its first op that surely runs each iteration
     // (and every op before it) starting with a barrier.
+    // An op after such loops (which may not have run) goes above every byte placed so far.
     Operation *top = body.findAncestorOpInBlock(*op);
     if (isa<scf::ForOp, scf::WhileOp>(top)) {
       if (lastLoop && top != lastLoop) {
         next = pinned;
         wrapped = false;
         loopBarrierPending = true;
+        restarted = true;
       }
       lastLoop = top;
+    } else if (restarted) {
+      next = std::max(next, placedEnd);
+      restarted = false;
     }
     bool barrierForLoop = loopBarrierPending;
     if (loopBarrierPending && op->getParentOp() == top)
@@ -181,7 +188,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     if (!ringsReleased && pinned > kept && afterRings &&
         (ringsEndBarrier || roundUp16(std::max(next, pinned)) + 1024 + bytes > maxSharedBytes(sm))) {
       ringsReleased = true;
-      pinned = next = kept;
+      pinned = next = placedEnd = kept;
       wrapped = false;
       ringsBarrierPending = !ringsEndBarrier;
     }
@@ -212,6 +219,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       op->setAttr(TkgDialect::kSharedBarrier, UnitAttr::get(context));
     next += roundUp16(bytes);
     size = std::max(size, next);
+    placedEnd = std::max(placedEnd, next);
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -85,12 +85,13 @@ bool touchedOtherwise(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation
 
 /// The most shared memory the kernel's exchanges (reductions, conversions, ...) take beyond the
 /// pinned buffers as tk-allocate-shared places them one after another, wrapping at 48 KiB, a
-/// loop of the kernel's top level after another from the same offset; the ops in `dropped`
-/// will not be there.
+/// loop of the kernel's top level after another from the same offset (and an op after it above
+/// them all); the ops in `dropped` will not be there.
 int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
                       const llvm::SmallPtrSetImpl<Operation *> &dropped) {
   Block &body = kernel.getBody().front();
-  int64_t bytes = 0, run = 0;
+  int64_t bytes = 0, run = 0, highest = 0;
+  bool restarted = false;
   Operation *lastLoop = nullptr;
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t own = dropped.contains(op) ? 0 : sharedBytesOf(op, converter);
@@ -98,11 +99,17 @@ int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
       return;
     Operation *top = body.findAncestorOpInBlock(*op);
     if (isa<scf::ForOp, scf::WhileOp>(top)) {
-      if (lastLoop && top != lastLoop)
+      if (lastLoop && top != lastLoop) {
         run = 0;
+        restarted = true;
+      }
       lastLoop = top;
+    } else if (restarted) { // (above every byte placed so far)
+      run = highest;
+      restarted = false;
     }
     run += roundUp16(own) + (isa<DotOp>(op) ? 1023 : 0); // a dot's staging from a 1024-byte boundary
+    highest = std::max(highest, run);
     bytes = std::max(bytes, std::min(run, kSharedLimit + 1023));
   });
   return bytes;
@@ -244,7 +251,15 @@ void storeByTma(func::FuncOp kernel) {
     return;
   // A store left beside TMA stores to its matrix writes after their copies have (a wait of
   // the issuing thread, then a barrier of the program).
+  llvm::SmallPtrSet<Value, 4> tmaStored;
+  kernel.walk([&](TmaStoreOp store) {
+    auto map = kernel.getArgAttrOfType<TensorMapAttr>(cast<BlockArgument>(store.getMap()).getArgNumber(),
+                                                      TkgDialect::kTensorMap);
+    tmaStored.insert(kernel.getArgument(map.getBase()));
+  });
   for (StoreOp store : left) {
+    if (!tmaStored.contains(baseArgument(store.getPtr())))
+      continue;
     OpBuilder b(store);
     TmaStoreWaitOp::create(b, store.getLoc(), /*written=*/true);
     AsyncWaitOp::create(b, store.getLoc(), 0);
