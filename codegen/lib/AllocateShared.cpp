@@ -50,12 +50,21 @@ SmallVector<SharedGroup> sharedGroups(func::FuncOp kernel, bool staging) {
     Operation *owner = nullptr;
     for (Operation *user : alloc->getUsers()) {
       Operation *ancestor = body.findAncestorOpInBlock(*user);
+      // In a warp-specialized kernel, the consumers' op: the producer fills a later loop's
+      // stages only once the consumers handed the earlier loop's over (kRingsHandoff).
+      if (auto split = dyn_cast<scf::IfOp>(ancestor); split && split.getCondition().getDefiningOp<IsProducerOp>()) {
+        if (split.getThenRegion().isAncestor(user->getParentRegion()))
+          continue;
+        ancestor = split.getElseRegion().front().findAncestorOpInBlock(*user);
+      }
       owner = !owner || owner == ancestor ? ancestor : alloc.getOperation();
     }
     whole |= !owner || owner == alloc.getOperation() || owner->getNumRegions() == 0;
     buffers.push_back({owner, alloc});
   });
   SmallVector<SharedGroup> groups;
+  if (!whole) // (and owners in different blocks: the kernel's entry and the consumers' branch)
+    whole = llvm::any_of(buffers, [&](auto &buffer) { return buffer.first->getBlock() != buffers.front().first->getBlock(); });
   if (whole) { // (a buffer used at the top level, or by several of its ops, lives through them all)
     if (!buffers.empty())
       groups.push_back({nullptr, {}});

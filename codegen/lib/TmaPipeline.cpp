@@ -56,6 +56,22 @@ Value flip(OpBuilder &b, Location loc, Value parity) {
   return arith::XOrIOp::create(b, loc, parity, i32Constant(b, loc, 1));
 }
 
+/// The producer/consumer split a warp-specialized kernel already has (made for an earlier
+/// pipeline), or null.
+scf::IfOp existingSplit(func::FuncOp kernel) {
+  for (auto branch : kernel.front().getOps<scf::IfOp>())
+    if (branch.getCondition().getDefiningOp<IsProducerOp>())
+      return branch;
+  return scf::IfOp();
+}
+
+/// The block whose ops run once a program at the kernel's top level: its entry, or once it
+/// split, the consumers' branch (where the rest of the kernel went).
+Block *topBlock(func::FuncOp kernel) {
+  scf::IfOp split = existingSplit(kernel);
+  return split ? &split.getElseRegion().front() : &kernel.front();
+}
+
 class TmaPipeliner {
 public:
   /// A loop-invariant operand's copy that TMA makes instead.
@@ -123,6 +139,12 @@ public:
       full_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1)));
       empty_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel))));
     }
+    if (specialized_ && existingSplit(kernel)) {
+      auto handoff = BarrierAllocOp::create(rewriter, loc, BarriersType::get(context, 1),
+                                            rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
+      handoff->setAttr(TkgDialect::kRingsHandoff, rewriter.getUnitAttr());
+      handoff_ = handoff;
+    }
     if (!invariants_.empty()) {
       auto one = BarriersType::get(context, 1);
       invariantFull_ = BarrierAllocOp::create(rewriter, loc, one, rewriter.getI64IntegerAttr(1));
@@ -152,6 +174,10 @@ public:
     if (specialized_) {
       rewriter.setInsertionPointAfter((invariantEmpty_ ? invariantEmpty_ : invariantFull_ ? invariantFull_ : empty_.back()).getDefiningOp());
       buildProducer(rewriter, kernel, oldInduction, outer);
+      if (handoff_) { // every consumer warp is done with the earlier loop's stages here
+        rewriter.setInsertionPoint(outer ? outer.getOperation() : loop_.getOperation());
+        BarrierArriveOp::create(rewriter, loc, handoff_, zero, ValueRange{});
+      }
     } else {
       // The invariants' copies where cp.async's were.
       for (InvariantCopy &invariant : invariants_) {
@@ -303,7 +329,8 @@ public:
                              const RectangularAccessAnalysis &analysis) {
     auto kernel = loop->getParentOfType<func::FuncOp>();
     auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-    if (loop->getBlock() != &kernel.front() && !(outer && outer->getBlock() == &kernel.front()))
+    Block *top = topBlock(kernel);
+    if (loop->getBlock() != top && !(outer && outer->getBlock() == top))
       return false;
     llvm::SetVector<Operation *> slice;
     SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
@@ -345,7 +372,8 @@ private:
       return false;
     // Side-effect free is enough (a division need not be speculatable): the producer computes
     // what every thread of the kernel computes at its start (or the tile's) anyway.
-    bool placed = def->getBlock() == &kernel.front() || (outer && def->getBlock() == outer.getBody() && def->isBeforeInBlock(loop));
+    bool placed = def->getBlock() == &kernel.front() || def->getBlock() == topBlock(kernel) ||
+                  (outer && def->getBlock() == outer.getBody() && def->isBeforeInBlock(loop));
     if (!placed || !isMemoryEffectFree(def) || def->getNumRegions() ||
         llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
       return false;
@@ -364,25 +392,37 @@ private:
   void buildProducer(IRRewriter &rewriter, func::FuncOp kernel, Value induction, scf::ForOp outer) {
     Location loc = loop_.getLoc();
     MLIRContext *context = kernel.getContext();
-    kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
-    Value isProducer = IsProducerOp::create(rewriter, loc, rewriter.getI1Type());
-    split_ = scf::IfOp::create(rewriter, loc, TypeRange{}, isProducer, /*withElseRegion=*/true);
-    // 128 producer threads keep 40 registers; the consumers share the rest (at most 240 each).
-    int64_t consumers = threadsOf(kernel);
-    int64_t consumerRegisters = std::min<int64_t>(240, (65536 - 128 * 40) / consumers / 8 * 8);
-    OpBuilder consumer = split_.getElseBodyBuilder();
-    SetMaxRegistersOp::create(consumer, loc, consumerRegisters, /*increase=*/true);
-    OpBuilder producer = split_.getThenBodyBuilder();
-    SetMaxRegistersOp::create(producer, loc, 40, /*increase=*/false);
-    // Programmatic dependent launch: a gdc_wait of the kernel's goes to the consumers' branch
-    // with the rest of it, yet the producer's copies read memory an earlier kernel may write,
-    // so the producer waits too, before its first copy (griddepcontrol.wait is per thread;
-    // gdc_launch_dependents counts once a program, so the consumers' is enough). At once, even
-    // when the kernel waits later (after its loop): never too late, at worst less overlap.
-    if (kernel.walk([](GridDependencyWaitOp) { return WalkResult::interrupt(); }).wasInterrupted())
-      GridDependencyWaitOp::create(producer, loc);
+    // A later loop over tiles (the kernel split for an earlier one): its fills follow the
+    // earlier loop's in the producer's branch, once the consumers have handed that loop's
+    // stages over (see `handoff_`).
+    split_ = existingSplit(kernel);
+    bool later = bool(split_);
+    OpBuilder producer(context);
+    if (later) {
+      producer.setInsertionPoint(split_.getThenRegion().front().getTerminator());
+    } else {
+      kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
+      Value isProducer = IsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+      split_ = scf::IfOp::create(rewriter, loc, TypeRange{}, isProducer, /*withElseRegion=*/true);
+      // 128 producer threads keep 40 registers; the consumers share the rest (at most 240 each).
+      int64_t consumers = threadsOf(kernel);
+      int64_t consumerRegisters = std::min<int64_t>(240, (65536 - 128 * 40) / consumers / 8 * 8);
+      OpBuilder consumer = split_.getElseBodyBuilder();
+      SetMaxRegistersOp::create(consumer, loc, consumerRegisters, /*increase=*/true);
+      producer = split_.getThenBodyBuilder();
+      SetMaxRegistersOp::create(producer, loc, 40, /*increase=*/false);
+      // Programmatic dependent launch: a gdc_wait of the kernel's goes to the consumers' branch
+      // with the rest of it, yet the producer's copies read memory an earlier kernel may write,
+      // so the producer waits too, before its first copy (griddepcontrol.wait is per thread;
+      // gdc_launch_dependents counts once a program, so the consumers' is enough). At once, even
+      // when the kernel waits later (after its loop): never too late, at worst less overlap.
+      if (kernel.walk([](GridDependencyWaitOp) { return WalkResult::interrupt(); }).wasInterrupted())
+        GridDependencyWaitOp::create(producer, loc);
+    }
     auto issuer = scf::IfOp::create(producer, loc, TypeRange{}, ElectOp::create(producer, loc, producer.getI1Type()), false);
     OpBuilder b = issuer.getThenBodyBuilder();
+    if (later) // the earlier loop's stages, whose bytes this loop's rings may reuse, all read
+      BarrierWaitOp::create(b, loc, handoff_, i32Constant(b, loc, 0), i32Constant(b, loc, 0));
     llvm::SetVector<Operation *> slice;
     SmallVector<Value> inputs = producerInputs(loop_, allAccesses(), analysis_);
     if (outer)
@@ -393,8 +433,11 @@ private:
     // the producer's own loop over the same tiles.
     SmallVector<Operation *> top, perTile;
     for (Operation *op : slice)
-      (op->getBlock() == &kernel.front() ? top : perTile).push_back(op);
-    auto inOrder = [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); };
+      (op->getBlock() == &kernel.front() || op->getBlock() == topBlock(kernel) ? top : perTile).push_back(op);
+    // (The kernel's entry before the consumers' branch, when both hold some.)
+    auto inOrder = [](Operation *x, Operation *y) {
+      return x->getBlock() == y->getBlock() ? x->isBeforeInBlock(y) : !isa<scf::IfOp>(x->getParentOp());
+    };
     llvm::sort(top, inOrder);
     llvm::sort(perTile, inOrder);
     IRMapping mapping;
@@ -585,6 +628,7 @@ private:
   Value leader_;
   bool specialized_, barriersPerLoad_;
   scf::IfOp split_; // producer / consumers
+  Value handoff_;   // a later loop over tiles': the earlier loop's stages all read
   std::pair<Value, Value> fillStart_; // without a producer: the position the loop's copies start at
 };
 
@@ -626,14 +670,24 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan.loads.size()
                           << " loads by TMA in " << stages << " stages\n");
   auto kernel = loop->getParentOfType<func::FuncOp>();
-  // One producer warpgroup serves one pipeline: a kernel with another loop of dots (which
-  // could be pipelined too, by a thread the split has made a consumer) keeps a single thread.
+  // One producer warpgroup serves the pipelines of loops over tiles one after the other (each
+  // loop of dots directly in its own loop over tiles at the top): it fills them in turn. A
+  // kernel with other loops of dots keeps a single thread.
   int64_t loopsWithDots = 0;
-  kernel.walk([&](scf::ForOp other) { loopsWithDots += !other.getBody()->getOps<DotOp>().empty(); });
+  bool oneEachTileLoop = true;
+  llvm::SmallPtrSet<Operation *, 2> tileLoops;
+  kernel.walk([&](scf::ForOp other) {
+    if (other.getBody()->getOps<DotOp>().empty())
+      return;
+    ++loopsWithDots;
+    auto tiles = dyn_cast<scf::ForOp>(other->getParentOp());
+    oneEachTileLoop &= tiles && !tiles->getParentOfType<scf::ForOp>() && !tiles->getParentOfType<scf::WhileOp>() &&
+                       tileLoops.insert(tiles).second;
+  });
   SmallVector<RectangularAccess, 3> all(accesses.begin(), accesses.end());
   for (auto &invariant : invariants)
     all.push_back(invariant.access);
-  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && loopsWithDots == 1 &&
+  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && (loopsWithDots == 1 || oneEachTileLoop) &&
                      TmaPipeliner::producerCanRun(loop, all, analysis);
   if (cpAsyncLeft) {
     OpBuilder b(loop);

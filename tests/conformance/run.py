@@ -636,10 +636,12 @@ def add_structure_cases():
                       "done": np.array([12], np.int32)},
          tol=(2e-3, 2e-3))
     # The same product in two loops over tiles: 10 whole tiles on 5 programs, then 2 cut into 4 halves.
-    case("tensor_cores.tma_store_waves", tc, "tma_store_waves", "5",
-         {"a": counted_a, "b": counted_b, "c": np.zeros(200 * 136, np.float16), "M": 200, "N": 136, "K": 96},
-         lambda out: {"c": (counted_a.astype(f64) @ counted_b.astype(f64)).astype(np.float32).astype(np.float16).ravel()},
-         tol=(2e-3, 2e-3))
+    # With a producer warpgroup filling both loops' stages in turn (warp_specialize), 4 stages.
+    for ws in (0, 1):
+        case("tensor_cores.tma_store_waves" + ("_ws" if ws else ""), tc, "tma_store_waves", "5",
+             {"a": counted_a, "b": counted_b, "c": np.zeros(200 * 136, np.float16), "M": 200, "N": 136, "K": 96},
+             lambda out: {"c": (counted_a.astype(f64) @ counted_b.astype(f64)).astype(np.float32).astype(np.float16).ravel()},
+             tol=(2e-3, 2e-3), defines={"num_warps": "4", "num_stages": "4", "warp_specialize": str(ws)})
     # C += A @ B on 2 x 3 programs of 64x64, ragged at M = 100, N = 136, K = 80.
     start_a = (RNG.standard_normal((100, 80)) * 0.5).astype(np.float16)
     start_b = (RNG.standard_normal((80, 136)) * 0.5).astype(np.float16)

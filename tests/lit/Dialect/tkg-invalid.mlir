@@ -352,3 +352,12 @@ func.func @placement_on_a_function() attributes {tkg.dot_placement = {k = array<
   // expected-error @-1 {{'tkg.dot_placement' is a dictionary of kernel name to [tensor cores, FMA] dot counts on a module}}
   return
 }
+
+// -----
+
+// The rings' handoff between two loops over tiles is one barrier.
+func.func @handoff_of_three() {
+  // expected-error @+1 {{'tkg.rings_handoff' is a unit attribute on a tkg.barrier_alloc of one barrier}}
+  %b = tkg.barrier_alloc arrivals = 4 {tkg.rings_handoff} : !tkg.barriers<3>
+  return
+}

@@ -373,6 +373,12 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is 4 (one warpgroup) on a kernel";
     return success();
   }
+  if (name == kRingsHandoff) {
+    auto barriers = dyn_cast<BarrierAllocOp>(op);
+    if (!isa<UnitAttr>(attribute.getValue()) || !barriers || barriers.getType().getCount() != 1)
+      return op->emitError() << "'" << name << "' is a unit attribute on a tkg.barrier_alloc of one barrier";
+    return success();
+  }
   if (name == kSharedBarrier || name == kMmaInFlight || name == kMmaAsync || name == kRereadable) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute";

@@ -44,6 +44,10 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDotPlacement = "tkg.dot_placement";
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
     static constexpr ::llvm::StringLiteral kProducerWarps = "tkg.producer_warps";
+    /// On a barrier_alloc (unit): the consumers arrive on it once a warp-specialized kernel's
+    /// earlier loop over tiles has read its last stage, and the producer waits for it before
+    /// filling the next loop's, so that the two loops' rings may share their bytes.
+    static constexpr ::llvm::StringLiteral kRingsHandoff = "tkg.rings_handoff";
     /// On a `!tkg.tensor_map` kernel argument: how the launcher builds it (`TensorMapAttr`).
     static constexpr ::llvm::StringLiteral kTensorMap = "tkg.tensor_map";
   }];
