@@ -19,6 +19,10 @@ struct LoopPlan {
   llvm::SmallVector<unsigned> addressArgs;
 };
 
+/// The plan for `loop`'s pipeline (the loads it copies ahead, for `threads` threads), or none
+/// when the address computation cannot run ahead.
+std::optional<LoopPlan> planLoop(mlir::scf::ForOp loop, int64_t threads);
+
 /// `from` + i * `loop`'s step: the induction value i iterations after `from`.
 mlir::Value advance(mlir::OpBuilder &b, mlir::Location loc, mlir::scf::ForOp loop, mlir::Value from, int64_t i);
 

@@ -213,65 +213,6 @@ SmallVector<AsyncCopyOp> copyInvariantOperands(scf::ForOp loop, int64_t threads)
   return copies;
 }
 
-/// The plan for `loop`, or none when the address computation cannot run ahead: it must be pure
-/// and region-free, and an address argument (with everything computed from it) may feed only
-/// addresses and its own update.
-std::optional<LoopPlan> planLoop(scf::ForOp loop, int64_t threads) {
-  LoopPlan plan;
-  for (auto load : loop.getBody()->getOps<LoadOp>())
-    if (pipelinable(load, loop, threads))
-      plan.loads.push_back(load);
-  if (plan.loads.empty())
-    return std::nullopt;
-  Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  llvm::SetVector<Operation *> slice;
-  llvm::SetVector<unsigned> args;
-  SmallVector<Value> work;
-  for (LoadOp load : plan.loads) {
-    work.push_back(load.getPtr());
-    if (load.getMask())
-      work.push_back(load.getMask());
-  }
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == body && arg != loop.getInductionVar() && args.insert(arg.getArgNumber() - 1))
-        work.push_back(yield.getOperand(arg.getArgNumber() - 1));
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def->getBlock() != body || slice.contains(def))
-      continue;
-    if (!isPure(def) || def->getNumRegions())
-      return std::nullopt;
-    slice.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  // Values computed from address arguments change meaning once those run ahead.
-  llvm::SetVector<Value> shifted;
-  for (unsigned arg : args)
-    shifted.insert(loop.getRegionIterArgs()[arg]);
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  for (Operation *op : ordered)
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return shifted.contains(v); }))
-      shifted.insert(op->result_begin(), op->result_end());
-  for (Value v : shifted)
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      bool ownUpdate = user == yield && args.contains(use.getOperandNumber()) &&
-                       (!isa<BlockArgument>(v) || use.getOperandNumber() == cast<BlockArgument>(v).getArgNumber() - 1);
-      if (!slice.contains(user) && !ownUpdate && !llvm::is_contained(plan.loads, user))
-        return std::nullopt;
-    }
-  for (unsigned arg : args)
-    if (!loop.getResult(arg).use_empty())
-      return std::nullopt;
-  plan.addressOps = std::move(ordered);
-  plan.addressArgs.assign(args.begin(), args.end());
-  return plan;
-}
 
 /// The loop's dot that can leave its wgmma in flight across iterations: the loop's only dot,
 /// both operands from the plan's loads (B directly or through `trans`), shapes wgmma takes,
@@ -457,4 +398,65 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
 };
 
 } // namespace
+
+/// The plan for `loop`, or none when the address computation cannot run ahead: it must be pure
+/// and region-free, and an address argument (with everything computed from it) may feed only
+/// addresses and its own update.
+std::optional<LoopPlan> planLoop(scf::ForOp loop, int64_t threads) {
+  LoopPlan plan;
+  for (auto load : loop.getBody()->getOps<LoadOp>())
+    if (pipelinable(load, loop, threads))
+      plan.loads.push_back(load);
+  if (plan.loads.empty())
+    return std::nullopt;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  llvm::SetVector<Operation *> slice;
+  llvm::SetVector<unsigned> args;
+  SmallVector<Value> work;
+  for (LoadOp load : plan.loads) {
+    work.push_back(load.getPtr());
+    if (load.getMask())
+      work.push_back(load.getMask());
+  }
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg != loop.getInductionVar() && args.insert(arg.getArgNumber() - 1))
+        work.push_back(yield.getOperand(arg.getArgNumber() - 1));
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != body || slice.contains(def))
+      continue;
+    if (!isPure(def) || def->getNumRegions())
+      return std::nullopt;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  // Values computed from address arguments change meaning once those run ahead.
+  llvm::SetVector<Value> shifted;
+  for (unsigned arg : args)
+    shifted.insert(loop.getRegionIterArgs()[arg]);
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : ordered)
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return shifted.contains(v); }))
+      shifted.insert(op->result_begin(), op->result_end());
+  for (Value v : shifted)
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      bool ownUpdate = user == yield && args.contains(use.getOperandNumber()) &&
+                       (!isa<BlockArgument>(v) || use.getOperandNumber() == cast<BlockArgument>(v).getArgNumber() - 1);
+      if (!slice.contains(user) && !ownUpdate && !llvm::is_contained(plan.loads, user))
+        return std::nullopt;
+    }
+  for (unsigned arg : args)
+    if (!loop.getResult(arg).use_empty())
+      return std::nullopt;
+  plan.addressOps = std::move(ordered);
+  plan.addressArgs.assign(args.begin(), args.end());
+  return plan;
+}
+
 } // namespace tk::codegen

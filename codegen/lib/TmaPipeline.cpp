@@ -634,6 +634,33 @@ private:
 
 } // namespace
 
+/// Whether a producer warpgroup could fill every loop of `loops` (each a loop of dots): each
+/// directly in its own loop over tiles at the kernel's top level, its loads TMA rectangles
+/// whose coordinates and bounds the producer can compute.
+bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
+  llvm::SmallPtrSet<Operation *, 2> tileLoops;
+  for (scf::ForOp loop : loops) {
+    auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (!tiles || tiles->getBlock() != &kernel.front() || !tileLoops.insert(tiles).second)
+      return false;
+    std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
+    if (!plan)
+      return false;
+    RectangularAccessAnalysis analysis(loop);
+    SmallVector<RectangularAccess, 2> accesses;
+    for (LoadOp load : plan->loads) {
+      auto type = cast<RankedTensorType>(load.getType());
+      std::optional<RectangularAccess> access = analysis.match(load);
+      if (!access || type.getShape()[0] > 256 || !tensorMapFor(*access, type, analysis))
+        return false;
+      accesses.push_back(*access);
+    }
+    if (!TmaPipeliner::producerCanRun(loop, accesses, analysis))
+      return false;
+  }
+  return true;
+}
+
 bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, ArrayRef<AsyncCopyOp> invariantCopies) {
   RectangularAccessAnalysis analysis(loop);
   SmallVector<RectangularAccess, 2> accesses;
@@ -671,24 +698,27 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
                           << " loads by TMA in " << stages << " stages\n");
   auto kernel = loop->getParentOfType<func::FuncOp>();
   // One producer warpgroup serves the pipelines of loops over tiles one after the other (each
-  // loop of dots directly in its own loop over tiles at the top): it fills them in turn. A
-  // kernel with other loops of dots keeps a single thread.
-  int64_t loopsWithDots = 0;
-  bool oneEachTileLoop = true;
-  llvm::SmallPtrSet<Operation *, 2> tileLoops;
+  // loop of dots directly in its own loop over tiles): it fills them in turn. It is all or
+  // none: the first loop splits the kernel only when every other one could be filled by the
+  // producer too (a loop the consumers filled by TMA would have no thread to issue it, and one
+  // filled before the split would share bytes with the producer's copies); a later loop the
+  // producer cannot fill after all keeps cp.async (consumers only, after the first loop's
+  // barrier). A kernel with other loops of dots keeps a single thread.
+  SmallVector<scf::ForOp> loopsWithDots;
   kernel.walk([&](scf::ForOp other) {
-    if (other.getBody()->getOps<DotOp>().empty())
-      return;
-    ++loopsWithDots;
-    auto tiles = dyn_cast<scf::ForOp>(other->getParentOp());
-    oneEachTileLoop &= tiles && !tiles->getParentOfType<scf::ForOp>() && !tiles->getParentOfType<scf::WhileOp>() &&
-                       tileLoops.insert(tiles).second;
+    if (!other.getBody()->getOps<DotOp>().empty())
+      loopsWithDots.push_back(other);
   });
   SmallVector<RectangularAccess, 3> all(accesses.begin(), accesses.end());
   for (auto &invariant : invariants)
     all.push_back(invariant.access);
-  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) && (loopsWithDots == 1 || oneEachTileLoop) &&
+  bool later = bool(existingSplit(kernel));
+  bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) &&
+                     (loopsWithDots.size() == 1 || (later ? true : loopsWithDots.front() == loop &&
+                                                        producerCanFillEach(kernel, loopsWithDots))) &&
                      TmaPipeliner::producerCanRun(loop, all, analysis);
+  if (later && !specialized)
+    return false;
   if (cpAsyncLeft) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
