@@ -100,6 +100,20 @@ int64_t groupedBytes(func::FuncOp kernel, bool staging, Operation *extraOwner, i
   return placed ? bytes : std::max(bytes, roundUp1024(extraBytes));
 }
 
+ExchangeRuns::Step ExchangeRuns::next(Operation *op) {
+  top_ = body_.findAncestorOpInBlock(*op);
+  if (isa<scf::ForOp, scf::WhileOp>(top_)) {
+    bool restart = lastLoop_ && top_ != lastLoop_;
+    lastLoop_ = top_;
+    restarted_ |= restart;
+    return restart ? Step::Restart : Step::Go;
+  }
+  if (!restarted_)
+    return Step::Go;
+  restarted_ = false;
+  return Step::AboveAll;
+}
+
 FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &converter, int sm) {
   MLIRContext *context = kernel.getContext();
   auto offsetAttr = [&](int64_t offset) { return IntegerAttr::get(IntegerType::get(context, 32), offset); };
@@ -113,10 +127,6 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     barriers += 8 * alloc.getType().getCount();
   });
   barriers = roundUp16(barriers);
-  // TMA stores' staging buffers next: their copies read them after the op returned (the
-  // epilogue's, while the next tile's mainloop runs), so nothing else ever reuses their bytes.
-  // Those of stores in different loops over tiles share them: a store first waits until the
-  // issuing thread's earlier copies, whichever store's, have read (TmaToThreads.cpp).
   // Each group's buffers one after another from `start` (a 1024-byte boundary each: the
   // swizzle's period); the end of the largest group.
   auto place = [&](ArrayRef<SharedGroup> groups, int64_t start) {
@@ -132,6 +142,10 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     }
     return end;
   };
+  // TMA stores' staging buffers next: their copies read them after the op returned (the
+  // epilogue's, while the next tile's mainloop runs), so nothing else ever reuses their bytes.
+  // Those of stores in different loops over tiles share them: a store first waits until the
+  // issuing thread's earlier copies, whichever store's, have read (TmaToThreads.cpp).
   int64_t kept = place(sharedGroups(kernel, /*staging=*/true), barriers);
   Block &body = kernel.getBody().front();
   SmallVector<SharedGroup> groups = sharedGroups(kernel, /*staging=*/false);
@@ -162,32 +176,28 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
   int64_t next = pinned, size = pinned;
   bool wrapped = false, ringsReleased = false, ringsBarrierPending = false, loopBarrierPending = false;
-  bool restarted = false;
   int64_t placedEnd = next; // the end of the exchanges placed since the rings' bytes were
-  Operation *lastLoop = nullptr;
+  ExchangeRuns runs(kernel);
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
     if (!bytes)
       return WalkResult::advance();
-    // A loop of the kernel's top level after another (a loop over the tiles after whole waves)
-    // reuses the earlier loop's exchange bytes, its first op that surely runs each iteration
-    // (and every op before it) starting with a barrier.
-    // An op after such loops (which may not have run) goes above every byte placed so far.
-    Operation *top = body.findAncestorOpInBlock(*op);
-    if (isa<scf::ForOp, scf::WhileOp>(top)) {
-      if (lastLoop && top != lastLoop) {
-        next = pinned;
-        wrapped = false;
-        loopBarrierPending = true;
-        restarted = true;
-      }
-      lastLoop = top;
-    } else if (restarted) {
+    // A later loop's run starts again, its first op that surely runs each iteration (and every
+    // op before it) behind a barrier.
+    switch (runs.next(op)) {
+    case ExchangeRuns::Step::Restart:
+      next = pinned;
+      wrapped = false;
+      loopBarrierPending = true;
+      break;
+    case ExchangeRuns::Step::AboveAll:
       next = std::max(next, placedEnd);
-      restarted = false;
+      break;
+    case ExchangeRuns::Step::Go:
+      break;
     }
     bool barrierForLoop = loopBarrierPending;
-    if (loopBarrierPending && op->getParentOp() == top)
+    if (loopBarrierPending && op->getParentOp() == runs.topOf())
       loopBarrierPending = false;
     // After a wait that ends in a barrier the rings' bytes are free at once; otherwise only
     // when the op would not fit after them, and then every op placed from there on starts with

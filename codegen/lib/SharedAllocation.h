@@ -42,6 +42,25 @@ llvm::SmallVector<SharedGroup> sharedGroups(mlir::func::FuncOp kernel, bool stag
 /// group's, with a buffer of `extraBytes` more used inside `extraOwner` when that is given.
 int64_t groupedBytes(mlir::func::FuncOp kernel, bool staging, mlir::Operation *extraOwner = nullptr,
                      int64_t extraBytes = 0);
+/// Where the run of exchanges (placed one after another from the rings' end) goes on, op by op
+/// in the kernel's pre-order walk: a loop of the kernel's top level after another (a loop over
+/// the tiles after whole waves) starts it again from the rings' end, reusing the earlier
+/// loop's bytes; an op after such a loop goes above every byte placed so far (the loop may not
+/// have run, and its barrier with it). tk-allocate-shared places by it, tk-tma-stores
+/// estimates by it.
+class ExchangeRuns {
+public:
+  enum class Step { Go, Restart, AboveAll };
+  explicit ExchangeRuns(mlir::func::FuncOp kernel) : body_(kernel.getBody().front()) {}
+  /// The step for exchange `op`; `topOf` then holds its op of the kernel's top level.
+  Step next(mlir::Operation *op);
+  mlir::Operation *topOf() const { return top_; }
+
+private:
+  mlir::Block &body_;
+  mlir::Operation *lastLoop_ = nullptr, *top_ = nullptr;
+  bool restarted_ = false;
+};
 /// Gives each op that needs shared memory its bytes of `tk_smem`: stage rings first, for the
 /// whole kernel; then the exchanges, sharing nothing between ops while they fit in 48 KiB, so
 /// that ops which run once need no barrier before writing. Returns the size.

@@ -432,8 +432,9 @@ private:
     // The kernel's top-level ops first, then (in a persistent kernel) the tile loop's, inside
     // the producer's own loop over the same tiles.
     SmallVector<Operation *> top, perTile;
+    Block *consumersTop = topBlock(kernel);
     for (Operation *op : slice)
-      (op->getBlock() == &kernel.front() || op->getBlock() == topBlock(kernel) ? top : perTile).push_back(op);
+      (op->getBlock() == &kernel.front() || op->getBlock() == consumersTop ? top : perTile).push_back(op);
     // (The kernel's entry before the consumers' branch, when both hold some.)
     auto inOrder = [](Operation *x, Operation *y) {
       return x->getBlock() == y->getBlock() ? x->isBeforeInBlock(y) : !isa<scf::IfOp>(x->getParentOp());
@@ -634,6 +635,22 @@ private:
 
 } // namespace
 
+/// The rectangles TMA copies for the plan's loads, or none when one is not such a rectangle.
+std::optional<SmallVector<RectangularAccess, 2>> tmaRectangles(const LoopPlan &plan, RectangularAccessAnalysis &analysis) {
+  SmallVector<RectangularAccess, 2> accesses;
+  for (LoadOp load : plan.loads) {
+    auto type = cast<RankedTensorType>(load.getType());
+    std::optional<RectangularAccess> access = analysis.match(load);
+    // A box has at most 256 rows, and the recipe must fit its attribute.
+    if (!access || type.getShape()[0] > 256 || !tensorMapFor(*access, type, analysis)) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] load at " << load.getLoc() << ": not a TMA rectangle\n");
+      return std::nullopt;
+    }
+    accesses.push_back(*access);
+  }
+  return accesses;
+}
+
 /// Whether a producer warpgroup could fill every loop of `loops` (each a loop of dots): each
 /// directly in its own loop over tiles at the kernel's top level, its loads TMA rectangles
 /// whose coordinates and bounds the producer can compute.
@@ -644,18 +661,9 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
     if (!tiles || tiles->getBlock() != &kernel.front() || !tileLoops.insert(tiles).second)
       return false;
     std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
-    if (!plan)
-      return false;
     RectangularAccessAnalysis analysis(loop);
-    SmallVector<RectangularAccess, 2> accesses;
-    for (LoadOp load : plan->loads) {
-      auto type = cast<RankedTensorType>(load.getType());
-      std::optional<RectangularAccess> access = analysis.match(load);
-      if (!access || type.getShape()[0] > 256 || !tensorMapFor(*access, type, analysis))
-        return false;
-      accesses.push_back(*access);
-    }
-    if (!TmaPipeliner::producerCanRun(loop, accesses, analysis))
+    std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
+    if (!accesses || !TmaPipeliner::producerCanRun(loop, *accesses, analysis))
       return false;
   }
   return true;
@@ -663,17 +671,10 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
 
 bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, ArrayRef<AsyncCopyOp> invariantCopies) {
   RectangularAccessAnalysis analysis(loop);
-  SmallVector<RectangularAccess, 2> accesses;
-  for (LoadOp load : plan.loads) {
-    std::optional<RectangularAccess> access = analysis.match(load);
-    // A box has at most 256 rows, and the recipe must fit its attribute.
-    if (!access || cast<RankedTensorType>(load.getType()).getShape()[0] > 256 ||
-        !tensorMapFor(*access, cast<RankedTensorType>(load.getType()), analysis)) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] load at " << load.getLoc() << ": not a TMA rectangle\n");
-      return false;
-    }
-    accesses.push_back(*access);
-  }
+  std::optional<SmallVector<RectangularAccess, 2>> rectangles = tmaRectangles(plan, analysis);
+  if (!rectangles)
+    return false;
+  SmallVector<RectangularAccess, 2> accesses = std::move(*rectangles);
   // The invariants that are rectangles too (the others stay cp.async copies).
   SmallVector<TmaPipeliner::InvariantCopy, 1> invariants;
   bool cpAsyncLeft = false;
@@ -714,8 +715,8 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
     all.push_back(invariant.access);
   bool later = bool(existingSplit(kernel));
   bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) &&
-                     (loopsWithDots.size() == 1 || (later ? true : loopsWithDots.front() == loop &&
-                                                        producerCanFillEach(kernel, loopsWithDots))) &&
+                     (loopsWithDots.size() == 1 || later ||
+                      (loopsWithDots.front() == loop && producerCanFillEach(kernel, loopsWithDots))) &&
                      TmaPipeliner::producerCanRun(loop, all, analysis);
   if (later && !specialized)
     return false;

@@ -89,25 +89,14 @@ bool touchedOtherwise(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation
 /// them all); the ops in `dropped` will not be there.
 int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
                       const llvm::SmallPtrSetImpl<Operation *> &dropped) {
-  Block &body = kernel.getBody().front();
   int64_t bytes = 0, run = 0, highest = 0;
-  bool restarted = false;
-  Operation *lastLoop = nullptr;
+  ExchangeRuns runs(kernel);
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t own = dropped.contains(op) ? 0 : sharedBytesOf(op, converter);
     if (!own)
       return;
-    Operation *top = body.findAncestorOpInBlock(*op);
-    if (isa<scf::ForOp, scf::WhileOp>(top)) {
-      if (lastLoop && top != lastLoop) {
-        run = 0;
-        restarted = true;
-      }
-      lastLoop = top;
-    } else if (restarted) { // (above every byte placed so far)
-      run = highest;
-      restarted = false;
-    }
+    ExchangeRuns::Step step = runs.next(op);
+    run = step == ExchangeRuns::Step::Restart ? 0 : step == ExchangeRuns::Step::AboveAll ? highest : run;
     run += roundUp16(own) + (isa<DotOp>(op) ? 1023 : 0); // a dot's staging from a 1024-byte boundary
     highest = std::max(highest, run);
     bytes = std::max(bytes, std::min(run, kSharedLimit + 1023));
