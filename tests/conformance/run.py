@@ -1373,6 +1373,29 @@ def add_stdlib_cases():
           "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
          gemv_norm_ref, tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
+    # A GEMV chain (kernels/work_queue.tk, the form graph/lib/GemvChain.cpp generates): three
+    # dependent FP8 GEMVs in one persistent launch; grids of fewer programs than blocks of rows
+    # and of more (most of them taking none), the work queue zero again afterwards.
+    Nc0, Kc0, Nc1, Nc2 = 200, 96, 136, 200
+    cw = [f8_bits(RNG.uniform(-1, 1, shape), 4, 3, False) for shape in ((Nc0, Kc0), (Nc1, Nc0), (Nc2, Nc1))]
+    cs = [RNG.uniform(0.1, 2, n).astype(np.float32) for n in (Nc0, Nc1, Nc2)]
+    ca, cr, cnw = rnd(Kc0, scale=2.0), rnd(Nc0), rnd(Nc0)
+    def chain_ref(out):
+        weights = [values_of("f8e4m3", w).reshape(n, -1) for w, n in zip(cw, (Nc0, Nc1, Nc2))]
+        c0 = b16(weights[0] @ val(ca) * cs[0] + val(cr))
+        n0 = b16(val(c0) * val(cnw))
+        rstd = 1 / np.sqrt((val(c0) ** 2).mean() + 1e-5)
+        c1 = b16(silu(weights[1] @ val(n0) * rstd * cs[1]))
+        c2 = b16(weights[2] @ val(c1) * cs[2] + val(c0))
+        return {"c0": c0, "norm_out0": n0, "c1": c1, "c2": c2, "queue": np.zeros(4, np.int32)}
+    for grid, bn_, bk_, warps in (("5", "8", "64", "4"), ("264", "8", "64", "4"), ("40", "16", "128", "8")):
+        case("stdlib.gemv_chain.grid%s_bn%s_bk%s_w%s" % (grid, bn_, bk_, warps), os.path.join(KERNELS, "work_queue.tk"),
+             "gemv_chain", grid,
+             {"queue": np.zeros(4, np.int32), "a0": ca, "b0": cw[0], "c0": np.zeros(Nc0, np.uint16), "scale_b0": cs[0],
+              "residual0": cr, "norm_w0": cnw, "norm_out0": np.zeros(Nc0, np.uint16), "b1": cw[1],
+              "c1": np.zeros(Nc1, np.uint16), "scale_b1": cs[1], "b2": cw[2], "c2": np.zeros(Nc2, np.uint16),
+              "scale_b2": cs[2], "N0": Nc0, "K0": Kc0, "N1": Nc1, "N2": Nc2},
+             chain_ref, tol=(2e-2, 2e-2), defines={"BN": bn_, "BK": bk_, "num_warps": warps, "PREFETCH_STEPS": "1"})
     ga16 = np.asarray(val(ga[Kf]), np.float16)
     f16 = lambda x: np.asarray(x, np.float16)
     case("stdlib.fp8_gemv.mode0.f8e5m2.f16.split.epilogue", std("fp8_matmul"), "fp8_gemv",
