@@ -55,6 +55,7 @@ struct Executable::Impl {
   Plan plan;
   std::map<std::string, Module> modules; // stdlib files and generated sources, by name
   std::vector<Kernel> kernels;           // one per step
+  std::map<std::string, Kernel> chainKernels; // GemvChain steps' generated kernels, by source (unnamed)
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
   /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
@@ -146,6 +147,26 @@ struct Executable::Impl {
     return p;
   }
 
+  /// fp8_gemv_row's arguments a to norm_out for one of its steps (alone, or in a GemvChain).
+  void gemvRowArgs(const Step &step, const Bindings &bindings, std::vector<Arg> &args) {
+    auto in = [&](size_t k) -> Buffer & { return storage(bindings, step.in[k].tensor); };
+    auto i32 = [](int64_t v) { return int32_t(v); };
+    const TensorInfo &outInfo = plan.info(graph, step.out);
+    int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, graph.nodes[step.nodes[0]].inputs[1]).shape[1];
+    bool rstd = step.eps > 0, normOut = step.normOutWeight >= 0;
+    for (Arg arg : {Arg(in(0)), Arg(in(1)), Arg(storage(bindings, step.out)), Arg(in(6)),
+                    Arg(step.bias ? in(2) : *dummy), Arg(step.residual ? in(3) : *dummy), Arg(step.gate ? in(4) : *dummy),
+                    Arg(i32(M)), Arg(i32(N)), Arg(i32(K)), Arg(i32(step.in[0].rowStride)), Arg(i32(step.in[1].rowStride)),
+                    Arg(i32(step.outAt.rowStride)), Arg(i32(step.in[3].rowStride)), Arg(i32(step.in[4].rowStride)),
+                    Arg(rstd ? in(7) : *dummy), Arg(normOut ? storage(bindings, step.normOutWeight) : *dummy),
+                    Arg(normOut ? storage(bindings, step.out2) : *dummy)})
+      args.push_back(arg);
+  }
+
+  /// GemvChain steps' work queues (1 + GEMVs i32, zero between launches: each launch's last
+  /// program zeroes it), by step.
+  std::map<size_t, std::unique_ptr<Buffer>> chainQueues;
+
   void runStep(size_t s, const Bindings &bindings, const Stream &stream);
   std::vector<std::string> stepNames; // each step's NVTX range (as its profile names it)
 };
@@ -169,18 +190,12 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       if (step.oneRow) {
         // An RMSNorm between two of these (normsIntoGemvRows): this one's rows are x * w, its
         // rstd computed from x (in[7]); or this one also writes its output times w (out2).
-        bool rstd = step.eps > 0, normOut = step.normOutWeight >= 0;
-        if (rstd)
+        if (step.eps > 0)
           consts.emplace("RSTD_EPS", Const(step.eps));
-        consts.emplace("NORM_OUT", flag(normOut));
-        kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }),
-                      {in(0), in(1), out, in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
-                       step.gate ? in(4) : *dummy, i32(M), i32(N), i32(K), i32(step.in[0].rowStride),
-                       i32(step.in[1].rowStride), i32(step.outAt.rowStride), i32(step.in[3].rowStride),
-                       i32(step.in[4].rowStride), rstd ? in(7) : *dummy,
-                       normOut ? storage(bindings, step.normOutWeight) : *dummy,
-                       normOut ? storage(bindings, step.out2) : *dummy},
-                      typed(consts), stream);
+        consts.emplace("NORM_OUT", flag(step.normOutWeight >= 0));
+        std::vector<Arg> args;
+        gemvRowArgs(step, bindings, args);
+        kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }), args, typed(consts), stream);
         return;
       }
       if (dtype == Scalar::F16)
@@ -230,6 +245,24 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                    i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
                    i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
                   typed(consts), stream);
+    return;
+  }
+  case StepKind::GemvChain: {
+    std::vector<Arg> args{*chainQueues.at(s)};
+    std::vector<int64_t> columns;
+    for (const Step &part : step.chain) {
+      gemvRowArgs(part, bindings, args);
+      columns.push_back(plan.info(graph, part.out).shape[1]);
+    }
+    // PER_SM programs a multiprocessor (the interpreter: as if it had one), at most one a block.
+    int64_t multiprocessors = std::max(1, context->device().multiprocessors);
+    GridSpec grid([columns, multiprocessors](const Config &c) {
+      int64_t blocks = 0;
+      for (int64_t n : columns)
+        blocks += cdiv(n, c["BN"]);
+      return Grid(std::max<int64_t>(1, std::min(blocks, multiprocessors * c["PER_SM"])));
+    });
+    kernel.launch(grid, args, {}, stream);
     return;
   }
   case StepKind::QuantizeRows: {
@@ -383,7 +416,7 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.context = &context;
   impl.communicator = options.communicator;
   impl.graph = graph.impl();
-  impl.plan = planGraph(impl.graph);
+  impl.plan = planGraph(impl.graph, options.gemvChains);
   for (const Node &n : impl.graph.nodes) {
     if ((n.op == Op::AllReduce || n.op == Op::AllGather) && !options.communicator)
       throw Error(std::string("graph: ") + opName(n.op) + " needs a communicator (GraphOptions::communicator)");
@@ -448,6 +481,27 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
                              : step.fp8      ? impl.fp8Matmul(impl.plan.info(impl.graph, step.out).shape[0])
                                              : impl.stdlibKernel("matmul.tk", "matmul_epilogue"));
       break;
+    case StepKind::GemvChain: {
+      // One kernel per distinct source (a model's layers share theirs), named for the stdlib
+      // folder so that its imports resolve there.
+      size_t s = impl.kernels.size();
+      std::string shape = gemvChainSource(impl.graph, impl.plan, step, impl.dtype, "chain");
+      auto known = impl.chainKernels.find(shape);
+      if (known == impl.chainKernels.end()) {
+        std::string name = "fp8_gemv_chain_" + std::to_string(impl.chainKernels.size());
+        std::string path = stdlibDir() + "/graph-" + name + ".tk";
+        auto module = impl.modules
+                          .emplace(path, Module::fromString(context, gemvChainSource(impl.graph, impl.plan, step,
+                                                                                     impl.dtype, name), path))
+                          .first;
+        known = impl.chainKernels.emplace(shape, module->second.kernel(name)).first;
+      }
+      impl.kernels.push_back(known->second);
+      impl.chainQueues[s] = std::make_unique<Buffer>(context, Scalar::I32, step.chain.size() + 1);
+      std::vector<int32_t> zeros(step.chain.size() + 1, 0);
+      impl.chainQueues[s]->upload(zeros.data(), zeros.size() * sizeof(int32_t));
+      break;
+    }
     case StepKind::QuantizeRows: impl.kernels.push_back(impl.stdlibKernel("quantize.tk", "quantize_rows")); break;
     case StepKind::RowRstd: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_rstd")); break;
     case StepKind::RowMoments: impl.kernels.push_back(impl.stdlibKernel("norm.tk", "row_moments")); break;
@@ -553,6 +607,15 @@ double tensorBytes(const TensorInfo &info) { return double(elements(info)) * dou
 
 /// KernelProfile's bytes and flops of one step.
 std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, const Step &step) {
+  if (step.kind == StepKind::GemvChain) { // its GEMVs' (each tensor counted once by each)
+    std::pair<double, double> sum;
+    for (const Step &part : step.chain) {
+      auto [bytes, flops] = stepCost(graph, plan, part);
+      sum.first += bytes;
+      sum.second += flops;
+    }
+    return sum;
+  }
   const Node &first = graph.nodes[step.nodes[0]];
   const TensorInfo &out = plan.info(graph, step.out);
   if (step.kind == StepKind::Embedding) // the ids, and the rows it gathers, read once and written once

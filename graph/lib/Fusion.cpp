@@ -672,12 +672,54 @@ struct Planner {
         step.outAt = Operand{step.out, plan.info(g, step.out).shape.size() == 2 ? plan.info(g, step.out).shape[1] : 0, 0};
   }
 
+  /// GraphOptions::gemvChains: the runs [first, end) of two or more fp8_gemv_row steps that
+  /// follow each other, each to become one GemvChain step (mergeGemvChains).
+  std::vector<std::pair<size_t, size_t>> chains;
+
+  void findGemvChains() {
+    auto chainable = [&](size_t s) { return plan.steps[s].kind == StepKind::MatMul && plan.steps[s].oneRow; };
+    for (size_t first = 0; first < plan.steps.size();) {
+      size_t end = first;
+      while (end < plan.steps.size() && chainable(end))
+        ++end;
+      if (end - first >= 2)
+        chains.emplace_back(first, end);
+      first = std::max(end, first + 1);
+    }
+  }
+
+  /// One step for each run of findGemvChains, after assignSlots.
+  void mergeGemvChains() {
+    for (auto run = chains.rbegin(); run != chains.rend(); ++run) {
+      auto first = plan.steps.begin() + std::ptrdiff_t(run->first), end = plan.steps.begin() + std::ptrdiff_t(run->second);
+      Step merged;
+      merged.kind = StepKind::GemvChain;
+      merged.chain.assign(first, end);
+      for (const Step &part : merged.chain) {
+        merged.nodes.insert(merged.nodes.end(), part.nodes.begin(), part.nodes.end());
+        merged.in.insert(merged.in.end(), part.in.begin(), part.in.end());
+      }
+      merged.out = merged.chain.back().out;
+      merged.out2 = merged.chain.back().out2;
+      merged.outAt = merged.chain.back().outAt;
+      *first = std::move(merged);
+      plan.steps.erase(first + 1, end);
+    }
+  }
+
   void assignSlots() {
     std::map<int, size_t> lastUse;
     for (size_t s = 0; s < plan.steps.size(); ++s)
       for (const Operand &o : plan.steps[s].in)
         if (o.tensor >= 0)
           lastUse[o.tensor] = s;
+    // A chain's kernel may run again on the same buffers (the autotuner's timed runs, a
+    // profile): what any of its GEMVs reads stays in its slot until the chain's end, so that no
+    // later GEMV of it writes there and every run reads the same inputs.
+    for (auto [first, end] : chains)
+      for (auto &[tensor, last] : lastUse)
+        if (last >= first && last < end)
+          last = end - 1;
     std::vector<bool> busy;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
       for (int out : {plan.steps[s].out, plan.steps[s].out2}) {
@@ -710,7 +752,7 @@ struct Planner {
 
 } // namespace
 
-Plan planGraph(const Graph::Impl &graph) {
+Plan planGraph(const Graph::Impl &graph, bool gemvChains) {
   if (graph.outputs.empty())
     throw Error("graph: nothing to compute: no output() was named");
   Planner planner(graph);
@@ -724,7 +766,10 @@ Plan planGraph(const Graph::Impl &graph) {
   planner.elementwiseGroups();
   planner.otherSteps();
   planner.order();
+  if (gemvChains)
+    planner.findGemvChains();
   planner.assignSlots();
+  planner.mergeGemvChains();
   return std::move(planner.plan);
 }
 
@@ -744,6 +789,12 @@ std::string Step::describe(const Graph::Impl &graph) const {
     for (size_t k = 0; k < parts.size(); ++k)
       text += (k ? ", " : " (") + parts[k] + (k + 1 == parts.size() ? ")" : "");
     return text;
+  }
+  case StepKind::GemvChain: {
+    text = "fp8_gemv_chain (" + std::to_string(chain.size()) + " GEMVs in one persistent launch: ";
+    for (size_t k = 0; k < chain.size(); ++k)
+      text += (k ? "; " : "") + chain[k].describe(graph);
+    return text + ")";
   }
   case StepKind::QuantizeRows: return in.size() > 1 ? "quantize_rows (e4m3, an rmsnorm folded in)" : "quantize_rows (e4m3)";
   case StepKind::RowRstd: return "row_rstd (of an rmsnorm folded into its matmuls)";

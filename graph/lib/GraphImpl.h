@@ -46,6 +46,7 @@ struct Operand {
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
   AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows,
+  GemvChain, // fp8_gemv_row steps that follow each other, run by one persistent kernel (GraphOptions::gemvChains)
   AllReduce, AllGather // collectives (Communicator), no kernel: all_gather writes rank-major rows, copies reorder them
 };
 
@@ -80,6 +81,9 @@ struct Step {
   // a column block of a wider tensor; 0: all of the output's)
   std::string source, kernel;
   int64_t columns = 0;
+  /// GemvChain: its fp8_gemv_row steps in order (nodes, out and out2 are the last one's);
+  /// each reads only what the steps before it wrote or what no step of the chain writes.
+  std::vector<Step> chain;
   std::string describe(const Graph::Impl &graph) const;
 };
 
@@ -100,8 +104,14 @@ struct Plan {
   }
 };
 
-/// Fuses the graph into kernel steps and plans their buffers.
-Plan planGraph(const Graph::Impl &graph);
+/// Fuses the graph into kernel steps and plans their buffers; with `gemvChains`, fp8_gemv_row
+/// steps that follow each other become one GemvChain step.
+Plan planGraph(const Graph::Impl &graph, bool gemvChains = false);
+/// The .tk source of a GemvChain step's kernel, named `name`: its parameters are a work queue
+/// (1 + GEMVs zeroed i32) and each GEMV's fp8_gemv_row parameters a to norm_out in turn, its
+/// element type `dtype`; its grid is PER_SM programs a multiprocessor, at most one per block.
+std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype,
+                            const std::string &name);
 /// The fused graph in Graphviz DOT.
 std::string planDot(const Graph::Impl &graph, const Plan &plan);
 

@@ -304,15 +304,16 @@ struct LlamaModel::Impl {
   bool fp8 = false; // LoadOptions::fp8Weights
   TensorParallel parallel; // LoadOptions::parallel
   std::map<std::string, Buffer> weights;
-  /// Compiled graphs by (batch, seqLen, maxContext, decode splits), each with when it was last used: at most
-  /// kExecutables kept (recomputing without a cache compiles one per length).
+  /// Compiled graphs by (batch, seqLen, maxContext, decode splits, GEMV chains), each with when it was last
+  /// used: at most kExecutables kept (recomputing without a cache compiles one per length).
   struct Compiled {
     graph::Executable executable;
     uint64_t lastUse = 0;
   };
   static constexpr size_t kExecutables = 4;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int>, Compiled> executables;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, Compiled> executables;
   int decodeSplits = 0; // the current generate()'s GenerateOptions::decodeSplits
+  bool gemvChains = false; // and its GenerateOptions::gemvChains
   uint64_t uses = 0;
   GenerateStats stats;
 
@@ -336,7 +337,7 @@ struct LlamaModel::Impl {
                          std::vector<graph::KernelProfile> *profile = nullptr);
   /// The compiled graph for (batch, seqLen, maxContext), compiled on first use.
   graph::Executable &executable(int64_t batch, int64_t seqLen, int64_t maxContext) {
-    auto key = std::make_tuple(batch, seqLen, maxContext, maxContext ? decodeSplits : 0);
+    auto key = std::make_tuple(batch, seqLen, maxContext, maxContext ? decodeSplits : 0, gemvChains);
     auto it = executables.find(key);
     if (it == executables.end()) {
       if (executables.size() >= kExecutables) // the least recently used goes
@@ -347,6 +348,7 @@ struct LlamaModel::Impl {
                                : buildLlamaGraph(config, batch, seqLen, fp8, parallel);
       graph::GraphOptions options;
       options.communicator = parallel.communicator;
+      options.gemvChains = gemvChains;
       it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph, options)}).first;
     }
     it->second.lastUse = ++uses;
@@ -574,6 +576,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
                 "maxContext >= 0, decodeSplits 0 to 64");
   Impl &m = *impl_;
   m.decodeSplits = options.decodeSplits;
+  m.gemvChains = options.gemvChains;
   m.stats = GenerateStats();
   const LlamaConfig &c = m.config;
   int64_t vocab = c.vocabSize, batch = int64_t(prompts.size()), longest = 0;

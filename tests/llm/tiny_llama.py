@@ -166,7 +166,9 @@ def reference_logits(w, ids, config=None, fp8=False, stored=None):
     return rms(h, W["model.norm.weight"]) @ head.T
 
 
-def run(args, folder, prompt, new, logits_path, extra=()):
+def run(args, folder, prompt, new, logits_path, extra=(), expect_kernel=None):
+    """tk-llama's tokens and saved logits (and, with `expect_kernel`, a check that its profile
+    ran that kernel)."""
     cmd = [args.tk_llama, folder, "--prompt", ",".join(map(str, prompt)), "--max-new-tokens", str(new),
            "--backend", args.backend, "--save-logits", logits_path] + list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -175,6 +177,8 @@ def run(args, folder, prompt, new, logits_path, extra=()):
     line = [l for l in r.stdout.splitlines() if l.startswith("tokens: ")]
     if not line:
         sys.exit("tk-llama printed no 'tokens:' line: " + r.stdout)
+    if expect_kernel and expect_kernel not in r.stdout:
+        sys.exit("tk-llama %s ran no %s: %s" % (" ".join(extra), expect_kernel, r.stdout))
     return [int(t) for t in line[0][len("tokens: "):].split(",")], np.load(logits_path)
 
 
@@ -213,6 +217,13 @@ def main():
         # check is GraphTest's, at 1e-2. A wrong scale or layout is far above 0.1.)
         if not err8 < 0.1:
             sys.exit("--fp8 logits differ from the quantized numpy model")
+        # --gemv-chains: each decode step's GEMVs between two attentions in one persistent
+        # kernel, the same arithmetic as their separate launches: the same logits bit for bit.
+        tokens8c, logits8c = run(args, single, prompt, new, os.path.join(tmp, "fp8c.npy"),
+                                 ["--fp8", "--gemv-chains", "--profile"], expect_kernel="fp8_gemv_chain (5 GEMVs")
+        if tokens8c != tokens8 or not np.array_equal(logits8c, logits8):
+            sys.exit("--fp8 --gemv-chains: tokens %s, logits %.3g from --fp8's (tokens %s)"
+                     % (tokens8c, np.abs(logits8c - logits8).max(), tokens8))
         # Without the cache every prefix is a prefill: up to 8 rows weight-only (bf16 rows as they
         # are), more with quantized rows, where the cached decode steps are all weight-only. The
         # tokens agree up to the first step whose two best logits are closer (as a fraction of

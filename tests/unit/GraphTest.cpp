@@ -380,6 +380,54 @@ TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
   }
 }
 
+TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
+  // A decode layer's GEMVs between two attentions (batch 1): h = a @ wo + r, the SwiGLU on
+  // rmsnorm(h) with its residual, and the next layer's QKV on rmsnorm(h2). With
+  // GraphOptions::gemvChains the five fp8_gemv_row launches are one persistent kernel, whose
+  // outputs are those of the five launches bit for bit, run after run (its work queue is zero
+  // again after each).
+  const int d = 64, ff = 96, qkv = 80;
+  Graph g;
+  Tensor a = g.input("a", Scalar::BF16, {1, d}), r = g.input("r", Scalar::BF16, {1, d});
+  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) {
+    return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
+  };
+  Tensor h = g.add(fp8("wo", a, d, d), r);
+  Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
+  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), fp8("wu", normed, d, ff));
+  Tensor h2 = g.add(fp8("wd", hidden, ff, d), h);
+  g.output(fp8("wqkv", g.rmsnorm(h2, g.weight("nw2", Scalar::BF16, {d}), 1e-5), d, qkv), "qkv");
+  g.output(h2, "h2");
+  GraphOptions chained;
+  chained.gemvChains = true;
+  Executable plain = Executable::compile(context, g), chain = Executable::compile(context, g, chained);
+  ASSERT_EQ(plain.kernels().size(), 5u);
+  ASSERT_EQ(chain.kernels().size(), 1u);
+  std::string each;
+  for (const std::string &k : plain.kernels())
+    each += (each.empty() ? "" : "; ") + k;
+  EXPECT_EQ(chain.kernels()[0], "fp8_gemv_chain (5 GEMVs in one persistent launch: " + each + ")");
+  bind("a", randomBf16(d, 51));
+  bind("r", randomBf16(d, 52));
+  bind("nw", randomBf16(d, 53));
+  bind("nw2", randomBf16(d, 54));
+  bindFp8({{"wo", quantizeColumns(randomBf16(size_t(d) * d, 55, 0.3f), d, d)},
+           {"wg", quantizeColumns(randomBf16(size_t(d) * ff, 56, 0.3f), d, ff)},
+           {"wu", quantizeColumns(randomBf16(size_t(d) * ff, 57, 0.3f), d, ff)},
+           {"wd", quantizeColumns(randomBf16(size_t(ff) * d, 58, 0.3f), ff, d)},
+           {"wqkv", quantizeColumns(randomBf16(size_t(d) * qkv, 59, 0.3f), d, qkv)}});
+  Buffer &qkvOut = output("qkv", qkv), &h2Out = output("h2", d);
+  plain.run(bindings);
+  std::vector<uint16_t> wantQkv = qkvOut.toVector<uint16_t>(), wantH2 = h2Out.toVector<uint16_t>();
+  for (int run = 0; run < 2; ++run) {
+    output("qkv", qkv);
+    output("h2", d);
+    chain.run(bindings);
+    EXPECT_EQ(buffers["qkv"]->toVector<uint16_t>(), wantQkv) << "run " << run;
+    EXPECT_EQ(buffers["h2"]->toVector<uint16_t>(), wantH2) << "run " << run;
+  }
+}
+
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
   // A stand-in `dot` first on PATH records its arguments as the SVG: the paths reach it as
   // arguments (no shell: a quote or a space in them is nothing special), and the SVG is renamed

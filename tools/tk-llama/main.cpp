@@ -3,6 +3,7 @@
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
+//            [--gemv-chains]
 //            [--trace FILE.json] [--tp N] [--nccl]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
@@ -43,7 +44,7 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N] [--fp8] [--trace FILE.json] [--tp N] [--nccl]\n"
+    "                [--decode-splits N] [--fp8] [--gemv-chains] [--trace FILE.json] [--tp N] [--nccl]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -64,7 +65,10 @@ constexpr const char *kUsage =
     "  --trace FILE.json the profile (--profile) as a Chrome trace: the prefill and a decode step, each kernel\n"
     "                    in launch order (chrome://tracing, ui.perfetto.dev)\n"
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
-    "                    activations quantized per row as they run); the embedding and the LM head stay bf16\n"
+    "                    the prefill's activations quantized per row as they run, decode's few rows multiplied\n"
+    "                    as they are: weight-only); the embedding and the LM head stay bf16\n"
+    "  --gemv-chains     with --fp8 at batch 1: each decode step's GEMVs between two attentions (O, gate, up,\n"
+    "                    down and the next layer's QKV) as one persistent kernel\n"
     "  --tp N            tensor parallelism over N ranks (default 1), one thread each: GPUs 0 to N-1 over NCCL, or\n"
     "                    N interpreter contexts joined in-process (--backend interp); the same tokens as one\n"
     "  --nccl            the CUDA backend's ranks through NCCL even when --tp is 1\n";
@@ -158,6 +162,7 @@ int main(int argc, char **argv) {
   long batch = 1;
   long maxNew = 16;
   long long maxContext = 0, decodeSplits = 0;
+  bool gemvChains = false;
   tk::llm::LoadOptions loadOptions;
   bool profile = false;
   std::string tracePath;
@@ -191,6 +196,8 @@ int main(int argc, char **argv) {
         savePath = value();
       } else if (a == "--batch") {
         batch = long(integerOption(a, value(), 1, 4096));
+      } else if (a == "--gemv-chains") {
+        gemvChains = true;
       } else if (a == "--decode-splits") {
         decodeSplits = integerOption(a, value(), 1, 64);
       } else if (a == "--max-context") {
@@ -278,6 +285,7 @@ int main(int argc, char **argv) {
       longest = std::max(longest, p.size());
     sampling.maxContext = maxContext;
     sampling.decodeSplits = int(decodeSplits);
+    sampling.gemvChains = gemvChains;
     // One rank's generation (all of it without tensor parallelism): what rank 0 reports.
     struct Outcome {
       std::vector<tk::llm::Generation> results;

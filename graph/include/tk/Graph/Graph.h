@@ -111,6 +111,13 @@ struct GraphOptions {
   /// This rank's end of its group: what the graph's allReduce and allGather run on (a graph
   /// with collectives and none is a tk::Error at compile). It must outlive the Executable.
   Communicator *communicator = nullptr;
+  /// Batch-1 FP8 weight-only matmuls (fp8_gemv_row) that follow each other in the plan run as
+  /// one persistent kernel (a "GEMV chain": a decode step's O, gate, up, down and the next
+  /// layer's QKV projections between two attentions): its programs take the GEMVs' blocks of
+  /// rows in order from a work queue, and a block waits only for the GEMV before it to be
+  /// complete, after it has started streaming its own weights, so the weight stream does not
+  /// stop at each GEMV's end as it does between launches (std/work_queue.tk).
+  bool gemvChains = false;
 };
 
 /// Buffers by the names of the graph's inputs, weights and outputs.

@@ -93,6 +93,9 @@ struct GenerateOptions {
   bool keepLogits = true;
   /// The ranges flash-decoding cuts each sequence's cache into, 1 to 64 (0: decodeSplitsFor).
   int decodeSplits = 0;
+  /// Run the FP8 decode step's batch-1 GEMVs between two attentions as one persistent kernel
+  /// (graph::GraphOptions::gemvChains); the tokens are the same.
+  bool gemvChains = false;
 };
 
 /// What the last generate() measured, on the host's clock around work it waited for.
