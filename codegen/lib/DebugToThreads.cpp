@@ -6,6 +6,7 @@
 #include "IndexArithmetic.h"
 #include "Patterns.h"
 #include "ThreadTypeConverter.h"
+#include "tk/Dialect/Tk/IR/SourcePositions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -157,9 +158,9 @@ struct AssertPattern : public OpConversionPattern<AssertOp> {
                                                       {ptr, ptr, rewriter.getI32Type(), ptr, rewriter.getI64Type()}));
     std::string file = "<unknown>";
     int64_t line = 0;
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
-      file = fileLoc.getFilename().str();
-      line = fileLoc.getLine();
+    if (auto positions = sourcePositions(loc); !positions.empty()) { // (an assert in an fn: its line there)
+      file = positions.front().getFilename().str();
+      line = positions.front().getLine();
     }
     auto kernel = op->getParentOfType<func::FuncOp>();
     for (Value cond : adaptor.getCond()) {

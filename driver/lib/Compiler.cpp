@@ -4,6 +4,7 @@
 #include "tk/Codegen/Passes.h"
 #include "tk/Codegen/Target.h"
 #include "tk/Dialect/Tk/IR/Tk.h"
+#include "tk/Dialect/Tk/IR/SourcePositions.h"
 #include "tk/Dialect/Tk/Transforms/Passes.h"
 #include "tk/Frontend/MLIRGen.h"
 #include "tk/Frontend/Parser.h"
@@ -286,9 +287,7 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
         return mlir::success();
       std::string text;
       llvm::raw_string_ostream os(text);
-      if (auto loc = mlir::dyn_cast<mlir::FileLineColLoc>(diag.getLocation()))
-        os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn() << ": ";
-      os << "error: " << diag;
+      os << tk::positionPrefix(diag.getLocation()) << "error: " << diag << tk::callNotes(diag.getLocation());
       failures += text + "\n";
       return mlir::success();
     });

@@ -4,6 +4,7 @@
 
 #include "tk/Runtime/Nvtx.h"
 #include "tk/Support/FloatFormats.h"
+#include "tk/Dialect/Tk/IR/SourcePositions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -103,12 +104,9 @@ TileRef Interpreter::ref(Value value) const { return env_.find(value)->second; }
 void Interpreter::set(Value value, Tile tile) { env_[value] = std::make_shared<const Tile>(std::move(tile)); }
 
 void Interpreter::fault(Operation *op, const std::string &message) const {
-  std::string location;
-  llvm::raw_string_ostream os(location);
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn() << ": ";
-  throw RunFault(location + "error: " + message + " (kernel '" + kernelName_ + "', program (" +
-                 std::to_string(pid_[0]) + ", " + std::to_string(pid_[1]) + ", " + std::to_string(pid_[2]) + "))");
+  throw RunFault(tk::positionPrefix(op->getLoc()) + "error: " + message + " (kernel '" + kernelName_ + "', program (" +
+                 std::to_string(pid_[0]) + ", " + std::to_string(pid_[1]) + ", " + std::to_string(pid_[2]) + "))" +
+                 tk::callNotes(op->getLoc()));
 }
 
 uint8_t *Interpreter::resolve(Operation *op, int64_t address, int bytes, size_t element, const char *access) {
