@@ -47,9 +47,12 @@ public:
   Tensor matmul(Tensor a, Tensor b);   // [M, K] x [K, N]
   /// [M, K] (bf16 or f16) times an FP8 weight: `weight` an f8e4m3 weight [N, K] (K-major,
   /// nn.Linear's layout) with `scale` its f32 weight [N], one dequantization factor per output
-  /// channel; the result [M, N] in a's type. a is quantized per row first (dynamic e4m3 scales,
-  /// std/quantize.tk; an RMSNorm whose output only such matmuls read is folded into that), then
-  /// std/fp8_matmul.tk multiplies on FP8 tensor cores, with the epilogues matmul takes.
+  /// channel; the result [M, N] in a's type, with the epilogues matmul takes. Above 8 rows a is
+  /// quantized per row first (dynamic e4m3 scales, std/quantize.tk; an RMSNorm whose output only
+  /// such matmuls read is folded into that) and std/fp8_matmul.tk multiplies on FP8 tensor
+  /// cores; up to 8 rows (a decode step's) the product is weight-only, a's rows as they are:
+  /// fp8_gemv on mma.sync, one row fp8_gemv_row on the CUDA cores (see GraphOptions::gemvChains).
+  /// Weights are e4m3 (an e5m2 weight is refused).
   Tensor matmulFp8(Tensor a, Tensor weight, Tensor scale);
   Tensor add(Tensor a, Tensor b);      // same shapes, or b a vector of a's columns (a bias)
   Tensor mul(Tensor a, Tensor b);

@@ -120,7 +120,8 @@ struct Generation {
 struct LoadOptions {
   /// Quantize the five projections of every layer to e4m3 once, here, one scale per output
   /// channel (max |w| / 448); their matmuls then quantize their inputs' rows as they run and
-  /// multiply on FP8 tensor cores (Hopper's wgmma; the interpreter elsewhere). The embedding,
+  /// multiply on FP8 tensor cores (Hopper's wgmma; mma.sync on sm_89 and sm_90), except a
+  /// decode step's few rows, multiplied as they are (weight-only, Graph::matmulFp8). The embedding,
   /// the norms and the LM head stay bf16. An FP8 checkpoint (its projections F8_E4M3, each with
   /// its "weight_scale" per channel or per tensor) runs so without it, on its stored weights.
   bool fp8Weights = false;
