@@ -262,13 +262,15 @@ def section_texts(summary, sections):
             continue
         title, unit, text, worst = table
         out.append("### %s (%s)\n\n%s" % (title, unit, text))
-        # (fp8_matmul's own time: the row's tk may be the persistent kernel's.)
-        named = [(r["label"], (r["tk_configs"].get("fp8_matmul") or r["tk"])["per_call_ms"], t["per_call_ms"])
+        # (Each kernel against its own renamed copy: "K_cutlass (K's config)"; older runs renamed
+        # fp8_matmul alone.)
+        named = [(r["label"], n.split("_cutlass")[0], (r["tk_configs"].get(n.split("_cutlass")[0]) or r["tk"])["per_call_ms"],
+                  t["per_call_ms"])
                  for r in summary["rows"] if r["section"] == section and timed(r.get("tk") or {})
                  for n, t in (r.get("tk_configs") or {}).items() if "cutlass" in n and timed(t)]
         if named:
-            out.append("fp8_matmul's tuned config again as `fp8_matmul_cutlass` (ptxas is said to treat such names apart), "
-                       "ms per call, fp8_matmul / _cutlass: " + "; ".join("%s %.4f / %.4f" % n for n in named) + ".")
+            out.append("Each kernel's tuned config again under a name with `_cutlass` (ptxas is said to treat such names "
+                       "apart), ms per call, kernel / _cutlass: " + "; ".join("%s %s %.4f / %.4f" % n for n in named) + ".")
         promoted = [(r["label"], r["peers"]["cuBLASLt"]["per_call_ms"] / t["per_call_ms"], t["per_call_ms"])
                     for r in summary["rows"] if r["section"] == section
                     for n, t in (r.get("tk_configs") or {}).items()

@@ -341,7 +341,8 @@ class Bench:
             text = f.read()
         renamed = os.path.join(self.tmp, "fp8_matmul_cutlass.tk")
         with open(renamed, "w") as f:
-            f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass("))
+            f.write(text.replace("kernel fp8_matmul(", "kernel fp8_matmul_cutlass(")
+                    .replace("kernel fp8_matmul_persistent(", "kernel fp8_matmul_persistent_cutlass("))
         e4m3 = torch.float8_e4m3fn
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         configs = autotune_configs(source, "fp8_matmul")
@@ -395,7 +396,7 @@ class Bench:
                     def fastest(constants):
                         """fp8_matmul and the persistent kernel (one program per multiprocessor over
                         the tiles), each tuned over its own configs: both entries, the faster one
-                        (named by kernel when persistent), and fp8_matmul's tuning."""
+                        (named by kernel when persistent), and both tunings."""
                         t, e, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,  # noqa: B023
                                                        constants, reps, c, check, tune=True)  # noqa: B023
                         pt, pe, p_tuning = self.tk_measure(
@@ -406,14 +407,19 @@ class Bench:
                         persistent = dict(pt, config=p_tuning.best_text, error=pe)
                         best = tiled if t["per_call_ms"] <= pt["per_call_ms"] else \
                             dict(persistent, config="fp8_matmul_persistent: " + p_tuning.best_text)
-                        return tiled, persistent, best, tuning
+                        return tiled, persistent, best, (tuning, p_tuning)
 
-                    tiled, persistent, row["tk"], tuning = fastest(dict(SCALE_MODE=mode))
+                    tiled, persistent, row["tk"], (tuning, p_tuning) = fastest(dict(SCALE_MODE=mode))
                     row["tk_configs"] = {"fp8_matmul": tiled, "fp8_matmul_persistent": persistent}
-                    # fp8_matmul's tuned config again, named "..._cutlass".
-                    named, named_err, _ = self.tk_measure(self.kernel(renamed, "fp8_matmul_cutlass"), grid, operands,
-                                                          dict(tuning.best, SCALE_MODE=mode), reps, c, check)
-                    row["tk_configs"]["fp8_matmul_cutlass (fp8_matmul's config)"] = dict(named, error=named_err)
+                    # Each kernel's tuned config again, named "..._cutlass".
+                    for kernel, kernel_grid, kernel_operands, best in (
+                            ("fp8_matmul", grid, operands, tuning.best),
+                            ("fp8_matmul_persistent",
+                             lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
+                             persistent_operands, p_tuning.best)):
+                        named, named_err, _ = self.tk_measure(self.kernel(renamed, kernel + "_cutlass"), kernel_grid,
+                                                              kernel_operands, dict(best, SCALE_MODE=mode), reps, c, check)
+                        row["tk_configs"]["%s_cutlass (%s's config)" % (kernel, kernel)] = dict(named, error=named_err)
                     # With each k-step's product promoted to f32: against cuBLASLt's default; the
                     # faster of the two kernels, as for the row's tk.
                     row["tk_configs"]["PROMOTE"] = fastest(dict(SCALE_MODE=mode, PROMOTE=True))[2]
