@@ -1,6 +1,10 @@
 // Building a graph: every op infers its result's type and refuses operands that do not fit.
 #include "GraphImpl.h"
 
+#include "tk/Support/FloatFormats.h"
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace tk::graph {
@@ -22,6 +26,26 @@ std::string TensorInfo::str() const {
   for (size_t d = 0; d < shape.size(); ++d)
     text += (d ? ", " : "") + std::to_string(shape[d]);
   return text + "]";
+}
+
+float quantizeFp8Row(const float *values, int64_t cols, uint8_t *codes) {
+  float amax = 0;
+  for (int64_t i = 0; i < cols; ++i)
+    amax = std::max(amax, std::abs(values[i]));
+  float scale = std::max(amax, 1e-30f) / 448;
+  for (int64_t i = 0; i < cols; ++i)
+    codes[i] = fp::floatToF8e4m3(values[i] / scale);
+  return scale;
+}
+
+Fp8Weight quantizeFp8Rows(const std::vector<float> &values, int64_t rows, int64_t cols) {
+  if (rows < 0 || cols < 0 || values.size() != size_t(rows) * size_t(cols))
+    throw Error("graph: quantizeFp8Rows: " + std::to_string(values.size()) + " values for a [" + std::to_string(rows) +
+                ", " + std::to_string(cols) + "] weight");
+  Fp8Weight w{std::vector<uint8_t>(values.size()), std::vector<float>(size_t(rows))};
+  for (int64_t r = 0; r < rows; ++r)
+    w.scales[size_t(r)] = quantizeFp8Row(values.data() + r * cols, cols, w.codes.data() + r * cols);
+  return w;
 }
 
 namespace {

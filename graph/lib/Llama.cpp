@@ -397,13 +397,9 @@ struct LlamaModel::Impl {
       parallelRanges(p.shape[0], 16, [&](int64_t begin, int64_t end) {
         std::vector<float> row(static_cast<size_t>(in));
         for (int64_t o = begin; o < end; ++o) {
-          float amax = 0;
           for (int64_t i = 0; i < in; ++i)
-            amax = std::max(amax, std::abs(row[size_t(i)] = fp::bf16ToFloat(bf16At(p, size_t(o * in + i)))));
-          float scale = std::max(amax, 1e-30f) / 448;
-          scales[size_t(first + o)] = scale;
-          for (int64_t i = 0; i < in; ++i)
-            codes[size_t((first + o) * in + i)] = fp::floatToF8e4m3(row[size_t(i)] / scale);
+            row[size_t(i)] = fp::bf16ToFloat(bf16At(p, size_t(o * in + i)));
+          scales[size_t(first + o)] = graph::quantizeFp8Row(row.data(), in, codes.data() + (first + o) * in);
         }
       });
       first += p.shape[0];

@@ -195,17 +195,27 @@ TEST_F(GraphRun, AnRmsNormOfFewRowsHasItsRstdComputedByItsMatmuls) {
 /// Per-output-channel e4m3 weights [N, K] of a bf16 [K, N] matrix, and their scales (what
 /// LlamaModel's FP8 loading does).
 std::pair<std::vector<uint8_t>, std::vector<float>> quantizeColumns(const std::vector<uint16_t> &w, int k, int n) {
-  std::vector<uint8_t> codes(size_t(n) * size_t(k));
-  std::vector<float> scales(static_cast<size_t>(n));
-  for (int j = 0; j < n; ++j) {
-    float amax = 1e-30f;
+  std::vector<float> rows(size_t(n) * size_t(k)); // w^T: the output channels as rows
+  for (int j = 0; j < n; ++j)
     for (int i = 0; i < k; ++i)
-      amax = std::max(amax, std::abs(f(w[size_t(i * n + j)])));
-    scales[size_t(j)] = amax / 448;
-    for (int i = 0; i < k; ++i)
-      codes[size_t(j * k + i)] = fp::floatToF8e4m3(f(w[size_t(i * n + j)]) / scales[size_t(j)]);
-  }
-  return {codes, scales};
+      rows[size_t(j * k + i)] = f(w[size_t(i * n + j)]);
+  Fp8Weight q = quantizeFp8Rows(rows, n, k);
+  return {q.codes, q.scales};
+}
+
+TEST(Graph, QuantizeFp8RowsScalesEachRowByItsLargestMagnitude) {
+  // Row 0: 448 * s maps to the largest code (0x7e), ties round to even; row 1: all zero (its
+  // scale stays positive, codes zero); row 2: negative values and a half-way value.
+  Fp8Weight q = quantizeFp8Rows({896, -448, 1, 2.25f, 0, 0, 0, 0, -3, 1.5f, 0.75f, 0.375f}, 3, 4);
+  EXPECT_EQ(q.scales, (std::vector<float>{2, 1e-30f / 448, 3.0f / 448}));
+  EXPECT_EQ(q.codes[0], 0x7e);                       // 448
+  EXPECT_EQ(q.codes[1], 0xf6);                       // -224
+  EXPECT_EQ(q.codes[2], fp::floatToF8e4m3(0.5f));    // 1 / 2
+  EXPECT_EQ(q.codes[3], fp::floatToF8e4m3(1.125f));  // 2.25 / 2: exactly e4m3's 1.125
+  for (int i = 4; i < 8; ++i)
+    EXPECT_EQ(q.codes[size_t(i)], 0) << i;
+  EXPECT_EQ(q.codes[8], 0xfe); // -448
+  EXPECT_THROW(quantizeFp8Rows({1, 2, 3}, 2, 2), Error);
 }
 
 TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {

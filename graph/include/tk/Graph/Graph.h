@@ -108,6 +108,20 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// Quantizes one output channel of a weight for Graph::matmulFp8, as LlamaModel's FP8 loading
+/// does: `cols` values to e4m3 `codes` (each value / scale, rounded to nearest even, saturating
+/// at 448), the scale max |value| / 448 returned (the channel's f32 "scale"; 1e-30 / 448 for an
+/// all-zero channel).
+float quantizeFp8Row(const float *values, int64_t cols, uint8_t *codes);
+
+/// A [rows, cols] weight (nn.Linear's [out, in] layout, row-major floats) as matmulFp8's e4m3
+/// weight and its per-row scales.
+struct Fp8Weight {
+  std::vector<uint8_t> codes; // rows x cols
+  std::vector<float> scales;  // rows
+};
+Fp8Weight quantizeFp8Rows(const std::vector<float> &values, int64_t rows, int64_t cols);
+
 struct GraphOptions {
   /// Write the fused graph as Graphviz DOT here (and an SVG beside it when `dot` is installed).
   std::string dumpGraph;
