@@ -211,6 +211,33 @@ def values_of(dtype, raw):
     return raw.astype(np.float64 if dtype.startswith("f") else np.int64)
 
 
+def f8_dot_f32(a, b, c, step=None):
+    """The interpreter's FP8 dot of values a [M, K] and b [N, K] into f32 from c (the README's
+    order): each product (exact in f32) added in f32 in increasing k after the accumulator's
+    value; with step (max_num_imprecise_acc) each step's products summed from zero, then added."""
+    acc, K = np.asarray(c, np.float32), a.shape[1]
+    for k0 in range(0, K, step or K):
+        s = np.zeros_like(acc) if step else acc
+        for k in range(k0, k0 + (step or K)):
+            s = s + (a[:, k, None] * b[None, :, k]).astype(np.float32)
+        acc = acc + s if step else s
+    return acc
+
+
+def nans_of(got, want, dtype):
+    """want with got's NaN (code or payload) wherever both are NaN; every other bit compared."""
+    nan = lambda x: np.isnan(values_of(dtype, x))  # noqa: E731
+    return np.where(nan(got) & nan(want), got, want)
+
+
+# The tensor cores sum FP8 products with ~14 bits (as cuBLASLt's fast accumulation, DeepSeek-V3
+# measured the same): on the H200 an output of the stdlib's fp8_matmul.tma inputs' partial sums
+# (|c| 13.5 on average, up to 167) came out 0.022 from float64's, the same in every tiling and split.
+FP8_FAST_ACCUM_TOL = (2e-2, 0.15)
+# The interpreter's f32 sum against float64's, both rounded to bf16: f32's error, far below a
+# bf16 ulp, can tip a rounding by one ulp (2^-7 of the value at most), and a little more near zero.
+BF16_ULP_TOL = (2.0 ** -7, 1e-4)
+
 N = 1000  # not a multiple of the block: every elementwise case has a masked tail
 
 
@@ -366,10 +393,11 @@ def add_conversion_cases():
     ints = np.concatenate([np.array([0, 1, -1, 127, 128, -129, 255, 256, 2**31 - 1, -2**31, 65535, 70000], dtype=np.int64),
                            RNG.integers(-100000, 100000, N - 12)]).astype(np.int32)
 
-    def conv(name, in_type, out_type, inputs, ref, expr=None):
+    def conv(name, in_type, out_type, inputs, ref, expr=None, any_nan=False):  # any_nan: any NaN matches
         src = generated("conv_" + name, elementwise_source(in_type, out_type, expr or "x as %s" % out_type, 1))
         case("convert." + name, src, "op", "cdiv(n, 128)",
-             {"a": inputs, "out": np.zeros(N, storage(out_type)), "n": N}, lambda out: {"out": ref()})
+             {"a": inputs, "out": np.zeros(len(inputs), storage(out_type)), "n": len(inputs)},
+             lambda out: {"out": nans_of(out["out"], ref(), out_type) if any_nan else ref()})
 
     conv("f32_f16", "f32", "f16", floats, lambda: floats.astype(np.float16))
     conv("f32_bf16", "f32", "bf16", floats, lambda: bf16_bits(floats))
@@ -445,6 +473,23 @@ def add_conversion_cases():
     conv("const_f32_i16", "f32", "i16", floats, lambda: np.full(N, -32768, np.int16), expr="-1e30 as i16")
     conv("literal_f32_u8", "f32", "u8", floats, lambda: np.full(N, 255, np.uint8), expr="300.0")
     conv("f8e4m3_i8", "f8e4m3", "i8", e4, lambda: sat_int(np.array(f8_table(4, 3, False))[e4], -128, 127, np.int8))
+    # Every code of both f8 formats (NaN codes, infinities, -0, subnormals) to f32, f16 and bf16,
+    # exact; and every bf16 from 2^-20 to 2^18 (ties, subnormals, overflow, rounding to zero),
+    # infinities and NaNs to both, by `as` and saturating (the README's rules: f8_bits).
+    bf16_sweep = np.arange(65536, dtype=np.uint16)
+    magnitude = np.abs(bf16_from_bits(bf16_sweep))
+    bf16_sweep = bf16_sweep[((magnitude >= 2.0 ** -20) & (magnitude < 2.0 ** 18)) | ~np.isfinite(magnitude) |
+                            np.isin(bf16_sweep, [0x0000, 0x8000, 0x0001, 0x8001, 0x7F7F, 0xFF7F])]
+    for f8, e, m, ieee, top in (("f8e4m3", 4, 3, False, 448), ("f8e5m2", 5, 2, True, 57344)):
+        codes = np.arange(256, dtype=np.uint8)
+        for to, of in (("f32", np.float32), ("f16", np.float16), ("bf16", bf16_bits)):
+            conv("%s_all_codes_%s" % (f8, to), f8, to, codes,
+                 lambda of=of, f8=f8, codes=codes: of(values_of(f8, codes).astype(np.float32)), any_nan=True)
+        conv("bf16_sweep_%s" % f8, "bf16", f8, bf16_sweep,
+             lambda e=e, m=m, ieee=ieee: f8_bits(bf16_from_bits(bf16_sweep), e, m, ieee), any_nan=True)
+        conv("sat_bf16_sweep_%s" % f8, "bf16", f8, bf16_sweep,
+             lambda e=e, m=m, ieee=ieee, top=top: f8_bits(np.clip(bf16_from_bits(bf16_sweep), -top, top), e, m, ieee),
+             expr=sat % f8, any_nan=True)
     # f16 arithmetic overflows to inf; bf16 rounding ties go to even.
     conv("f16_overflow", "f16", "f16", np.full(N, 60000, np.float16), lambda: np.full(N, np.inf, np.float16), expr="x * 2")
     # Exactly halfway between two bf16 values: ties go to the even mantissa.
@@ -716,21 +761,53 @@ def add_structure_cases():
          lambda out: {"out": (fa16.astype(f64) @ fb16.astype(f64)).astype(np.float16).ravel()}, tol=(2e-3, 2e-3),
          gpu_tol=(8e-3, 1e-2))
     # FP8 on mma.sync (m16n8k32): products exact in f32, the sums as the tensor cores add them
-    # (FP8_FAST_ACCUM_TOL below: about 14 bits).
+    # (FP8_FAST_ACCUM_TOL: about 14 bits); the interpreter adds in f32.
     qa = f8_bits(RNG.uniform(-2, 2, (32, 192)), 5, 2, True)
     qb = f8_bits(RNG.uniform(-1, 1, (64, 192)), 4, 3, False)
     case("tensor_cores.f8_e5m2_e4m3_loop_b_transposed", tc, "mma_f8_loop", "1",
          {"a": qa, "b": qb, "out": np.zeros(32 * 64, np.float32), "K": 192},
          lambda out: {"out": (values_of("f8e5m2", qa).reshape(32, 192) @ values_of("f8e4m3", qb).reshape(64, 192).T)
                       .astype(np.float32).ravel()},
-         defines={"num_stages": 3}, tol=(2e-2, 5e-2))
+         defines={"num_stages": 3}, tol=(1e-5, 1e-5), gpu_tol=(2e-2, 5e-2))
     ra = f8_bits(RNG.uniform(-2, 2, (16, 64)), 4, 3, False)
     rb = f8_bits(RNG.uniform(-1, 1, (64, 32)), 4, 3, False)
     case("tensor_cores.f8_e4m3_b_as_k_rows", tc, "mma_f8_k_rows", "1",
          {"a": ra, "b": rb, "out": np.zeros(16 * 32, np.float32)},
          lambda out: {"out": (values_of("f8e4m3", ra).reshape(16, 64) @ values_of("f8e4m3", rb).reshape(64, 32))
                       .astype(np.float32).ravel()},
-         defines={"num_warps": 2}, tol=(2e-2, 5e-2))
+         defines={"num_warps": 2}, tol=(1e-5, 1e-5), gpu_tol=(2e-2, 5e-2))
+    # FP8 on wgmma (64 x 64, K = 192 in k-steps of 64), from a loaded accumulator, on a generator
+    # of their own (the cases after keep their inputs): the interpreter bit for bit as the README
+    # adds (f8_dot_f32), the GPU as its tensor cores do.
+    g8 = np.random.default_rng(8)
+    e5 = lambda lo: f8_bits(g8.uniform(-lo, lo, (64, 192)), 5, 2, True).reshape(64, 192)  # noqa: E731
+    e4 = lambda lo: f8_bits(g8.uniform(-lo, lo, (64, 192)), 4, 3, False).reshape(64, 192)  # noqa: E731
+    wc = g8.standard_normal((64, 64)).astype(np.float32)
+
+    def f8_wgmma(name, A, a, B, b, c, limit=0):
+        want = f8_dot_f32(values_of(A, a), values_of(B, b), c, limit or None)
+        case("tensor_cores.f8_" + name, tc, "mma_f8_wgmma", "1",
+             {"a": a, "b": b, "c": c.ravel(), "out": np.zeros(64 * 64, np.float32), "K": 192},
+             lambda out: {"out": want.ravel()}, defines={"A": A, "B": B, "LIMIT": limit}, gpu_tol=FP8_FAST_ACCUM_TOL)
+        return want
+    f8_wgmma("e5m2_e5m2_wgmma", "f8e5m2", e5(2), "f8e5m2", e5(1), wc)
+    # NaN and infinities in the operands (e5m2 has both, e4m3 NaN only): the rows and columns they
+    # touch are NaN or +-inf as IEEE has it (inf - inf and inf * 0 NaN), every other output finite.
+    sa_, sb_ = e5(2), e4(1)
+    sa_[3, 10], sa_[17, 100], sa_[40, 5], sa_[40, 150], sa_[50, 60], sa_[51, 0] = 0x7C, 0xFC, 0x7C, 0xFC, 0x7D, 0xFF
+    sb_[9, 77], sb_[33, 191], sb_[20, 10], sb_[21, 10] = 0x7F, 0xFF, 0x00, 0x80
+    special = f8_wgmma("e5m2_e4m3_wgmma_nan_inf", "f8e5m2", sa_, "f8e4m3", sb_, wc)
+    touched = np.zeros((64, 64), bool)
+    touched[[3, 17, 40, 50, 51]], touched[:, [9, 33]] = True, True
+    assert (np.isfinite(special) == ~touched).all() and np.isnan(special[3, 20]) and np.isnan(special[40]).any()
+    assert np.isposinf(special).any() and np.isneginf(special).any() and np.isposinf(special[40]).any()
+    # max_num_imprecise_acc = 64 (each k-step's products summed from zero, then added to the
+    # accumulator) against the default (each product added to it), on rows that start at +-2^24:
+    # there the two differ.
+    big = np.where(np.arange(64)[:, None] % 2 == 0, np.sign(wc) * 2.0 ** 24, wc).astype(np.float32)
+    pa_, pb_ = e4(2), e4(1)
+    assert (f8_wgmma("e4m3_e4m3_wgmma_large_acc", "f8e4m3", pa_, "f8e4m3", pb_, big) !=
+            f8_wgmma("e4m3_e4m3_wgmma_promoted", "f8e4m3", pa_, "f8e4m3", pb_, big, limit=64)).sum() > 1000
     aq, ak, av = [(RNG.standard_normal((64, 32)) * 0.3).astype(np.float16) for _ in range(3)]
 
     def attention_like_ref(out):
@@ -1218,10 +1295,6 @@ def add_stdlib_cases():
                                  text[text.rindex("@autotune", 0, kernel_at):kernel_at])
         assert fp8_configs, "fp8_matmul's configs not found"
     Mt, Nt, Kt = 200, 136, 544
-    # The tensor cores sum FP8 products with ~14 bits (as cuBLASLt's fast accumulation, DeepSeek-V3
-    # measured the same): on the H200 an output of these inputs' partial sums (|c| 13.5 on average,
-    # up to 167) came out 0.022 from float64's, the same in every tiling and split.
-    FP8_FAST_ACCUM_TOL = (2e-2, 0.15)
     ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
     tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
     tsa, tsb = RNG.uniform(0.1, 2, Mt).astype(np.float32), RNG.uniform(0.1, 2, Nt).astype(np.float32)
@@ -1238,7 +1311,7 @@ def add_stdlib_cases():
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "workspace": np.zeros(int(splits) * Mt * Nt, np.float32), "counters": np.zeros(tiles, np.int32),
               "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
+             fp8_tma_ref, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
                       "SWAP_AB": swap or "false"})
@@ -1255,7 +1328,7 @@ def add_stdlib_cases():
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "workspace": np.zeros(1, np.float32), "counters": np.zeros(1, np.int32),
               "M": Mt, "N": Nt, "K": Kt, "lda": lda_, "ldb": lda_, "ldc": Nt, "ldr": Nt, "ldm": Nt},
-             fp8_tma_ref, tol=FP8_FAST_ACCUM_TOL,
+             fp8_tma_ref, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": "64", "BN": "64", "BK": bk_, "num_warps": "4", "num_stages": "4", "SCALE_MODE": "1",
                       "A": "f8e5m2", "B": "f8e4m3"})
     # Split-K with block-wise scales (each split's K blocks scaled as they complete), a split
@@ -1295,13 +1368,14 @@ def add_stdlib_cases():
         case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s" % (bm_, bn_, bk_, warps, stages,
                                                                           "_ws" if ws == "1" else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
-             tol=FP8_FAST_ACCUM_TOL,
+             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3"})
     # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
     sa0, sb0 = np.array([0.5], np.float32), np.array([0.25], np.float32)
     case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
-         persistent_args(sa0, sb0), fp8_tma_scaled(np.full(Mt, 0.5 * 0.25), np.ones(Nt)), tol=FP8_FAST_ACCUM_TOL,
+         persistent_args(sa0, sb0), fp8_tma_scaled(np.full(Mt, 0.5 * 0.25), np.ones(Nt)), tol=BF16_ULP_TOL,
+         gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
                   "SCALE_MODE": "0", "A": "f8e5m2", "B": "f8e4m3"})
     case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",
@@ -1879,11 +1953,14 @@ def run_backend(c, tkc, backend, workdir, check=True):
                 nan = lambda b: ((b & 0x7F80) == 0x7F80) & ((b & 0x7F) != 0)
                 same = ((got == want) | (nan(got) & nan(want))).all()
             if not same:
-                if got.dtype.kind == "f":  # NaN payloads may differ; compare values
+                if got.dtype.kind == "f":  # NaN payloads may differ; compare values (and zeros' signs)
                     g64, w64 = got.astype(np.float64), want.astype(np.float64)
-                    same = ((g64 == w64) | (np.isnan(g64) & np.isnan(w64))).all()
+                    same = (((g64 == w64) & (np.signbit(g64) == np.signbit(w64))) | (np.isnan(g64) & np.isnan(w64))).all()
             if not same:
-                bad = np.nonzero(got != want)[0][:5]
+                differ = got != want
+                if got.dtype.kind == "f":  # -0 is not 0, NaN is NaN
+                    differ = (differ | (np.signbit(got) != np.signbit(want))) & ~(np.isnan(got) & np.isnan(want))
+                bad = np.nonzero(differ)[0][:5]
                 return "%s differs at %s: got %s, expected %s" % (name, bad, got[bad], want[bad])
         else:
             rtol, atol = c.tol
