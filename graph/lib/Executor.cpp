@@ -163,8 +163,8 @@ struct Executable::Impl {
       args.push_back(arg);
   }
 
-  /// GemvChain steps' work queues (1 + GEMVs i32, zero between launches: each launch's last
-  /// program zeroes it), by step.
+  /// GemvChain steps' work queues (kGemvChainQueueStride x (1 + GEMVs) i32, zero between
+  /// launches: each launch's last program zeroes it), by step.
   std::map<size_t, std::unique_ptr<Buffer>> chainQueues;
 
   void runStep(size_t s, const Bindings &bindings, const Stream &stream);
@@ -254,13 +254,16 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       gemvRowArgs(part, bindings, args);
       columns.push_back(plan.info(graph, part.out).shape[1]);
     }
-    // PER_SM programs a multiprocessor (the interpreter: as if it had one), at most one a block.
+    // PER_SM programs a multiprocessor, at most as many as fit at once (more would only start
+    // as the others end, to find no block left) and one a block (the interpreter: as if it had
+    // one multiprocessor).
     int64_t multiprocessors = std::max(1, context->device().multiprocessors);
     GridSpec grid([columns, multiprocessors](const Config &c) {
       int64_t blocks = 0;
       for (int64_t n : columns)
         blocks += cdiv(n, c["BN"]);
-      return Grid(std::max<int64_t>(1, std::min(blocks, multiprocessors * c["PER_SM"])));
+      int64_t perMultiprocessor = std::max<int64_t>(1, std::min(c["PER_SM"], c[kResidentPrograms]));
+      return Grid(std::max<int64_t>(1, std::min(blocks, multiprocessors * perMultiprocessor)));
     });
     kernel.launch(grid, args, {}, stream);
     return;
@@ -497,8 +500,9 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
         known = impl.chainKernels.emplace(shape, module->second.kernel(name)).first;
       }
       impl.kernels.push_back(known->second);
-      impl.chainQueues[s] = std::make_unique<Buffer>(context, Scalar::I32, step.chain.size() + 1);
-      std::vector<int32_t> zeros(step.chain.size() + 1, 0);
+      size_t queueInts = size_t(kGemvChainQueueStride) * (step.chain.size() + 1);
+      impl.chainQueues[s] = std::make_unique<Buffer>(context, Scalar::I32, queueInts);
+      std::vector<int32_t> zeros(queueInts, 0);
       impl.chainQueues[s]->upload(zeros.data(), zeros.size() * sizeof(int32_t));
       break;
     }

@@ -672,15 +672,15 @@ struct Planner {
         step.outAt = Operand{step.out, plan.info(g, step.out).shape.size() == 2 ? plan.info(g, step.out).shape[1] : 0, 0};
   }
 
-  /// GraphOptions::gemvChains: the runs [first, end) of two or more fp8_gemv_row steps that
-  /// follow each other, each to become one GemvChain step (mergeGemvChains).
+  /// GraphOptions::gemvChains: the runs [first, end) of two to kGemvChainLength fp8_gemv_row
+  /// steps that follow each other, each to become one GemvChain step (mergeGemvChains).
   std::vector<std::pair<size_t, size_t>> chains;
 
   void findGemvChains() {
     auto chainable = [&](size_t s) { return plan.steps[s].kind == StepKind::MatMul && plan.steps[s].oneRow; };
     for (size_t first = 0; first < plan.steps.size();) {
       size_t end = first;
-      while (end < plan.steps.size() && chainable(end))
+      while (end < plan.steps.size() && chainable(end) && end - first < kGemvChainLength)
         ++end;
       if (end - first >= 2)
         chains.emplace_back(first, end);

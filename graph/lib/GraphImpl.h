@@ -107,9 +107,14 @@ struct Plan {
 /// Fuses the graph into kernel steps and plans their buffers; with `gemvChains`, fp8_gemv_row
 /// steps that follow each other become one GemvChain step.
 Plan planGraph(const Graph::Impl &graph, bool gemvChains = false);
+/// std/work_queue.tk's QUEUE_STRIDE: the i32s from one counter of a work queue to the next.
+constexpr int64_t kGemvChainQueueStride = 32;
+/// The most GEMVs one chain runs (each adds 18 parameters; a kernel's take at most 4 KB).
+constexpr size_t kGemvChainLength = 8;
 /// The .tk source of a GemvChain step's kernel, named `name`: its parameters are a work queue
-/// (1 + GEMVs zeroed i32) and each GEMV's fp8_gemv_row parameters a to norm_out in turn, its
-/// element type `dtype`; its grid is PER_SM programs a multiprocessor, at most one per block.
+/// (kGemvChainQueueStride x (1 + GEMVs) zeroed i32) and each GEMV's fp8_gemv_row parameters a
+/// to norm_out in turn, its element type `dtype`; its grid is PER_SM programs a
+/// multiprocessor, at most as many as fit and one per block.
 std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype,
                             const std::string &name);
 /// The fused graph in Graphviz DOT.

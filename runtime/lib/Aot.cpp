@@ -117,6 +117,14 @@ int functionAttribute(cuda::CUfunc_st *function, int attribute) {
 int functionRegisters(cuda::CUfunc_st *function) { return functionAttribute(function, kNumRegs); }
 int functionLocalBytes(cuda::CUfunc_st *function) { return functionAttribute(function, kLocalBytes); }
 
+int residentPrograms(cuda::CUfunc_st *function, int threads, int64_t sharedBytes) {
+  int programs = 0;
+  cuda::Driver::get().check(
+      cuda::Driver::get().cuOccupancyMaxActiveBlocksPerMultiprocessor(&programs, function, threads, size_t(sharedBytes)),
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return programs;
+}
+
 void AotKernel::launch(Context &context, const Grid &grid, void **params, const Stream &stream) {
   if (context.backend() != Backend::Cuda)
     throw Error(std::string("kernel '") + name_ + "': an AOT kernel runs on the CUDA backend only");

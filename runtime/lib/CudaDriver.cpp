@@ -49,6 +49,7 @@ Driver load() {
   bind(library, d.cuMemGetInfo, "cuMemGetInfo", "cuMemGetInfo_v2");
   bind(library, d.cuModuleLoadData, "cuModuleLoadData");
   bind(library, d.cuFuncGetAttribute, "cuFuncGetAttribute");
+  bind(library, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   bind(library, d.cuStreamCreate, "cuStreamCreate");
   bind(library, d.cuStreamDestroy, "cuStreamDestroy", "cuStreamDestroy_v2");
   bind(library, d.cuStreamSynchronize, "cuStreamSynchronize");

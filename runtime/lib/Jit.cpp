@@ -76,6 +76,8 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
     if (p.isConst && !p.defaultText.empty() && !config.values.count(p.name))
       if (std::optional<Const> value = Const::parse(p.defaultText))
         variant->gridConfig.values.emplace(p.name, *value);
+  // (The interpreter runs one program at a time: as many as the grid has "fit"; CUDA's below.)
+  variant->gridConfig.values.emplace(kResidentPrograms, Const(int64_t(1) << 30));
   CompileOptions options = compileOptions(config, spec);
   const std::string *text = module->text ? &*module->text : nullptr;
   std::string what = "kernel '" + decl.name + "'" + (config.values.empty() ? "" : " {" + config.str() + "}");
@@ -127,6 +129,8 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
   variant->threads = compiled->threads;
   variant->sharedBytes = compiled->sharedBytes;
   variant->registers = functionRegisters(variant->function.function);
+  variant->gridConfig.values.insert_or_assign(
+      kResidentPrograms, Const(int64_t(residentPrograms(variant->function.function, variant->threads, variant->sharedBytes))));
   return variant;
 }
 

@@ -1461,11 +1461,11 @@ def add_stdlib_cases():
         rstd = 1 / np.sqrt((val(c0) ** 2).mean() + 1e-5)
         c1 = b16(silu(weights[1] @ val(n0) * rstd * cs[1]))
         c2 = b16(weights[2] @ val(c1) * cs[2] + val(c0))
-        return {"c0": c0, "norm_out0": n0, "c1": c1, "c2": c2, "queue": np.zeros(4, np.int32)}
+        return {"c0": c0, "norm_out0": n0, "c1": c1, "c2": c2, "queue": np.zeros(32 * 4, np.int32)}
     for grid, bn_, bk_, warps in (("5", "8", "64", "4"), ("264", "8", "64", "4"), ("40", "16", "128", "8")):
         case("stdlib.gemv_chain.grid%s_bn%s_bk%s_w%s" % (grid, bn_, bk_, warps), os.path.join(KERNELS, "work_queue.tk"),
              "gemv_chain", grid,
-             {"queue": np.zeros(4, np.int32), "a0": ca, "b0": cw[0], "c0": np.zeros(Nc0, np.uint16), "scale_b0": cs[0],
+             {"queue": np.zeros(32 * 4, np.int32), "a0": ca, "b0": cw[0], "c0": np.zeros(Nc0, np.uint16), "scale_b0": cs[0],
               "residual0": cr, "norm_w0": cnw, "norm_out0": np.zeros(Nc0, np.uint16), "b1": cw[1],
               "c1": np.zeros(Nc1, np.uint16), "scale_b1": cs[1], "b2": cw[2], "c2": np.zeros(Nc2, np.uint16),
               "scale_b2": cs[2], "N0": Nc0, "K0": Kc0, "N1": Nc1, "N2": Nc2},

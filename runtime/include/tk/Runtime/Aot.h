@@ -18,6 +18,9 @@ LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_
 int functionRegisters(cuda::CUfunc_st *function);
 /// Local memory per thread (spills and stack), in bytes.
 int functionLocalBytes(cuda::CUfunc_st *function);
+/// How many programs of `threads` threads and `sharedBytes` of dynamic shared memory fit on
+/// one multiprocessor at once (the driver's occupancy calculator).
+int residentPrograms(cuda::CUfunc_st *function, int threads, int64_t sharedBytes);
 
 /// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
 /// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).

@@ -81,6 +81,7 @@ struct Driver {
   CUresult (*cuMemGetInfo)(size_t *, size_t *);
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);

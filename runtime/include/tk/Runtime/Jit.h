@@ -116,7 +116,14 @@ struct Config {
   std::string str() const; // "BM=128, BN=64, num_warps=4" (also the config's text in cache keys)
 };
 
+/// A grid function's config also holds this value: how many programs of the variant fit on
+/// one multiprocessor at once (registers, threads and shared memory, by the driver's occupancy
+/// calculator; 2^30 on the interpreter, which has no such limit), for persistent kernels that
+/// want every program resident.
+inline constexpr const char *kResidentPrograms = "resident_programs_per_multiprocessor";
+
 /// A launch grid, fixed or computed from the config the tuner chose (`cdiv(M, c["BM"])`).
+
 class GridSpec {
 public:
   GridSpec(Grid grid) : fixed_(grid) {}
