@@ -79,6 +79,22 @@ protected:
   }
 };
 
+TEST_F(JitInterpreterTest, GridFunctionsSeeHowManyProgramsFit) {
+  // The interpreter runs one program at a time: no residency limit (2^30), so a persistent
+  // kernel's grid is its own choice there.
+  const int n = 300;
+  Buffer bx = Buffer::of(context, ramp(n, 1.0f)), by = Buffer::of(context, ramp(n, 1.0f)), out(context, Scalar::F32, n);
+  int64_t resident = 0;
+  Module::fromString(context, kSource, "axpy.tk", options())
+      .kernel("axpy")
+      .launch(GridSpec([&](const Config &c) {
+                resident = c[kResidentPrograms];
+                return Grid((n + 255) / 256);
+              }),
+              {bx, by, out, 2.0f, n}, {{"BLOCK", 256}});
+  EXPECT_EQ(resident, int64_t(1) << 30);
+}
+
 TEST_F(JitInterpreterTest, LaunchWithConstantsComputesAxpy) {
   Module module = Module::fromString(context, kSource, "axpy.tk", options());
   Kernel axpy = module.kernel("axpy");
@@ -692,6 +708,24 @@ TEST_F(JitGpuTest, TheTuningDatabaseSurvivesTheModule) {
   expectAxpy(out.toVector<float>(), x, y, 0.5f);
   EXPECT_EQ(axpy.stats().tunings, 0);
   EXPECT_EQ(axpy.stats().databaseHits, 1);
+}
+
+TEST_F(JitGpuTest, GridFunctionsSeeHowManyProgramsFit) {
+  // The driver's occupancy: axpy's 128 threads (BLOCK 256, 4 warps) fit 16 at most by
+  // threads (2048 a multiprocessor on sm_80 and later); 8 warps half as many.
+  const int n = 1 << 16;
+  Buffer bx = Buffer::of(*context, ramp(n, 1.0f)), by = Buffer::of(*context, ramp(n, 1.0f)), out(*context, Scalar::F32, n);
+  Kernel axpy = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
+  for (int warps : {4, 8}) {
+    int64_t resident = 0;
+    axpy.launch(GridSpec([&](const Config &c) {
+                  resident = c[kResidentPrograms];
+                  return Grid((n + 255) / 256);
+                }),
+                {bx, by, out, 2.0f, n}, {{"BLOCK", 256}, {"num_warps", warps}});
+    EXPECT_GE(resident, 1) << warps;
+    EXPECT_LE(resident * warps * 32, 2048) << warps;
+  }
 }
 
 TEST_F(JitGpuTest, ResetToZeroKeepsTimedRunsFromAccumulating) {
