@@ -87,6 +87,10 @@ protected:
     }
   }
   void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations);
+  /// x [rows, k] times the FP8 weight `name` [cols, k] with its per-column scales `name_scale`.
+  static Tensor fp8Matmul(Graph &g, const std::string &name, Tensor x, int64_t k, int64_t cols) {
+    return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
+  }
 };
 
 TEST_F(GraphRun, AnElementwiseTreeIsOneKernel) {
@@ -241,9 +245,7 @@ void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels,
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {rows, d});
   Tensor normed = g.rmsnorm(x, g.weight("nw", Scalar::BF16, {d}), 1e-5);
-  auto fp8 = [&](const std::string &name, Tensor a, int64_t k, int64_t n) {
-    return g.matmulFp8(a, g.weight(name, Scalar::F8E4M3, {n, k}), g.weight(name + "_scale", Scalar::F32, {n}));
-  };
+  auto fp8 = [&](const std::string &name, Tensor a, int64_t k, int64_t n) { return fp8Matmul(g, name, a, k, n); };
   Tensor up = fp8("wu", normed, d, ff);
   Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
   g.output(g.add(fp8("wd", hidden, ff, d), x), "out");
@@ -334,9 +336,7 @@ TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
   const int d = 64, n = 96;
   Graph g;
   Tensor a = g.input("a", Scalar::BF16, {1, d}), r = g.input("r", Scalar::BF16, {1, d});
-  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) {
-    return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
-  };
+  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) { return fp8Matmul(g, name, x, k, cols); };
   Tensor h = g.add(fp8("wo", a, d, d), r);
   Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
   g.output(fp8("wq", normed, d, n), "q");
@@ -399,9 +399,7 @@ TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   const int d = 64, ff = 96, qkv = 80;
   Graph g;
   Tensor a = g.input("a", Scalar::BF16, {1, d}), r = g.input("r", Scalar::BF16, {1, d});
-  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) {
-    return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
-  };
+  auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) { return fp8Matmul(g, name, x, k, cols); };
   Tensor h = g.add(fp8("wo", a, d, d), r);
   Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
   Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), fp8("wu", normed, d, ff));
