@@ -436,6 +436,23 @@ TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   }
 }
 
+TEST_F(GraphRun, WhatAGemvChainReadsKeepsItsSlotToTheChainsEnd) {
+  // t = silu(x) is read only by the chain's first GEMV. Launched one by one, y2 takes t's slot
+  // once y1 has read it; in a chain, whose kernel the tuner runs again and again on the same
+  // buffers, y2 overwriting t would change what y1 reads the next time: t keeps its slot.
+  const int d = 64;
+  Graph g;
+  Tensor t = g.silu(g.input("x", Scalar::BF16, {1, d}));
+  Tensor y1 = fp8Matmul(g, "w1", t, d, d), y2 = fp8Matmul(g, "w2", y1, d, d);
+  g.output(fp8Matmul(g, "w3", y2, d, d), "y3");
+  GraphOptions chained;
+  chained.gemvChains = true;
+  Executable plain = Executable::compile(context, g), chain = Executable::compile(context, g, chained);
+  ASSERT_EQ(chain.kernels().size(), 2u) << chain.kernels().size(); // silu, then the chain of three
+  EXPECT_EQ(plain.intermediateBytes(), size_t(2 * d * 2)); // t (then y2), y1
+  EXPECT_EQ(chain.intermediateBytes(), size_t(3 * d * 2)); // t, y1, y2
+}
+
 TEST_F(GraphRun, TheDotDumpAndItsSvgTakeAnyPath) {
   // A stand-in `dot` first on PATH records its arguments as the SVG: the paths reach it as
   // arguments (no shell: a quote or a space in them is nothing special), and the SVG is renamed
