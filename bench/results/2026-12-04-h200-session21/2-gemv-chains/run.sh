@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Session 21 run 2 (prepared; no GPU was lent in session 21): GraphOptions::gemvChains on the
-# H200. First correctness: the GEMV-chain conformance cases (a persistent kernel whose programs
-# wait on each other through std/work_queue.tk) on CUDA against the interpreter, compute-
-# sanitizer on one, and tk-llama's tiny checkpoint on CUDA (--fp8 --gemv-chains must give
-# --fp8's logits bit for bit). Then the batch-1 FP8 decode step (LLaMA-7B-shaped, 2048-token
-# prompt) with and without chains, rounds interleaved (bench/llm_ab.py), with each variant's
-# profile first. Pack: tools/gpu-check --bench.
+# H200, correctness: the GEMV-chain conformance cases (a persistent kernel whose programs wait
+# on each other through std/work_queue.tk) on CUDA against the interpreter, compute-sanitizer
+# on one, 300 launches back to back against the interpreter, and tk-llama's tiny checkpoint on
+# CUDA (--fp8 --gemv-chains must give --fp8's logits bit for bit). The timing is run 3
+# (3-gemv-chains-decode). Pack: tools/gpu-check --bench. About 4 minutes.
 out=$OUT
 mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
 { date -u; cat /tmp/tkgpu/tk/commit; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee $out/machine.txt
@@ -15,7 +14,7 @@ TK_STDLIB_DIR=$PWD/stdlib timeout 120 python3 tests/conformance/run.py --tkc $tk
   -k gemv_chain 2>&1 | tee $out/conformance.txt
 for tool in memcheck racecheck synccheck; do
   echo "-- $tool gemv_chain grid 264"
-  TK_STDLIB_DIR=$PWD/stdlib compute-sanitizer --tool $tool --error-exitcode 9 $tkc run tests/conformance/kernels/work_queue.tk \
+  TK_STDLIB_DIR=$PWD/stdlib timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $tkc run tests/conformance/kernels/work_queue.tk \
     --kernel gemv_chain -D BN=8 -D BK=64 -D num_warps=4 -D PREFETCH_STEPS=1 --backend=cuda --grid 264 \
     queue=zeros:i32:128 a0=rand:bf16:96 b0=rand:f8e4m3:200x96 c0=zeros:bf16:200 scale_b0=rand:f32:200 residual0=rand:bf16:200 \
     norm_w0=rand:bf16:200 norm_out0=zeros:bf16:200 b1=rand:f8e4m3:136x200 c1=zeros:bf16:136 scale_b1=rand:f32:136 \
@@ -41,6 +40,3 @@ for name in ("c0", "c1", "c2"):
     print(name, "max |cuda - interp| / max |interp| = %.3g" % (np.abs(g - i).max() / np.abs(i).max()))
 PY
 timeout 200 python3 tests/llm/tiny_llama.py --tk-llama /tmp/tkgpu/tk/bin/tk-llama --backend cuda --skip-tokenizer 2>&1 | tee $out/tiny-llama.txt
-x=/tmp/tkgpu/tk/bin/tk-llama
-PROFILE=1 timeout 420 python3 bench/llm_ab.py 3 fp8b1 plain=$x:stdlib "chains=$x:stdlib:ARGS=--gemv-chains" 2>&1 \
-  | grep -v "Writing model" | tee $out/ab.txt
