@@ -222,12 +222,24 @@ def main():
         if not drift < 0.09:
             sys.exit("--fp8 logits are %.3g from the bf16 model's (0.045 when written)" % drift)
         # --gemv-chains: each decode step's GEMVs between two attentions in one persistent
-        # kernel, the same arithmetic as their separate launches: the same logits bit for bit.
+        # kernel, the same arithmetic as their separate launches: in the interpreter the same
+        # tokens and logits bit for bit. On the GPU each kernel is tuned on its own (a k-step of
+        # another length sums in another order, a bf16 rounding flips): logits within 1e-2 up to
+        # the first token that differs, which must be a near-tie (as without the KV cache).
         tokens8c, logits8c = run(args, single, prompt, new, os.path.join(tmp, "fp8c.npy"),
                                  ["--fp8", "--gemv-chains", "--profile"], expect_kernel="fp8_gemv_chain (5 GEMVs")
-        if tokens8c != tokens8 or not np.array_equal(logits8c, logits8):
-            sys.exit("--fp8 --gemv-chains: tokens %s, logits %.3g from --fp8's (tokens %s)"
-                     % (tokens8c, np.abs(logits8c - logits8).max(), tokens8))
+        if args.backend == "interp":
+            if tokens8c != tokens8 or not np.array_equal(logits8c, logits8):
+                sys.exit("--fp8 --gemv-chains: tokens %s, logits %.3g from --fp8's (tokens %s)"
+                         % (tokens8c, np.abs(logits8c - logits8).max(), tokens8))
+        else:
+            split = next((i for i, (a, b) in enumerate(zip(tokens8, tokens8c)) if a != b), len(tokens8) - 1)
+            chain_err = np.linalg.norm(logits8c[:split + 1] - logits8[:split + 1]) / np.linalg.norm(logits8[:split + 1])
+            row = logits8[split]
+            gap = abs(row[tokens8[split]] - row[tokens8c[split]]) / (row.max() - row.min())
+            print("--fp8 --gemv-chains: tokens %s, logits %.3g from --fp8's" % (tokens8c, chain_err))
+            if not chain_err < 1e-2 or not gap < 0.02:
+                sys.exit("--fp8 --gemv-chains: tokens %s, --fp8's %s, logits %.3g apart" % (tokens8c, tokens8, chain_err))
         # Without the cache every prefix is a prefill: up to 8 rows weight-only (bf16 rows as they
         # are), more with quantized rows, where the cached decode steps are all weight-only. The
         # tokens agree up to the first step whose two best logits are closer (as a fraction of
