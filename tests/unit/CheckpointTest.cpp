@@ -157,9 +157,12 @@ TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
       // 2^160 elements: a product that wraps to 0 in 64 bits would match empty offsets.
       {"a size that wraps", safetensors(R"({"a": {"dtype": "F32", "shape": [1099511627776, 1099511627776, 1099511627776, 1099511627776], "data_offsets": [0, 0]}})", ""),
        "does not take the 0 bytes"},
-      // Nested 200000 deep: an error message that printed it would overflow the stack.
+      // Nested 200000 deep: refused before the parser builds it (the parser's memory grew by
+      // about 78 bytes a byte of '['), and an error message that printed it would overflow the stack.
       {"a dtype nested deeply", safetensors(R"({"a": {"dtype": )" + std::string(200000, '[') + std::string(200000, ']') +
                                                 R"(, "shape": [1], "data_offsets": [0, 4]}})", "abcd"),
+       "header: not valid JSON: nested more than 64 levels deep at byte 78"},
+      {"a dtype nested a little", safetensors(R"({"a": {"dtype": [[["F32"]]], "shape": [1], "data_offsets": [0, 4]}})", "abcd"),
        "tensor 'a': dtype an array is not supported"},
       {"a negative size", safetensors(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", "abcd"),
        "tensor 'a': each size must be an integer from 0 to"},
@@ -176,6 +179,19 @@ TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
     std::string message = errorOf([&] { Checkpoint::open(folder.path()); });
     EXPECT_NE(message.find(c.message), std::string::npos) << c.what << ": " << message;
     EXPECT_NE(message.find(folder.path() + "/model.safetensors"), std::string::npos) << c.what << ": " << message;
+  }
+}
+
+TEST(Checkpoint, AnEmptyTensorSharesNoBytes) {
+  // Safetensors lets an empty tensor's offsets [x, x] point anywhere, a tensor's first byte
+  // included: no overlap (before, it was one when the sort put it after that tensor).
+  for (const char *name : {"a_empty", "zz_empty"}) {
+    Folder folder;
+    folder.write("model.safetensors",
+                 safetensors(std::string(R"({"b": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}, ")") + name +
+                                 R"(": {"dtype": "F16", "shape": [0], "data_offsets": [0, 0]}})",
+                             "abcd"));
+    EXPECT_EQ(errorOf([&] { Checkpoint::open(folder.path()); }), "") << name;
   }
 }
 
@@ -212,6 +228,8 @@ TEST(LlamaConfig, HostileFilesAreErrorsNotCrashesOrHangs) {
   std::string deep = std::string(200000, '[') + std::string(200000, ']');
   for (const char *key : {"hidden_act", "architectures", "attention_bias"}) {
     std::string message = errorOf([&] { LlamaConfig::parse("{" + base + ", \"" + key + "\": " + deep + "}", "config.json"); });
+    EXPECT_NE(message.find("nested more than 64 levels deep"), std::string::npos) << key << ": " << message.substr(0, 200);
+    message = errorOf([&] { LlamaConfig::parse("{" + base + ", \"" + key + "\": [[[1]]]}", "config.json"); });
     EXPECT_NE(message.find("an array"), std::string::npos) << key << ": " << message.substr(0, 200);
   }
   // A FIFO (open() would wait for a writer) and a file past the size cap (/dev/zero-like).
