@@ -11,3 +11,10 @@ void tk::writeOutput(const std::string &path, const std::string &bytes) {
   if (!writeAtomically(path, bytes, error))
     throw Error(error);
 }
+
+std::string tk::readInput(const std::string &path, uint64_t maxBytes) {
+  std::string text, error;
+  if (!readRegularFile(path, maxBytes, text, error))
+    throw Error(error);
+  return text;
+}

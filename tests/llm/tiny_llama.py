@@ -538,7 +538,10 @@ def check_bad_requests(args, single, tmp, corpus):
                                     "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
-                                   (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model")]:
+                                   (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model"),
+                                   # (SentencePiece's own reader read /dev/zero until memory ran out)
+                                   (["--prompt", "3", "--tokenizer", "/dev/zero"], 1,
+                                    "cannot read '/dev/zero': it is not a regular file")]:
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
         if r.returncode != status or message not in r.stderr:
             sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))

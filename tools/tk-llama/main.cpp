@@ -262,7 +262,9 @@ int main(int argc, char **argv) {
     tk::Backend chosen = backend ? *backend : tk::Context::defaultBackend();
     sentencepiece::SentencePieceProcessor tokenizer;
     if (!tokenizerPath.empty()) {
-      auto status = tokenizer.Load(tokenizerPath);
+      // Read here, a regular file of a bounded size (SentencePiece's own Load read /dev/zero
+      // until memory ran out, and waited forever on a pipe); LLaMA's is 0.5 MB.
+      auto status = tokenizer.LoadFromSerializedProto(tk::readInput(tokenizerPath, uint64_t(256) << 20));
       if (!status.ok())
         throw tk::Error(tokenizerPath + ": not a SentencePiece model (" + status.ToString() + ")");
     }
