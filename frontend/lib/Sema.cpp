@@ -196,6 +196,10 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
              (!constArgs[i] || constArgs[i]->str() == instance->constArgs[i]->str());
     }
     if (same) {
+      // Inlined again here: its size counts again (fns that call one another twice a level
+      // grew the program exponentially past every limit while checking stayed instant).
+      if (!spend(e.calleeRange, instance->inlinedNodes))
+        return Type::error();
       e.fn = instance.get();
       return instance->returnType;
     }
@@ -227,9 +231,11 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
     else if (constArgs[i])
       raw->params.push_back(nullptr);
   }
+  size_t checkedBefore = sema_.checkedNodes_;
   body.checkBody(*raw->body);
   body.popScope();
   callStack_->pop_back();
+  raw->inlinedNodes = sema_.checkedNodes_ - checkedBefore;
 
   if (diags_.errorCount() > errorsBefore) {
     if (!diags_.diagnostics().empty() && diags_.errorCount() <= DiagEngine::kMaxErrors) {

@@ -41,7 +41,7 @@ public:
   // Helpers
   Type error(SrcRange range, const std::string &message);
   /// Counts one node against SemaLimits::kMaxCheckedNodes; false (reported once) past it.
-  bool spend(SrcRange range);
+  bool spend(SrcRange range, size_t nodes = 1);
   Type resolveType(const TypeExpr &t, bool allowShape);
   /// A scalar type's name, or a `const T: dtype` parameter in scope standing for one.
   std::optional<Scalar> scalarTypeNamed(const std::string &name) const;

@@ -2,6 +2,8 @@
 // unrolling for static_range, and the placement rules for `return`.
 #include "SemaImpl.h"
 
+#include <algorithm>
+
 namespace tk {
 
 VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type, bool isMutable) {
@@ -135,11 +137,12 @@ bool mayReturn(const Stmt &stmt) {
 }
 } // namespace
 
-bool SemaImpl::spend(SrcRange range) {
+bool SemaImpl::spend(SrcRange range, size_t nodes) {
   size_t &checked = sema_.checkedNodes_;
   if (checked > SemaLimits::kMaxCheckedNodes)
     return false;
-  if (++checked > SemaLimits::kMaxCheckedNodes) {
+  checked += std::min(nodes, SemaLimits::kMaxCheckedNodes + 1);
+  if (checked > SemaLimits::kMaxCheckedNodes) {
     error(range, "the program is too large to compile: more than " + std::to_string(SemaLimits::kMaxCheckedNodes) +
                      " statements and expressions after unrolling static_range loops and inlining functions");
     return false;

@@ -28,6 +28,9 @@ struct FnInstance {
   std::vector<VarDecl *> params; // null for const parameters
   Type returnType = Type::voidType();
   BlockPtr body;
+  /// The statements and expressions its body counts against the program's limit, its own
+  /// calls inlined: every further call inlines them again.
+  size_t inlinedNodes = 0;
 };
 
 struct KernelArg {
