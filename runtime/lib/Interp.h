@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <cstring>
 #include <memory>
 
 namespace tk::interp {
@@ -28,6 +29,13 @@ struct Tile {
   std::vector<double> d;
   size_t size() const;
   static Tile make(DType dtype, std::vector<int64_t> shape);
+  /// The same type, shape and bits (a NaN is the same NaN).
+  bool sameAs(const Tile &o) const {
+    auto sameBits = [](const auto &a, const auto &b) {
+      return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
+    };
+    return dtype == o.dtype && shape == o.shape && i == o.i && sameBits(f, o.f) && sameBits(d, o.d);
+  }
 };
 using TileRef = std::shared_ptr<const Tile>;
 
@@ -83,6 +91,9 @@ public:
   /// Checks that `address` names `bytes` bytes inside one buffer; returns a pointer to them.
   uint8_t *resolve(mlir::Operation *op, int64_t address, int bytes, size_t element, const char *access);
 
+  /// Counts the writes that changed memory's bytes.
+  void noteMemoryChange() { ++memoryChanges_; }
+
   const std::array<int64_t, 3> &pid() const { return pid_; }
   const std::array<int64_t, 3> &grid() const { return launch_.grid; }
   std::ostream &printStream() { return *launch_.printStream; }
@@ -95,6 +106,7 @@ private:
   std::string kernelName_;
   std::array<int64_t, 3> pid_{0, 0, 0};
   llvm::DenseMap<mlir::Value, TileRef> env_;
+  uint64_t memoryChanges_ = 0;
 };
 
 } // namespace tk::interp

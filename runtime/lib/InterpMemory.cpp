@@ -52,6 +52,17 @@ void writeElement(const Tile &t, size_t k, uint8_t *p) {
   std::memcpy(p, &bits, bytesOf(t.dtype));
 }
 
+/// writeElement into memory the program reads back, counting a write that changed its bytes
+/// (a loop that repeats with nothing changed can never end: Interpreter's while loops).
+void writeMemory(Interpreter &in, const Tile &t, size_t k, uint8_t *p) {
+  uint8_t before[8];
+  size_t bytes = bytesOf(t.dtype);
+  std::memcpy(before, p, bytes);
+  writeElement(t, k, p);
+  if (std::memcmp(before, p, bytes) != 0)
+    in.noteMemoryChange();
+}
+
 bool maskAllows(const Tile *mask, size_t k) { return !mask || mask->i[mask->size() == 1 ? 0 : k] != 0; }
 
 double valueAt(const Tile &t, size_t k) { return t.dtype == DType::F64 ? t.d[k] : isFloat(t.dtype) ? t.f[k] : double(t.i[k]); }
@@ -112,7 +123,7 @@ bool execMemory(Interpreter &in, Operation *op) {
         int bytes = bytesOf(value.dtype);
         for (size_t k = 0; k < ptr.size(); ++k)
           if (maskAllows(mask, k))
-            writeElement(value, k, in.resolve(op, ptr.i[k], bytes, k, "store"));
+            writeMemory(in, value, k, in.resolve(op, ptr.i[k], bytes, k, "store"));
         return true;
       })
       .Case([&](AtomicRMWOp a) {
@@ -147,7 +158,7 @@ bool execMemory(Interpreter &in, Operation *op) {
             }
             updated.i[0] = wrapInt(r, bits);
           }
-          writeElement(updated, 0, p);
+          writeMemory(in, updated, 0, p);
         }
         in.set(a.getResult(), std::move(old));
         return true;
@@ -162,7 +173,7 @@ bool execMemory(Interpreter &in, Operation *op) {
           std::vector<uint8_t> expected(bytes);
           writeElement(cmp, k, expected.data());
           if (std::memcmp(p, expected.data(), bytes) == 0)
-            writeElement(value, k, p);
+            writeMemory(in, value, k, p);
         }
         in.set(a.getResult(), std::move(old));
         return true;

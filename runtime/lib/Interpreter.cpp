@@ -186,6 +186,7 @@ void Interpreter::execControlFlow(Operation *op) {
     for (Value init : loop.getInits())
       carried.push_back(ref(init));
     while (true) {
+      uint64_t changesBefore = memoryChanges_;
       std::vector<TileRef> before = runRegion(loop.getBefore(), carried);
       bool go = before[0]->i.at(0) != 0;
       std::vector<TileRef> forwarded(before.begin() + 1, before.end());
@@ -194,7 +195,16 @@ void Interpreter::execControlFlow(Operation *op) {
           setRef(loop.getResult(k), forwarded[k]);
         return;
       }
-      carried = runRegion(loop.getAfter(), forwarded);
+      std::vector<TileRef> next = runRegion(loop.getAfter(), forwarded);
+      // The program runs alone and deterministically: an iteration that changed no byte of
+      // memory and carries the same values on would repeat forever (a program waiting for a
+      // later one, which the interpreter runs only after it).
+      if (memoryChanges_ == changesBefore &&
+          std::equal(next.begin(), next.end(), carried.begin(), carried.end(),
+                     [](const TileRef &a, const TileRef &b) { return a == b || a->sameAs(*b); }))
+        fault(op, "this while loop cannot end: an iteration changed neither memory nor its values (the interpreter "
+                  "runs programs one after another, so a program that waits for a later one waits forever)");
+      carried = std::move(next);
     }
   }
   if (auto call = dyn_cast<func::CallOp>(op)) {

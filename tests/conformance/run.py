@@ -873,6 +873,11 @@ def add_structure_cases():
          expect_message="memory.tk:61:12: error: out-of-bounds load: element 22 of the tile is at byte offset 600 (index 150) "
                         "of buffer 'x', which has 150 elements (kernel 'oob_load_in_fn', program (2, 0, 0))\n" +
                         memory + ":66:23: note: in the call to the fn from here")
+    case("faults.endless_wait", memory, "wait_for_later", "2", {"flag": np.zeros(1, np.int32), "out": np.zeros(1, np.int32)},
+         None, expect_status=2,
+         expect_message="memory.tk:76:9: error: this while loop cannot end: an iteration changed neither memory nor its "
+                        "values (the interpreter runs programs one after another, so a program that waits for a later one "
+                        "waits forever) (kernel 'wait_for_later', program (0, 0, 0))")
     case("faults.out_of_bounds_store", memory, "oob_store", "1", {"out": np.zeros(64, np.float32), "n": -1}, None, expect_status=2,
          expect_message="error: out-of-bounds store: element 0 of the tile is at byte offset -4 (index -1) of buffer 'out'")
     case("faults.assert", memory, "failing_assert", "1", {"x": np.arange(8, dtype=np.int32)}, None, expect_status=2,
