@@ -141,6 +141,11 @@ std::string layerName(int64_t layer, const char *part) { return std::to_string(l
 
 /// The next token from one row of logits (GenerateOptions says how).
 int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o, std::mt19937_64 &rng) {
+  // A NaN has no place in the order (the sort's comparison would not be one): an error, not a
+  // token chosen at random.
+  if (const float *nan = std::find_if(logits, logits + vocab, [](float v) { return std::isnan(v); }); nan != logits + vocab)
+    throw Error("llama: the logit of token " + std::to_string(nan - logits) +
+                " is NaN: the model's weights or activations are not finite");
   if (o.temperature <= 0)
     return int32_t(std::max_element(logits, logits + vocab) - logits);
   std::vector<int32_t> order(static_cast<size_t>(vocab));

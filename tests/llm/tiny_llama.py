@@ -559,6 +559,17 @@ def check_bad_requests(args, single, tmp, corpus):
                         "--max-context", str(1 << 20), "--max-new-tokens", "2"], capture_output=True, text=True, timeout=300)
     if r.returncode != 1 or "the KV caches need" not in r.stderr or "MiB of" not in r.stderr:
         sys.exit("KV caches past memory: exit %d, %r" % (r.returncode, r.stderr))
+    # NaN logits (a NaN row in the LM head): an error, greedy or sampled (before, a token chosen
+    # by a sort whose comparison was no order).
+    nan_weights = weights(np.random.default_rng(4))
+    nan_weights["lm_head.weight"][7] = 0x7FC0
+    nan_folder = os.path.join(tmp, "nan-head")
+    write_folder(nan_folder, nan_weights, 1)
+    for extra in ([], ["--temperature", "1"]):
+        r = subprocess.run([args.tk_llama, nan_folder, "--backend", args.backend, "--prompt", "5"] + extra,
+                           capture_output=True, text=True)
+        if r.returncode != 1 or "the logit of token 7 is NaN" not in r.stderr:
+            sys.exit("NaN logits %s: exit %d, %r" % (extra, r.returncode, r.stderr))
     r = subprocess.run([args.tk_llama, os.path.join(tmp, "missing"), "--prompt", "1", "--backend", args.backend],
                        capture_output=True, text=True)
     if r.returncode != 1 or "config.json: cannot open it" not in r.stderr:
