@@ -11,6 +11,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+
+#include <algorithm>
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -89,6 +91,12 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 
 std::string ptxFeatures(mlir::ModuleOp module, const GpuTarget &target) {
   int version = 80;
+  // More than 4352 bytes of kernel parameters need PTX ISA 8.1 (up to 32764; each parameter
+  // counted at 8 bytes, at most what it takes).
+  module.walk([&](mlir::LLVM::LLVMFuncOp fn) {
+    if (fn->hasAttr("nvvm.kernel") && fn.getNumArguments() * 8 > 4352)
+      version = std::max(version, 81);
+  });
   module.walk([&](mlir::LLVM::InlineAsmOp op) {
     llvm::StringRef text = op.getAsmString();
     if (text.starts_with(kFloat8MmaSync))

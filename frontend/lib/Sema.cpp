@@ -680,6 +680,17 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     impl.declareConst(p.name, p.range, type, *value);
     instance->constants.emplace_back(p.name, *value);
   }
+  // Each runtime parameter at its own size and alignment, as the PTX parameter space lays
+  // them out: ptxas takes at most 32764 bytes (4095 pointers).
+  size_t paramBytes = 0;
+  for (const KernelArg &arg : instance->args) {
+    size_t bytes = arg.type.isPtr() ? 8 : size_t(std::max(bitWidth(arg.type.elem.scalar), 8) / 8);
+    paramBytes = (paramBytes + bytes - 1) / bytes * bytes + bytes;
+  }
+  if (paramBytes > SemaLimits::kMaxKernelParamBytes)
+    diags_.error(kernel.nameRange, "kernel '" + kernel.name + "' takes " + std::to_string(paramBytes) +
+                                       " bytes of parameters; a launch passes at most " +
+                                       std::to_string(SemaLimits::kMaxKernelParamBytes) + " (4095 pointers)");
   if (diags_.errorCount() > errorsBefore)
     return nullptr;
   instance->body = kernel.body->cloneBlock();

@@ -75,6 +75,9 @@ struct SemaLimits {
   /// CUDA passes at most 32 KB of kernel arguments (4,095 pointers); LLVM's optimizer is
   /// quadratic in a function's parameters (20,000 took 3.3 GB).
   static constexpr size_t kMaxKernelParams = 4096;
+  /// The PTX parameter space ptxas takes (PTX ISA 8.1 and later; 4352 bytes before, which
+  /// ptxFeatures asks for past that).
+  static constexpr size_t kMaxKernelParamBytes = 32764;
   /// The total work of one Sema: statements and expressions checked, counting every unrolled
   /// copy and inlined instance (nested static_ranges multiply: each is under kMaxUnroll, their
   /// product need not be).
