@@ -518,6 +518,9 @@ def check_tensor_parallel(args, tmp, single, prompt, new, tokens, logits):
 
 def check_bad_requests(args, single, tmp, corpus):
     # Bad requests: a clean message and exit status, never a crash.
+    if not os.path.exists(corpus):  # (--skip-tokenizer: a text file all the same)
+        with open(corpus, "w") as f:
+            f.write("not a model\n")
     for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
                                    (["--prompt", "3,300"], 1, "token id 300 (position 1) is outside the vocabulary of 300"),
                                    (["--prompt", "3", "--max-new-tokens", "0"], 2, "--max-new-tokens takes 1 to 65536"),
@@ -536,6 +539,10 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--tp", "0"], 2, "--tp takes 1 to 64"),
                                    (["--prompt", "3", "--trace", "/nonexistent-folder/t.json"], 2,
                                     "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
+                                   (["--prompt", "3", "--trace", ""], 2, "--trace needs a file name"),
+                                   (["--prompt", "3", "--save-logits", ""], 2, "--save-logits needs a file name"),
+                                   (["--prompt", "3", "--trace", "/proc/t.json"], 2,
+                                    "cannot write '/proc/t.json': the folder '/proc' takes no new file"),
                                    (["--prompt", "3", "--prompt", "4", "--batch", "2"], 2, "--batch repeats one prompt"),
                                    (["--prompt-text", "hi"], 2, "--prompt-text needs --tokenizer"),
                                    (["--prompt", "3", "--tokenizer", corpus], 1, "not a SentencePiece model"),

@@ -37,6 +37,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -193,7 +194,8 @@ int main(int argc, char **argv) {
           throw tk::Error("--backend is interp or cuda, not '" + b + "'");
         backend = b == "interp" ? tk::Backend::Interpreter : tk::Backend::Cuda;
       } else if (a == "--save-logits") {
-        savePath = value();
+        if ((savePath = value()).empty())
+          throw tk::Error("--save-logits needs a file name");
       } else if (a == "--batch") {
         batch = long(integerOption(a, value(), 1, 4096));
       } else if (a == "--gemv-chains") {
@@ -205,7 +207,8 @@ int main(int argc, char **argv) {
       } else if (a == "--profile") {
         profile = true;
       } else if (a == "--trace") {
-        tracePath = value();
+        if ((tracePath = value()).empty())
+          throw tk::Error("--trace needs a file name");
         profile = true;
       } else if (a == "--fp8") {
         loadOptions.fp8Weights = true;
@@ -244,11 +247,22 @@ int main(int argc, char **argv) {
       throw tk::Error("--batch repeats one prompt; several --prompt options are a batch by themselves");
     if (hasPromptText && tokenizerPath.empty())
       throw tk::Error("--prompt-text needs --tokenizer");
-    // Files written after the generation: their folders must exist before it starts.
+    // Files written after the generation: their folders must exist, and be writable, before
+    // it starts (not found out after minutes of generation).
     for (const std::string *path : {&savePath, &tracePath}) {
       std::filesystem::path folder = std::filesystem::path(*path).parent_path();
-      if (!path->empty() && !folder.empty() && !std::filesystem::is_directory(folder))
+      if (path->empty())
+        continue;
+      if (!folder.empty() && !std::filesystem::is_directory(folder))
         throw tk::Error("cannot write '" + *path + "': the folder '" + folder.string() + "' does not exist");
+      // (A temporary file made and removed: what writing it will take, root or not.)
+      std::string probe = (folder.empty() ? std::string(".") : folder.string()) + "/.tk-llama-XXXXXX";
+      int fd = ::mkstemp(probe.data());
+      if (fd < 0)
+        throw tk::Error("cannot write '" + *path + "': the folder '" + (folder.empty() ? "." : folder.string()) +
+                        "' takes no new file (" + std::strerror(errno) + ")");
+      ::close(fd);
+      ::unlink(probe.c_str());
     }
     if (!sampling.kvCache && (profile || maxContext))
       throw tk::Error("--profile and --max-context need the KV cache (no --no-cache)");
