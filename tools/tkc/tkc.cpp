@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -151,6 +152,12 @@ int tkcMain(int argc, char **argv) {
     return usageError("-MD writes the dependencies of an output: not with 'tkc " + command + "'");
   if (dependencies && depfile.empty())
     depfile = output + ".d";
+  // An output that is the source itself would replace it (a helper's audit: `tkc x.tk -o x.tk`).
+  for (const std::string *written : std::initializer_list<const std::string *>{&output, &depfile}) {
+    std::error_code ignored;
+    if (file != "-" && *written != "-" && !written->empty() && std::filesystem::equivalent(file, *written, ignored))
+      return usageError("'" + *written + "' is the source file itself: tkc would overwrite it");
+  }
   // The dependency file, after the output: the main file and every file it imports.
   auto writeDependencies = [&](const std::vector<std::pair<std::string, std::string>> &sources) {
     std::string error;
