@@ -324,6 +324,9 @@ Type SemaImpl::checkName(NameExpr &e) {
     return Type::typeName(ElemType{*scalar, false});
   if (lookupBuiltin(e.name))
     return error(e.range, "builtin '" + e.name + "' must be called");
+  if (e.name == "break" || e.name == "continue")
+    return error(e.range, "'" + e.name + "' is not supported: a loop ends by its range or its while condition " +
+                              "(carry a flag in a var)");
   return error(e.range, "unknown name '" + e.name + "'");
 }
 
