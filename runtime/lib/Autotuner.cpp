@@ -96,8 +96,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       std::cerr << "tk: warning: ignoring the tuning entry " << dbPath << ": "
                 << (entry ? "it is for another kernel, GPU or space" : error) << "; tuning again\n";
     }
-  for (const std::string &warning : database.takeWarnings())
-    std::cerr << warning << "\n";
+  database.printWarnings();
 
   for (size_t index : resetIndex)
     if (args[index].kind() != Arg::Kind::Buffer)

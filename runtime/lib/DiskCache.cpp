@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <sys/random.h>
 #include <sstream>
 #include <sys/stat.h>
@@ -258,6 +261,15 @@ std::vector<std::string> DiskCache::takeWarnings() {
   std::vector<std::string> taken;
   taken.swap(warnings_);
   return taken;
+}
+
+void DiskCache::printWarnings() {
+  static std::mutex mutex;
+  static std::set<std::string> shown;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const std::string &warning : takeWarnings())
+    if (shown.insert(warning).second)
+      std::cerr << warning << "\n";
 }
 
 } // namespace tk

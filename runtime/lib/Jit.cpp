@@ -123,8 +123,7 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
     std::string error; // best-effort, as for the PTX
     cache.put(variantKey, compiledEntry(*compiled), error);
   }
-  for (const std::string &warning : cache.takeWarnings())
-    std::cerr << warning << "\n";
+  cache.printWarnings();
   variant->function = loadFunction(compiled->ptx.c_str(), decl.name, compiled->sharedBytes);
   variant->threads = compiled->threads;
   variant->sharedBytes = compiled->sharedBytes;
@@ -356,8 +355,7 @@ void loadModule(Context &context, const std::string &path, const std::string *te
       impl->sourceHash = entry->sourceHash;
       return;
     }
-    for (const std::string &warning : cache.takeWarnings()) // a corrupt entry: reported, then rebuilt
-      std::cerr << warning << "\n";
+    cache.printWarnings(); // a corrupt entry: reported, then rebuilt
   }
   CompileOptions compileOptions;
   compileOptions.stdlibDirs = options.stdlibDirs;

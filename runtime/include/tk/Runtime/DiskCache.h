@@ -46,6 +46,9 @@ public:
   std::string pathOf(const std::string &key) const { return dir_ + "/" + key + ".tkc"; }
   /// Warnings not yet shown (one per corrupt entry), cleared by the call.
   std::vector<std::string> takeWarnings();
+  /// Prints takeWarnings() on stderr, each distinct text once a process (a cache directory
+  /// that cannot be used is found again by every compile).
+  void printWarnings();
 
   /// A file under the directory that is not an entry (the tuning database): its contents when
   /// it is a regular file owned by this user, writable by no one else and at most `maxBytes`
