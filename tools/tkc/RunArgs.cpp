@@ -7,6 +7,7 @@
 #include "tk/Support/FloatFormats.h"
 #include "tk/Runtime/Npy.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -161,6 +162,12 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
                        std::to_string(kMaxBufferElements) + " elements, the limit of a buffer");
     count = product;
   }
+  // Past the machine's memory the allocation may well succeed (overcommitted) and the kernel
+  // then be killed filling it: refused first.
+  double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (double(count) * double(bytes) > physical)
+    throw UsageError("argument '" + name + "': " + std::to_string(count * bytes) + " bytes, more than the " +
+                     std::to_string(int64_t(physical)) + " bytes of this machine's memory");
   try {
     buffer.bytes.assign(count * bytes, 0);
   } catch (const std::bad_alloc &) {
