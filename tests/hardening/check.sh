@@ -92,7 +92,9 @@ unroll-product)
 many-params)
   python3 "$here/gen.py" params "$scratch/params.tk" 20000
   expect 1 "params.tk:1:8: error: kernel 'k' has 20000 parameters; at most 4096" limited 3000000 "$tkc" "$scratch/params.tk" --emit=ptx -o /dev/null
-  python3 "$here/gen.py" params "$scratch/params.tk" 4096 # the limit: linear in the front end and codegen
+  python3 "$here/gen.py" params "$scratch/params.tk" 4096 # 32768 bytes of pointers: past what ptxas takes
+  expect 1 "params.tk:1:8: error: kernel 'k' takes 32768 bytes of parameters; a launch passes at most 32764" limited 3000000 "$tkc" "$scratch/params.tk" --emit=ptx -o /dev/null
+  python3 "$here/gen.py" params "$scratch/params.tk" 4095 # the limit: linear in the front end and codegen
   limited 3000000 "$tkc" "$scratch/params.tk" --emit=llvm -o /dev/null 2>"$scratch/err" || fail "$(tail -c 2000 "$scratch/err")";;
 # 7: no offset reaches another buffer.
 escape-bounds)
