@@ -133,7 +133,10 @@ struct GraphOptions {
   /// layer's QKV projections between two attentions): its programs take the GEMVs' blocks of
   /// rows in order from a work queue, and a block waits only for the GEMV before it to be
   /// complete, after it has started streaming its own weights, so the weight stream does not
-  /// stop at each GEMV's end as it does between launches (std/work_queue.tk).
+  /// stop at each GEMV's end as it does between launches (std/work_queue.tk). Each chain's
+  /// work queue belongs to the Executable (as FP8 split-K's workspace does): one Executable
+  /// runs on one stream at a time. A launch that faults leaves its queue as it was: after a
+  /// fault, compile the graph again.
   bool gemvChains = false;
 };
 
