@@ -68,8 +68,9 @@ constexpr const char *kUsage =
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
     "                    the prefill's activations quantized per row as they run, decode's few rows multiplied\n"
     "                    as they are: weight-only); the embedding and the LM head stay bf16\n"
-    "  --gemv-chains     with --fp8 at batch 1: each decode step's GEMVs between two attentions (O, gate, up,\n"
-    "                    down and the next layer's QKV) as one persistent kernel\n"
+    "  --gemv-chains     with FP8 weights (--fp8 or an FP8 checkpoint) at batch 1: each decode step's GEMVs\n"
+    "                    between two attentions (O, gate, up, down and the next layer's QKV) as one persistent\n"
+    "                    kernel; otherwise it changes nothing\n"
     "  --tp N            tensor parallelism over N ranks (default 1), one thread each: GPUs 0 to N-1 over NCCL, or\n"
     "                    N interpreter contexts joined in-process (--backend interp); the same tokens as one\n"
     "  --nccl            the CUDA backend's ranks through NCCL even when --tp is 1\n";

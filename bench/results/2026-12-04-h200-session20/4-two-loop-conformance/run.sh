@@ -12,13 +12,13 @@ mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
 export LD_LIBRARY_PATH=/tmp/tkgpu/tk/bin:${LD_LIBRARY_PATH:-}
 tkc=/tmp/tkgpu/tk/bin/tkc
 for filter in tensor_cores fp8; do
-  TK_STDLIB_DIR=$PWD/stdlib timeout 200 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 \
+  TK_STDLIB_DIR=$PWD/stdlib timeout 170 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 \
     -k $filter 2>&1 | grep -v "^ok "
 done | tee $out/conformance.txt
 for tool in memcheck racecheck synccheck; do
   for ws in 0 1; do
     echo "-- $tool tma_store_waves warp_specialize=$ws M=200 N=136 K=96 on 5 programs"
-    compute-sanitizer --tool $tool --error-exitcode 9 $tkc run tests/conformance/kernels/tensor_cores.tk \
+    timeout 30 compute-sanitizer --tool $tool --error-exitcode 9 $tkc run tests/conformance/kernels/tensor_cores.tk \
       --kernel tma_store_waves -D num_warps=4 -D num_stages=4 -D warp_specialize=$ws --backend=cuda --grid 5 \
       a=rand:f16:200x96 b=rand:f16:96x136 c=zeros:f16:200x136 M=200 N=136 K=96 2>&1 | tail -1
   done
@@ -38,7 +38,7 @@ for round in 1 2; do
     echo "== round $round 2048 11008 4096 BN=$1 num_warps=$2 num_stages=$3 warp_specialize=1 TAIL_SPLIT=$4"
     TK_STDLIB_DIR=$lib $tkc run $lib/std/fp8_matmul.tk --kernel fp8_matmul_persistent -D BM=128 -D BN=$1 -D BK=128 \
       -D num_warps=$2 -D num_stages=$3 -D warp_specialize=1 -D SCALE_MODE=0 -D TAIL_SPLIT=$4 --grid 132 \
-      $(args 2048 11008 4096) --time 50 2>&1 | tail -1
+      $(args 2048 11008 4096) --time 50 2>&1 | tail -1  # (12 runs: about 60 s)
   done
 done
 } 2>&1 | tee $out/timing.txt
