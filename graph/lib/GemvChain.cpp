@@ -55,7 +55,8 @@ const char *kParams = R"(            a$i: ptr<$T>, b$i: ptr<$B>, c$i: ptr<$T>, s
 const char *kPrefetch = R"(            fp8_gemv_row_prefetch(b$i, $item - $first, N$i, K$i, ldb$i, PREFETCH_STEPS * BK, BN);
 )";
 
-/// A block of GEMV $i, once the GEMV before it is complete ($wait).
+/// A block of GEMV $i, once the GEMV before it is complete ($wait: unless this program has
+/// already seen it so).
 const char *kCompute = R"(            let block = item - $first;
 $wait            let out = fp8_gemv_row_sums(a$i, b$i, scale_b$i, bias$i, residual$i, mul$i, norm_x$i, block, 0, M$i, N$i,
                                         K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate, $residual, $eps);
@@ -80,6 +81,9 @@ $ends    // The first GEMV's blocks start coming into L2 while the kernel ahead 
     gdc_wait(); // everything below may read what earlier kernels wrote
     gdc_launch_dependents();
     // Each program holds its next item too, whose weights come into L2 while it works on this one.
+    // Its items come in order, so once it has seen a GEMV complete it need not wait for it again:
+    // `complete` is the number of GEMVs it knows to be (an acquire made).
+    var complete = 0;
     var item = take_item(queue);
     var next = take_item(queue);
     if item >= end0 {
@@ -115,7 +119,9 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
                           {"item", item},
                           {"first", first(j)},
                           {"T", T},
-                          {"wait", j ? "            wait_for_op(queue, " + n(j - 1) + ", " + items(j - 1) + ");\n" : ""},
+                          {"wait", j ? "            if complete < " + n(j) + " {\n                wait_for_op(queue, " + n(j - 1) +
+                                           ", " + items(j - 1) + ");\n                complete = " + n(j) + ";\n            }\n"
+                                     : ""},
                           {"bias", literal(part.bias)},
                           {"act", n(size_t(part.act))},
                           {"gate", literal(part.gate)},
