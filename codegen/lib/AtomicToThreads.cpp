@@ -126,6 +126,11 @@ template <typename Op> struct AtomicPattern : public OpConversionPattern<Op> {
     }
     if (op->hasAttr(TkgDialect::kSharedOffset))
       old = throughShared(rewriter, loc, op, old, Distribution::of(l), Distribution::of(l), identityMap(log2Of(l.size)));
+    else if (acquires(sem) && l.owners() < l.threads)
+      // An acquire that only some threads perform orders the others' later reads only through
+      // a barrier after it: the exchange of its old value has one, and an unused old value
+      // (a wait's final acquire) gets one of its own.
+      programBarrier(rewriter, loc);
     rewriter.replaceOpWithMultiple(op, {old});
     return success();
   }

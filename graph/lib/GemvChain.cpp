@@ -69,7 +69,7 @@ const char *kKernel = R"(// $describe
 import "std/fp8_matmul.tk";
 import "std/work_queue.tk";
 
-@autotune(key = [N0, K0], configs = [
+@autotune(key = [$keys], configs = [
 $configs])
 kernel $name(queue: ptr<i32>,
 $params            const BN: i32, const BK: i32, const PER_SM: i32, const PREFETCH_STEPS: i32) {
@@ -140,7 +140,11 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
   int64_t slots = 1; // (a power of two for reset_queue's arange: the counter and one per GEMV)
   while (slots < int64_t(ops) + 1)
     slots *= 2;
+  std::string keys; // every GEMV's shape: chains of one source but other shapes tune apart
+  for (size_t j = 0; j < ops; ++j)
+    keys += (j ? ", N" : "N") + n(j) + ", K" + n(j);
   return fill(kKernel, {{"describe", step.describe(graph)},
+                        {"keys", keys},
                         {"configs", kConfigs},
                         {"name", name},
                         {"params", params},
