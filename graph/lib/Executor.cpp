@@ -55,7 +55,7 @@ struct Executable::Impl {
   Plan plan;
   std::map<std::string, Module> modules; // stdlib files and generated sources, by name
   std::vector<Kernel> kernels;           // one per step
-  std::map<std::string, Kernel> chainKernels; // GemvChain steps' generated kernels, by source (unnamed)
+  std::map<std::string, Kernel> chainKernels; // GemvChain steps' generated kernels, by source
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
   /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
@@ -485,19 +485,15 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
                                              : impl.stdlibKernel("matmul.tk", "matmul_epilogue"));
       break;
     case StepKind::GemvChain: {
-      // One kernel per distinct source (a model's layers share theirs), named for the stdlib
+      // One module per distinct source (a model's layers share theirs), named for the stdlib
       // folder so that its imports resolve there.
       size_t s = impl.kernels.size();
-      std::string shape = gemvChainSource(impl.graph, impl.plan, step, impl.dtype, "chain");
-      auto known = impl.chainKernels.find(shape);
+      std::string source = gemvChainSource(impl.graph, impl.plan, step, impl.dtype);
+      auto known = impl.chainKernels.find(source);
       if (known == impl.chainKernels.end()) {
-        std::string name = "fp8_gemv_chain_" + std::to_string(impl.chainKernels.size());
-        std::string path = stdlibDir() + "/graph-" + name + ".tk";
-        auto module = impl.modules
-                          .emplace(path, Module::fromString(context, gemvChainSource(impl.graph, impl.plan, step,
-                                                                                     impl.dtype, name), path))
-                          .first;
-        known = impl.chainKernels.emplace(shape, module->second.kernel(name)).first;
+        std::string path = stdlibDir() + "/graph-fp8_gemv_chain_" + std::to_string(impl.chainKernels.size()) + ".tk";
+        auto module = impl.modules.emplace(path, Module::fromString(context, source, path)).first;
+        known = impl.chainKernels.emplace(source, module->second.kernel("fp8_gemv_chain")).first;
       }
       impl.kernels.push_back(known->second);
       size_t queueInts = size_t(kGemvChainQueueStride) * (step.chain.size() + 1);

@@ -55,8 +55,14 @@ const char *kParams = R"(            a$i: ptr<$T>, b$i: ptr<$B>, c$i: ptr<$T>, s
 const char *kPrefetch = R"(            fp8_gemv_row_prefetch(b$i, $item - $first, N$i, K$i, ldb$i, PREFETCH_STEPS * BK, BN);
 )";
 
-/// A block of GEMV $i, once the GEMV before it is complete ($wait: unless this program has
-/// already seen it so).
+/// Before a block of GEMV $i: the GEMV before it complete, unless this program has seen so.
+const char *kWait = R"(            if complete < $i {
+                wait_for_op(queue, $before, $before_items);
+                complete = $i;
+            }
+)";
+
+/// A block of GEMV $i, once the GEMV before it is complete ($wait).
 const char *kCompute = R"(            let block = item - $first;
 $wait            let out = fp8_gemv_row_sums(a$i, b$i, scale_b$i, bias$i, residual$i, mul$i, norm_x$i, block, 0, M$i, N$i,
                                         K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate, $residual, $eps);
@@ -71,7 +77,7 @@ import "std/work_queue.tk";
 
 @autotune(key = [$keys], configs = [
 $configs])
-kernel $name(queue: ptr<i32>,
+kernel fp8_gemv_chain(queue: ptr<i32>,
 $params            const BN: i32, const BK: i32, const PER_SM: i32, const PREFETCH_STEPS: i32) {
 $ends    // The first GEMV's blocks start coming into L2 while the kernel ahead still runs (a
     // program's first item is most likely the block of its own index).
@@ -98,8 +104,7 @@ $prefetch_next$compute        item = next;
 
 } // namespace
 
-std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype,
-                            const std::string &name) {
+std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype) {
   const std::string T = scalarName(dtype);
   size_t ops = step.chain.size();
   auto n = [](size_t j) { return std::to_string(j); };
@@ -119,9 +124,7 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
                           {"item", item},
                           {"first", first(j)},
                           {"T", T},
-                          {"wait", j ? "            if complete < " + n(j) + " {\n                wait_for_op(queue, " + n(j - 1) +
-                                           ", " + items(j - 1) + ");\n                complete = " + n(j) + ";\n            }\n"
-                                     : ""},
+                          {"wait", j ? fill(kWait, {{"i", n(j)}, {"before", n(j - 1)}, {"before_items", items(j - 1)}}) : ""},
                           {"bias", literal(part.bias)},
                           {"act", n(size_t(part.act))},
                           {"gate", literal(part.gate)},
@@ -132,21 +135,18 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
     }
     return text + "\n";
   };
-  std::string params, ends;
+  std::string params, ends, keys; // (keys: every GEMV's shape, so that other shapes tune apart)
   for (size_t j = 0; j < ops; ++j) {
     params += fill(kParams, {{"i", n(j)}, {"T", T}, {"B", scalarName(plan.info(graph, step.chain[j].in[1].tensor).dtype)}});
-    ends += "    let end" + n(j) + " = " + (j ? "end" + n(j - 1) + " + " : "") + "cdiv(N" + n(j) + ", BN);\n";
+    ends += "    let end" + n(j) + " = " + first(j) + " + cdiv(N" + n(j) + ", BN);\n";
+    keys += (j ? ", N" : "N") + n(j) + ", K" + n(j);
   }
   int64_t slots = 1; // (a power of two for reset_queue's arange: the counter and one per GEMV)
   while (slots < int64_t(ops) + 1)
     slots *= 2;
-  std::string keys; // every GEMV's shape: chains of one source but other shapes tune apart
-  for (size_t j = 0; j < ops; ++j)
-    keys += (j ? ", N" : "N") + n(j) + ", K" + n(j);
   return fill(kKernel, {{"describe", step.describe(graph)},
                         {"keys", keys},
                         {"configs", kConfigs},
-                        {"name", name},
                         {"params", params},
                         {"ends", ends},
                         {"prefetch_first", ops > 1 ? "    " + branches("item", 1, false, kPrefetch) : ""},

@@ -81,8 +81,9 @@ struct Step {
   // a column block of a wider tensor; 0: all of the output's)
   std::string source, kernel;
   int64_t columns = 0;
-  /// GemvChain: its fp8_gemv_row steps in order (nodes, out and out2 are the last one's);
-  /// each reads only what the steps before it wrote or what no step of the chain writes.
+  /// GemvChain: its fp8_gemv_row steps in order (nodes and in are all of theirs, out and out2
+  /// the last one's); each reads only what the steps before it wrote or what no step of the
+  /// chain writes.
   std::vector<Step> chain;
   std::string describe(const Graph::Impl &graph) const;
 };
@@ -111,12 +112,11 @@ Plan planGraph(const Graph::Impl &graph, bool gemvChains = false);
 constexpr int64_t kGemvChainQueueStride = 32;
 /// The most GEMVs one chain runs (each adds 18 parameters; a kernel's take at most 4 KB).
 constexpr size_t kGemvChainLength = 8;
-/// The .tk source of a GemvChain step's kernel, named `name`: its parameters are a work queue
+/// The .tk source of a GemvChain step's kernel, fp8_gemv_chain: its parameters are a work queue
 /// (kGemvChainQueueStride x (1 + GEMVs) zeroed i32) and each GEMV's fp8_gemv_row parameters a
 /// to norm_out in turn, its element type `dtype`; its grid is PER_SM programs a
 /// multiprocessor, at most as many as fit and one per block.
-std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype,
-                            const std::string &name);
+std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const Step &step, Scalar dtype);
 /// The fused graph in Graphviz DOT.
 std::string planDot(const Graph::Impl &graph, const Plan &plan);
 
