@@ -552,6 +552,11 @@ def check_bad_requests(args, single, tmp, corpus):
         r = subprocess.run([args.tk_llama, single, "--backend", args.backend] + extra, capture_output=True, text=True)
         if r.returncode != status or message not in r.stderr:
             sys.exit("%s: exit %d, %r (wanted %d and %r)" % (extra, r.returncode, r.stderr, status, message))
+    # An option's error is its one line and a pointer to --help (the usage's 30 lines after it
+    # pushed the message off a small terminal).
+    r = subprocess.run([args.tk_llama, single, "--prompt", "3", "--typo"], capture_output=True, text=True)
+    if "usage:" in r.stderr or "(tk-llama --help lists the options)" not in r.stderr:
+        sys.exit("an option's error: %r" % r.stderr)
     # KV caches past any memory (1024 layers of width 16, 64 sequences of 2^20 positions:
     # 4 TiB): refused before anything is allocated.
     huge_config = dict(CONFIG, hidden_size=16, intermediate_size=16, num_attention_heads=1, num_key_value_heads=1,

@@ -270,7 +270,9 @@ int main(int argc, char **argv) {
     if (folder.empty() || (prompts.empty() && !hasPromptText))
       throw tk::Error(folder.empty() ? "no model folder" : "no --prompt");
   } catch (const tk::Error &e) {
-    std::cerr << "tk-llama: " << e.what() << "\n" << kUsage;
+    // The message alone, as compilers and git answer a bad option: the usage's 30 lines after it
+    // pushed the one line that says what was wrong off a small terminal.
+    std::cerr << "tk-llama: " << e.what() << "\n(tk-llama --help lists the options)\n";
     return 2;
   }
   try {
