@@ -30,8 +30,6 @@ int64_t nextPowerOfTwo(int64_t n) {
   return p;
 }
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// Whether split-K may pay for an FP8 matmul of `rows` rows: its split configs' 64-row tiles
 /// leave the GPU short of programs only for few rows (decode's batches); above 128 rows every
 /// config fills it unsplit, and the tuner is not offered the split ones.

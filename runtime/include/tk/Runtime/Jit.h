@@ -122,6 +122,10 @@ struct Config {
 /// want every program resident.
 inline constexpr const char *kResidentPrograms = "resident_programs_per_multiprocessor";
 
+/// ceil(a / b), b > 0: how many programs of b elements cover a (Triton's `triton.cdiv`), for
+/// grid functions such as `tk::Grid(cdiv(M, config["BM"]))`.
+constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 /// A launch grid, fixed or computed from the config the tuner chose (`cdiv(M, c["BM"])`).
 
 class GridSpec {
