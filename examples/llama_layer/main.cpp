@@ -31,6 +31,16 @@ struct Weights {
   std::map<std::string, std::vector<int64_t>> shapes;
 };
 
+constexpr const char *kUsage =
+    "usage: llama_layer [--backend interp|cuda] [--dims d,heads,ffn,seq,batch] [--weights DIR]\n"
+    "                   [--save OUT.npy] [--time N] [--dump-graph FILE.dot] [--plan-only]\n"
+    "  --dims        the layer's sizes (default 64,2,160,16,2; LLaMA-7B's: 4096,32,11008,SEQ,BATCH)\n"
+    "  --weights     x.npy, attn_norm.npy, ... (raw bf16 bits) instead of random ones; no check then\n"
+    "  --save        write the output (bf16 bits)\n"
+    "  --time        time N plain launches and N CUDA-graph replays\n"
+    "  --dump-graph  the fused graph as Graphviz DOT (and an SVG when dot is installed)\n"
+    "  --plan-only   print the kernels and stop\n";
+
 const char *kNames[] = {"x", "attn_norm", "wqkv", "wo", "ffn_norm", "w_gate", "w_up", "w_down"};
 
 std::map<std::string, std::vector<int64_t>> shapesOf(const Dims &m) {
@@ -199,7 +209,10 @@ int main(int argc, char **argv) {
       return argv[++i];
     };
     try {
-      if (a == "--backend") {
+      if (a == "--help" || a == "-h") {
+        std::cout << kUsage;
+        return 0;
+      } else if (a == "--backend") {
         std::string b = value();
         if (b != "interp" && b != "cuda")
           throw std::runtime_error("unknown backend '" + b + "' (interp, cuda)");
@@ -222,7 +235,7 @@ int main(int argc, char **argv) {
         throw std::runtime_error("unknown option '" + a + "'");
       }
     } catch (const std::exception &e) {
-      std::cerr << "llama_layer: " << e.what() << "\n";
+      std::cerr << "llama_layer: " << e.what() << "\n(llama_layer --help lists the options)\n";
       return 2;
     }
   }
