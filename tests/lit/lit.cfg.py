@@ -18,3 +18,8 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tk_src", config.tk_source_dir))
 config.substitutions.append(("%examples", os.path.join(config.tk_source_dir, "examples")))
 config.substitutions.append(("%stdlib", os.path.join(config.tk_source_dir, "stdlib")))
+
+# A GPU the CUDA driver would find (its device nodes): `UNSUPPORTED: gpu` marks the tests of
+# what tk says without one.
+if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("gpu")

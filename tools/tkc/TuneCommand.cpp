@@ -144,7 +144,13 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
 
 int tuneCommand(const RunOptions &options, std::ostream &out, std::ostream &err) {
   if (options.backend == "interp") {
-    err << "tkc tune: error: tuning times kernels on the GPU; the interpreter cannot\n";
+    err << "tkc tune: error: tuning times kernels on the GPU; the interpreter cannot (--dry-run compiles every "
+           "config without a GPU)\n";
+    return 1;
+  }
+  if (Context::defaultBackend() != Backend::Cuda) {
+    err << "tkc tune: error: no GPU here (no CUDA driver, or it found no device): tuning times kernels on one "
+           "(--dry-run compiles every config without it)\n";
     return 1;
   }
   try {
