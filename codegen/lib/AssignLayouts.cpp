@@ -112,11 +112,11 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma, int sm) {
         return WalkResult::advance();
       if (sm < 89)
         op->emitError() << "an FP8 'tk.dot' needs tensor cores that take FP8: --arch=sm_89 or later (sm_90a: "
-                           "Hopper's wgmma), not sm_" << sm << "; or run it with --backend=interp";
+                           "Hopper's wgmma), not sm_" << sm << "; the interpreter runs it (tkc run --backend=interp)";
       else
         op->emitError() << "an FP8 'tk.dot' runs on tensor cores only: an f32 accumulator, M a multiple of 16 and N "
                            "of 16 (of 8 for B a loaded [N, K] tile through trans()), rows of 16 and columns of 8 for "
-                           "every warp, K a multiple of 32; or run it with --backend=interp";
+                           "every warp, K a multiple of 32; the interpreter runs it (tkc run --backend=interp)";
       return WalkResult::interrupt();
     }
     // f8 values move through memory (stages too) and shapes, and convert to and from wider floats
@@ -138,7 +138,7 @@ LogicalResult checkSupported(func::FuncOp kernel, bool wgmma, int sm) {
                             tk::elementTypeOf(op->getResult(0).getType()).isF64();
     if (f8 || f64Approximation) {
       op->emitError() << "'" << op->getName()
-                      << "' is not supported by the GPU backend yet; run it with --backend=interp";
+                      << "' is not supported by the GPU backend yet; the interpreter runs it (tkc run --backend=interp)";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

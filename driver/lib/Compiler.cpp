@@ -71,6 +71,16 @@ struct Compiler::Impl {
   mlir::OwningOpRef<mlir::ModuleOp> module;
 
   bool selectKernels();
+  /// The source place an MLIR location names (the front end made it from a SourceManager file's
+  /// path, line and column), or none when it names no file of this compile.
+  SrcRange rangeOf(mlir::FileLineColLoc place) const {
+    for (uint32_t id = 1; id <= sources.fileCount(); ++id)
+      if (sources.path(id) == place.getFilename().getValue()) {
+        SrcLoc at{id, place.getLine(), place.getColumn()};
+        return {at, at};
+      }
+    return {};
+  }
   /// Marks what is known of the runtime arguments' divisibility (`tk.divisibility`).
   void markDivisibility(mlir::ModuleOp gpu) {
     for (auto fn : gpu.getOps<mlir::func::FuncOp>()) {
@@ -168,8 +178,8 @@ bool Compiler::Impl::selectKernels() {
     std::string names;
     for (auto &k : main->kernels)
       names += (names.empty() ? "" : ", ") + k->name;
-    SrcLoc begin{main->fileId, 1, 1};
-    diags.error({begin, begin}, "no kernel named '" + options.kernel + "' in " + main->path +
+    // Command-line mistakes have no place in the source: unlocated, as the option's own errors.
+    diags.error({}, "no kernel named '" + options.kernel + "' in " + main->path +
                                     (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")"));
     return false;
   }
@@ -180,8 +190,7 @@ bool Compiler::Impl::selectKernels() {
       for (const KernelParam &p : k->params)
         known |= p.mode == KernelParam::Mode::Const && p.name == name;
     if (!known && !options.ignoreUnknownDefines) {
-      SrcLoc begin{main->fileId, 1, 1};
-      diags.error({begin, begin}, "-D " + name + "=" + value + ": no selected kernel has a const parameter named '" +
+      diags.error({}, "-D " + name + "=" + value + ": no selected kernel has a const parameter named '" +
                                       name + "'");
     }
   }
@@ -280,15 +289,17 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   // GPU stages work on a copy: the tile-level module stays available (signatures, interpreter).
   mlir::OwningOpRef<mlir::ModuleOp> gpu = impl_->module->clone();
   impl_->markDivisibility(*gpu);
-  std::string failures;
+  size_t errorsBefore = impl_->diags.errorCount();
   {
+    // Each error of the lowering as the front end's are: at its place in the source, with the
+    // line and a caret, and a note for each fn call it was inlined through.
     mlir::ScopedDiagnosticHandler handler(impl_->context.get(), [&](mlir::Diagnostic &diag) {
       if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
         return mlir::success();
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << tk::positionPrefix(diag.getLocation()) << "error: " << diag << tk::callNotes(diag.getLocation());
-      failures += text + "\n";
+      llvm::SmallVector<mlir::FileLineColLoc> places = tk::sourcePositions(diag.getLocation());
+      Diagnostic &error = impl_->diags.error(places.empty() ? SrcRange{} : impl_->rangeOf(places.front()), diag.str());
+      for (size_t k = 1; k < places.size(); ++k)
+        DiagEngine::note(error, impl_->rangeOf(places[k]), "in the call to the fn from here");
       return mlir::success();
     });
     mlir::PassManager pm(impl_->context.get());
@@ -298,7 +309,8 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
     }
     buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm, impl_->options.archSpecific);
     if (mlir::failed(pm.run(*gpu))) {
-      impl_->diags.error(SrcRange{}, "GPU code generation failed:\n" + failures);
+      if (impl_->diags.errorCount() == errorsBefore) // a failure that said nothing
+        impl_->diags.error(SrcRange{}, "GPU code generation failed");
       return false;
     }
   }

@@ -79,7 +79,7 @@ func.func @f8(%x: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
   %range = tk.make_range 0, 16 : tensor<16xi32>
   %f = arith.sitofp %range : tensor<16xi32> to tensor<16xf32>
   %e = arith.truncf %f : tensor<16xf32> to tensor<16xf8E4M3FN>
-  // expected-error @+1 {{'arith.addf' is not supported by the GPU backend yet; run it with --backend=interp}}
+  // expected-error @+1 {{'arith.addf' is not supported by the GPU backend yet; the interpreter runs it (tkc run --backend=interp)}}
   %s = arith.addf %e, %e : tensor<16xf8E4M3FN>
   return
 }
