@@ -148,6 +148,18 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    // Tiles left mean the per-thread lowering has not run (tk-opt on `tkc --emit=tk` output): one
+    // error at the first, instead of the conversion's failure to legalize the whole function.
+    WalkResult tiles = module.walk([](Operation *op) {
+      if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)) {
+        op->emitError() << "'" << op->getName() << "' yields a tile: tk-threads-to-llvm lowers per-thread code; "
+                           "run tk-assign-layouts and tk-to-threads first";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (tiles.wasInterrupted())
+      return signalPassFailure();
     tk::codegen::lowerMmaTurns(module);
 
     // Kernels and their thread counts, before func.func goes away.
