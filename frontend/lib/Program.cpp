@@ -93,8 +93,14 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   for (const ImportItem &imp : module->imports) {
     std::string resolved = resolveImport(path, imp.path);
     if (resolved.empty()) {
-      diags_.error(imp.range, "cannot find import \"" + imp.path +
-                                  "\" (looked beside the file and in the stdlib folder)");
+      // Each folder looked in, so that a wrong TK_STDLIB_DIR or a misplaced file shows.
+      std::string looked;
+      if (path != mainWithoutFolder_)
+        looked = "'" + fs::path(path).parent_path().string() + "'";
+      for (const std::string &dir : stdlibDirs_)
+        looked += (looked.empty() ? "'" : ", '") + dir + "'";
+      diags_.error(imp.range, "cannot find import \"" + imp.path + "\" (looked in " +
+                                  (looked.empty() ? std::string("no folder") : looked) + ")");
       ok_ = false;
       continue;
     }
