@@ -28,8 +28,11 @@ const char *const kEnvironment = R"(Environment:
   TK_CACHE_DIR         the disk cache of compiled kernels and the tuning database ("" for none;
                        default $XDG_CACHE_HOME/tk, else ~/.cache/tk)
   TK_PTXAS             the ptxas to run (default: on the PATH, else /usr/local/cuda/bin)
-  TK_DUMP_DIR          write every stage of each kernel the JIT compiles here
+  TK_DUMP_DIR          write every stage of each kernel the JIT compiles for the GPU here
+                       (the CUDA backend; the interpreter compiles none)
   TK_LAUNCH_BLOCKING   1: synchronize after every launch (a fault names its kernel)
+  TK_DEPENDENT_LAUNCH  0: kernels that call gdc_wait launch as plain ones, not as
+                       programmatic dependents
   NO_COLOR             no colour with --color=auto
 )";
 
