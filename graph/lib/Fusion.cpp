@@ -606,9 +606,19 @@ struct Planner {
           copyStep(Operand{gathered, cols, k * rows * cols}, cols, n, k * cols, n);
         continue;
       }
-      case Op::Reshape: // of a view: materialized first
-        copyStep(nd.inputs[0], n, 0, n);
+      case Op::Reshape: { // an output, or of a column block: copied in the elements' order
+        // The input's storage read as rows of the output's width; a column block of a wider
+        // tensor first copied into storage of its own.
+        Operand from = place(nd.inputs[0]);
+        const TensorInfo &in = node(nd.inputs[0]).out;
+        if (from.column != 0 || (in.shape.size() == 2 && from.rowStride != in.shape[1])) {
+          int dense = newExtra(in);
+          copyStep(from, columns(nd.inputs[0]), dense, 0, n);
+          from = Operand{dense, columns(nd.inputs[0]), 0};
+        }
+        copyStep(Operand{from.tensor, columns(n), 0}, columns(n), n, 0, n);
         continue;
+      }
       case Op::Concat: {
         int64_t column = 0;
         for (int part : nd.inputs) {

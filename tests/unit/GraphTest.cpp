@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <sys/stat.h>
@@ -630,6 +631,29 @@ TEST_F(GraphRun, SplitsAreViewsAndConcatTransposeCopy) {
       total += std::exp(f(xs[r * 96 + 32 + c]) - most);
     for (int c = 0; c < 64; ++c)
       ASSERT_NEAR(f(ss[r * 64 + c]), std::exp(f(xs[r * 96 + 32 + c]) - most) / total, 1e-2) << r << "," << c;
+  }
+}
+
+// A reshape that is an output, or of a column block, is copied in the elements' order (before,
+// as rows of the input's width into the output's rows: reads past the input, or wrong values).
+TEST_F(GraphRun, ReshapesThatAreCopiedKeepTheElementsOrder) {
+  for (auto [rows, cols, toRows, toCols] : std::vector<std::array<int64_t, 4>>{{4, 16, 16, 4}, {4, 16, 2, 32}, {16, 4, 4, 16},
+                                                                              {3, 5, 5, 3}, {4, 16, 4, 16}}) {
+    Graph g;
+    g.output(g.reshape(g.input("x", Scalar::BF16, {rows, cols}), {toRows, toCols}), "y");
+    Tensor x2 = g.input("x2", Scalar::BF16, {rows, 2 * cols});
+    g.output(g.reshape(g.split(x2, {cols, cols})[1], {toRows, toCols}), "block"); // a column block
+    Executable exe = Executable::compile(context, g);
+    auto xs = randomBf16(size_t(rows * cols), 3), x2s = randomBf16(size_t(rows * 2 * cols), 4);
+    bind("x", xs);
+    bind("x2", x2s);
+    Buffer &y = output("y", size_t(rows * cols)), &block = output("block", size_t(rows * cols));
+    exe.run(bindings);
+    std::vector<uint16_t> ys = y.toVector<uint16_t>(), bs = block.toVector<uint16_t>();
+    for (int64_t k = 0; k < rows * cols; ++k) {
+      ASSERT_EQ(ys[k], xs[k]) << rows << "x" << cols << " -> " << toRows << "x" << toCols << " at " << k;
+      ASSERT_EQ(bs[k], x2s[(k / cols) * 2 * cols + cols + k % cols]) << "block " << rows << "x" << cols << " at " << k;
+    }
   }
 }
 
