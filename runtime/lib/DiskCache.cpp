@@ -142,10 +142,22 @@ bool DiskCache::ready(std::string &error) {
   if (st.st_uid != ::geteuid())
     return unusable("the cache directory " + dir_ + " belongs to uid " + std::to_string(st.st_uid) +
                     ", not to this user");
-  // Ours, so we may make it private (caches of earlier versions were created 0755).
-  if ((st.st_mode & 077) && ::chmod(dir_.c_str(), 0700) != 0)
-    return unusable("the cache directory " + dir_ + " is open to others and cannot be made private: " +
-                    std::strerror(errno));
+  // Ours. Made private when open to others only if it is a cache (one of earlier versions,
+  // created 0755, holds its key) or empty: TK_CACHE_DIR may name any folder the user owns (a
+  // shared project folder, '.', '/'), and tk must not take it from its group.
+  if (st.st_mode & 077) {
+    std::string keyPath = dir_ + "/secret.key";
+    struct stat key {};
+    bool aCache = ::lstat(keyPath.c_str(), &key) == 0;
+    std::error_code ec;
+    bool empty = llvm::sys::fs::directory_iterator(dir_, ec) == llvm::sys::fs::directory_iterator() && !ec;
+    if (!aCache && !empty)
+      return unusable("the cache directory " + dir_ + " is open to others and holds files that are not a cache's: " +
+                      "tk leaves its permissions alone (name a folder of the cache's own)");
+    if (::chmod(dir_.c_str(), 0700) != 0)
+      return unusable("the cache directory " + dir_ + " is open to others and cannot be made private: " +
+                      std::strerror(errno));
+  }
 
   std::string keyPath = dir_ + "/secret.key", why;
   for (int attempt = 0; attempt < 2 && secret_.empty(); ++attempt) {

@@ -244,6 +244,28 @@ TEST_F(HardeningCache, AnotherUsersKeyOrADirectoryOthersOwnIsNotUsed) {
   }
 }
 
+// TK_CACHE_DIR naming a folder of other files that others may use (a shared project folder,
+// '.', '/' as root): tk leaves its permissions (and setgid bit) alone and puts nothing in it.
+// Before, it made any folder it owned 0700 and wrote its key among the user's files.
+TEST_F(HardeningCache, AFolderOfOtherFilesIsNeitherMadePrivateNorFilled) {
+  std::string shared = temp.path() + "/shared";
+  ASSERT_EQ(::mkdir(shared.c_str(), 0775), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 02775), 0);
+  writeAll(shared + "/notes.txt", "the team's");
+  DiskCache cache(shared);
+  std::string error;
+  EXPECT_FALSE(cache.put(key, "PTX", error));
+  EXPECT_NE(error.find("holds files that are not a cache's"), std::string::npos) << error;
+  EXPECT_EQ(modeOf(shared), 02775u);
+  EXPECT_EQ(namesIn(shared), std::vector<std::string>{"notes.txt"});
+  // An empty folder made for the cache (mkdir's 0755) is made private and used.
+  std::string fresh = temp.path() + "/fresh";
+  ASSERT_EQ(::mkdir(fresh.c_str(), 0755), 0);
+  DiskCache made(fresh);
+  ASSERT_TRUE(made.put(key, "PTX", error)) << error;
+  EXPECT_EQ(modeOf(fresh), 0700u);
+}
+
 // A symlink planted as the cache directory (in a shared folder) must not make tk chmod and fill
 // the directory it points to (stat followed it before: the target became 0700 and got entries).
 TEST_F(HardeningCache, ASymlinkAsTheCacheDirectoryIsNotFollowed) {
