@@ -211,20 +211,34 @@ std::string Kernel::Impl::keyValues(const Arg *args) const {
   return text;
 }
 
-const std::string &Kernel::name() const { return impl_->decl.name; }
-const std::vector<ParamInfo> &Kernel::params() const { return impl_->params; }
+Kernel::Impl &Kernel::impl() const {
+  if (!impl_)
+    throw Error("tk::Kernel: an empty Kernel (default-constructed or moved from); take one from Module::kernel");
+  return *impl_;
+}
+
+Module::Impl &Module::impl() const {
+  if (!impl_)
+    throw Error("tk::Module: an empty Module (default-constructed or moved from); make one with Module::fromFile "
+                "or fromString");
+  return *impl_;
+}
+
+const std::string &Kernel::name() const { return impl().decl.name; }
+const std::vector<ParamInfo> &Kernel::params() const { return impl().params; }
 
 Kernel::Stats Kernel::stats() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->stats;
+  Impl &k = impl();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  return k.stats;
 }
 
 void Kernel::launch(const GridSpec &grid, std::initializer_list<Arg> args, const Consts &consts, const Stream &stream) {
-  impl_->launch(grid, args.begin(), args.size(), consts, stream);
+  impl().launch(grid, args.begin(), args.size(), consts, stream);
 }
 
 void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
-  impl_->launch(grid, args.data(), args.size(), consts, stream);
+  impl().launch(grid, args.data(), args.size(), consts, stream);
 }
 
 // The hot path: no allocation once a thread has launched (its packed arguments are reused, and
@@ -233,31 +247,38 @@ void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, c
                           const Stream &stream) {
   thread_local PackedArgs packed;
   pack(args, count, consts, packed);
-  bool tuning = tunes(consts);
-  LaunchKeyRef key = launchKey(consts, packed.spec, args, tuning);
-  Variant *variant = nullptr;
+  // The tuning space (configs, key) is read under the lock, and the variant is held while it
+  // runs: setTuneSpace and restrictTuneSpace on another thread clear the winners (a launch
+  // that held a raw pointer ran a freed variant).
+  std::shared_ptr<Variant> variant;
+  bool tuning = false;
+  std::optional<LaunchKeyRef> key;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (const std::shared_ptr<Variant> *found = (tuning ? winners : variants).find(key))
-      variant = found->get();
+    tuning = tunes(consts);
+    key.emplace(launchKey(consts, packed.spec, args, tuning));
+    if (const std::shared_ptr<Variant> *found = (tuning ? winners : variants).find(*key))
+      variant = *found;
   }
   if (!variant && tuning) {
-    std::lock_guard<std::mutex> building(buildMutex); // one tuning at a time, and once per key
-    variant = tuned(grid, args, count, packed, configOf(consts), key, stream, nullptr, nullptr).get();
+    // One tuning at a time, and once per key; the space cannot change meanwhile (setTuneSpace
+    // takes this lock too).
+    std::lock_guard<std::mutex> building(buildMutex);
+    variant = tuned(grid, args, count, packed, configOf(consts), *key, stream, nullptr, nullptr);
   } else if (!variant) {
     // One thread compiles; the others that missed at the same time wait for it.
     std::lock_guard<std::mutex> building(buildMutex);
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (const std::shared_ptr<Variant> *found = variants.find(key))
-        variant = found->get();
+      if (const std::shared_ptr<Variant> *found = variants.find(*key))
+        variant = *found;
     }
     if (!variant) {
       bool fromDisk = false;
-      std::shared_ptr<Variant> built = build(configOf(consts), packed.spec, fromDisk);
+      variant = build(configOf(consts), packed.spec, fromDisk);
       std::lock_guard<std::mutex> lock(mutex);
       ++(fromDisk ? stats.diskHits : stats.compiles);
-      variant = variants.put(key, built); // untuned variants are never removed
+      variants.put(*key, variant); // untuned variants are never removed
     }
   }
   run(*variant, grid(variant->gridConfig), packed, args, count, stream);
@@ -286,9 +307,10 @@ bool isPointerType(const Type &t) { return t.isPtr(); }
 
 void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
                           std::vector<std::string> resetToZero) {
-  Impl &k = *impl_;
+  Impl &k = impl();
   std::vector<size_t> keyIndex = positionsOf(k, key, "tuning key", isIntegerType);
   std::vector<size_t> resetIndex = positionsOf(k, resetToZero, "reset_to_zero entry", isPointerType);
+  std::lock_guard<std::mutex> building(k.buildMutex); // not in the middle of a tuning
   std::lock_guard<std::mutex> lock(k.mutex);
   std::vector<Config> space;
   for (const Consts &consts : configs)
@@ -301,7 +323,10 @@ void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> 
 }
 
 void Kernel::restrictTuneSpace(const std::function<bool(const Config &)> &keep) {
-  Impl &k = *impl_;
+  Impl &k = impl();
+  if (!keep)
+    throw Error("kernel '" + k.decl.name + "': restrictTuneSpace needs a function that says which configs to keep");
+  std::lock_guard<std::mutex> building(k.buildMutex); // not in the middle of a tuning
   std::lock_guard<std::mutex> lock(k.mutex);
   std::vector<Config> kept;
   for (const Config &config : k.configs)
@@ -316,14 +341,14 @@ void Kernel::restrictTuneSpace(const std::function<bool(const Config &)> &keep) 
 
 TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts, const Stream &stream,
                         const TuneProgress &progress) {
-  Impl &k = *impl_;
-  if (k.configs.empty())
-    throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
+  Impl &k = impl();
   PackedArgs packed;
   k.pack(args.data(), args.size(), consts, packed);
+  std::lock_guard<std::mutex> building(k.buildMutex); // the space cannot change meanwhile
+  if (k.configs.empty())
+    throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
   LaunchKeyRef key = k.launchKey(consts, packed.spec, args.data(), true);
   TuneReport report;
-  std::lock_guard<std::mutex> building(k.buildMutex);
   k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);
   return report;
 }
@@ -382,13 +407,13 @@ Module Module::fromString(Context &context, const std::string &source, const std
 
 std::vector<std::string> Module::kernelNames() const {
   std::vector<std::string> names;
-  for (const KernelDecl &decl : impl_->decls)
+  for (const KernelDecl &decl : impl().decls)
     names.push_back(decl.name);
   return names;
 }
 
 Kernel Module::kernel(const std::string &name) const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::lock_guard<std::mutex> lock(impl().mutex);
   Kernel kernel;
   kernel.module_ = impl_;
   if (auto it = impl_->kernels.find(name); it != impl_->kernels.end()) {

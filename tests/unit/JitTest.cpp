@@ -11,13 +11,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
-#include <limits>
-
-#include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 namespace tk {
@@ -130,6 +130,51 @@ TEST_F(JitInterpreterTest, ARestrictedTuningSpaceOffersOnlyTheConfigsKept) {
   EXPECT_EQ(seenBlock, 128); // the first config kept
   EXPECT_EQ(errorOf([&] { axpy.restrictTuneSpace([](const Config &) { return false; }); }),
             "kernel 'axpy': restricting its tuning space of 2 configs kept none");
+}
+
+// Narrowing or replacing the tuning space while another thread launches (before: the launch
+// held a raw pointer to a winner the change freed, and crashed within milliseconds).
+TEST_F(JitInterpreterTest, TheTuningSpaceMayChangeWhileAnotherThreadLaunches) {
+  Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
+  const int n = 256;
+  std::atomic<bool> stop{false};
+  std::atomic<int> launches{0};
+  std::string failure;
+  std::thread launcher([&] {
+    try {
+      Buffer bx = Buffer::of(context, ramp(n, 1.0f)), by = Buffer::of(context, ramp(n, 1.0f)),
+             out(context, Scalar::F32, n);
+      for (; !stop; ++launches)
+        axpy.launch(GridSpec([&](const Config &c) { return Grid(tk::cdiv(n, c["BLOCK"])); }), {bx, by, out, 2.0f, n});
+    } catch (const std::exception &e) {
+      failure = e.what();
+    }
+  });
+  auto start = std::chrono::steady_clock::now();
+  while (launches < 500 && failure.empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    axpy.setTuneSpace({{{"BLOCK", 64}}, {{"BLOCK", 128}}}, {"n"});
+    axpy.restrictTuneSpace([](const Config &c) { return c["BLOCK"] == 128; });
+  }
+  stop = true;
+  launcher.join();
+  EXPECT_EQ(failure, "");
+}
+
+TEST_F(JitInterpreterTest, EmptyKernelsAndModulesAreErrorsNotCrashes) {
+  Kernel empty;
+  EXPECT_EQ(errorOf([&] { (void)empty.name(); }),
+            "tk::Kernel: an empty Kernel (default-constructed or moved from); take one from Module::kernel");
+  Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
+  Kernel moved = std::move(axpy);
+  EXPECT_NE(errorOf([&] { axpy.launch(Grid(1), {}); }).find("an empty Kernel"), std::string::npos);
+  EXPECT_NE(errorOf([&] { (void)axpy.stats(); }).find("an empty Kernel"), std::string::npos);
+  EXPECT_EQ(errorOf([&] { moved.restrictTuneSpace(nullptr); }),
+            "kernel 'axpy': restrictTuneSpace needs a function that says which configs to keep");
+  Module module = Module::fromString(context, kSource, "axpy.tk", options());
+  Module other = std::move(module);
+  EXPECT_NE(errorOf([&] { (void)module.kernel("axpy"); }).find("an empty Module"), std::string::npos);
+  EXPECT_NE(errorOf([&] { (void)module.kernelNames(); }).find("an empty Module"), std::string::npos);
+  EXPECT_EQ(other.kernelNames().size(), 2u); // axpy and fill
 }
 
 TEST_F(JitInterpreterTest, ArgumentCountAndTypesAreCheckedByName) {

@@ -194,6 +194,8 @@ public:
 
   /// Replaces the @autotune space: these configs, tuned per value of the `key` parameters; the
   /// `resetToZero` buffers (outputs the kernel accumulates into) are zeroed before each timed run.
+  /// Like restrictTuneSpace, it may be called while other threads launch (it waits for a
+  /// tuning in progress; launches already begun finish with the winner they found).
   void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
                     std::vector<std::string> resetToZero = {});
   /// Narrows the tuning space (the @autotune one, or setTuneSpace's) to the configs `keep`
@@ -219,6 +221,7 @@ public:
 
 private:
   friend class Module;
+  Impl &impl() const; // throws tk::Error for an empty Kernel (default-constructed or moved from)
   std::shared_ptr<const void> module_; // its module (Module::Impl) lives as long as any of its kernels
   std::shared_ptr<Impl> impl_;
 };
@@ -237,6 +240,7 @@ public:
   struct Impl;
 
 private:
+  Impl &impl() const; // throws tk::Error for an empty Module (default-constructed or moved from)
   std::shared_ptr<Impl> impl_;
 };
 
