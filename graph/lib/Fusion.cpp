@@ -18,7 +18,6 @@
 #include "GraphImpl.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -408,19 +407,27 @@ struct Planner {
   }
 
   /// Elementwise trees, built from their roots (the last node) backwards.
+  /// The most elementwise ops one kernel fuses: more would make one straight-line kernel as long
+  /// as the graph (slow to compile, registers spilled) for no fewer bytes moved per op.
+  static constexpr size_t kMaxFusedOps = 64;
+
   void elementwiseGroups() {
     for (int root = int(g.nodes.size()) - 1; root >= 0; --root) {
       if (!isElementwise(node(root).op) || groupOf[root] >= 0)
         continue;
-      std::vector<int> members;
-      std::function<void(int)> collect = [&](int n) {
+      // Gathered without recursion (a chain of 150,000 ops overflowed the stack), at most
+      // kMaxFusedOps a kernel: the inputs left out are the roots of kernels of their own.
+      std::vector<int> members, pending{root};
+      std::set<int> seen{root};
+      while (!pending.empty() && members.size() < kMaxFusedOps) {
+        int n = pending.back();
+        pending.pop_back();
         members.push_back(n);
         for (int in : node(n).inputs)
           if (isElementwise(node(in).op) && groupOf[in] < 0 && singleUse(in) && node(in).out.shape == node(n).out.shape &&
-              std::find(members.begin(), members.end(), in) == members.end())
-            collect(in);
-      };
-      collect(root);
+              seen.insert(in).second)
+            pending.push_back(in);
+      }
       std::sort(members.begin(), members.end());
       Step step{StepKind::Elementwise};
       step.nodes = members;
