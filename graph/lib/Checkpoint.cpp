@@ -355,6 +355,12 @@ struct Checkpoint::Impl {
 };
 
 Checkpoint::Checkpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Checkpoint::Impl &Checkpoint::self() const {
+  if (!impl_)
+    throw Error("checkpoint: an empty Checkpoint (moved from)");
+  return *impl_;
+}
 Checkpoint::~Checkpoint() = default;
 Checkpoint::Checkpoint(Checkpoint &&) noexcept = default;
 Checkpoint &Checkpoint::operator=(Checkpoint &&) noexcept = default;
@@ -386,9 +392,9 @@ Checkpoint Checkpoint::open(const std::string &folder) {
 }
 
 const CheckpointTensor &Checkpoint::get(const std::string &name) const {
-  auto it = impl_->tensors.find(name);
-  if (it == impl_->tensors.end())
-    fail(impl_->folder, "the checkpoint has no tensor '" + name + "'");
+  auto it = self().tensors.find(name);
+  if (it == self().tensors.end())
+    fail(self().folder, "the checkpoint has no tensor '" + name + "'");
   return it->second;
 }
 
@@ -399,11 +405,11 @@ const CheckpointTensor &Checkpoint::get(const std::string &name, const std::vect
   return t;
 }
 
-bool Checkpoint::has(const std::string &name) const { return impl_->tensors.count(name) != 0; }
+bool Checkpoint::has(const std::string &name) const { return self().tensors.count(name) != 0; }
 
 std::vector<std::string> Checkpoint::names() const {
   std::vector<std::string> names;
-  for (auto &[name, t] : impl_->tensors)
+  for (auto &[name, t] : self().tensors)
     names.push_back(name);
   return names;
 }

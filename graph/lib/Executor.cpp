@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <cerrno>
 #include <cstdio>
@@ -117,6 +118,19 @@ struct Executable::Impl {
                     scalarName(b.elem()) + " elements; it must be " + info.str());
       if (&b.context() != context)
         throw Error("graph: the buffer bound to '" + name + "' belongs to another tk::Context");
+    }
+    // A buffer the run writes is no other binding's: the kernels read inputs and weights while
+    // outputs are written (a matmul's output over its input gave half its values wrong). Inputs
+    // may share one, being only read; a KV cache is one binding, read and appended to.
+    std::set<std::string> written;
+    for (const auto &[id, name] : graph.outputs)
+      written.insert(name);
+    std::map<const Buffer *, std::string> boundTo;
+    for (const auto &[tensor, name] : plan.bindingOf) {
+      auto [first, fresh] = boundTo.emplace(bindings.at(name), name);
+      if (!fresh && first->second != name && (written.count(name) || written.count(first->second)))
+        throw Error("graph: one buffer is bound to '" + first->second + "' and to '" + name +
+                    "', and the run writes one of them: bind a buffer of its own");
     }
   }
 
@@ -407,6 +421,12 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
 }
 
 Executable::Executable() : impl_(std::make_unique<Impl>()) {}
+
+Executable::Impl &Executable::self() const {
+  if (!impl_)
+    throw Error("graph: an empty Executable (moved from)");
+  return *impl_;
+}
 Executable::~Executable() = default;
 Executable::Executable(Executable &&) noexcept = default;
 Executable &Executable::operator=(Executable &&) noexcept = default;
@@ -568,35 +588,35 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
 
 void Executable::run(const Bindings &bindings, const Stream &stream) {
   NvtxRange range("graph");
-  impl_->checkBindings(bindings);
-  for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
-    impl_->runStep(s, bindings, stream);
+  self().checkBindings(bindings);
+  for (size_t s = 0; s < self().plan.steps.size(); ++s)
+    self().runStep(s, bindings, stream);
 }
 
 void Executable::capture(const Bindings &bindings, const Stream &stream) {
-  if (impl_->context->backend() != Backend::Cuda)
+  if (self().context->backend() != Backend::Cuda)
     throw Error("graph: capture needs the CUDA backend");
   if (!stream.handle())
     throw Error("graph: capture needs a stream of its own (context.createStream()), not the default stream");
   run(bindings, stream); // compiles, tunes and prepares the weights outside the capture
   stream.synchronize();
-  impl_->captured = CudaGraph();
+  self().captured = CudaGraph();
   stream.beginCapture();
   try {
-    for (size_t s = 0; s < impl_->plan.steps.size(); ++s)
-      impl_->runStep(s, bindings, stream);
+    for (size_t s = 0; s < self().plan.steps.size(); ++s)
+      self().runStep(s, bindings, stream);
   } catch (...) {
     stream.abandonCapture();
     throw;
   }
-  impl_->captured = stream.endCapture();
+  self().captured = stream.endCapture();
 }
 
 void Executable::replay(const Stream &stream) {
-  if (!impl_->captured)
+  if (!self().captured)
     throw Error("graph: replay() before capture()");
-  impl_->captured.launch(stream);
-  impl_->context->noteLaunch("graph replay", stream);
+  self().captured.launch(stream);
+  self().context->noteLaunch("graph replay", stream);
 }
 
 namespace {
@@ -653,7 +673,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
 } // namespace
 
 std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const Stream &stream, int runs) {
-  Impl &impl = *impl_;
+  Impl &impl = self();
   run(bindings, stream);
   stream.synchronize();
   int count = int(impl.plan.steps.size());
@@ -709,14 +729,14 @@ std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<Ker
 
 std::vector<std::string> Executable::kernels() const {
   std::vector<std::string> lines;
-  for (const Step &step : impl_->plan.steps)
-    lines.push_back(step.describe(impl_->graph));
+  for (const Step &step : self().plan.steps)
+    lines.push_back(step.describe(self().graph));
   return lines;
 }
 
 size_t Executable::scratchBytes() const {
   size_t bytes = 0;
-  for (const std::unique_ptr<Buffer> *b : {&impl_->splitWorkspace, &impl_->splitCounters})
+  for (const std::unique_ptr<Buffer> *b : {&self().splitWorkspace, &self().splitCounters})
     if (*b)
       bytes += (*b)->bytes();
   return bytes;
@@ -724,11 +744,11 @@ size_t Executable::scratchBytes() const {
 
 size_t Executable::intermediateBytes() const {
   size_t bytes = 0;
-  for (const Slot &slot : impl_->plan.slots)
+  for (const Slot &slot : self().plan.slots)
     bytes += size_t(slot.count) * Buffer::elementBytes(slot.dtype);
   return bytes;
 }
 
-std::string Executable::dot() const { return planDot(impl_->graph, impl_->plan); }
+std::string Executable::dot() const { return planDot(self().graph, self().plan); }
 
 } // namespace tk::graph

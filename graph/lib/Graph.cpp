@@ -73,6 +73,15 @@ void requireSameType(const char *op, const TensorInfo &a, const TensorInfo &b) {
 } // namespace
 
 Tensor Graph::Impl::add(Node node) {
+  // Every tensor's dimensions in [1, 2^31) (the kernels' i32 indices; products of two cannot
+  // overflow int64), and a bounded graph: sizes computed from a caller's numbers (a split's, a
+  // reshape's, an all-gather's) that wrapped around, or a runaway builder, stop here.
+  for (int64_t d : node.out.shape)
+    if (d < 1 || d > kMaxDimension)
+      fail(opName(node.op), "a dimension of " + std::to_string(d) + " in " + node.out.str() + " (each is 1 to " +
+                                std::to_string(kMaxDimension) + ")");
+  if (nodes.size() >= kMaxNodes)
+    fail(opName(node.op), "the graph has " + std::to_string(nodes.size()) + " tensors, the most one holds");
   // An FP8 matmul's f8e4m3 weight and f32 scales are its own: no other op reads such a tensor.
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     const TensorInfo &in = nodes[size_t(node.inputs[k])].out;
@@ -92,11 +101,17 @@ const Node &Graph::Impl::at(Tensor t, const char *op) const {
 }
 
 Graph::Graph() : impl_(std::make_unique<Impl>()) {}
+
+Graph::Impl &Graph::self() const {
+  if (!impl_)
+    throw Error("graph: an empty Graph (moved from)");
+  return *impl_;
+}
 Graph::~Graph() = default;
 Graph::Graph(Graph &&) noexcept = default;
 Graph &Graph::operator=(Graph &&) noexcept = default;
 
-const TensorInfo &Graph::info(Tensor t) const { return impl_->at(t, "info").out; }
+const TensorInfo &Graph::info(Tensor t) const { return self().at(t, "info").out; }
 
 static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
   const char *what = opName(op);
@@ -120,45 +135,52 @@ static Tensor leaf(Graph::Impl &impl, Op op, const std::string &name, Scalar dty
   for (const Node &n : impl.nodes)
     if ((n.op == Op::Input || n.op == Op::Weight) && n.name == name)
       fail(what, "the name '" + name + "' is taken");
+  for (const auto &[id, output] : impl.outputs)
+    if (output == name)
+      fail(what, "the name '" + name + "' is taken by an output");
   Node node{op, {}, TensorInfo{dtype, std::move(shape)}};
   node.name = name;
   return impl.add(std::move(node));
 }
 
 Tensor Graph::input(const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
-  return leaf(*impl_, Op::Input, name, dtype, std::move(shape));
+  return leaf(self(), Op::Input, name, dtype, std::move(shape));
 }
 
 Tensor Graph::weight(const std::string &name, Scalar dtype, std::vector<int64_t> shape) {
-  return leaf(*impl_, Op::Weight, name, dtype, std::move(shape));
+  return leaf(self(), Op::Weight, name, dtype, std::move(shape));
 }
 
 Tensor Graph::indexInput(const std::string &name, int64_t length) {
-  return leaf(*impl_, Op::Input, name, Scalar::I32, {length});
+  return leaf(self(), Op::Input, name, Scalar::I32, {length});
 }
 
 void Graph::output(Tensor t, const std::string &name) {
-  const Node &node = impl_->at(t, "output");
+  const Node &node = self().at(t, "output");
   requireMatrix("output", ("'" + name + "'").c_str(), node.out);
-  for (const auto &[id, other] : impl_->outputs)
+  for (const auto &[id, other] : self().outputs)
     if (other == name)
       fail("output", "the name '" + name + "' is taken");
-  impl_->outputs.emplace_back(t.id, name);
+  // (Bindings go by name: an output named as an input or weight would be bound to its buffer.)
+  for (const Node &n : self().nodes)
+    if ((n.op == Op::Input || n.op == Op::Weight) && n.name == name)
+      fail("output", "the name '" + name + "' is taken by an " + (n.op == Op::Input ? "input" : "weight"));
+  self().outputs.emplace_back(t.id, name);
 }
 
 Tensor Graph::matmul(Tensor a, Tensor b) {
-  const TensorInfo &ta = impl_->at(a, "matmul").out, &tb = impl_->at(b, "matmul").out;
+  const TensorInfo &ta = self().at(a, "matmul").out, &tb = self().at(b, "matmul").out;
   requireMatrix("matmul", "a", ta);
   requireMatrix("matmul", "b", tb);
   requireSameType("matmul", ta, tb);
   if (ta.shape[1] != tb.shape[0])
     fail("matmul", "K dimension mismatch: a is " + ta.str() + ", b is " + tb.str());
-  return impl_->add(Node{Op::MatMul, {a.id, b.id}, TensorInfo{ta.dtype, {ta.shape[0], tb.shape[1]}}});
+  return self().add(Node{Op::MatMul, {a.id, b.id}, TensorInfo{ta.dtype, {ta.shape[0], tb.shape[1]}}});
 }
 
 Tensor Graph::matmulFp8(Tensor a, Tensor weight, Tensor scale) {
-  const TensorInfo &ta = impl_->at(a, "matmul_fp8").out;
-  const Node &w = impl_->at(weight, "matmul_fp8"), &s = impl_->at(scale, "matmul_fp8");
+  const TensorInfo &ta = self().at(a, "matmul_fp8").out;
+  const Node &w = self().at(weight, "matmul_fp8"), &s = self().at(scale, "matmul_fp8");
   requireMatrix("matmul_fp8", "a", ta);
   requireMatrix("matmul_fp8", "weight", w.out);
   if (ta.dtype != Scalar::BF16 && ta.dtype != Scalar::F16)
@@ -171,7 +193,7 @@ Tensor Graph::matmulFp8(Tensor a, Tensor weight, Tensor scale) {
     fail("matmul_fp8", "K dimension mismatch: a is " + ta.str() + ", the weight (N x K) is " + w.out.str());
   Node node{Op::MatMul, {a.id, weight.id, scale.id}, TensorInfo{ta.dtype, {ta.shape[0], w.out.shape[0]}}};
   node.fp8 = true;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 static Tensor binary(Graph::Impl &impl, Op op, Tensor a, Tensor b) {
@@ -186,8 +208,8 @@ static Tensor binary(Graph::Impl &impl, Op op, Tensor a, Tensor b) {
   return impl.add(Node{op, {a.id, b.id}, ta});
 }
 
-Tensor Graph::add(Tensor a, Tensor b) { return binary(*impl_, Op::Add, a, b); }
-Tensor Graph::mul(Tensor a, Tensor b) { return binary(*impl_, Op::Mul, a, b); }
+Tensor Graph::add(Tensor a, Tensor b) { return binary(self(), Op::Add, a, b); }
+Tensor Graph::mul(Tensor a, Tensor b) { return binary(self(), Op::Mul, a, b); }
 
 static Tensor unary(Graph::Impl &impl, Op op, Tensor x, double value = 0) {
   const TensorInfo &t = impl.at(x, opName(op)).out;
@@ -197,32 +219,32 @@ static Tensor unary(Graph::Impl &impl, Op op, Tensor x, double value = 0) {
   return impl.add(std::move(node));
 }
 
-Tensor Graph::silu(Tensor x) { return unary(*impl_, Op::Silu, x); }
-Tensor Graph::gelu(Tensor x) { return unary(*impl_, Op::Gelu, x); }
-Tensor Graph::scale(Tensor x, double factor) { return unary(*impl_, Op::Scale, x, factor); }
-Tensor Graph::softmax(Tensor x) { return unary(*impl_, Op::Softmax, x); }
+Tensor Graph::silu(Tensor x) { return unary(self(), Op::Silu, x); }
+Tensor Graph::gelu(Tensor x) { return unary(self(), Op::Gelu, x); }
+Tensor Graph::scale(Tensor x, double factor) { return unary(self(), Op::Scale, x, factor); }
+Tensor Graph::softmax(Tensor x) { return unary(self(), Op::Softmax, x); }
 
 Tensor Graph::rmsnorm(Tensor x, Tensor weight, double eps) {
-  const TensorInfo &t = impl_->at(x, "rmsnorm").out, &w = impl_->at(weight, "rmsnorm").out;
+  const TensorInfo &t = self().at(x, "rmsnorm").out, &w = self().at(weight, "rmsnorm").out;
   requireMatrix("rmsnorm", "x", t);
   if (w.shape != std::vector<int64_t>{t.shape[1]})
     fail("rmsnorm", "the weight is " + w.str() + "; it must be a vector of x's " + std::to_string(t.shape[1]) +
                         " columns (x is " + t.str() + ")");
   Node node{Op::RmsNorm, {x.id, weight.id}, t};
   node.value = eps;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::layernorm(Tensor x, Tensor weight, Tensor bias, double eps) {
-  const TensorInfo &t = impl_->at(x, "layernorm").out;
+  const TensorInfo &t = self().at(x, "layernorm").out;
   requireMatrix("layernorm", "x", t);
   for (Tensor v : {weight, bias})
-    if (impl_->at(v, "layernorm").out.shape != std::vector<int64_t>{t.shape[1]})
+    if (self().at(v, "layernorm").out.shape != std::vector<int64_t>{t.shape[1]})
       fail("layernorm", "the weight and bias must be vectors of x's " + std::to_string(t.shape[1]) + " columns, got " +
-                            impl_->at(v, "layernorm").out.str());
+                            self().at(v, "layernorm").out.str());
   Node node{Op::LayerNorm, {x.id, weight.id, bias.id}, t};
   node.value = eps;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 static void checkHeads(const char *op, const TensorInfo &t, int heads, int seqLen) {
@@ -238,28 +260,28 @@ static void checkHeads(const char *op, const TensorInfo &t, int heads, int seqLe
 }
 
 Tensor Graph::rope(Tensor x, int heads, int seqLen, double base) {
-  const TensorInfo &t = impl_->at(x, "rope").out;
+  const TensorInfo &t = self().at(x, "rope").out;
   checkHeads("rope", t, heads, seqLen);
   Node node{Op::Rope, {x.id}, t};
   node.heads = heads;
   node.seqLen = seqLen;
   node.value = base;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::rope(Tensor x, int heads, int seqLen, double base, Tensor positions) {
   // Checked before the rope is added: a failed call leaves the graph as it was.
-  const TensorInfo &t = impl_->at(x, "rope").out;
+  const TensorInfo &t = self().at(x, "rope").out;
   checkHeads("rope", t, heads, seqLen);
-  requireIndex(*impl_, positions, "rope", "positions", t.shape[0] / seqLen);
+  requireIndex(self(), positions, "rope", "positions", t.shape[0] / seqLen);
   Tensor y = rope(x, heads, seqLen, base);
-  impl_->nodes[y.id].inputs.push_back(positions.id);
+  self().nodes[y.id].inputs.push_back(positions.id);
   return y;
 }
 
 Tensor Graph::embedding(Tensor table, Tensor ids, int64_t firstRow) {
-  const Node &t = impl_->at(table, "embedding");
-  const Node &i = impl_->at(ids, "embedding");
+  const Node &t = self().at(table, "embedding");
+  const Node &i = self().at(ids, "embedding");
   if (t.out.shape.size() != 2 || t.out.dtype == Scalar::I32)
     fail("embedding", "the table must be a matrix [rows, dim], got " + t.out.str());
   if (i.op != Op::Input || i.out.dtype != Scalar::I32)
@@ -268,28 +290,28 @@ Tensor Graph::embedding(Tensor table, Tensor ids, int64_t firstRow) {
     fail("embedding", "the first row " + std::to_string(firstRow) + " is no i32 id");
   Node node{Op::Embedding, {table.id, ids.id}, TensorInfo{t.out.dtype, {i.out.shape[0], t.out.shape[1]}}};
   node.firstRow = firstRow;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::allReduce(Tensor x) {
-  const TensorInfo &t = impl_->at(x, "all_reduce").out;
+  const TensorInfo &t = self().at(x, "all_reduce").out;
   requireMatrix("all_reduce", "x", t);
-  return impl_->add(Node{Op::AllReduce, {x.id}, t});
+  return self().add(Node{Op::AllReduce, {x.id}, t});
 }
 
 Tensor Graph::allGather(Tensor x, int ranks) {
-  const TensorInfo &t = impl_->at(x, "all_gather").out;
+  const TensorInfo &t = self().at(x, "all_gather").out;
   requireMatrix("all_gather", "x", t);
-  if (ranks < 1)
-    fail("all_gather", std::to_string(ranks) + " ranks (at least 1)");
+  if (ranks < 1 || ranks > kMaxRanks)
+    fail("all_gather", std::to_string(ranks) + " ranks (1 to " + std::to_string(kMaxRanks) + ")");
   Node node{Op::AllGather, {x.id}, TensorInfo{t.dtype, {t.shape[0], t.shape[1] * ranks}}};
   node.ranks = ranks;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen) {
-  const Node &c = impl_->at(cache, "append_kv");
-  const TensorInfo &tx = impl_->at(x, "append_kv").out;
+  const Node &c = self().at(cache, "append_kv");
+  const TensorInfo &tx = self().at(x, "append_kv").out;
   requireMatrix("append_kv", "x", tx);
   if (c.op != Op::Input || c.out.shape.size() != 2 || c.out.shape[1] != tx.shape[1] || c.out.dtype != tx.dtype)
     fail("append_kv", "the cache must be an input [batch * max_context, " + std::to_string(tx.shape[1]) + "] of " +
@@ -301,14 +323,14 @@ Tensor Graph::appendKV(Tensor cache, Tensor x, Tensor positions, int seqLen) {
   if (c.out.shape[0] % batch)
     fail("append_kv", "the cache's " + std::to_string(c.out.shape[0]) + " rows are not " + std::to_string(batch) +
                           " sequences' worth");
-  requireIndex(*impl_, positions, "append_kv", "positions", batch);
+  requireIndex(self(), positions, "append_kv", "positions", batch);
   Node node{Op::AppendKV, {cache.id, x.id, positions.id}, c.out};
   node.seqLen = seqLen;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::decodeAttention(Tensor q, Tensor kCache, Tensor vCache, Tensor lengths, int heads, int kvHeads, int splits) {
-  const TensorInfo &tq = impl_->at(q, "decode_attention").out;
+  const TensorInfo &tq = self().at(q, "decode_attention").out;
   requireMatrix("decode_attention", "q", tq);
   if (heads <= 0 || tq.shape[1] % heads)
     fail("decode_attention", std::to_string(heads) + " heads do not divide the " + std::to_string(tq.shape[1]) +
@@ -317,25 +339,25 @@ Tensor Graph::decodeAttention(Tensor q, Tensor kCache, Tensor vCache, Tensor len
     fail("decode_attention", std::to_string(kvHeads) + " key/value heads do not divide " + std::to_string(heads) + " heads");
   int64_t batch = tq.shape[0], headDim = tq.shape[1] / heads;
   for (Tensor cache : {kCache, vCache}) {
-    const TensorInfo &t = impl_->at(cache, "decode_attention").out;
+    const TensorInfo &t = self().at(cache, "decode_attention").out;
     if (t.shape.size() != 2 || t.shape[1] != kvHeads * headDim || t.shape[0] % batch || t.dtype != tq.dtype)
       fail("decode_attention", "the caches must be [batch * max_context, " + std::to_string(kvHeads * headDim) + "] of " +
                                    scalarName(tq.dtype) + ", got " + t.str());
   }
-  if (impl_->at(kCache, "decode_attention").out.shape != impl_->at(vCache, "decode_attention").out.shape)
+  if (self().at(kCache, "decode_attention").out.shape != self().at(vCache, "decode_attention").out.shape)
     fail("decode_attention", "the key and value caches differ in shape");
-  requireIndex(*impl_, lengths, "decode_attention", "lengths", batch);
+  requireIndex(self(), lengths, "decode_attention", "lengths", batch);
   if (splits < 0 || splits > 64)
     fail("decode_attention", "splits must be 0 to 64, not " + std::to_string(splits));
   Node node{Op::DecodeAttention, {q.id, kCache.id, vCache.id, lengths.id}, tq};
   node.heads = heads;
   node.kvHeads = kvHeads;
   node.seqLen = splits;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, bool causal, int kvHeads) {
-  const TensorInfo &tq = impl_->at(q, "attention").out;
+  const TensorInfo &tq = self().at(q, "attention").out;
   checkHeads("attention", tq, heads, seqLen);
   if (kvHeads == 0)
     kvHeads = heads;
@@ -344,7 +366,7 @@ Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, boo
                           " query heads");
   std::vector<int64_t> kvShape{tq.shape[0], tq.shape[1] / heads * kvHeads};
   for (Tensor other : {k, v}) {
-    const TensorInfo &t = impl_->at(other, "attention").out;
+    const TensorInfo &t = self().at(other, "attention").out;
     if (t.shape != kvShape || t.dtype != tq.dtype)
       fail("attention", "k and v must be " + TensorInfo{tq.dtype, kvShape}.str() + " (q " + tq.str() + ", " +
                             std::to_string(kvHeads) + " key/value heads), got " + t.str());
@@ -354,27 +376,35 @@ Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, boo
   node.kvHeads = kvHeads;
   node.seqLen = seqLen;
   node.causal = causal;
-  return impl_->add(std::move(node));
+  return self().add(std::move(node));
 }
 
 Tensor Graph::reshape(Tensor x, std::vector<int64_t> shape) {
-  const TensorInfo &t = impl_->at(x, "reshape").out;
+  const TensorInfo &t = self().at(x, "reshape").out;
   int64_t count = 1, have = 1;
-  for (int64_t d : shape)
-    count *= d;
+  for (int64_t d : shape) {
+    if (d < 1 || d > kMaxDimension)
+      fail("reshape", "cannot reshape " + t.str() + " into a dimension of " + std::to_string(d));
+    count *= d; // at most two dimensions below 2^31: no overflow
+  }
   for (int64_t d : t.shape)
     have *= d;
   if (shape.empty() || shape.size() > 2 || count != have)
     fail("reshape", "cannot reshape " + t.str() + " into " + TensorInfo{t.dtype, shape}.str());
-  return impl_->add(Node{Op::Reshape, {x.id}, TensorInfo{t.dtype, std::move(shape)}});
+  return self().add(Node{Op::Reshape, {x.id}, TensorInfo{t.dtype, std::move(shape)}});
 }
 
 std::vector<Tensor> Graph::split(Tensor x, std::vector<int64_t> sizes) {
-  const TensorInfo t = impl_->at(x, "split").out; // a copy: adding nodes moves them
+  const TensorInfo t = self().at(x, "split").out; // a copy: adding nodes moves them
   requireMatrix("split", "x", t);
   int64_t total = 0;
-  for (int64_t s : sizes)
-    total += s > 0 ? s : 0;
+  for (int64_t s : sizes) {
+    if (s < 1 || s > t.shape[1])
+      fail("split", "a part of " + std::to_string(s) + " columns of " + t.str());
+    total += s; // at most 2^31 parts' worth before it passes the columns: no overflow
+    if (total > t.shape[1])
+      break;
+  }
   if (sizes.empty() || total != t.shape[1])
     fail("split", "the sizes add up to " + std::to_string(total) + ", not the " + std::to_string(t.shape[1]) +
                       " columns of " + t.str());
@@ -384,7 +414,7 @@ std::vector<Tensor> Graph::split(Tensor x, std::vector<int64_t> sizes) {
     Node node{Op::Split, {x.id}, TensorInfo{t.dtype, {t.shape[0], s}}};
     node.column = column;
     column += s;
-    parts.push_back(impl_->add(std::move(node)));
+    parts.push_back(self().add(std::move(node)));
   }
   return parts;
 }
@@ -392,12 +422,12 @@ std::vector<Tensor> Graph::split(Tensor x, std::vector<int64_t> sizes) {
 Tensor Graph::concat(std::vector<Tensor> parts) {
   if (parts.empty())
     fail("concat", "nothing to concatenate");
-  const TensorInfo &first = impl_->at(parts[0], "concat").out;
+  const TensorInfo &first = self().at(parts[0], "concat").out;
   requireMatrix("concat", "parts", first);
   int64_t columns = 0;
   std::vector<int> ids;
   for (Tensor p : parts) {
-    const TensorInfo &t = impl_->at(p, "concat").out;
+    const TensorInfo &t = self().at(p, "concat").out;
     requireMatrix("concat", "parts", t);
     requireSameType("concat", first, t);
     if (t.shape[0] != first.shape[0])
@@ -405,13 +435,13 @@ Tensor Graph::concat(std::vector<Tensor> parts) {
     columns += t.shape[1];
     ids.push_back(p.id);
   }
-  return impl_->add(Node{Op::Concat, ids, TensorInfo{first.dtype, {first.shape[0], columns}}});
+  return self().add(Node{Op::Concat, ids, TensorInfo{first.dtype, {first.shape[0], columns}}});
 }
 
 Tensor Graph::transpose(Tensor x) {
-  const TensorInfo &t = impl_->at(x, "transpose").out;
+  const TensorInfo &t = self().at(x, "transpose").out;
   requireMatrix("transpose", "x", t);
-  return impl_->add(Node{Op::Transpose, {x.id}, TensorInfo{t.dtype, {t.shape[1], t.shape[0]}}});
+  return self().add(Node{Op::Transpose, {x.id}, TensorInfo{t.dtype, {t.shape[1], t.shape[0]}}});
 }
 
 } // namespace tk::graph

@@ -525,11 +525,17 @@ LlamaModel::~LlamaModel() = default;
 LlamaModel::LlamaModel(LlamaModel &&) noexcept = default;
 LlamaModel &LlamaModel::operator=(LlamaModel &&) noexcept = default;
 
-const LlamaConfig &LlamaModel::config() const { return impl_->config; }
-const GenerateStats &LlamaModel::stats() const { return impl_->stats; }
+LlamaModel::Impl &LlamaModel::self() const {
+  if (!impl_)
+    throw Error("llama: an empty LlamaModel (moved from)");
+  return *impl_;
+}
+
+const LlamaConfig &LlamaModel::config() const { return self().config; }
+const GenerateStats &LlamaModel::stats() const { return self().stats; }
 
 std::vector<float> LlamaModel::forward(const std::vector<int32_t> &ids, int64_t batch, const Stream &stream) {
-  return impl_->run(ids, batch, 0, {}, stream);
+  return self().run(ids, batch, 0, {}, stream);
 }
 
 std::vector<float> LlamaModel::Impl::run(const std::vector<int32_t> &ids, int64_t batch, int64_t maxContext,
@@ -575,7 +581,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       options.topK < 0 || options.maxContext < 0 || options.decodeSplits < 0 || options.decodeSplits > 64)
     throw Error("llama: generate: maxNewTokens must be >= 1, temperature >= 0, topP in (0, 1], topK >= 0, "
                 "maxContext >= 0, decodeSplits 0 to 64");
-  Impl &m = *impl_;
+  Impl &m = self();
   m.decodeSplits = options.decodeSplits;
   m.gemvChains = options.gemvChains;
   m.stats = GenerateStats();

@@ -1,6 +1,7 @@
 // Collectives (Parallel.h): an in-process group of threads on the interpreter, and NCCL loaded at
 // run time for the CUDA backend.
 #include "tk/Graph/Parallel.h"
+#include "tk/Graph/Graph.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Support/FloatFormats.h"
 
@@ -183,7 +184,6 @@ private:
 InProcessGroup::InProcessGroup(int size) {
   // (A thread per rank, each holding a copy of every collective's input: a bound, not
   // whatever a caller's number allows.)
-  constexpr int kMaxRanks = 1024;
   if (size < 1 || size > kMaxRanks)
     throw Error("in-process group: " + std::to_string(size) + " ranks (1 to " + std::to_string(kMaxRanks) + ")");
   state_ = std::make_shared<State>(size);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <sys/stat.h>
 #include <fstream>
+#include <limits>
 #include <random>
 
 namespace tk::graph {
@@ -59,6 +60,23 @@ TEST(Graph, ShapeErrorsNameTheOpAndOperands) {
   EXPECT_EQ(errorOf([&] { g.split(a, {32, 16}); }),
             "graph: split: the sizes add up to 48, not the 64 columns of bf16[8, 64]");
   EXPECT_EQ(errorOf([&] { g.reshape(a, {3, 100}); }), "graph: reshape: cannot reshape bf16[8, 64] into bf16[3, 100]");
+  // Sizes that wrapped around int64 (a helper's break-it audit: a split of INT64_MAX, INT64_MAX
+  // and 18 summed to 16 and read before its tensor; negative reshapes passed).
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(errorOf([&] { g.split(a, {huge, huge, 18}); }),
+            "graph: split: a part of " + std::to_string(huge) + " columns of bf16[8, 64]");
+  EXPECT_EQ(errorOf([&] { g.reshape(a, {-8, -64}); }), "graph: reshape: cannot reshape bf16[8, 64] into a dimension of -8");
+  EXPECT_EQ(errorOf([&] { g.input("big", Scalar::BF16, {(int64_t(1) << 62) + 4, 16}); }),
+            "graph: input: a dimension of 4611686018427387908 in bf16[4611686018427387908, 16] (each is 1 to 2147483647)");
+  EXPECT_EQ(errorOf([&] { g.allGather(a, 1000000); }), "graph: all_gather: 1000000 ranks (1 to 1024)");
+  // Bindings go by name: an output may not take an input's or a weight's, nor they an output's.
+  Graph named;
+  Tensor na = named.input("a", Scalar::BF16, {8, 64});
+  named.output(named.silu(na), "y");
+  EXPECT_EQ(errorOf([&] { named.output(named.silu(na), "a"); }), "graph: output: the name 'a' is taken by an input");
+  EXPECT_EQ(errorOf([&] { named.input("y", Scalar::BF16, {4}); }), "graph: input: the name 'y' is taken by an output");
+  Graph moved = std::move(named);
+  EXPECT_EQ(errorOf([&] { named.input("x", Scalar::BF16, {4}); }), "graph: an empty Graph (moved from)");
   Context context(Backend::Interpreter);
   EXPECT_EQ(errorOf([&] { Executable::compile(context, g); }), "graph: nothing to compute: no output() was named");
 }
@@ -969,6 +987,30 @@ TEST_F(GraphRun, MissingOrWrongBindingsAreNamed) {
   Stream stream = context.createStream();
   EXPECT_EQ(errorOf([&] { exe.capture(bindings, stream); }), "graph: capture needs the CUDA backend");
   EXPECT_EQ(errorOf([&] { exe.replay(stream); }), "graph: replay() before capture()");
+  // One buffer as an input and the output: the kernels would read what they overwrite.
+  bind("x", std::vector<uint16_t>(64));
+  bindings["out"] = bindings["x"];
+  EXPECT_EQ(errorOf([&] { exe.run(bindings); }),
+            "graph: one buffer is bound to 'x' and to 'out', and the run writes one of them: bind a buffer of its own");
+  Executable moved = std::move(exe);
+  EXPECT_EQ(errorOf([&] { exe.run(bindings); }), "graph: an empty Executable (moved from)");
+}
+
+// A long elementwise chain: fused kernels of at most 64 ops each, gathered without recursion
+// (a chain of 150,000 overflowed the stack).
+TEST_F(GraphRun, ALongElementwiseChainIsCutIntoKernelsOf64Ops) {
+  Graph g;
+  Tensor t = g.input("x", Scalar::BF16, {2, 16});
+  for (int k = 0; k < 130; ++k)
+    t = g.scale(t, 1.0);
+  g.output(t, "y");
+  Executable exe = Executable::compile(context, g);
+  EXPECT_EQ(exe.kernels().size(), 3u); // 64 + 64 + 2
+  auto xs = randomBf16(32, 5);
+  bind("x", xs);
+  Buffer &y = output("y", 32);
+  exe.run(bindings);
+  EXPECT_EQ(y.toVector<uint16_t>(), xs);
 }
 
 } // namespace

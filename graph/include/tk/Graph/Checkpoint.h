@@ -56,6 +56,7 @@ public:
 private:
   struct Impl;
   explicit Checkpoint(std::unique_ptr<Impl> impl);
+  Impl &self() const; // throws tk::Error for a moved-from Checkpoint
   std::unique_ptr<Impl> impl_;
 };
 

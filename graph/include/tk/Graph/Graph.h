@@ -21,6 +21,12 @@ struct Tensor {
   int id = -1;
 };
 
+/// What a graph may hold (a tk::Error past it): dimensions of 1 to 2^31 - 1 (the kernels' i32
+/// indices), 2^20 tensors, collectives over 1024 ranks.
+inline constexpr int64_t kMaxDimension = (int64_t(1) << 31) - 1;
+inline constexpr size_t kMaxNodes = size_t(1) << 20;
+inline constexpr int kMaxRanks = 1024;
+
 struct TensorInfo {
   Scalar dtype = Scalar::BF16;
   std::vector<int64_t> shape;
@@ -102,9 +108,10 @@ public:
   const TensorInfo &info(Tensor t) const;
 
   struct Impl;
-  const Impl &impl() const { return *impl_; }
+  const Impl &impl() const { return self(); }
 
 private:
+  Impl &self() const; // throws tk::Error for a moved-from Graph
   std::unique_ptr<Impl> impl_;
 };
 
@@ -192,6 +199,7 @@ public:
 
 private:
   Executable();
+  Impl &self() const; // throws tk::Error for a moved-from Executable
   std::unique_ptr<Impl> impl_;
 };
 

@@ -160,6 +160,7 @@ public:
 
 private:
   struct Impl;
+  Impl &self() const; // throws tk::Error for a moved-from LlamaModel
   std::unique_ptr<Impl> impl_;
 };
 
