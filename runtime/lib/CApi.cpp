@@ -3,11 +3,13 @@
 #include "tk/tk_c.h"
 
 #include "tk/Runtime/Jit.h"
+#include "tk/Frontend/Parser.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -154,6 +156,10 @@ tk_status tk_module_load_string(tk_context *context, const char *source, const c
     need(out, "out");
     *out = nullptr;
     need(context, "context");
+    // Measured only up to the limit, before the copy (Module::fromString says how large).
+    if (source && ::strnlen(source, tk::ParseLimits::kMaxFileBytes + 1) > tk::ParseLimits::kMaxFileBytes)
+      throw InvalidArgument("source: more than " + std::to_string(tk::ParseLimits::kMaxFileBytes >> 20) +
+                            " MiB of text (the most a module holds)");
     auto module = tk::Module::fromString(*context->context, text(source, "source"), name ? name : "module.tk");
     *out = new tk_module{context->context, std::move(module)};
   });

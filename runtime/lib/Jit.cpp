@@ -356,6 +356,10 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
 namespace {
 void loadModule(Context &context, const std::string &path, const std::string *text, JitOptions options,
                 std::shared_ptr<Module::Impl> &impl) {
+  // Before any copy or hash of it (a 1 GiB string took 6 GB on its way to the parser's limit).
+  if (text && text->size() > ParseLimits::kMaxFileBytes)
+    throw Error("tk::Module: " + path + ": the source is " + std::to_string(text->size()) + " bytes, more than " +
+                std::to_string(ParseLimits::kMaxFileBytes >> 20) + " MiB");
   impl = std::make_shared<Module::Impl>();
   impl->context = &context;
   impl->contextAlive = context.lifetime();

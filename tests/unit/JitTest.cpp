@@ -250,6 +250,10 @@ TEST_F(JitInterpreterTest, ModuleErrorsCarryTheDiagnostics) {
   EXPECT_EQ(message.rfind("tk::Module: bad.tk does not compile:\nbad.tk:1:33: error: unexpected ';'", 0), 0u) << message;
   message = errorOf([&] { Module::fromFile(context, "/nonexistent/k.tk"); });
   EXPECT_NE(message.find("/nonexistent/k.tk"), std::string::npos) << message;
+  // Refused before it is copied or hashed (a 1 GiB string took 6 GB on its way to the parser).
+  std::string huge((16u << 20) + 1, ' ');
+  EXPECT_EQ(errorOf([&] { Module::fromString(context, huge, "huge.tk"); }),
+            "tk::Module: huge.tk: the source is 16777217 bytes, more than 16 MiB");
   Module module = Module::fromString(context, kSource, "axpy.tk", options());
   EXPECT_EQ(errorOf([&] { module.kernel("gemm"); }), "tk::Module: axpy.tk has no kernel 'gemm' (kernels: axpy, fill)");
   Kernel fill = module.kernel("fill");
