@@ -137,7 +137,8 @@ std::string Compiler::diagnosticsText() const {
 }
 
 std::string Compiler::defaultStdlibDir() {
-  if (const char *env = std::getenv("TK_STDLIB_DIR"))
+  // Set but empty is as unset: no folder is named '' (it found no stdlib import at all).
+  if (const char *env = std::getenv("TK_STDLIB_DIR"); env && *env)
     return env;
   // Beside libtkc.so first (a program that embeds the JIT lives anywhere), then the
   // executable: the installed stdlib (its place from each, as GNUInstallDirs put them), then

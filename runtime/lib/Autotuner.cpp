@@ -120,6 +120,9 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
       std::shared_ptr<Variant> winner = build(candidates[i], packed.spec, fromDisk);
       if (report) {
         results[i].status = "chosen untimed (the interpreter cannot time kernels)";
+        for (size_t later = i + 1; later < results.size(); ++later) // ("" would read as timed)
+          if (results[later].status.empty())
+            results[later].status = "not run (the interpreter runs the first config that fits)";
         report->results = results;
         report->best = i;
       }

@@ -122,6 +122,11 @@ check("a u64 above INT64_MAX", int(big[0]), 2**64 - 1)
 raises("an integer that does not fit", OverflowError, "does not fit", lambda: rev.wide[(1,)](big, 2**64 + 5))
 raises("a grid that does not fit", ValueError, "out of range", lambda: rev.inc[(2**64 + 1,)](inplace, inplace, 8))
 raises("a float grid", TypeError, "not an integer", lambda: rev.inc[(1.7,)](inplace, inplace, 8))
+raises("a float grid of one dimension", TypeError, "not an integer", lambda: rev.inc[1.7](inplace, inplace, 8))
+inplace[:] = 0
+rev.inc[np.int64(1)](inplace, inplace, 8)  # a numpy integer is a grid, as Python's is
+check("a numpy integer grid", inplace.tolist(), [1.0] * 8)
+raises("a device past C's int", ValueError, "below 2^31", lambda: tkc.Context("interp", 10**20))
 # (1,) is cached by now; (1.0,) equals it as a dict key but is no grid.
 raises("a float grid equal to a cached one", TypeError, "not an integer", lambda: rev.inc[(1.0,)](inplace, inplace, 8))
 # 16.0 and 16 are one dict key: the refused float must not stand for the integer after.

@@ -115,6 +115,7 @@ TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
   EXPECT_EQ(report.best, 0u);
   EXPECT_EQ(report.results[0].status, "chosen untimed (the interpreter cannot time kernels)");
   EXPECT_FALSE(report.results[0].ms);
+  EXPECT_EQ(report.results[1].status, "not run (the interpreter runs the first config that fits)");
   EXPECT_EQ(seenBlock, 64);
 }
 

@@ -156,6 +156,10 @@ class Context:
     def __init__(self, backend="cuda", device=0):
         if backend not in ("cuda", "interp"):
             raise ValueError("backend must be 'cuda' or 'interp', not %r" % (backend,))
+        # (ctypes would truncate a device past C's int to its low bits: checked here.)
+        device = _index(device, "device")
+        if not 0 <= device < 2**31:
+            raise ValueError("device %d: a GPU's index is 0 or more, below 2^31" % device)
         handle = ctypes.c_void_p()
         _check(_lib.tk_context_create(_CUDA if backend == "cuda" else _INTERPRETER, device, ctypes.byref(handle)))
         self._handle = handle
@@ -441,7 +445,10 @@ class Kernel:
             exact = type(grid) is int or (type(grid) is tuple and all(type(d) is int for d in grid))
             fixed = self._grids.get(grid) if exact else None
             if fixed is None:
-                dims = (grid,) if isinstance(grid, int) else tuple(grid)
+                try:  # a sequence of dimensions, or one (an int, a numpy integer: _index checks it)
+                    dims = tuple(grid)
+                except TypeError:
+                    dims = (grid,)
                 if not 1 <= len(dims) <= 3:
                     raise ValueError("kernel '%s': a grid has 1 to 3 dimensions, got %r" % (self.name, grid))
                 values = [_index(d, "kernel '%s': grid dimension" % self.name) for d in dims] + [1] * (3 - len(dims))
