@@ -81,7 +81,7 @@ Type BuiltinCallChecker::checkMemoryAccess() {
     if (!requirePointers(0) || !valueFitsPointers(1, type(0)) || !maskArg(2, type(0)) || !stringLiteralArg(3, kSemantics))
       return Type::error();
     Scalar s = type(0).elem.scalar;
-    if (id_ != BuiltinId::AtomicXchg && (s == Scalar::I1 || bitWidth(s) < 16 || s == Scalar::BF16))
+    if (s == Scalar::I1 || (id_ != BuiltinId::AtomicXchg && bitWidth(s) < 16))
       return error(arg(0)->range, name_ + " does not support " + std::string(scalarName(s)) + " elements");
     return Type::value(ElemType{s, false}, type(0).shape);
   }

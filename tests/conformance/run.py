@@ -852,6 +852,12 @@ def add_structure_cases():
           "mn": np.full(1, 1000, np.int32), "umx": np.zeros(1, np.uint32), "swap": np.full(programs, -5, np.int32),
           "cas": np.zeros(1, np.int32), "olds": np.zeros(programs, np.int32)}, atomics_ref, racy=("cas", "olds"))
 
+    case("memory.atomics_16bit_bf16", memory, "atomics_16bit", str(programs),
+         {"h": np.zeros(4, np.float16), "b": bf16_bits(np.zeros(4, np.float32)), "hm": np.full(1, -1, np.float16),
+          "bm": bf16_bits(np.full(1, 1000, np.float32))},
+         lambda out: {"h": np.full(4, programs, np.float16), "b": bf16_bits(np.full(4, programs, np.float32)),
+                      "hm": np.array([12], np.float16), "bm": bf16_bits(np.array([100 - (programs - 1)], np.float32))})
+
     def random_ref(out, seed=12345):
         bits = philox(seed, np.arange(512))
         u1 = np.maximum(np.float32(1e-7), uniform(bits[:, 0]))
