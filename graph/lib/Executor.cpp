@@ -400,7 +400,9 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     return;
   }
   case StepKind::Elementwise: {
-    int64_t rows = outInfo.shape[0], cols = step.columns ? step.columns : outInfo.shape[1];
+    // A vector is one row (a reshape to 1-D copied 16 rows of its 16 elements before).
+    bool vector = outInfo.shape.size() == 1;
+    int64_t rows = vector ? 1 : outInfo.shape[0], cols = step.columns ? step.columns : outInfo.shape.back();
     int64_t block = std::min<int64_t>(1024, nextPowerOfTwo(cols));
     std::vector<Arg> args;
     for (size_t k = 0; k < step.in.size(); ++k)

@@ -673,6 +673,20 @@ TEST_F(GraphRun, ReshapesThatAreCopiedKeepTheElementsOrder) {
       ASSERT_EQ(bs[k], x2s[(k / cols) * 2 * cols + cols + k % cols]) << "block " << rows << "x" << cols << " at " << k;
     }
   }
+  // To one dimension: a column block as a bias vector (a review found it copied as 16 rows).
+  Graph g;
+  Tensor w = g.input("w", Scalar::BF16, {4, 8}), x = g.input("x", Scalar::BF16, {2, 16});
+  g.output(g.add(x, g.reshape(g.split(w, {4, 4})[1], {16})), "y");
+  Executable exe = Executable::compile(context, g);
+  auto ws = randomBf16(32, 6), xs = randomBf16(32, 7);
+  bind("w", ws);
+  bind("x", xs);
+  Buffer &y = output("y", 32);
+  exe.run(bindings);
+  std::vector<uint16_t> ys = y.toVector<uint16_t>();
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 16; ++c)
+      ASSERT_EQ(ys[r * 16 + c], fp::floatToBf16(f(xs[r * 16 + c]) + f(ws[(c / 4) * 8 + 4 + c % 4]))) << r << "," << c;
 }
 
 // Grouped-query attention (LLaMA-3's): 4 query heads share 2 key/value heads, query heads 0-1
