@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -99,6 +101,29 @@ std::string compilerBuildId() {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
+namespace {
+/// Whether the directory `fd` holds nothing but what a tk cache writes: entries (*.tkc), its key,
+/// and their temporaries (".NAME.tmp-XXXXXXXXXXXX", FileIO.cpp). Empty counts.
+bool holdsOnlyCacheFiles(int fd) {
+  DIR *dir = ::fdopendir(::dup(fd));
+  if (!dir)
+    return false;
+  bool only = true;
+  while (const dirent *entry = ::readdir(dir)) {
+    llvm::StringRef name(entry->d_name);
+    if (name == "." || name == "..")
+      continue;
+    bool temporary = name.starts_with(".") && name.contains(".tmp-");
+    if (!name.ends_with(".tkc") && name != "secret.key" && !temporary) {
+      only = false;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return only;
+}
+} // namespace
+
 std::string DiskCache::defaultDir() {
   if (const char *dir = std::getenv("TK_CACHE_DIR"))
     return dir; // empty: no cache
@@ -134,27 +159,30 @@ bool DiskCache::ready(std::string &error) {
     state_ = -1;
     return false;
   }
-  // lstat: a symlink planted in a shared folder must not lead tk to chmod and fill a directory
-  // elsewhere (the user's home, say).
+  // Opened without following a symlink, then checked and changed through that descriptor: a
+  // symlink planted in a shared folder (or swapped in between a check and a chmod by path) must
+  // not lead tk to chmod and fill a directory elsewhere (the user's home, say).
+  int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return unusable("the cache directory " + dir_ + " is not a directory (a symlink is not followed)");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
-  if (::lstat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+  if (::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
     return unusable("the cache directory " + dir_ + " is not a directory (a symlink is not followed)");
   if (st.st_uid != ::geteuid())
     return unusable("the cache directory " + dir_ + " belongs to uid " + std::to_string(st.st_uid) +
                     ", not to this user");
-  // Ours. Made private when open to others only if it is a cache (one of earlier versions,
-  // created 0755, holds its key) or empty: TK_CACHE_DIR may name any folder the user owns (a
-  // shared project folder, '.', '/'), and tk must not take it from its group.
+  // Ours. Made private when open to others only if it holds nothing but a cache's files (tk's
+  // caches before the key were created 0755) or nothing: TK_CACHE_DIR may name any folder the
+  // user owns (a shared project folder, '.', '/'), and tk must not take it from its group.
   if (st.st_mode & 077) {
-    std::string keyPath = dir_ + "/secret.key";
-    struct stat key {};
-    bool aCache = ::lstat(keyPath.c_str(), &key) == 0;
-    std::error_code ec;
-    bool empty = llvm::sys::fs::directory_iterator(dir_, ec) == llvm::sys::fs::directory_iterator() && !ec;
-    if (!aCache && !empty)
+    if (!holdsOnlyCacheFiles(fd))
       return unusable("the cache directory " + dir_ + " is open to others and holds files that are not a cache's: " +
                       "tk leaves its permissions alone (name a folder of the cache's own)");
-    if (::chmod(dir_.c_str(), 0700) != 0)
+    if (::fchmod(fd, 0700) != 0)
       return unusable("the cache directory " + dir_ + " is open to others and cannot be made private: " +
                       std::strerror(errno));
   }

@@ -258,7 +258,14 @@ TEST_F(HardeningCache, AFolderOfOtherFilesIsNeitherMadePrivateNorFilled) {
   EXPECT_NE(error.find("holds files that are not a cache's"), std::string::npos) << error;
   EXPECT_EQ(modeOf(shared), 02775u);
   EXPECT_EQ(namesIn(shared), std::vector<std::string>{"notes.txt"});
-  // An empty folder made for the cache (mkdir's 0755) is made private and used.
+  // A cache of the versions before the key (0755, entries only) is made private and used, as
+  // is an empty folder made for the cache (mkdir's 0755).
+  std::string old = temp.path() + "/old";
+  ASSERT_EQ(::mkdir(old.c_str(), 0755), 0);
+  writeAll(old + "/" + cacheKey({"old"}) + ".tkc", "an entry of an older version");
+  DiskCache upgraded(old);
+  ASSERT_TRUE(upgraded.put(key, "PTX", error)) << error;
+  EXPECT_EQ(modeOf(old), 0700u);
   std::string fresh = temp.path() + "/fresh";
   ASSERT_EQ(::mkdir(fresh.c_str(), 0755), 0);
   DiskCache made(fresh);
