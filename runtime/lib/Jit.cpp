@@ -246,34 +246,30 @@ void Kernel::launch(const GridSpec &grid, const std::vector<Arg> &args, const Co
 void Kernel::Impl::launch(const GridSpec &grid, const Arg *args, size_t count, const Consts &consts,
                           const Stream &stream) {
   thread_local PackedArgs packed;
-  pack(args, count, consts, packed);
-  // The tuning space (configs, key) is read under the lock, and the variant is held while it
-  // runs: setTuneSpace and restrictTuneSpace on another thread clear the winners (a launch
-  // that held a raw pointer ran a freed variant).
+  // The tuning space (configs, key, the names it tunes, which packing reads) is read under the
+  // lock, and the variant is held while it runs: setTuneSpace and restrictTuneSpace on another
+  // thread replace the space and clear the winners (a launch that held a raw pointer ran a freed
+  // variant).
   std::shared_ptr<Variant> variant;
-  bool tuning = false;
   std::optional<LaunchKeyRef> key;
-  {
+  bool tuning = false;
+  auto lookUp = [&] {
     std::lock_guard<std::mutex> lock(mutex);
+    pack(args, count, consts, packed);
     tuning = tunes(consts);
     key.emplace(launchKey(consts, packed.spec, args, tuning));
     if (const std::shared_ptr<Variant> *found = (tuning ? winners : variants).find(*key))
       variant = *found;
-  }
-  if (!variant && tuning) {
-    // One tuning at a time, and once per key; the space cannot change meanwhile (setTuneSpace
-    // takes this lock too).
+  };
+  lookUp();
+  if (!variant) {
+    // One thread tunes or compiles at a time, the others that missed waiting for it; the space
+    // cannot change while this lock is held (setTuneSpace takes it too), so it is read again.
     std::lock_guard<std::mutex> building(buildMutex);
-    variant = tuned(grid, args, count, packed, configOf(consts), *key, stream, nullptr, nullptr);
-  } else if (!variant) {
-    // One thread compiles; the others that missed at the same time wait for it.
-    std::lock_guard<std::mutex> building(buildMutex);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (const std::shared_ptr<Variant> *found = variants.find(*key))
-        variant = *found;
-    }
-    if (!variant) {
+    lookUp();
+    if (!variant && tuning) {
+      variant = tuned(grid, args, count, packed, configOf(consts), *key, stream, nullptr, nullptr);
+    } else if (!variant) {
       bool fromDisk = false;
       variant = build(configOf(consts), packed.spec, fromDisk);
       std::lock_guard<std::mutex> lock(mutex);
@@ -343,10 +339,13 @@ TuneReport Kernel::tune(const GridSpec &grid, const std::vector<Arg> &args, cons
                         const TuneProgress &progress) {
   Impl &k = impl();
   PackedArgs packed;
-  k.pack(args.data(), args.size(), consts, packed);
   std::lock_guard<std::mutex> building(k.buildMutex); // the space cannot change meanwhile
-  if (k.configs.empty())
-    throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
+  {
+    std::lock_guard<std::mutex> lock(k.mutex); // (the launches' lookups read what packing reads)
+    if (k.configs.empty())
+      throw Error("kernel '" + k.decl.name + "' has no tuning space (no @autotune, no setTuneSpace)");
+    k.pack(args.data(), args.size(), consts, packed);
+  }
   LaunchKeyRef key = k.launchKey(consts, packed.spec, args.data(), true);
   TuneReport report;
   k.tuned(grid, args.data(), args.size(), packed, configOf(consts), key, stream, progress, &report);

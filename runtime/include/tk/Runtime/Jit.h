@@ -205,6 +205,7 @@ public:
   /// Tunes for these arguments now (the first launch would), or takes the winner from memory
   /// or the tuning database; the report lists every config. Runs the kernel on the arguments
   /// several times per config: outputs it accumulates into must be named in reset_to_zero.
+  /// `progress` must not change this kernel's tuning space (the tuning holds it).
   TuneReport tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
                   const Stream &stream = Stream(), const TuneProgress &progress = nullptr);
 
