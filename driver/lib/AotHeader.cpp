@@ -46,7 +46,9 @@ std::string cppName(const std::string &name, const std::set<std::string> &taken 
       "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
       "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
       "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t",
-      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "std", "tk", "tk_aot"};
+      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "std", "tk", "tk_aot",
+      // Macros of the C library and of GCC's GNU dialects (predefined `linux`, `unix`).
+      "linux", "unix", "i386", "errno", "assert", "NULL", "EOF", "major", "minor", "stdin", "stdout", "stderr"};
   std::string out = identifier(name);
   while (keywords.count(out) || taken.count(out))
     out += '_';
@@ -210,7 +212,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   // the same name is renamed (a '_' appended), as is a C++ keyword; tk's types are spelled
   // ::tk:: (a file named tk.tk makes a namespace tk_aot::tk).
   const std::set<std::string> launcherNames = {"tk_context", "tk_grid", "tk_stream", "tk_kernel", "tk_params",
-                                               "tk_slots"};
+                                               "tk_slots", "tk_cubin", "tk_ptx"};
   const std::set<std::string> memberNames = {"launch", "tk_cubin", "tk_ptx", "num_warps", "num_stages"};
   std::map<std::string, int> firstOfKernel;
   for (size_t i = 0; i < variants.size(); ++i) {
@@ -273,8 +275,12 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
     h << (params.empty() ? "nullptr" : "") << "};\n    tk_kernel.launch(tk_context, tk_grid, tk_params, tk_stream);\n  }\n};\n";
   }
   h << "\n// Each kernel under its own name: its first config.\n";
-  for (const auto &[kernel, index] : firstOfKernel)
-    h << "using " << cppName(kernel) << " = " << cppName(kernel + "__" + variants[index].config) << ";\n";
+  std::set<std::string> aliases; // (kernels `int` and `int_` would both be int_)
+  for (const auto &[kernel, index] : firstOfKernel) {
+    std::string alias = cppName(kernel, aliases);
+    aliases.insert(alias);
+    h << "using " << alias << " = " << cppName(kernel + "__" + variants[index].config) << ";\n";
+  }
   h << "\n} // namespace " << stem << "\n} // namespace tk_aot\n";
   header = h.str();
   return true;
