@@ -89,6 +89,15 @@ struct Planner {
   /// A vector read as a row of a matrix: stride 0.
   Operand rowOf(int n) const { return Operand{place(n).tensor, 0, place(n).column}; }
 
+  /// Whether a view (a split or reshape, resolved before ropes merge) reads `n`'s storage: it
+  /// would keep reading the rope's own tensor, which a merged launch no longer writes.
+  bool viewed(int n) const {
+    for (size_t v = 0; v < g.nodes.size(); ++v)
+      if (int(v) != n && plan.at.at(int(v)).tensor == n)
+        return true;
+    return false;
+  }
+
   /// Ropes of adjacent column blocks of one tensor with the same sequence length, head size and
   /// base become one launch over both blocks; each rope is then a column block of its output.
   void mergeRopes() {
@@ -96,7 +105,7 @@ struct Planner {
       for (size_t b = a + 1; b < g.nodes.size(); ++b) {
         const Node &ra = node(int(a)), &rb = node(int(b));
         if (ra.op != Op::Rope || rb.op != Op::Rope || groupOf[a] >= 0 || groupOf[b] >= 0 || outputs.count(int(a)) ||
-            outputs.count(int(b)))
+            outputs.count(int(b)) || viewed(int(a)) || viewed(int(b)))
           continue;
         Operand pa = place(ra.inputs[0]), pb = place(rb.inputs[0]);
         int64_t wa = columns(ra.inputs[0]), wb = columns(rb.inputs[0]);

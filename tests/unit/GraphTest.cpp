@@ -747,6 +747,27 @@ TEST_F(GraphRun, RopesOfAdjacentBlocksAreOneLaunch) {
   EXPECT_EQ(Executable::compile(context, apart).kernels(), (std::vector<std::string>{"rope", "rope"}));
 }
 
+// A rope read through a view keeps its own launch (a review: merged with its neighbour, the
+// view read a tensor nothing wrote, and planning failed: "these fused steps wait on each other").
+TEST_F(GraphRun, ARopeReadThroughAViewIsNotMerged) {
+  auto build = [](bool viewed) {
+    Graph g;
+    auto parts = g.split(g.input("x", Scalar::BF16, {16, 32}), {16, 16});
+    Tensor q = g.rope(parts[0], 1, 8), k = g.rope(parts[1], 1, 8);
+    g.output(viewed ? g.scale(g.reshape(q, {8, 32}), 1.0) : g.scale(q, 1.0), "q");
+    g.output(g.scale(k, 1.0), "k");
+    return g;
+  };
+  auto xs = randomBf16(16 * 32, 9);
+  bind("x", xs);
+  Buffer &q = output("q", 256), &k = output("k", 256);
+  Executable::compile(context, build(true)).run(bindings);
+  std::vector<uint16_t> viewedQ = q.toVector<uint16_t>(), viewedK = k.toVector<uint16_t>();
+  Executable::compile(context, build(false)).run(bindings);
+  EXPECT_EQ(viewedQ, q.toVector<uint16_t>());
+  EXPECT_EQ(viewedK, k.toVector<uint16_t>());
+}
+
 TEST_F(GraphRun, RopeAtPositionsStartsEachSequenceWhereItsCacheEnds) {
   const int seq = 3, sequences = 2, heads = 2, half = 8, cols = heads * 2 * half;
   Graph g;
