@@ -290,17 +290,14 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
   // GPU stages work on a copy: the tile-level module stays available (signatures, interpreter).
   mlir::OwningOpRef<mlir::ModuleOp> gpu = impl_->module->clone();
   impl_->markDivisibility(*gpu);
-  size_t errorsBefore = impl_->diags.errorCount();
   {
-    // Each error of the lowering as the front end's are: at its place in the source, with the
-    // line and a caret, and a note for each fn call it was inlined through.
+    // Each error of the lowering as the front end's are (at its place in the source, with the
+    // line and a caret, and a note for each fn call it was inlined through), reported when the
+    // lowering fails.
+    std::vector<std::pair<std::string, llvm::SmallVector<mlir::FileLineColLoc>>> errors;
     mlir::ScopedDiagnosticHandler handler(impl_->context.get(), [&](mlir::Diagnostic &diag) {
-      if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
-        return mlir::success();
-      llvm::SmallVector<mlir::FileLineColLoc> places = tk::sourcePositions(diag.getLocation());
-      Diagnostic &error = impl_->diags.error(places.empty() ? SrcRange{} : impl_->rangeOf(places.front()), diag.str());
-      for (size_t k = 1; k < places.size(); ++k)
-        DiagEngine::note(error, impl_->rangeOf(places[k]), "in the call to the fn from here");
+      if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+        errors.emplace_back(diag.str(), tk::sourcePositions(diag.getLocation()));
       return mlir::success();
     });
     mlir::PassManager pm(impl_->context.get());
@@ -310,7 +307,12 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
     }
     buildGpuLoweringPipeline(pm, impl_->options.debug, impl_->options.sm, impl_->options.archSpecific);
     if (mlir::failed(pm.run(*gpu))) {
-      if (impl_->diags.errorCount() == errorsBefore) // a failure that said nothing
+      for (const auto &[message, places] : errors) {
+        Diagnostic &error = impl_->diags.error(places.empty() ? SrcRange{} : impl_->rangeOf(places.front()), message);
+        for (size_t k = 1; k < places.size(); ++k)
+          DiagEngine::note(error, impl_->rangeOf(places[k]), "in the call to the fn from here");
+      }
+      if (errors.empty()) // a failure that said nothing
         impl_->diags.error(SrcRange{}, "GPU code generation failed");
       return false;
     }

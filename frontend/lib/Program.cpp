@@ -96,7 +96,7 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
       // Each folder looked in, so that a wrong TK_STDLIB_DIR or a misplaced file shows.
       std::string looked;
       if (path != mainWithoutFolder_)
-        looked = "'" + fs::path(path).parent_path().string() + "'";
+        looked = "'" + (fs::path(path).parent_path().empty() ? std::string(".") : fs::path(path).parent_path().string()) + "'";
       for (const std::string &dir : stdlibDirs_)
         looked += (looked.empty() ? "'" : ", '") + dir + "'";
       diags_.error(imp.range, "cannot find import \"" + imp.path + "\" (looked in " +

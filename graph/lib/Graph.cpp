@@ -381,6 +381,8 @@ Tensor Graph::attention(Tensor q, Tensor k, Tensor v, int heads, int seqLen, boo
 
 Tensor Graph::reshape(Tensor x, std::vector<int64_t> shape) {
   const TensorInfo &t = self().at(x, "reshape").out;
+  if (shape.empty() || shape.size() > 2)
+    fail("reshape", "cannot reshape " + t.str() + " into " + TensorInfo{t.dtype, shape}.str());
   int64_t count = 1, have = 1;
   for (int64_t d : shape) {
     if (d < 1 || d > kMaxDimension)
