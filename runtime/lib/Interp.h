@@ -45,6 +45,13 @@ int64_t wrapInt(int64_t value, int bits);
 uint64_t asUnsigned(int64_t value, int bits);
 /// Rounds a float to what `dtype` can represent (f16, bf16, f8; f32 unchanged).
 float roundFloat(float value, DType dtype);
+struct Tile;
+/// Element k of a float tile set to `value` rounded once (to nearest even) to the tile's type,
+/// as PTX's cvt.rn does: f64 to f16 through f32 rounded to nearest twice could land on a tie.
+void writeRounded(Tile &t, size_t k, double value);
+/// Element k of a float tile set to the integer `value` (of `bits` bits, unsigned or not)
+/// rounded once to the tile's type.
+void writeRoundedInteger(Tile &t, size_t k, int64_t value, int bits, bool isUnsigned);
 
 class Interpreter;
 

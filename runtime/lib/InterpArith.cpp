@@ -75,12 +75,6 @@ template <typename Pred> Tile compare(const Tile &a, const Tile &b, Pred pred) {
 
 double readFloat(const Tile &t, size_t k) { return t.dtype == DType::F64 ? t.d[k] : t.f[k]; }
 
-void writeFloat(Tile &t, size_t k, double v) {
-  if (t.dtype == DType::F64)
-    t.d[k] = v;
-  else
-    t.f[k] = roundFloat(float(v), t.dtype);
-}
 
 /// f -> integer as PTX's cvt.rzi: truncate toward zero, saturate, NaN gives 0.
 int64_t floatToInt(double v, int bits, bool isUnsigned) {
@@ -120,7 +114,7 @@ Tile constantTile(Attribute value, mlir::Type type) {
                                             : integer.getValue().getSExtValue(),
                        bitsOf(t.dtype));
     else if (auto fl = dyn_cast<FloatAttr>(element))
-      writeFloat(t, k, fl.getValueAsDouble());
+      writeRounded(t, k, fl.getValueAsDouble());
   };
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     if (dense.isSplat()) {
@@ -303,7 +297,7 @@ bool execArith(Interpreter &in, Operation *op) {
         const Tile &a = operand(0);
         Tile r = Tile::make(dtypeOf(result.getType()), a.shape);
         for (size_t k = 0; k < r.size(); ++k)
-          writeFloat(r, k, readFloat(a, k));
+          writeRounded(r, k, readFloat(a, k));
         in.set(result, std::move(r));
         return true;
       })
@@ -312,7 +306,7 @@ bool execArith(Interpreter &in, Operation *op) {
         bool isUnsigned = isa<arith::UIToFPOp>(op);
         Tile r = Tile::make(dtypeOf(result.getType()), a.shape);
         for (size_t k = 0; k < r.size(); ++k)
-          writeFloat(r, k, isUnsigned ? double(asUnsigned(a.i[k], bitsOf(a.dtype))) : double(a.i[k]));
+          writeRoundedInteger(r, k, a.i[k], bitsOf(a.dtype), isUnsigned);
         in.set(result, std::move(r));
         return true;
       })
@@ -371,7 +365,7 @@ bool execArith(Interpreter &in, Operation *op) {
         const Tile &a = operand(0), &b = operand(1), &c = operand(2);
         Tile r = Tile::make(a.dtype, a.shape);
         for (size_t k = 0; k < r.size(); ++k)
-          writeFloat(r, k, a.dtype == DType::F64 ? std::fma(a.d[k], b.d[k], c.d[k]) : double(std::fma(a.f[k], b.f[k], c.f[k])));
+          writeRounded(r, k, a.dtype == DType::F64 ? std::fma(a.d[k], b.d[k], c.d[k]) : double(std::fma(a.f[k], b.f[k], c.f[k])));
         in.set(result, std::move(r));
         return true;
       })

@@ -67,10 +67,6 @@ bool maskAllows(const Tile *mask, size_t k) { return !mask || mask->i[mask->size
 
 double valueAt(const Tile &t, size_t k) { return t.dtype == DType::F64 ? t.d[k] : isFloat(t.dtype) ? t.f[k] : double(t.i[k]); }
 
-void setValue(Tile &t, size_t k, double v) {
-  if (t.dtype == DType::F64) t.d[k] = v;
-  else t.f[k] = roundFloat(float(v), t.dtype);
-}
 
 } // namespace
 
@@ -145,7 +141,7 @@ bool execMemory(Interpreter &in, Operation *op) {
             case AtomicKind::min: case AtomicKind::umin: r = std::fmin(x, y); break;
             default: r = y; break;
             }
-            setValue(updated, 0, value.dtype == DType::F32 ? double(float(r)) : r);
+            writeRounded(updated, 0, r);
           } else {
             int64_t x = old.i[k], y = value.i[k], r;
             switch (a.getKind()) {

@@ -99,6 +99,25 @@ float roundFloat(float value, DType dtype) {
   }
 }
 
+void writeRounded(Tile &t, size_t k, double value) {
+  if (t.dtype == DType::F64)
+    t.d[k] = value;
+  else if (t.dtype == DType::F32)
+    t.f[k] = float(value);
+  else
+    t.f[k] = roundFloat(fp::toFloatRoundToOdd(value), t.dtype);
+}
+
+void writeRoundedInteger(Tile &t, size_t k, int64_t value, int bits, bool isUnsigned) {
+  long double exact = isUnsigned ? static_cast<long double>(asUnsigned(value, bits)) : static_cast<long double>(value);
+  if (t.dtype == DType::F64)
+    t.d[k] = double(exact);
+  else if (t.dtype == DType::F32)
+    t.f[k] = float(exact);
+  else
+    t.f[k] = roundFloat(fp::toFloatRoundToOdd(exact), t.dtype);
+}
+
 const Tile &Interpreter::get(Value value) const { return *env_.find(value)->second; }
 TileRef Interpreter::ref(Value value) const { return env_.find(value)->second; }
 void Interpreter::set(Value value, Tile tile) { env_[value] = std::make_shared<const Tile>(std::move(tile)); }

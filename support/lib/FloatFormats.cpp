@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace tk::fp {
 
@@ -123,6 +124,25 @@ float roundToTf32(float value) {
   uint32_t u = bitsOf(value);
   uint32_t rounding = 0xFFF + ((u >> 13) & 1);
   return floatOf((u + rounding) & ~0x1FFFu);
+}
+
+namespace {
+template <typename Wide> float roundToOdd(Wide value) {
+  float nearest = float(value);
+  if (Wide(nearest) == value || value != value) // exact, or NaN
+    return nearest;
+  // The neighbour toward zero, then the odd one of it and the next (exactly one is odd).
+  if (std::fabs(Wide(nearest)) > std::fabs(value))
+    nearest = std::nextafter(nearest, 0.0f);
+  return floatOf(bitsOf(nearest) | 1u);
+}
+} // namespace
+
+float toFloatRoundToOdd(double value) { return roundToOdd(value); }
+
+float toFloatRoundToOdd(long double value) {
+  static_assert(std::numeric_limits<long double>::digits >= 64, "64-bit integers must be exact in a long double");
+  return roundToOdd(value);
 }
 
 } // namespace tk::fp

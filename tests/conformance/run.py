@@ -9,6 +9,7 @@ Each case writes its inputs as .npy files, runs one kernel, and checks every sav
 fails with the expected exit status and message and leaves no output file behind.
 """
 import argparse
+import fractions
 import concurrent.futures
 import math
 import os
@@ -52,6 +53,21 @@ def bf16_bits(x):
 
 def bf16_from_bits(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def round_to_bits(x, bits):
+    """x (an int or a float, taken exactly) rounded once to `bits` significant bits, ties to
+    even, as a float (normal values only: no overflow or subnormals), from exact fractions."""
+    f = fractions.Fraction(x)
+    if f == 0:
+        return 0.0
+    e = abs(f.numerator).bit_length() - f.denominator.bit_length()  # 2^e <= |f| < 2^(e+2)
+    if fractions.Fraction(2) ** e > abs(f):
+        e -= 1
+    while fractions.Fraction(2) ** (e + 1) <= abs(f):
+        e += 1
+    unit = fractions.Fraction(2) ** (e - bits + 1)
+    return float(round(f / unit) * unit)  # Fraction's round: half to even
 
 
 def f8_table(exp_bits, mant_bits, ieee):
@@ -419,6 +435,18 @@ def add_conversion_cases():
     conv("u8_i32", "u8", "i32", ints.astype(np.uint8), lambda: ints.astype(np.uint8).astype(np.int32))
     conv("i32_u32", "i32", "u32", ints, lambda: ints.astype(np.uint32))
     conv("u32_f32", "u32", "f32", ints.astype(np.uint32), lambda: ints.astype(np.uint32).astype(np.float32))
+    # One rounding from a wider type (PTX's cvt.rn): values just off a narrow type's midpoint,
+    # which rounding to f32 (or f64) first would put on it, the tie then going to even.
+    near = np.array([1 + 2.0**-11 + 2.0**-40, 1 + 2.0**-11 - 2.0**-40, 1 + 2.0**-11, 65519.99999999, -3 - 2.0**-9 - 2.0**-41,
+                     1 + 2.0**-8 + 2.0**-40, 1 + 2.0**-8, 2.0**100 * (1 + 2.0**-8 + 2.0**-50)], np.float64)
+    conv("f64_f16_once", "f64", "f16", near[:5], lambda: np.array([round_to_bits(v, 11) for v in near[:5]], np.float16))
+    conv("f64_bf16_once", "f64", "bf16", near, lambda: bf16_bits(np.array([round_to_bits(v, 8) for v in near], np.float32)))
+    wide = np.array([16842753, -16842753, 2**24 + 1, 2**31 - 1, 2**24 + 2**16], np.int64)
+    conv("i32_bf16_once", "i32", "bf16", wide.astype(np.int32),
+         lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in wide], np.float32)))
+    huge = np.array([2**53 + 2**29 + 1, -(2**53 + 2**29 + 1), 2**62 + 2**38 + 1, 2**63 - 1], np.int64)
+    conv("i64_f32_once", "i64", "f32", huge, lambda: np.array([round_to_bits(int(v), 24) for v in huge], np.float32))
+    conv("i64_bf16_once", "i64", "bf16", huge, lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in huge], np.float32)))
     conv("i32_i64", "i32", "i64", ints, lambda: ints.astype(np.int64))
     conv("i64_i32", "i64", "i32", ints.astype(np.int64) * 100000, lambda: (ints.astype(np.int64) * 100000).astype(np.int32))
     conv("i32_i1", "i32", "i1", ints, lambda: ints != 0)

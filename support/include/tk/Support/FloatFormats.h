@@ -15,6 +15,13 @@ float f8e4m3ToFloat(uint8_t bits);
 uint8_t floatToF8e4m3(float value);
 float f8e5m2ToFloat(uint8_t bits);
 uint8_t floatToF8e5m2(float value);
+/// `value` as a float rounded to odd (the neighbour whose last mantissa bit is 1 when it is not
+/// exact): rounding that float to nearest-even in any format of at most 22 mantissa bits (f16,
+/// bf16, f8) gives what one rounding of `value` would, where rounding to nearest twice may not
+/// (a value just above a midpoint first rounded onto it, then the tie to even). Integers of 64
+/// bits are exact in a long double on the targets tk builds for.
+float toFloatRoundToOdd(double value);
+float toFloatRoundToOdd(long double value);
 /// f32 rounded to tf32 (10 mantissa bits), as tensor cores read f32 operands.
 float roundToTf32(float value);
 /// A float as an integer of `bits` bits, as PTX's cvt.rzi gives it (the language's `as`):
