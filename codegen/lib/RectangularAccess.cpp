@@ -364,8 +364,11 @@ bool RectangularAccessAnalysis::computeNonNegative(Value atom, unsigned depth) {
   };
   if (isa<ProgramIdOp, NumProgramsOp>(def))
     return true;
-  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::ExtSIOp>(def))
     return operandsNonNegative();
+  // A zero-extension is non-negative whatever it extends (cdiv's rounding-up bit, an i1).
+  if (isa<arith::ExtUIOp>(def))
+    return true;
   // x - x % y, x rounded down to a multiple of y (the tiles of a persistent kernel's whole
   // waves, `tiles - tiles % num_programs(0)`): for x >= 0 the remainder lies in [0, x],
   // whatever y's sign.

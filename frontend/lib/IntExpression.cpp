@@ -174,12 +174,12 @@ private:
         return std::max(*a, *b);
       if (*b == 0)
         return fail("division by zero in a constant expression");
-      // cdiv(a, b) = (a + b - 1) / b, checked.
-      std::optional<int64_t> bMinusOne = llvm::checkedSub(*b, int64_t(1));
-      std::optional<int64_t> sum = bMinusOne ? llvm::checkedAdd(*a, *bMinusOne) : std::nullopt;
-      if (!sum || (*sum == std::numeric_limits<int64_t>::min() && *b == -1))
+      // The quotient rounded up, as the language's cdiv: truncated, plus 1 when the remainder
+      // is not zero and of the divisor's sign.
+      if (*a == std::numeric_limits<int64_t>::min() && *b == -1)
         return fail("integer overflow in a constant expression");
-      return *sum / *b;
+      int64_t quotient = *a / *b, remainder = *a % *b;
+      return quotient + (remainder != 0 && (remainder < 0) == (*b < 0) ? 1 : 0);
     }
     auto it = names_.find(name);
     if (it == names_.end()) {

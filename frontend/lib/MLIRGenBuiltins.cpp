@@ -315,10 +315,19 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     return arith::SelectOp::create(builder_, l, cond, emitConverted(arg(1), e.type), emitConverted(arg(2), e.type));
   }
   case BuiltinId::Cdiv: {
+    // The quotient rounded up: the truncated one, plus 1 when the remainder is not zero and the
+    // exact quotient is positive (remainder and divisor of one sign). (a + b - 1) / b wraps near
+    // the type's maximum and rounds negative quotients the wrong way.
     Value a = emitConverted(arg(0), e.type), b = emitConverted(arg(1), e.type);
-    Value one = constant(e.type, ConstValue::ofInt(1), l);
-    Value sum = arith::AddIOp::create(builder_, l, a, arith::SubIOp::create(builder_, l, b, one));
-    return arith(BinOp::Div, sum, b, e.type.elem, l);
+    Value quotient = arith(BinOp::Div, a, b, e.type.elem, l), remainder = arith(BinOp::Rem, a, b, e.type.elem, l);
+    Value zeroValue = zero(e.type, l);
+    Value up = arith::CmpIOp::create(builder_, l, arith::CmpIPredicate::ne, remainder, zeroValue);
+    if (!isUnsigned(e.type.elem.scalar)) {
+      Value signs = arith::XOrIOp::create(builder_, l, remainder, b);
+      up = arith::AndIOp::create(builder_, l, up,
+                                 arith::CmpIOp::create(builder_, l, arith::CmpIPredicate::sge, signs, zeroValue));
+    }
+    return arith::AddIOp::create(builder_, l, quotient, arith::ExtUIOp::create(builder_, l, quotient.getType(), up));
   }
   case BuiltinId::AtomicAdd: case BuiltinId::AtomicMax: case BuiltinId::AtomicMin:
   case BuiltinId::AtomicXchg: {

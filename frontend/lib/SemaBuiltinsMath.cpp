@@ -74,15 +74,19 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       return result;
     if (!result.isIntValue() || result.isBool())
       return error(call_.range, "cdiv needs integer operands, found " + type(0).str() + " and " + type(1).str());
-    // Constant operands fold to (a + b - 1) / b, so that cdiv can appear where a constant is
-    // required (a shape, a const); foldBinary reports an overflow or a division by zero.
+    // Constant operands fold (so that cdiv can appear where a constant is required: a shape, a
+    // const) as MLIRGen emits it: the truncated quotient, plus 1 when the remainder is not zero
+    // and of the divisor's sign; foldBinary reports a division by zero or MIN / -1.
     if (arg(0)->value && arg(1)->value && result.isScalarValue()) {
       ConstValue a = SemaImpl::castConst(*arg(0)->value, type(0), result);
       ConstValue b = SemaImpl::castConst(*arg(1)->value, type(1), result);
-      auto sum = sema_.foldBinary(BinOp::Add, a, b, result, result, call_.range);
-      auto minus =
-          sum ? sema_.foldBinary(BinOp::Sub, *sum, ConstValue::ofInt(1), result, result, call_.range) : std::nullopt;
-      call_.value = minus ? sema_.foldBinary(BinOp::Div, *minus, b, result, result, call_.range) : std::nullopt;
+      auto quotient = sema_.foldBinary(BinOp::Div, a, b, result, result, call_.range);
+      auto remainder = quotient ? sema_.foldBinary(BinOp::Rem, a, b, result, result, call_.range) : std::nullopt;
+      if (!remainder)
+        return Type::error();
+      bool up = remainder->i != 0 && (isUnsigned(result.elem.scalar) || (remainder->i < 0) == (b.i < 0));
+      call_.value = up ? sema_.foldBinary(BinOp::Add, *quotient, ConstValue::ofInt(1), result, result, call_.range)
+                       : quotient;
       if (!call_.value)
         return Type::error();
     }

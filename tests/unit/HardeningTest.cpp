@@ -420,10 +420,16 @@ TEST(HardeningGrid, OneCheckedExpressionNeverSourceText) {
   EXPECT_FALSE(evaluateIntExpression("1) { } import \"/etc/passwd\"; kernel zz(x: i32", names, value, error));
   EXPECT_EQ(error.rfind("unexpected ')", 0), 0u) << error;
   EXPECT_FALSE(evaluateIntExpression("n; kernel", names, value, error));
-  // b - 1 with b = INT64_MIN, and INT64_MIN / -1: signed overflow (undefined) before, now an error.
-  EXPECT_FALSE(evaluateIntExpression("cdiv(1, -9223372036854775807 - 1)", names, value, error));
+  // cdiv rounds up without a + b - 1 (which overflowed with b = INT64_MIN): only INT64_MIN / -1
+  // overflows.
+  ASSERT_TRUE(evaluateIntExpression("cdiv(1, -9223372036854775807 - 1)", names, value, error)) << error;
+  EXPECT_EQ(value, 0);
+  ASSERT_TRUE(evaluateIntExpression("cdiv(-9223372036854775807 - 1 + 2, -1)", names, value, error)) << error;
+  EXPECT_EQ(value, std::numeric_limits<int64_t>::max() - 1);
+  ASSERT_TRUE(evaluateIntExpression("cdiv(7, -2) * 100 + cdiv(-7, 3) * 10 + cdiv(-6, 3)", names, value, error)) << error;
+  EXPECT_EQ(value, -3 * 100 + -2 * 10 + -2);
+  EXPECT_FALSE(evaluateIntExpression("cdiv(-9223372036854775807 - 1, -1)", names, value, error));
   EXPECT_EQ(error.rfind("integer overflow in a constant expression", 0), 0u) << error;
-  EXPECT_FALSE(evaluateIntExpression("cdiv(-9223372036854775807 - 1 + 1 - 1 + 1 + 1, -1)", names, value, error));
   EXPECT_FALSE(evaluateIntExpression("cdiv(n, 0)", names, value, error));
   EXPECT_EQ(error.rfind("division by zero in a constant expression", 0), 0u) << error;
   std::string terms = "1";
