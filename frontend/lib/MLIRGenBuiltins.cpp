@@ -175,6 +175,15 @@ Value MLIRGenImpl::emitReduction(const CallExpr &e, BuiltinId id) {
     Value equal = compare(BinOp::Eq, vb, va, accElem, l);
     Value earlier = compare(BinOp::Lt, ib, ia, ElemType{Scalar::I32, false}, l);
     Value takeB = arith::OrIOp::create(builder_, l, strictly, arith::AndIOp::create(builder_, l, equal, earlier));
+    if (isFloat(accElem.scalar)) {
+      // NaN is the extremum, as max and min propagate it: the first NaN wins, else the first
+      // extremum (ordered comparisons alone made a NaN win only from index 0).
+      Value nanA = arith::CmpFOp::create(builder_, l, arith::CmpFPredicate::UNO, va, va);
+      Value nanB = arith::CmpFOp::create(builder_, l, arith::CmpFPredicate::UNO, vb, vb);
+      Value numberA = arith::XOrIOp::create(builder_, l, nanA, constant(Type::scalar(Scalar::I1), ConstValue::ofInt(1), l));
+      Value nanFirst = arith::AndIOp::create(builder_, l, nanB, arith::OrIOp::create(builder_, l, numberA, earlier));
+      takeB = arith::OrIOp::create(builder_, l, nanFirst, arith::AndIOp::create(builder_, l, numberA, takeB));
+    }
     Value v = arith::SelectOp::create(builder_, l, takeB, vb, va);
     Value i = arith::SelectOp::create(builder_, l, takeB, ib, ia);
     YieldOp::create(builder_, l, ValueRange{v, i});

@@ -596,6 +596,21 @@ def add_structure_cases():
           "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
           "o_isum": np.zeros(16, np.int32)}, reductions_ref, gpu_tol=(1e-5, 1e-6))  # the GPU sums in a tree
 
+    # NaN is every reduction's extremum: argmax and argmin give the first NaN's index, as
+    # numpy's do (a NaN counted only at index 0 before), whatever the row's other values.
+    rn = r.copy()
+    rn[0, 0] = rn[1, 7] = rn[1, 20] = rn[2, 31] = rn[5, 3] = rn[9, 16] = rn[15, 9] = np.nan
+
+    def reductions_nan_ref(out):
+        with np.errstate(invalid="ignore"):
+            return {"o_max": rn.max(0), "o_min": rn.min(1), "o_argmax": rn.argmax(1).astype(np.int32),
+                    "o_argmin": rn.argmin(0).astype(np.int32)}
+    case("builtins.reductions_nan", tiles, "reductions", "1",
+         {"x": rn.ravel(), "xi": ri.ravel(), "o_sum": np.zeros(16, np.float32), "o_max": np.zeros(32, np.float32),
+          "o_min": np.zeros(16, np.float32), "o_argmax": np.zeros(16, np.int32), "o_argmin": np.zeros(32, np.int32),
+          "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
+          "o_isum": np.zeros(16, np.int32)}, reductions_nan_ref)
+
     s = (RNG.standard_normal((8, 16)) * 0.9).astype(np.float32)
     si = RNG.integers(-100, 100, (8, 16)).astype(np.int32)
 
