@@ -238,8 +238,14 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
     return ProgramIdOp::create(builder_, l, builder_.getI32Type(), (int32_t)intValue(0));
   case BuiltinId::NumPrograms:
     return NumProgramsOp::create(builder_, l, builder_.getI32Type(), (int32_t)intValue(0));
-  case BuiltinId::Arange:
-    return MakeRangeOp::create(builder_, l, resultType, (int32_t)intValue(0), (int32_t)intValue(1));
+  case BuiltinId::Arange: {
+    int32_t start = int32_t(intValue(0)), end = int32_t(intValue(1));
+    if (start >= 0)
+      return MakeRangeOp::create(builder_, l, resultType, start, end);
+    // tk.make_range counts from 0 up: a negative start is arange(0, end - start) + start.
+    Value range = MakeRangeOp::create(builder_, l, resultType, 0, end - start);
+    return arith::AddIOp::create(builder_, l, range, constant(e.type, ConstValue::ofInt(start), l));
+  }
   case BuiltinId::Zeros:
     return zero(e.type, l);
   case BuiltinId::Full:

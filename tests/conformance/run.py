@@ -596,6 +596,12 @@ def add_structure_cases():
           "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
           "o_isum": np.zeros(16, np.int32)}, reductions_ref, gpu_tol=(1e-5, 1e-6))  # the GPU sums in a tree
 
+    # arange from a negative start (before: an internal compiler error past checking).
+    src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
+                                       "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")
+    case("builtins.arange_negative", src, "op", "1", {"out": np.zeros(8, np.int32)},
+         lambda out: {"out": (np.arange(-5, 3) * 10 + np.arange(-8, 0)).astype(np.int32)})
+
     # NaN is every reduction's extremum: argmax and argmin give the first NaN's index, as
     # numpy's do (a NaN counted only at index 0 before), whatever the row's other values.
     rn = r.copy()
