@@ -399,8 +399,8 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
   case BinOp::BitXor:
     if (!lt.isIntValue() || !rt.isIntValue())
       return error(e.opRange, opName + " needs integer operands, found " + lt.str() + " and " + rt.str());
-    if (e.op == BinOp::Shl || e.op == BinOp::Shr)
-      operand = lt.weak && !rt.weak ? rt.strong() : lt; // a shift has its left operand's type
+    // (Shifts promote both operands as the other integer operators do, as Triton's: an i32
+    // shifted by an i64 is an i64 shift.)
     break;
   case BinOp::Add:
   case BinOp::Sub:

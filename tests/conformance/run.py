@@ -596,6 +596,19 @@ def add_structure_cases():
           "o_all": np.zeros(1, np.float32), "o_prod": np.zeros(16, np.float32), "o_absmax": np.zeros(32, np.float32),
           "o_isum": np.zeros(16, np.int32)}, reductions_ref, gpu_tol=(1e-5, 1e-6))  # the GPU sums in a tree
 
+    # Shifts promote both operands, as Triton's: i32 << i64 is an i64 shift, i32 >> u32 a
+    # logical u32 one (before: the left operand's type).
+    src = generated("shift_promotion", "kernel op(a: ptr<i32>, s64: ptr<i64>, su: ptr<u32>, o64: ptr<i64>, ou: ptr<u32>) {\n"
+                                       "    let r = arange(0, 4);\n"
+                                       "    store(o64 + r, load(a + r) << load(s64 + r));\n"
+                                       "    store(ou + r, load(a + r) >> load(su + r));\n}\n")
+    sa = np.array([1, -8, 3, -1], np.int32)
+    case("int.shift_promotion", src, "op", "1",
+         {"a": sa, "s64": np.array([40, 1, 33, 63], np.int64), "su": np.array([1, 1, 31, 4], np.uint32),
+          "o64": np.zeros(4, np.int64), "ou": np.zeros(4, np.uint32)},
+         lambda out: {"o64": (sa.astype(np.int64) << np.array([40, 1, 33, 63], np.int64)),
+                      "ou": sa.astype(np.uint32) >> np.array([1, 1, 31, 4], np.uint32)})
+
     # arange from a negative start (before: an internal compiler error past checking).
     src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
                                        "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")
