@@ -103,14 +103,35 @@ Value decode(OpBuilder &b, Location loc, Value code8, const Format &f) {
   return arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, bits, sign));
 }
 
-/// The value as f32: wider floats rounded (f64: as the interpreter rounds f64 to f8, through
-/// float), narrower ones extended.
+/// The value as f32: narrower floats extended; f64 rounded to odd (an inexact result's last
+/// mantissa bit set, toward zero first), so that encode's rounding to nearest even then rounds
+/// the f64 once, as the interpreter does (fp::toFloatRoundToOdd): through f32 rounded to
+/// nearest, a value just off an f8 midpoint landed on it and the tie went to even.
+Value toF32RoundToOdd(OpBuilder &b, Location loc, Value v);
 Value widenToF32(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isF32())
     return v;
-  if (v.getType().isF64())
-    return arith::TruncFOp::create(b, loc, b.getF32Type(), v);
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  if (!v.getType().isF64())
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return toF32RoundToOdd(b, loc, v);
+}
+
+/// An f64 as f32 rounded to odd (see widenToF32).
+Value toF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, f32, v);
+  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), nearest);
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, v); // (NaN: false)
+  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v,
+                                         arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0)));
+  Value away = select(b, loc, negative, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, back, v),
+                      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, back, v));
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  // Sign and magnitude: one less in the bits is one step toward zero.
+  bits = select(b, loc, arith::AndIOp::create(b, loc, inexact, away), arith::SubIOp::create(b, loc, bits, i32c(b, loc, 1)),
+                bits);
+  bits = select(b, loc, inexact, arith::OrIOp::create(b, loc, bits, i32c(b, loc, 1)), bits);
+  return arith::BitcastOp::create(b, loc, f32, bits);
 }
 
 struct TruncToF8 : public OpRewritePattern<arith::TruncFOp> {
@@ -256,6 +277,23 @@ template <typename IntToFloat> struct IntToF8 : public OpRewritePattern<IntToFlo
   }
 };
 
+/// Integer -> bf16 before sm_90, which has no cvt.rn.bf16 from integers: LLVM went through
+/// f32, rounding to nearest twice (2^24 + 2^16 + 1 landed on a bf16 midpoint, then went to even).
+/// Through f64 (exact for integers of 32 bits), then f32 rounded to odd, then bf16: one
+/// rounding; 64-bit integers past 2^53 round into f64 first. (An f64 -> bf16 truncation would
+/// be folded by LLVM back into the integer conversion it lowers through f32.)
+template <typename IntToFloat> struct IntToBf16ThroughF64 : public OpRewritePattern<IntToFloat> {
+  using OpRewritePattern<IntToFloat>::OpRewritePattern;
+  LogicalResult matchAndRewrite(IntToFloat op, PatternRewriter &rewriter) const override {
+    if (!op.getType().isBF16())
+      return failure();
+    Location loc = op.getLoc();
+    Value wide = IntToFloat::create(rewriter, loc, rewriter.getF64Type(), op.getIn());
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), toF32RoundToOdd(rewriter, loc, wide));
+    return success();
+  }
+};
+
 /// f8 -> integer: the value decoded exactly to f32, then converted.
 template <typename FloatToInt> struct F8ToInt : public OpRewritePattern<FloatToInt> {
   using OpRewritePattern<FloatToInt>::OpRewritePattern;
@@ -301,6 +339,8 @@ void populateFloat8CastPatterns(RewritePatternSet &patterns, int sm) {
     patterns.add<ExtFromF8>(patterns.getContext());
   patterns.add<TruncToF8, IntToF8<arith::SIToFPOp>, IntToF8<arith::UIToFPOp>, F8ToInt<arith::FPToSIOp>,
                F8ToInt<arith::FPToUIOp>, F8ConstantAsBits>(patterns.getContext());
+  if (sm < 90)
+    patterns.add<IntToBf16ThroughF64<arith::SIToFPOp>, IntToBf16ThroughF64<arith::UIToFPOp>>(patterns.getContext());
 }
 
 } // namespace tk::codegen

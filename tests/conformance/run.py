@@ -440,6 +440,12 @@ def add_conversion_cases():
                      1 + 2.0**-8 + 2.0**-40, 1 + 2.0**-8, 2.0**100 * (1 + 2.0**-8 + 2.0**-50)], np.float64)
     conv("f64_f16_once", "f64", "f16", near[:5], lambda: np.array([round_to_bits(v, 11) for v in near[:5]], np.float16))
     conv("f64_bf16_once", "f64", "bf16", near, lambda: bf16_bits(np.array([round_to_bits(v, 8) for v in near], np.float32)))
+    near8 = np.array([1 + 2.0**-3 + 2.0**-40, 1 + 2.0**-4 + 2.0**-40, -(1 + 2.0**-4 + 2.0**-40), 3 + 2.0**-2 - 2.0**-44,
+                      1 + 2.0**-3, 1 + 2.0**-4], np.float64)
+    conv("f64_f8e5m2_once", "f64", "f8e5m2", near8,
+         lambda: f8_bits(np.array([round_to_bits(v, 3) for v in near8], np.float32), 5, 2, True))
+    conv("f64_f8e4m3_once", "f64", "f8e4m3", near8,
+         lambda: f8_bits(np.array([round_to_bits(v, 4) for v in near8], np.float32), 4, 3, False))
     wide = np.array([16842753, -16842753, 2**24 + 1, 2**31 - 1, 2**24 + 2**16], np.int64)
     conv("i32_bf16_once", "i32", "bf16", wide.astype(np.int32),
          lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in wide], np.float32)))
