@@ -119,12 +119,16 @@ struct Executable::Impl {
       if (&b.context() != context)
         throw Error("graph: the buffer bound to '" + name + "' belongs to another tk::Context");
     }
-    // A buffer the run writes is no other binding's: the kernels read inputs and weights while
-    // outputs are written (a matmul's output over its input gave half its values wrong). Inputs
-    // may share one, being only read; a KV cache is one binding, read and appended to.
-    std::set<std::string> written;
+    // A buffer the run writes (an output, a KV cache appended to) is no other binding's: the
+    // kernels read inputs and weights while those are written (a matmul's output over its input
+    // gave half its values wrong). Inputs may share one, being only read; a KV cache is one
+    // binding, read and appended to.
+    std::set<std::string> written; // outputs, and the KV caches appends write
     for (const auto &[id, name] : graph.outputs)
       written.insert(name);
+    for (const Node &n : graph.nodes)
+      if (n.op == Op::AppendKV)
+        written.insert(graph.nodes[n.inputs[0]].name);
     std::map<const Buffer *, std::string> boundTo;
     for (const auto &[tensor, name] : plan.bindingOf) {
       auto [first, fresh] = boundTo.emplace(bindings.at(name), name);

@@ -964,6 +964,12 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
   bindings["positions"] = &posBuf;
   bindings["lengths"] = &lenBuf;
   Buffer &out = output("o", batch * heads * dim);
+  // One buffer as both caches: an append writes what the other reads (refused).
+  bindings["v_cache"] = &kBuf;
+  EXPECT_EQ(errorOf([&] { exe.run(bindings); }),
+            "graph: one buffer is bound to 'k_cache' and to 'v_cache', and the run writes one of them: bind a buffer "
+            "of its own");
+  bindings["v_cache"] = &vBuf;
   exe.run(bindings);
   // The caches hold the new rows; attention reads them.
   std::vector<uint16_t> kAfter = kBuf.toVector<uint16_t>(), vAfter = vBuf.toVector<uint16_t>(), got = out.toVector<uint16_t>();
