@@ -132,12 +132,24 @@ bool SemaImpl::coerce(Expr &e, const Type &to, const std::string &what) {
 ConstValue SemaImpl::castConst(const ConstValue &v, const Type &from, const Type &to) {
   Scalar target = to.elem.scalar;
   if (isFloat(target)) {
-    double d = v.kind == ConstValue::Kind::Float ? v.f
-               : isUnsigned(from.elem.scalar)    ? (double)(uint64_t)v.i
-                                                 : (double)v.i;
+    // Rounded once to the target, as the interpreter and cvt.rn round at run time (f16, bf16
+    // and f8 constants kept their f32 value before: 0.1 as f16 was 0.1, 70000.0 as f16 finite).
+    bool isInt = v.kind != ConstValue::Kind::Float;
+    long double exact = !isInt ? (long double)v.f
+                        : isUnsigned(from.elem.scalar) ? (long double)(uint64_t)v.i
+                                                       : (long double)v.i;
+    if (target == Scalar::F64)
+      return ConstValue::ofFloat(double(exact));
     if (target == Scalar::F32)
-      d = (double)(float)d;
-    return ConstValue::ofFloat(d);
+      return ConstValue::ofFloat(double(float(exact)));
+    float odd = fp::toFloatRoundToOdd(exact);
+    switch (target) {
+    case Scalar::F16: return ConstValue::ofFloat(fp::halfToFloat(fp::floatToHalf(odd)));
+    case Scalar::BF16: return ConstValue::ofFloat(fp::bf16ToFloat(fp::floatToBf16(odd)));
+    case Scalar::F8E4M3: return ConstValue::ofFloat(fp::f8e4m3ToFloat(fp::floatToF8e4m3(odd)));
+    case Scalar::F8E5M2: return ConstValue::ofFloat(fp::f8e5m2ToFloat(fp::floatToF8e5m2(odd)));
+    default: return ConstValue::ofFloat(double(exact));
+    }
   }
   if (target == Scalar::I1)
     return ConstValue::ofInt(v.kind == ConstValue::Kind::Float ? v.f != 0 : v.i != 0);

@@ -446,6 +446,17 @@ def add_conversion_cases():
          lambda: f8_bits(np.array([round_to_bits(v, 3) for v in near8], np.float32), 5, 2, True))
     conv("f64_f8e4m3_once", "f64", "f8e4m3", near8,
          lambda: f8_bits(np.array([round_to_bits(v, 4) for v in near8], np.float32), 4, 3, False))
+    # Constants round as run-time values do (before: 0.1 as f16 kept its f32 value, 70000.0 as
+    # f16 stayed finite).
+    src = generated("constants_round", "kernel op(out: ptr<f32>, one: f32) {\n"
+                    "    store(out + 0, (0.1 as f16) as f32);\n    store(out + 1, ((0.1 * one) as f16) as f32);\n"
+                    "    store(out + 2, (70000.0 as f16) as f32);\n    store(out + 3, (0.1 as bf16) as f32);\n"
+                    "    store(out + 4, (0.3 as f8e4m3) as f32);\n    let y: f16 = 0.1;\n    store(out + 5, y);\n"
+                    "    store(out + 6, (1.5 as f16) + (0.1 as f16));\n    store(out + 7, (16842753 as bf16) as f32);\n}\n")
+    case("convert.constants_round", src, "op", "1", {"out": np.zeros(8, np.float32), "one": 1.0},
+         lambda out: {"out": np.array([np.float16(0.1), np.float16(0.1), np.inf, bf16_round(np.array([0.1], np.float32))[0],
+                                       0.3125, np.float16(0.1), np.float16(np.float16(1.5) + np.float16(0.1)),
+                                       round_to_bits(16842753, 8)], np.float32)})
     wide = np.array([16842753, -16842753, 2**24 + 1, 2**31 - 1, 2**24 + 2**16], np.int64)
     conv("i32_bf16_once", "i32", "bf16", wide.astype(np.int32),
          lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in wide], np.float32)))
