@@ -221,7 +221,11 @@ Value MLIRGenImpl::emitBinary(const BinaryExpr &e) {
     const Expr &ptrExpr = e.lhs->type.isPtr() ? *e.lhs : *e.rhs;
     const Expr &offsetExpr = e.lhs->type.isPtr() ? *e.rhs : *e.lhs;
     Value ptr = convert(emit(ptrExpr), ptrExpr.type, e.operandType, l);
-    Scalar offsetScalar = bitWidth(offsetExpr.type.elem.scalar) > 32 ? Scalar::I64 : Scalar::I32;
+    // i64 offsets for 64-bit integers and for u32 (zero-extended: as in C, p + 4294967295u
+    // counts that many elements, where an i32 would read it as -1).
+    Scalar offsetElem = offsetExpr.type.elem.scalar;
+    bool wide = bitWidth(offsetElem) > 32 || (bitWidth(offsetElem) == 32 && isUnsigned(offsetElem));
+    Scalar offsetScalar = wide ? Scalar::I64 : Scalar::I32;
     Type offsetType = Type::scalar(offsetScalar).withShape(e.operandType.shape);
     Value offset = emitConverted(offsetExpr, offsetType);
     if (e.op == BinOp::Sub)

@@ -952,6 +952,14 @@ def add_structure_cases():
     case("faults.out_of_bounds_load", memory, "oob_load", "3", {"x": np.zeros(150, np.float32), "out": np.zeros(192, np.float32)},
          None, expect_status=2,
          expect_message="memory.tk:41:23: error: out-of-bounds load: element 22 of the tile is at byte offset 600 (index 150) of buffer 'x', which has 150 elements (kernel 'oob_load', program (2, 0, 0))")
+    # A u32 offset counts as in C (zero-extended): 16 + 4294967295 is past the buffer, not 15.
+    src = generated("u32_offset", "kernel op(x: ptr<f32>, out: ptr<f32>, u: u32) {\n"
+                                  "    store(out, load(x + 16 + u));\n}\n")
+    case("faults.u32_offset_out_of_bounds", src, "op", "1",
+         {"x": np.arange(32, dtype=np.float32), "out": np.zeros(1, np.float32), "u": np.uint32(4294967295)}, None,
+         expect_status=2,
+         expect_message="u32_offset.tk:2:16: error: out-of-bounds load: element 0 of the tile is at byte offset "
+                        "17179869244 (index 4294967311) of buffer 'x', which has 32 elements (kernel 'op', program (0, 0, 0))")
     case("faults.out_of_bounds_load_in_fn", memory, "oob_load_in_fn", "3",
          {"x": np.zeros(150, np.float32), "out": np.zeros(192, np.float32)}, None, expect_status=2,
          expect_message="memory.tk:61:12: error: out-of-bounds load: element 22 of the tile is at byte offset 600 (index 150) "
