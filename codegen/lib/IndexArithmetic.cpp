@@ -176,6 +176,11 @@ Value swizzledIndex(OpBuilder &b, Location loc, const SwizzleParams &swizzle, Va
       b, loc, rowStart, arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, chunk, c(chunkBits)), within));
 }
 
+bool partsChosenBySlots(const Distribution &d, int64_t columns, int64_t width) {
+  int low = llvm::Log2_64(width), high = llvm::Log2_64(columns);
+  return llvm::none_of(d.bits.thread, [&](int bit) { return bit >= low && bit < high; });
+}
+
 Value SwizzledOffsets::at(int64_t rows, int64_t columns) {
   auto c = [&](int64_t v) { return i32Constant(b_, loc_, v); };
   std::optional<SwizzleParams::Fold> fold = swizzle_.fold(rows, columns);

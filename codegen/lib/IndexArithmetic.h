@@ -31,6 +31,11 @@ struct Distribution {
 /// The distribution of a tile under the layout in its type.
 Distribution distributionOf(mlir::Value tile);
 
+/// Whether no thread bit of `d` (a tile with rows of `columns` elements) chooses which part of
+/// `width` columns an element lies in: then each slot's part is the same in every thread, and a
+/// TMA store stages the tile part by part without run-time tests (both powers of two).
+bool partsChosenBySlots(const Distribution &d, int64_t columns, int64_t width);
+
 /// The index of the element that slot `slot` of this thread holds under `layout`.
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, const BlockedLayout &layout, int64_t slot,
                          mlir::Value tid);

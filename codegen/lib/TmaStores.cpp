@@ -31,6 +31,7 @@
 #include "tk/Codegen/Passes.h"
 
 #include "IndexArithmetic.h"
+#include "Swizzle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Debug.h"
@@ -197,12 +198,24 @@ void storeByTma(func::FuncOp kernel) {
     ConvertLayoutOp convert = conversionOf(store);
     if (convert)
       value = convert.getSrc();
-    int64_t staging = roundUp1024(type.getNumElements() * 2);
     llvm::SmallPtrSet<Operation *, 1> dropped;
     if (convert)
       dropped.insert(convert);
-    int64_t needed = pinnedBytes(kernel, kernel.getBody().front().findAncestorOpInBlock(*store), staging) +
-                     exchangeBytes(kernel, converter, dropped);
+    // The staging buffer holds the whole tile, or, where that does not fit, a part of its
+    // columns (halved down to one box's column block) that each slot of every thread lies in
+    // alone: the parts are staged and copied in turn, each after the copy of the one before
+    // has read the buffer (128x256 tiles beside four stages of 128x256 operands: 192 KiB of
+    // rings, and 32 KiB of staging instead of 64).
+    int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
+    int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
+    Operation *owner = kernel.getBody().front().findAncestorOpInBlock(*store);
+    auto neededFor = [&](int64_t w) {
+      return pinnedBytes(kernel, owner, roundUp1024(rows * w * 2)) + exchangeBytes(kernel, converter, dropped);
+    };
+    int64_t needed = neededFor(width);
+    if (!allFit)
+      while (needed > maxSharedBytes(90) && width > smallest && partsChosenBySlots(distributionOf(value), columns, width / 2))
+        needed = neededFor(width /= 2);
     if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
       left.push_back(store);
@@ -211,8 +224,7 @@ void storeByTma(func::FuncOp kernel) {
     OpBuilder b(context);
     b.setInsertionPointToStart(&kernel.front());
     Location loc = store.getLoc();
-    SmallVector<int64_t> shape{1};
-    llvm::append_range(shape, type.getShape());
+    SmallVector<int64_t> shape{1, rows, width};
     Value buffer = LocalAllocOp::create(b, loc, SharedBufferType::get(context, shape, type.getElementType()));
     unsigned index = kernel.getNumArguments();
     NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), map);
@@ -223,8 +235,8 @@ void storeByTma(func::FuncOp kernel) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, analysis.build(b, loc, extent, IRMapping()),
                                    i32Constant(b, loc, 0));
     };
-    Value rows = positive(access->rowExtent);
-    Value nonEmpty = arith::AndIOp::create(b, loc, rows, positive(access->colExtent));
+    Value rowsLeft = positive(access->rowExtent);
+    Value nonEmpty = arith::AndIOp::create(b, loc, rowsLeft, positive(access->colExtent));
     b.setInsertionPointToStart(scf::IfOp::create(b, loc, TypeRange{}, nonEmpty, false).thenBlock());
     Value row = analysis.build(b, loc, access->rowStart, IRMapping());
     Value col = analysis.build(b, loc, access->colStart, IRMapping());
@@ -234,7 +246,8 @@ void storeByTma(func::FuncOp kernel) {
     if (convert)
       convert.erase();
     stored = true;
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << loc << ": by TMA, " << needed << " bytes of shared memory\n");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] store at " << loc << ": by TMA in " << columns / width << " part(s), "
+                            << needed << " bytes of shared memory\n");
   }
   if (!stored)
     return;

@@ -183,13 +183,20 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
 /// swizzled layout, Swizzle.h), from the threads' own slots: two 16-bit neighbours a 32-bit
 /// store where slot bit 0 is the column's bit 0 (an accumulator's pairs). Between the issuing
 /// thread's wait for its earlier copies to read the buffer and the copy, barriers of the
-/// tile's threads; the async proxy sees the writes through `fence.proxy.async`.
+/// tile's threads; the async proxy sees the writes through `fence.proxy.async`. A buffer of a
+/// part of the tile's columns (tk-tma-stores' choice where the whole tile did not fit) takes
+/// the parts in turn: the column blocks are contiguous in the swizzled arrangement, so a
+/// part's elements sit where the whole tile's would, less the part's offset.
 struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaStoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SharedBufferType type = op.getBuffer().getType();
-    ArrayRef<int64_t> tile = type.tileShape();
+    ArrayRef<int64_t> tile = cast<RankedTensorType>(op.getValue().getType()).getShape();
+    int64_t width = type.tileShape()[1], parts = tile[1] / width;
+    Distribution d = distributionOf(op.getValue());
+    if (parts > 1 && !partsChosenBySlots(d, tile[1], width))
+      return rewriter.notifyMatchFailure(op, "a thread's slots span the staging parts unevenly");
     Type element = type.getElementType();
     auto swizzle = SwizzleParams::ofElements(tile[0], tile[1], elementBytes(element));
     Value base = stageBase(rewriter, loc, adaptor.getBuffer().front(), i32Constant(rewriter, loc, 0), type);
@@ -198,10 +205,6 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
       OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, issuer, false).getThenBodyBuilder();
       emit(inside);
     };
-    inIssuer([&](OpBuilder &b) { ptx(b, loc, "cp.async.bulk.wait_group.read 0;", {}, ""); });
-    programBarrier(rewriter, loc);
-
-    Distribution d = distributionOf(op.getValue());
     Value tid = threadId(rewriter, loc);
     auto [row, col] = rowAndColumn(rewriter, loc, elementIndex(rewriter, loc, d, 0, tid), tile[1]);
     SwizzledOffsets offsets(rewriter, loc, swizzle, row, col);
@@ -211,40 +214,48 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
     bool replicated = llvm::is_contained(d.bits.slot, -1) || llvm::is_contained(d.bits.thread, -1);
     Value owner = replicated ? isOwner(rewriter, loc, d, tid) : Value();
     ValueRange values = adaptor.getValue();
-    for (int64_t slot = 0; slot < d.perThread(); slot += paired ? 2 : 1) {
-      if (replicated && llvm::any_of(llvm::seq<size_t>(0, d.bits.slot.size()),
-                                     [&](size_t k) { return d.bits.slot[k] < 0 && (slot >> k & 1); }))
-        continue; // a slot that repeats slot 0's element
-      int64_t offset = 0;
-      for (auto [k, bit] : llvm::enumerate(d.bits.slot))
-        if (bit >= 0 && (slot >> k & 1))
-          offset |= int64_t(1) << bit;
-      Value index = offsets.at(offset >> columnBits, offset & (tile[1] - 1));
-      SmallVector<Value, 2> slots{toMemory(rewriter, loc, slotOf(values, slot))};
-      if (paired)
-        slots.push_back(toMemory(rewriter, loc, slotOf(values, slot + 1)));
-      Value data = paired ? packPair(rewriter, loc, slots, 0) : slots[0];
-      Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
-      auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, at, paired ? 4 : 2); };
-      if (owner) {
-        OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, owner, false).getThenBodyBuilder();
-        emit(inside);
-      } else {
-        emit(rewriter);
-      }
-    }
-    ptx(rewriter, loc, "fence.proxy.async.shared::cta;", {}, "");
-    programBarrier(rewriter, loc);
-
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap().front());
     Value first = adaptor.getCoords()[0].front(), left = adaptor.getCoords()[1].front();
-    inIssuer([&](OpBuilder &b) {
-      forEachBox(b, loc, base, left, tile, element, [&](Value srcAddress, Value column) {
-        ptx(b, loc, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
-            ValueRange{map, column, first, srcAddress}, "l,r,r,r");
+    for (int64_t part = 0; part < parts; ++part) {
+      inIssuer([&](OpBuilder &b) { ptx(b, loc, "cp.async.bulk.wait_group.read 0;", {}, ""); });
+      programBarrier(rewriter, loc);
+      for (int64_t slot = 0; slot < d.perThread(); slot += paired ? 2 : 1) {
+        if (replicated && llvm::any_of(llvm::seq<size_t>(0, d.bits.slot.size()),
+                                       [&](size_t k) { return d.bits.slot[k] < 0 && (slot >> k & 1); }))
+          continue; // a slot that repeats slot 0's element
+        int64_t offset = 0;
+        for (auto [k, bit] : llvm::enumerate(d.bits.slot))
+          if (bit >= 0 && (slot >> k & 1))
+            offset |= int64_t(1) << bit;
+        int64_t column = offset & (tile[1] - 1);
+        if (column / width != part)
+          continue;
+        Value index = arith::SubIOp::create(rewriter, loc, offsets.at(offset >> columnBits, column),
+                                            i32Constant(rewriter, loc, part * width * tile[0]));
+        SmallVector<Value, 2> slots{toMemory(rewriter, loc, slotOf(values, slot))};
+        if (paired)
+          slots.push_back(toMemory(rewriter, loc, slotOf(values, slot + 1)));
+        Value data = paired ? packPair(rewriter, loc, slots, 0) : slots[0];
+        Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
+        auto emit = [&](OpBuilder &b) { LLVM::StoreOp::create(b, loc, data, at, paired ? 4 : 2); };
+        if (owner) {
+          OpBuilder inside = scf::IfOp::create(rewriter, loc, TypeRange{}, owner, false).getThenBodyBuilder();
+          emit(inside);
+        } else {
+          emit(rewriter);
+        }
+      }
+      ptx(rewriter, loc, "fence.proxy.async.shared::cta;", {}, "");
+      programBarrier(rewriter, loc);
+      Value partLeft = arith::AddIOp::create(rewriter, loc, left, i32Constant(rewriter, loc, part * width));
+      inIssuer([&](OpBuilder &b) {
+        forEachBox(b, loc, base, partLeft, type.tileShape(), element, [&](Value srcAddress, Value column) {
+          ptx(b, loc, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+              ValueRange{map, column, first, srcAddress}, "l,r,r,r");
+        });
+        ptx(b, loc, "cp.async.bulk.commit_group;", {}, "");
       });
-      ptx(b, loc, "cp.async.bulk.commit_group;", {}, "");
-    });
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -287,11 +287,22 @@ func.func @misspelt(%a: !tk.ptr<f16>, %map: !tkg.tensor_map {tkg.tensormap = 0 :
 
 #a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
 
-// A TMA store stages its tile in one stage of its own shape.
+// A TMA store stages its tile in one stage of its rows and a part of its columns.
 func.func @store_two_stages(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
   %buf = tkg.local_alloc : !tkg.shared<[2, 128, 128], f16>
-  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its own shape and element type}}
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its rows, its element type and a part of its columns}}
   tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[2, 128, 128], f16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @store_part_not_dividing(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x256xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 192], f16>
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its rows, its element type and a part of its columns}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x256xf16>, !tkg.shared<[1, 128, 192], f16>
   return
 }
 
@@ -301,7 +312,7 @@ func.func @store_two_stages(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: 
 
 func.func @store_other_type(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
   %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], bf16>
-  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its own shape and element type}}
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its rows, its element type and a part of its columns}}
   tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x128xf16>, !tkg.shared<[1, 128, 128], bf16>
   return
 }

@@ -299,9 +299,11 @@ LogicalResult TmaLoadOp::verify() {
 LogicalResult TmaStoreOp::verify() {
   auto type = cast<RankedTensorType>(getValue().getType());
   ArrayRef<int64_t> tile = getBuffer().getType().tileShape();
-  if (type.getRank() != 2 || getBuffer().getType().stages() != 1 || tile != type.getShape() ||
-      getBuffer().getType().getElementType() != type.getElementType())
-    return emitOpError() << "stores a 2-D tile through one stage of its own shape and element type";
+  // The buffer holds the whole tile, or a part of its columns at a time (column blocks
+  // copied part after part).
+  if (type.getRank() != 2 || getBuffer().getType().stages() != 1 || tile.size() != 2 || tile[0] != type.getShape()[0] ||
+      type.getShape()[1] % tile[1] || getBuffer().getType().getElementType() != type.getElementType())
+    return emitOpError() << "stores a 2-D tile through one stage of its rows, its element type and a part of its columns";
   if (getCoords().size() != 2)
     return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D tile (2)";
   TensorMapAttr map = recipeOf(getMap());

@@ -199,6 +199,8 @@ def Tkg_TmaStoreOp : Tkg_Op<"tma_store"> {
     The tile's elements, from whatever layout its threads hold it in, are written into
     `buffer` (one stage, the swizzled arrangement the tensor `map`'s boxes describe) and one
     thread then copies it out with `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group`
+    (a buffer narrower than the tile holds a part of its columns at a time: the parts go one
+    after another, each written once the copy of the one before has read the buffer)
     (PTX ISA, https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor),
     one box per column block, the tile's top-left element at `coords` (row, column); elements
     outside the tensor are not written. The threads go on at once: the copy reads the buffer
