@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 23 run 1, at session 22's final commit (e3253b1): the whole conformance suite on CUDA
+# Session 23 run 1, at 4aa2835 (TMA stores staged in parts, so 128x256 in 4 stages stores by TMA): the whole conformance suite on CUDA
 # against the interpreter (after e3253b1's f8e5m2 NaN code and reductions_nan's tolerance), then
 # `bench/run-all fp8` and `bench/run-all matmul` (do cdiv's extra integer instructions cost time?).
 # Pack: tools/gpu-check --bench; carry .pack.
