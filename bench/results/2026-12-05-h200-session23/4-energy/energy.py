@@ -1,4 +1,4 @@
-"""Energy of one FP8 GEMM at 8192x8192x4096 per tensor (e4m3 -> bf16, the bench's randn * 0.5
+"""Energy of one FP8 GEMM at MxNxK (argv[1], default 8192x8192x4096) per tensor (e4m3 -> bf16, the bench's randn * 0.5
 operands): each contender back to back for 3 s, its window's start and end printed (UTC
 seconds) for the power and clock samples that run.sh takes beside it; ms per GEMM as the mean
 over the window. Contenders: tk's fp8_matmul_persistent at three fixed configs (launched by
@@ -10,7 +10,8 @@ sys.path.insert(0, os.path.join(root, "bench"))
 import tkc
 import triton_kernels as tk_triton
 
-m, n, k = 8192, 8192, 4096
+m, n, k = (int(x) for x in (sys.argv[1] if len(sys.argv) > 1 else "8192x8192x4096").split("x"))
+print("SHAPE %dx%dx%d" % (m, n, k), flush=True)
 torch.manual_seed(0)
 e4m3 = torch.float8_e4m3fn
 a = (torch.randn(m, k, device="cuda") * 0.5).to(e4m3)
@@ -51,8 +52,10 @@ c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 args = [a, b, c, sa, sb, one, one, one, m, n, k, k, k, n, n, n]
 for name, cfg in [("tk 128x256 s3 producer", dict(BM=128, BN=256, BK=128, num_warps=8, num_stages=3, warp_specialize=1)),
                   ("tk 128x256 s4", dict(BM=128, BN=256, BK=128, num_warps=8, num_stages=4, warp_specialize=0)),
-                  ("tk 128x128 s5 producer", dict(BM=128, BN=128, BK=128, num_warps=4, num_stages=5, warp_specialize=1))]:
-    grid = (min(sms, (m // cfg["BM"]) * (n // cfg["BN"])),)
+                  ("tk 128x128 s5 producer", dict(BM=128, BN=128, BK=128, num_warps=4, num_stages=5, warp_specialize=1))]
+                 + ([("tk 128x256 BK64 s6", dict(BM=128, BN=256, BK=64, num_warps=8, num_stages=6, warp_specialize=0))]
+                    if len(sys.argv) > 1 else []):
+    grid = (min(sms, -(-m // cfg["BM"]) * -(-n // cfg["BN"])),)
     window(name, lambda: kernel[grid](*args, SCALE_MODE=0, **cfg), c)
 c_triton = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 triton = tk_triton.fp8_matmul(a, b, c_triton, sa, sb)
@@ -62,5 +65,5 @@ window("Triton", triton, c_triton)
 c_blas = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 window("cuBLASLt fast accum", lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
                                                        out=c_blas, use_fast_accum=True), c_blas)
-window("tk 128x256 s3 producer (again)", lambda: kernel[(sms,)](*args, SCALE_MODE=0, BM=128, BN=256, BK=128, num_warps=8,
+window("tk 128x256 s3 producer (again)", lambda: kernel[(min(sms, -(-m // 128) * -(-n // 256)),)](*args, SCALE_MODE=0, BM=128, BN=256, BK=128, num_warps=8,
                                                                  num_stages=3, warp_specialize=1), c)
