@@ -64,6 +64,32 @@ class Timer:
             times.append(start.elapsed_time(stop))
         return sorted(times)[len(times) // 2]
 
+    def per_call_interleaved(self, fns, reps, flush=True, warmup=1):
+        """per_call of several contenders at once: each round times one single run of every
+        contender (flushed and spun as per_call's), the order rotated from round to round, so
+        that a GPU whose clocks drift (at its power cap, as on the large FP8 rows) drifts under
+        all of them alike rather than under whichever ran in the cooler moment. Name -> median."""
+        names = list(fns)
+        for name in names:
+            for _ in range(warmup):
+                fns[name]()
+        torch.cuda.synchronize()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = {name: [] for name in names}
+        for r in range(reps):
+            for i in range(len(names)):
+                name = names[(r + i) % len(names)]
+                if flush:
+                    self.flush.fill_(r % 256)
+                    if self.spin_cycles:
+                        torch.cuda._sleep(self.spin_cycles)
+                start.record()
+                fns[name]()
+                stop.record()
+                stop.synchronize()
+                times[name].append(start.elapsed_time(stop))
+        return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+
     def back_to_back(self, fn, reps, graph=False):
         """With graph, the N runs are captured once in a CUDA graph and each batch replays it:
         Python's launch cost (10-30 us a call, more than a small kernel's GPU time) then stays

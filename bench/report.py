@@ -229,6 +229,12 @@ def header(summary, folder=None, merged=False):
                 "400 MB of weights exceed the L2) after an L2 flush; it includes the host's launch cost where that "
                 "exceeds the ~30 us flush (small kernels from Python, and the LLaMA layer, where torch's Python and "
                 "tk's C++ graph launch differ most)")
+    interleaved = sorted({r["section"] for r in summary.get("rows", []) if r.get("per_call") == "interleaved"})
+    if interleaved:
+        per_call += ("; in the %s rows the contenders' single runs take turns (one run of each a round, the order "
+                     "rotated every round), so that clocks drifting at the GPU's power cap fall on all of them alike "
+                     "(each one's median over a block of its own runs stays in summary.json as per_call_block_ms)"
+                     % " and ".join(interleaved))
     out.append("Ratios are the best peer's time over tk's within one timing method (> 1: tk faster). Per call: the "
                "%s. Back to back: N runs between two events, the mean, median of "
                "three batches; %s. Every output is checked against a reference; an output that fails has no "

@@ -118,6 +118,7 @@ class Bench:
         report = kernel.tune(grid, *args, **constants) if tune else None
         output.fill_(float("nan"))  # a launch that writes nothing cannot pass on an earlier output
         launch = lambda: kernel[grid](*args, **constants)  # noqa: E731
+        self.last_launch = launch  # (for a section that times its contenders again together)
         launch()
         torch.cuda.synchronize()
         error = check()
@@ -151,6 +152,19 @@ class Bench:
         except Exception as e:  # a peer that cannot run this row (a backend's limits) says so
             row["peers"][name] = dict(failed=str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
             log("  %s failed: %s" % (name, row["peers"][name]["failed"]))
+
+    def interleave(self, row, launches, reps):
+        """Times per call again the contenders of `row` that ran and passed (tk under the name
+        "tk"), interleaved (peers.Timer.per_call_interleaved), keeping each one's earlier median
+        as per_call_block_ms."""
+        entries = {name: (row["tk"] if name == "tk" else row["peers"].get(name)) for name in launches}
+        ran = {name: launches[name] for name, entry in entries.items() if entry and "per_call_ms" in entry}
+        if len(ran) < 2:
+            return
+        for name, ms in self.timer.per_call_interleaved(ran, reps).items():
+            entries[name]["per_call_block_ms"] = entries[name]["per_call_ms"]
+            entries[name]["per_call_ms"] = ms
+        row["per_call"] = "interleaved"
 
     def finish(self, row):
         tk = row.get("tk") or {}
@@ -399,17 +413,26 @@ class Bench:
                         (named by kernel when persistent), and both tunings."""
                         t, e, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,  # noqa: B023
                                                        constants, reps, c, check, tune=True)  # noqa: B023
+                        tiled_launch = self.last_launch
                         pt, pe, p_tuning = self.tk_measure(
                             self.kernel(source, "fp8_matmul_persistent"),  # noqa: B023
                             lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
                             persistent_operands, constants, reps, c, check, tune=True)  # noqa: B023
+                        persistent_launch = self.last_launch
                         tiled = dict(t, config=tuning.best_text, error=e)
                         persistent = dict(pt, config=p_tuning.best_text, error=pe)
                         best = tiled if t["per_call_ms"] <= pt["per_call_ms"] else \
                             dict(persistent, config="fp8_matmul_persistent: " + p_tuning.best_text)
-                        return tiled, persistent, best, (tuning, p_tuning)
+                        best_launch = tiled_launch if best is tiled else persistent_launch
+                        return tiled, persistent, best, (tuning, p_tuning), best_launch
 
-                    tiled, persistent, row["tk"], (tuning, p_tuning) = fastest(dict(SCALE_MODE=mode))
+                    tiled, persistent, row["tk"], (tuning, p_tuning), tk_launch = fastest(dict(SCALE_MODE=mode))
+                    # Per call again with the contenders interleaved, round by round (the large
+                    # rows run at the GPU's power cap, whose clocks drift between one contender's
+                    # block of runs and the next's); the blocks' medians stay as per_call_block_ms.
+                    self.interleave(row, dict(tk=tk_launch, **{"cuBLASLt": scaled_mm,
+                                                               "cuBLASLt fast accum": lambda: scaled_mm(True),  # noqa: B023
+                                                               "Triton": lambda: triton_fp8()()}), reps)  # noqa: B023
                     row["tk_configs"] = {"fp8_matmul": tiled, "fp8_matmul_persistent": persistent}
                     # Each kernel's tuned config again, named "..._cutlass".
                     for kernel, kernel_grid, kernel_operands, best in (

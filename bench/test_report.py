@@ -45,6 +45,17 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| x | 1000.0 | 666.7 | 2000.0 | failed | b | 0.50x | 0.50x | 25% | c |", text)
         self.assertIn("Worst ratio: per call x (0.50x)", text)
 
+    def test_interleaved_rows_say_so(self):
+        row = dict(section="fp8", label="x", flops=2e12, roofline_ms=1.0, errors={}, per_call="interleaved",
+                   tk=dict(per_call_ms=2.0, back_to_back_ms=1.0, per_call_block_ms=2.2, config="c"),
+                   peers={"a": dict(per_call_ms=3.0, back_to_back_ms=0.5, per_call_block_ms=2.9)})
+        summary = dict(machine=dict(gpu="g", driver="d", commit="c", date="t"), versions=dict(torch="t", triton="t"),
+                       ceilings={}, rows=[row], notes=[])
+        self.assertIn("in the fp8 rows the contenders' single runs take turns", report.markdown(summary))
+        self.assertEqual(report.ratios(row), (1.5, 0.5))  # the interleaved medians, not the blocks'
+        del row["per_call"]
+        self.assertNotIn("take turns", report.markdown(summary))
+
     def test_tuned_config_is_the_best_line(self):
         table = ("kernel 'matmul' on NVIDIA H200: 2 configs compiled in 0.25 s, timed in 0.10 s\n"
                  "config                                               time (ms)  status\n"
