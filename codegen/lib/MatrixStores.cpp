@@ -11,20 +11,49 @@ using namespace mlir;
 
 namespace tk::codegen {
 
+std::optional<MatrixFragments> MatrixFragments::of(const Distribution &source,
+                                                   llvm::function_ref<bool(int)> mayPickMatrix) {
+  const LayoutBits &s = source.bits;
+  if (s.slot.size() < 3 || s.slot[0] != 0 || s.thread.size() < 5 || s.thread[0] != 1 || s.thread[1] != 2 ||
+      llvm::is_contained(s.slot, -1) || llvm::is_contained(s.thread, -1))
+    return std::nullopt;
+  MatrixFragments f;
+  int found = 0;
+  for (size_t bit = 1; bit < s.slot.size(); ++bit) {
+    if (found < 2 && mayPickMatrix(int(bit)))
+      f.matrixSlots[found++] = int(bit);
+    else
+      f.instructionSlots.push_back(int(bit));
+  }
+  if (found < 2)
+    return std::nullopt;
+  LayoutBits &rows = f.rowAddresses.bits;
+  rows.thread = {s.thread[2], s.thread[3], s.thread[4], s.slot[f.matrixSlots[0]], s.slot[f.matrixSlots[1]]};
+  rows.thread.insert(rows.thread.end(), s.thread.begin() + 5, s.thread.end());
+  for (int bit : f.instructionSlots)
+    rows.slot.push_back(s.slot[bit]);
+  return f;
+}
+
+int64_t MatrixFragments::slot(int64_t instruction, int matrix) const {
+  int64_t first = 0;
+  for (size_t bit = 0; bit < instructionSlots.size(); ++bit)
+    if (instruction >> bit & 1)
+      first |= int64_t(1) << instructionSlots[bit];
+  return first | int64_t(matrix & 1) << matrixSlots[0] | int64_t(matrix >> 1) << matrixSlots[1];
+}
+
 std::optional<MatrixStores> MatrixStores::plan(const Distribution &source, const Distribution &result, Type type,
                                                const BitMap &packed) {
   if (elementBytes(type) != 2 || source.blocked || !result.blocked)
     return std::nullopt;
   const LayoutBits &s = source.bits;
-  // The pair in a register, the lanes' columns, 8 rows from lane bits 2-4, no replicas (every
-  // lane of a warp must take part in each stmatrix).
-  if (s.slot.size() < 3 || s.slot[0] != 0 || s.thread.size() < 5 || s.thread[0] != 1 || s.thread[1] != 2 ||
-      llvm::is_contained(s.slot, -1) || llvm::is_contained(s.thread, -1))
-    return std::nullopt;
   // A matrix row (index bits 0-2) and the rows' bits stay bits of the region's index.
   for (int bit = 0; bit < 3; ++bit)
     if (packed[bit] != bit)
       return std::nullopt;
+  if (s.thread.size() < 5)
+    return std::nullopt;
   for (int lane = 2; lane < 5; ++lane)
     if (packed[s.thread[lane]] < 3)
       return std::nullopt;
@@ -32,27 +61,18 @@ std::optional<MatrixStores> MatrixStores::plan(const Distribution &source, const
   const BlockedLayout &r = *result.blocked;
   if (r.size < r.threads * r.sizePerThread)
     return std::nullopt;
+  // The matrices of an x4: the first two slot bits a round does not split.
+  std::optional<MatrixFragments> fragments =
+      MatrixFragments::of(source, [&](int bit) { return s.slot[bit] >= 0 && packed[s.slot[bit]] >= 0; });
+  if (!fragments)
+    return std::nullopt;
 
   MatrixStores plan;
   plan.source_ = source;
   plan.result_ = result;
   plan.packed_ = packed;
   plan.readWidth_ = std::min<int64_t>(r.sizePerThread, 8);
-  // The matrices of an x4: the first two slot bits a round does not split.
-  int found = 0;
-  for (size_t bit = 1; bit < s.slot.size(); ++bit) {
-    if (found < 2 && packed[s.slot[bit]] >= 0)
-      plan.matrixSlots_[found++] = int(bit);
-    else
-      plan.instructionSlots_.push_back(int(bit));
-  }
-  if (found < 2)
-    return std::nullopt;
-  LayoutBits &rows = plan.rowAddresses_.bits;
-  rows.thread = {s.thread[2], s.thread[3], s.thread[4], s.slot[plan.matrixSlots_[0]], s.slot[plan.matrixSlots_[1]]};
-  rows.thread.insert(rows.thread.end(), s.thread.begin() + 5, s.thread.end());
-  for (int bit : plan.instructionSlots_)
-    rows.slot.push_back(s.slot[bit]);
+  plan.fragments_ = *fragments;
 
   // The swizzle: each row bit above the chunk's low three bits is XORed into one of those
   // bits that no row bit is already (the rows of a narrow tile share a 128-byte line).
@@ -93,17 +113,13 @@ void MatrixStores::store(OpBuilder &b, Location loc, const SharedRegion &region,
       pair = LLVM::InsertElementOp::create(b, loc, pair, toMemory(b, loc, source[slot | k]), i32Constant(b, loc, k));
     return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
   };
-  for (int64_t instruction = 0; instruction < rowAddresses_.perThread(); ++instruction) {
-    int64_t first = 0;
-    for (size_t bit = 0; bit < instructionSlots_.size(); ++bit)
-      if (instruction >> bit & 1)
-        first |= int64_t(1) << instructionSlots_[bit];
-    if (!inRound(first))
+  for (int64_t instruction = 0; instruction < fragments_.rowAddresses.perThread(); ++instruction) {
+    if (!inRound(fragments_.slot(instruction, 0)))
       continue;
     SmallVector<Value, 4> registers;
-    for (int64_t matrix = 0; matrix < 4; ++matrix)
-      registers.push_back(pair(first | (matrix & 1) << matrixSlots_[0] | (matrix >> 1) << matrixSlots_[1]));
-    Value row = place(b, loc, elementIndex(b, loc, rowAddresses_, instruction, tid));
+    for (int matrix = 0; matrix < 4; ++matrix)
+      registers.push_back(pair(fragments_.slot(instruction, matrix)));
+    Value row = place(b, loc, elementIndex(b, loc, fragments_.rowAddresses, instruction, tid));
     NVVM::StMatrixOp::create(b, loc, region.address(b, loc, element, row), registers, NVVM::MMALayout::row,
                              NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
   }

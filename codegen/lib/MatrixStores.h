@@ -21,6 +21,24 @@ namespace tk::codegen {
 /// rows of each matrix land in 8 different 16-byte bank groups; the blocked layout's reads of
 /// up to 16 contiguous bytes by consecutive threads cover whole aligned groups of 8 chunks,
 /// which the XOR (by higher bits only) permutes among themselves: both sides conflict-free.
+/// The stmatrix.x4 instructions that write an accumulator-like layout's slots: which two slot
+/// bits pick an x4's four matrices (lane bits 3 and 4 of the row addresses), which the
+/// instruction, and where each lane's row address points in the tile (a distribution whose
+/// thread bits are the rows' lane bits 2-4, then the matrix bits, then the warp's, and whose
+/// slots are the instructions). Matrix bits are the first slot bits above bit 0 that
+/// `mayPickMatrix` accepts.
+struct MatrixFragments {
+  int matrixSlots[2];
+  std::vector<int> instructionSlots;
+  Distribution rowAddresses;
+  /// None when `source` is not accumulator-like: the pair in a register, the lanes' columns, 8
+  /// rows from lane bits 2-4, no replicas (every lane of a warp takes part in each stmatrix).
+  static std::optional<MatrixFragments> of(const Distribution &source, llvm::function_ref<bool(int)> mayPickMatrix);
+  /// The source slot of matrix `matrix` (0-3) of instruction `instruction` (its register's
+  /// lower element; the higher is the slot after it).
+  int64_t slot(int64_t instruction, int matrix) const;
+};
+
 class MatrixStores {
 public:
   /// The plan for moving a tile of `type` from `source` to `result` through a region whose
@@ -44,11 +62,7 @@ public:
 private:
   Distribution source_, result_;
   BitMap packed_, swizzle_; // the region index's bits; which of them XOR into a chunk's low bits
-  int matrixSlots_[2];      // source slot bits that pick the matrix of an x4 (lane bits 3, 4)
-  /// Where lane l's row address points, per instruction: lane bits 0-2 are the row's bits, 3-4
-  /// the matrix's, the warp's as the source; its slots are the instructions.
-  Distribution rowAddresses_;
-  std::vector<int> instructionSlots_; // the source slot bits its slots stand for
+  MatrixFragments fragments_;
   int64_t readWidth_;
 };
 

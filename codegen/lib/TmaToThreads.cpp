@@ -4,6 +4,7 @@
 // SM90_TMA_LOAD issue), each in the thread that the pipeline's `tkg.elect` branch chose or, for
 // waits, in every thread.
 #include "IndexArithmetic.h"
+#include "MatrixStores.h"
 #include "MemoryTypes.h"
 #include "Patterns.h"
 #include "SharedRegion.h"
@@ -179,14 +180,25 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
   }
 };
 
+/// The element offset that slot `slot` adds to a thread's first element under `bits`.
+int64_t slotOffset(const LayoutBits &bits, int64_t slot) {
+  int64_t offset = 0;
+  for (auto [k, bit] : llvm::enumerate(bits.slot))
+    if (bit >= 0 && (slot >> k & 1))
+      offset |= int64_t(1) << bit;
+  return offset;
+}
+
 /// The tile into its staging buffer, arranged as the map's boxes are (column blocks of the
-/// swizzled layout, Swizzle.h), from the threads' own slots: two 16-bit neighbours a 32-bit
-/// store where slot bit 0 is the column's bit 0 (an accumulator's pairs). Between the issuing
-/// thread's wait for its earlier copies to read the buffer and the copy, barriers of the
-/// tile's threads; the async proxy sees the writes through `fence.proxy.async`. A buffer of a
-/// part of the tile's columns (tk-tma-stores' choice where the whole tile did not fit) takes
-/// the parts in turn: the column blocks are contiguous in the swizzled arrangement, so a
-/// part's elements sit where the whole tile's would, less the part's offset.
+/// swizzled layout, Swizzle.h), from the threads' own slots. An accumulator-like layout goes
+/// by stmatrix.x4 (MatrixFragments: 8 slots an instruction, each matrix row a 16-byte chunk,
+/// which the swizzle keeps whole); another by 4-byte stores of two 16-bit neighbours where slot
+/// bit 0 is the column's bit 0, else 2-byte ones. Between the issuing thread's wait for its
+/// earlier copies to read the buffer and the copy, barriers of the tile's threads; the async
+/// proxy sees the writes through `fence.proxy.async`. A buffer of a part of the tile's columns
+/// (tk-tma-stores' choice where the whole tile did not fit) takes the parts in turn: the
+/// column blocks are contiguous in the swizzled arrangement, so a part's elements sit where
+/// the whole tile's would, less the part's offset.
 struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaStoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
@@ -206,32 +218,55 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
       emit(inside);
     };
     Value tid = threadId(rewriter, loc);
-    auto [row, col] = rowAndColumn(rewriter, loc, elementIndex(rewriter, loc, d, 0, tid), tile[1]);
-    SwizzledOffsets offsets(rewriter, loc, swizzle, row, col);
-    int columnBits = llvm::Log2_64(tile[1]);
+    int columnBits = llvm::Log2_64(tile[1]), partBits = llvm::Log2_64(width);
+    auto partOf = [&](int64_t offset) { return (offset & (tile[1] - 1)) >> partBits; };
+    auto inPart = [&](Value index, int64_t part) {
+      return arith::SubIOp::create(rewriter, loc, index, i32Constant(rewriter, loc, part * width * tile[0]));
+    };
     bool paired = !d.bits.slot.empty() && d.bits.slot[0] == 0;
     // Replicas write what the owner writes; only the owner does.
     bool replicated = llvm::is_contained(d.bits.slot, -1) || llvm::is_contained(d.bits.thread, -1);
-    Value owner = replicated ? isOwner(rewriter, loc, d, tid) : Value();
+    // An x4's four matrices lie in one part: their slot bits are no part's.
+    std::optional<MatrixFragments> fragments =
+        replicated ? std::nullopt : MatrixFragments::of(d, [&](int bit) {
+          return d.bits.slot[bit] < partBits || d.bits.slot[bit] >= columnBits;
+        });
     ValueRange values = adaptor.getValue();
-    Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap().front());
-    Value first = adaptor.getCoords()[0].front(), left = adaptor.getCoords()[1].front();
-    for (int64_t part = 0; part < parts; ++part) {
-      inIssuer([&](OpBuilder &b) { ptx(b, loc, "cp.async.bulk.wait_group.read 0;", {}, ""); });
-      programBarrier(rewriter, loc);
+    auto stagePart = [&](int64_t part) {
+      if (fragments) {
+        Value lane = elementIndex(rewriter, loc, fragments->rowAddresses, 0, tid);
+        auto [row, col] = rowAndColumn(rewriter, loc, lane, tile[1]);
+        SwizzledOffsets offsets(rewriter, loc, swizzle, row, col);
+        for (int64_t instruction = 0; instruction < fragments->rowAddresses.perThread(); ++instruction) {
+          if (partOf(slotOffset(d.bits, fragments->slot(instruction, 0))) != part)
+            continue;
+          int64_t offset = slotOffset(fragments->rowAddresses.bits, instruction);
+          Value index = inPart(offsets.at(offset >> columnBits, offset & (tile[1] - 1)), part);
+          SmallVector<Value, 4> registers;
+          for (int matrix = 0; matrix < 4; ++matrix) {
+            int64_t slot = fragments->slot(instruction, matrix);
+            Value pair = packPair(rewriter, loc, {toMemory(rewriter, loc, slotOf(values, slot)),
+                                                  toMemory(rewriter, loc, slotOf(values, slot + 1))}, 0);
+            registers.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair));
+          }
+          Value at = LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base, ValueRange{index});
+          NVVM::StMatrixOp::create(rewriter, loc, at, registers, NVVM::MMALayout::row,
+                                   NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
+                                   NVVM::LdStMatrixEltType::B16);
+        }
+        return;
+      }
+      auto [row, col] = rowAndColumn(rewriter, loc, elementIndex(rewriter, loc, d, 0, tid), tile[1]);
+      SwizzledOffsets offsets(rewriter, loc, swizzle, row, col);
+      Value owner = replicated ? isOwner(rewriter, loc, d, tid) : Value();
       for (int64_t slot = 0; slot < d.perThread(); slot += paired ? 2 : 1) {
         if (replicated && llvm::any_of(llvm::seq<size_t>(0, d.bits.slot.size()),
                                        [&](size_t k) { return d.bits.slot[k] < 0 && (slot >> k & 1); }))
           continue; // a slot that repeats slot 0's element
-        int64_t offset = 0;
-        for (auto [k, bit] : llvm::enumerate(d.bits.slot))
-          if (bit >= 0 && (slot >> k & 1))
-            offset |= int64_t(1) << bit;
-        int64_t column = offset & (tile[1] - 1);
-        if (column / width != part)
+        int64_t offset = slotOffset(d.bits, slot);
+        if (partOf(offset) != part)
           continue;
-        Value index = arith::SubIOp::create(rewriter, loc, offsets.at(offset >> columnBits, column),
-                                            i32Constant(rewriter, loc, part * width * tile[0]));
+        Value index = inPart(offsets.at(offset >> columnBits, offset & (tile[1] - 1)), part);
         SmallVector<Value, 2> slots{toMemory(rewriter, loc, slotOf(values, slot))};
         if (paired)
           slots.push_back(toMemory(rewriter, loc, slotOf(values, slot + 1)));
@@ -245,6 +280,13 @@ struct TmaStorePattern : public OpConversionPattern<TmaStoreOp> {
           emit(rewriter);
         }
       }
+    };
+    Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getMap().front());
+    Value first = adaptor.getCoords()[0].front(), left = adaptor.getCoords()[1].front();
+    for (int64_t part = 0; part < parts; ++part) {
+      inIssuer([&](OpBuilder &b) { ptx(b, loc, "cp.async.bulk.wait_group.read 0;", {}, ""); });
+      programBarrier(rewriter, loc);
+      stagePart(part);
       ptx(rewriter, loc, "fence.proxy.async.shared::cta;", {}, "");
       programBarrier(rewriter, loc);
       Value partLeft = arith::AddIOp::create(rewriter, loc, left, i32Constant(rewriter, loc, part * width));
