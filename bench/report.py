@@ -268,22 +268,27 @@ def section_texts(summary, sections):
             continue
         title, unit, text, worst = table
         out.append("### %s (%s)\n\n%s" % (title, unit, text))
+        # These comparisons were timed by blocks of one contender's runs: where a row's per call
+        # was timed again interleaved, its block medians (per_call_block_ms) are the like.
+        def block_ms(t):
+            return t.get("per_call_block_ms", t["per_call_ms"])
+
         # (Each kernel against its own renamed copy: "K_cutlass (K's config)"; older runs renamed
         # fp8_matmul alone.)
-        named = [(r["label"], n.split("_cutlass")[0], (r["tk_configs"].get(n.split("_cutlass")[0]) or r["tk"])["per_call_ms"],
+        named = [(r["label"], n.split("_cutlass")[0], block_ms(r["tk_configs"].get(n.split("_cutlass")[0]) or r["tk"]),
                   t["per_call_ms"])
                  for r in summary["rows"] if r["section"] == section and timed(r.get("tk") or {})
                  for n, t in (r.get("tk_configs") or {}).items() if "cutlass" in n and timed(t)]
         if named:
             out.append("Each kernel's tuned config again under a name with `_cutlass` (ptxas is said to treat such names "
                        "apart), ms per call, kernel / _cutlass: " + "; ".join("%s %s %.4f / %.4f" % n for n in named) + ".")
-        promoted = [(r["label"], r["peers"]["cuBLASLt"]["per_call_ms"] / t["per_call_ms"], t["per_call_ms"])
+        promoted = [(r["label"], block_ms(r["peers"]["cuBLASLt"]) / t["per_call_ms"], t["per_call_ms"])
                     for r in summary["rows"] if r["section"] == section
                     for n, t in (r.get("tk_configs") or {}).items()
                     if n == "PROMOTE" and timed(t) and timed(r["peers"].get("cuBLASLt"))]
         if promoted:
             out.append("Like for like in accumulation: tk with `PROMOTE` (each k-step's product added in f32) against "
-                       "cuBLASLt's default (which promotes too), per call, cuBLASLt / tk: " +
+                       "cuBLASLt's default (which promotes too), per call (each timed by a block of its own runs), cuBLASLt / tk: " +
                        "; ".join("%s %.2fx (%.4f ms)" % p for p in promoted) + ". The table's tk sums all of K in the "
                        "tensor cores, as cuBLASLt's fast accumulation does.")
         if worst:

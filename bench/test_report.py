@@ -53,6 +53,10 @@ class ReportTest(unittest.TestCase):
                        ceilings={}, rows=[row], notes=[])
         self.assertIn("in the fp8 rows the contenders' single runs take turns", report.markdown(summary))
         self.assertEqual(report.ratios(row), (1.5, 0.5))  # the interleaved medians, not the blocks'
+        # PROMOTE was timed by a block of its own runs: against cuBLASLt's block median.
+        row["peers"]["cuBLASLt"] = dict(per_call_ms=3.0, back_to_back_ms=1.0, per_call_block_ms=2.4)
+        row["tk_configs"] = {"PROMOTE": dict(per_call_ms=2.0, back_to_back_ms=1.0)}
+        self.assertIn("x 1.20x (2.0000 ms)", report.markdown(summary))
         del row["per_call"]
         self.assertNotIn("take turns", report.markdown(summary))
 
