@@ -90,22 +90,49 @@ class Timer:
                 times[name].append(start.elapsed_time(stop))
         return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
 
+    def back_to_back_interleaved(self, fns, reps):
+        """back_to_back (from a CUDA graph of the N runs) of several contenders at once: three
+        rounds, each one batch of every contender, the order rotated from round to round.
+        Name -> the median of its three batches' means; a contender whose graph cannot be
+        captured is left out (its own back_to_back stands)."""
+        runs = {}
+        for name, fn in fns.items():
+            try:
+                runs[name] = self._captured(fn, reps)
+            except Exception:  # not capturable: the caller keeps its launches' timing
+                torch.cuda.synchronize()
+        names = list(runs)
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        means = {name: [] for name in names}
+        for r in range(3):
+            for i in range(len(names)):
+                name = names[(r + i) % len(names)]
+                start.record()
+                runs[name]()
+                stop.record()
+                stop.synchronize()
+                means[name].append(start.elapsed_time(stop) / reps)
+        return {name: sorted(m)[1] for name, m in means.items()}
+
+    @staticmethod
+    def _captured(fn, reps):
+        """The replay of a CUDA graph of `reps` calls of fn (one call first, on a side stream)."""
+        captured = torch.cuda.CUDAGraph()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn()
+        torch.cuda.current_stream().wait_stream(side)
+        with torch.cuda.graph(captured):
+            for _ in range(reps):
+                fn()
+        return captured.replay
+
     def back_to_back(self, fn, reps, graph=False):
         """With graph, the N runs are captured once in a CUDA graph and each batch replays it:
         Python's launch cost (10-30 us a call, more than a small kernel's GPU time) then stays
         out of a kernel's steady-state rate, as tk's C++ launches (about 3 us) stay out of its."""
-        run = fn
-        if graph:
-            captured = torch.cuda.CUDAGraph()
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                fn()
-            torch.cuda.current_stream().wait_stream(side)
-            with torch.cuda.graph(captured):
-                for _ in range(reps):
-                    fn()
-            run = captured.replay
+        run = self._captured(fn, reps) if graph else fn
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         means = []
         for _ in range(3):

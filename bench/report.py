@@ -233,7 +233,8 @@ def header(summary, folder=None, merged=False):
     if interleaved:
         per_call += ("; in the %s rows the contenders' single runs take turns (one run of each a round, the order "
                      "rotated every round), so that clocks drifting at the GPU's power cap fall on all of them alike "
-                     "(each one's median over a block of its own runs stays in summary.json as per_call_block_ms)"
+                     "(each one's median over a block of its own runs stays in summary.json as per_call_block_ms; "
+                     "where a row has back_to_back_block_ms, its graphs' batches took turns too)"
                      % " and ".join(interleaved))
     out.append("Ratios are the best peer's time over tk's within one timing method (> 1: tk faster). Per call: the "
                "%s. Back to back: N runs between two events, the mean, median of "

@@ -154,9 +154,10 @@ class Bench:
             log("  %s failed: %s" % (name, row["peers"][name]["failed"]))
 
     def interleave(self, row, launches, reps):
-        """Times per call again the contenders of `row` that ran and passed (tk under the name
-        "tk"), interleaved (peers.Timer.per_call_interleaved), keeping each one's earlier median
-        as per_call_block_ms."""
+        """Times the contenders of `row` that ran and passed (tk under the name "tk") again,
+        interleaved: per call (peers.Timer.per_call_interleaved) and back to back from their
+        CUDA graphs (back_to_back_interleaved), keeping each one's earlier medians as
+        per_call_block_ms and back_to_back_block_ms."""
         entries = {name: (row["tk"] if name == "tk" else row["peers"].get(name)) for name in launches}
         ran = {name: launches[name] for name, entry in entries.items() if entry and "per_call_ms" in entry}
         if len(ran) < 2:
@@ -164,6 +165,10 @@ class Bench:
         for name, ms in self.timer.per_call_interleaved(ran, reps).items():
             entries[name]["per_call_block_ms"] = entries[name]["per_call_ms"]
             entries[name]["per_call_ms"] = ms
+        graphed = {name: fn for name, fn in ran.items() if entries[name].get("back_to_back") == "graph"}
+        for name, ms in self.timer.back_to_back_interleaved(graphed, reps).items():
+            entries[name]["back_to_back_block_ms"] = entries[name]["back_to_back_ms"]
+            entries[name]["back_to_back_ms"] = ms
         row["per_call"] = "interleaved"
 
     def finish(self, row):
@@ -427,9 +432,9 @@ class Bench:
                         return tiled, persistent, best, (tuning, p_tuning), best_launch
 
                     tiled, persistent, row["tk"], (tuning, p_tuning), tk_launch = fastest(dict(SCALE_MODE=mode))
-                    # Per call again with the contenders interleaved, round by round (the large
-                    # rows run at the GPU's power cap, whose clocks drift between one contender's
-                    # block of runs and the next's); the blocks' medians stay as per_call_block_ms.
+                    # Both methods again with the contenders interleaved, round by round (the
+                    # large rows run at the GPU's power cap, whose clocks drift between one
+                    # contender's block of runs and the next's); the blocks' medians stay.
                     self.interleave(row, dict(tk=tk_launch, **{"cuBLASLt": scaled_mm,
                                                                "cuBLASLt fast accum": lambda: scaled_mm(True),  # noqa: B023
                                                                "Triton": lambda: triton_fp8()()}), reps)  # noqa: B023
