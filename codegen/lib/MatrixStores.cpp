@@ -48,23 +48,22 @@ std::optional<MatrixStores> MatrixStores::plan(const Distribution &source, const
   if (elementBytes(type) != 2 || source.blocked || !result.blocked)
     return std::nullopt;
   const LayoutBits &s = source.bits;
+  // The matrices of an x4: the first two slot bits a round does not split. (First: it checks
+  // the source's shape, which the reads of `packed` below rely on.)
+  std::optional<MatrixFragments> fragments =
+      MatrixFragments::of(source, [&](int bit) { return packed[s.slot[bit]] >= 0; });
+  if (!fragments)
+    return std::nullopt;
   // A matrix row (index bits 0-2) and the rows' bits stay bits of the region's index.
   for (int bit = 0; bit < 3; ++bit)
     if (packed[bit] != bit)
       return std::nullopt;
-  if (s.thread.size() < 5)
-    return std::nullopt;
   for (int lane = 2; lane < 5; ++lane)
     if (packed[s.thread[lane]] < 3)
       return std::nullopt;
   // The blocked result holds every element once, in runs that start at index bit 0.
   const BlockedLayout &r = *result.blocked;
   if (r.size < r.threads * r.sizePerThread)
-    return std::nullopt;
-  // The matrices of an x4: the first two slot bits a round does not split.
-  std::optional<MatrixFragments> fragments =
-      MatrixFragments::of(source, [&](int bit) { return s.slot[bit] >= 0 && packed[s.slot[bit]] >= 0; });
-  if (!fragments)
     return std::nullopt;
 
   MatrixStores plan;

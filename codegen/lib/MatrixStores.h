@@ -9,6 +9,24 @@
 
 namespace tk::codegen {
 
+/// The stmatrix.x4 instructions that write an accumulator-like layout's slots: which two slot
+/// bits pick an x4's four matrices (lane bits 3 and 4 of the row addresses), which the
+/// instruction, and where each lane's row address points in the tile (a distribution whose
+/// thread bits are the rows' lane bits 2-4, then the matrix bits, then the warp's, and whose
+/// slots are the instructions). Matrix bits are the first slot bits above bit 0 that
+/// `mayPickMatrix` accepts.
+struct MatrixFragments {
+  int matrixSlots[2] = {0, 0};
+  std::vector<int> instructionSlots;
+  Distribution rowAddresses;
+  /// None when `source` is not accumulator-like: the pair in a register, the lanes' columns, 8
+  /// rows from lane bits 2-4, no replicas (every lane of a warp takes part in each stmatrix).
+  static std::optional<MatrixFragments> of(const Distribution &source, llvm::function_ref<bool(int)> mayPickMatrix);
+  /// The source slot of matrix `matrix` (0-3) of instruction `instruction` (its register's
+  /// lower element; the higher is the slot after it).
+  int64_t slot(int64_t instruction, int matrix) const;
+};
+
 /// stmatrix.x4 stores four 8x8 matrices of 16-bit elements: lane l gives the address of row
 /// l % 8 of matrix l / 8 (16 contiguous bytes), and register k of lane l holds matrix k's
 /// elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1), the lower column in the low half.
@@ -21,24 +39,6 @@ namespace tk::codegen {
 /// rows of each matrix land in 8 different 16-byte bank groups; the blocked layout's reads of
 /// up to 16 contiguous bytes by consecutive threads cover whole aligned groups of 8 chunks,
 /// which the XOR (by higher bits only) permutes among themselves: both sides conflict-free.
-/// The stmatrix.x4 instructions that write an accumulator-like layout's slots: which two slot
-/// bits pick an x4's four matrices (lane bits 3 and 4 of the row addresses), which the
-/// instruction, and where each lane's row address points in the tile (a distribution whose
-/// thread bits are the rows' lane bits 2-4, then the matrix bits, then the warp's, and whose
-/// slots are the instructions). Matrix bits are the first slot bits above bit 0 that
-/// `mayPickMatrix` accepts.
-struct MatrixFragments {
-  int matrixSlots[2];
-  std::vector<int> instructionSlots;
-  Distribution rowAddresses;
-  /// None when `source` is not accumulator-like: the pair in a register, the lanes' columns, 8
-  /// rows from lane bits 2-4, no replicas (every lane of a warp takes part in each stmatrix).
-  static std::optional<MatrixFragments> of(const Distribution &source, llvm::function_ref<bool(int)> mayPickMatrix);
-  /// The source slot of matrix `matrix` (0-3) of instruction `instruction` (its register's
-  /// lower element; the higher is the slot after it).
-  int64_t slot(int64_t instruction, int matrix) const;
-};
-
 class MatrixStores {
 public:
   /// The plan for moving a tile of `type` from `source` to `result` through a region whose

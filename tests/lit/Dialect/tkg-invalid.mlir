@@ -310,6 +310,28 @@ func.func @store_part_not_dividing(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32,
 
 #a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
 
+func.func @store_part_of_no_columns(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x256xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 0], f16>
+  // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its rows, its element type and a part of its columns}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x256xf16>, !tkg.shared<[1, 128, 0], f16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @store_part_not_power_of_two(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x384xf16>) {
+  %buf = tkg.local_alloc : !tkg.shared<[1, 128, 192], f16>
+  // expected-error @+1 {{'tkg.tma_store' op stages a part of 192 of a tile's 384 columns; parts need powers of two}}
+  tkg.tma_store %t, %map[%i, %i] via %buf : tensor<128x384xf16>, !tkg.shared<[1, 128, 192], f16>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
 func.func @store_other_type(%a: !tk.ptr<f16>, %m: i32, %n: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %t: tensor<128x128xf16>) {
   %buf = tkg.local_alloc : !tkg.shared<[1, 128, 128], bf16>
   // expected-error @+1 {{'tkg.tma_store' op stores a 2-D tile through one stage of its rows, its element type and a part of its columns}}

@@ -302,8 +302,12 @@ LogicalResult TmaStoreOp::verify() {
   // The buffer holds the whole tile, or a part of its columns at a time (column blocks
   // copied part after part).
   if (type.getRank() != 2 || getBuffer().getType().stages() != 1 || tile.size() != 2 || tile[0] != type.getShape()[0] ||
-      type.getShape()[1] % tile[1] || getBuffer().getType().getElementType() != type.getElementType())
+      tile[1] <= 0 || type.getShape()[1] % tile[1] || getBuffer().getType().getElementType() != type.getElementType())
     return emitOpError() << "stores a 2-D tile through one stage of its rows, its element type and a part of its columns";
+  // Parts are told apart by column bits.
+  if (tile[1] != type.getShape()[1] && (!llvm::isPowerOf2_64(tile[1]) || !llvm::isPowerOf2_64(type.getShape()[1])))
+    return emitOpError() << "stages a part of " << tile[1] << " of a tile's " << type.getShape()[1]
+                         << " columns; parts need powers of two";
   if (getCoords().size() != 2)
     return emitOpError() << "has " << getCoords().size() << " coordinates for a 2-D tile (2)";
   TensorMapAttr map = recipeOf(getMap());
