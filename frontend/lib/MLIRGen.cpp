@@ -193,6 +193,28 @@ Value MLIRGenImpl::minMax(bool isMax, Value a, Value b, const ElemType &elem, Lo
                : (Value)arith::MinSIOp::create(builder_, loc, a, b);
 }
 
+/// The contract's shift: by the width or more (as unsigned: a negative amount too) gives 0, or
+/// the sign for an arithmetic right shift. arith's shifts give poison there, which LLVM may
+/// fold into anything (a constant `x8 << 8` lost its store), so the amount is tested first;
+/// for a constant amount below the width the test folds away. (The interpreter gives arith's
+/// shifts the contract's meaning directly.)
+Value MLIRGenImpl::shift(BinOp op, Value a, Value b, bool isUnsigned, Location loc) {
+  mlir::Type type = a.getType();
+  unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+  auto splat = [&](int64_t v) -> Value {
+    TypedAttr scalar = builder_.getIntegerAttr(getElementTypeOrSelf(type), APInt(width, uint64_t(v), true, true));
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      return arith::ConstantOp::create(builder_, loc, DenseElementsAttr::get(tensor, scalar));
+    return arith::ConstantOp::create(builder_, loc, scalar);
+  };
+  Value outside = arith::CmpIOp::create(builder_, loc, arith::CmpIPredicate::uge, b, splat(width));
+  if (op == BinOp::Shr && !isUnsigned) // the sign: a shift by width - 1
+    return arith::ShRSIOp::create(builder_, loc, a, arith::SelectOp::create(builder_, loc, outside, splat(width - 1), b));
+  Value shifted = op == BinOp::Shl ? (Value)arith::ShLIOp::create(builder_, loc, a, b)
+                                   : (Value)arith::ShRUIOp::create(builder_, loc, a, b);
+  return arith::SelectOp::create(builder_, loc, outside, splat(0), shifted);
+}
+
 Value MLIRGenImpl::arith(BinOp op, Value a, Value b, const ElemType &elem, Location loc) {
   bool fp = isFloat(elem.scalar);
   bool uns = isUnsigned(elem.scalar) || elem.scalar == Scalar::I1;
@@ -206,8 +228,7 @@ Value MLIRGenImpl::arith(BinOp op, Value a, Value b, const ElemType &elem, Locat
   case BinOp::Rem:
     if (fp) return arith::RemFOp::create(builder_, loc, a, b);
     return uns ? (Value)arith::RemUIOp::create(builder_, loc, a, b) : (Value)arith::RemSIOp::create(builder_, loc, a, b);
-  case BinOp::Shl: return arith::ShLIOp::create(builder_, loc, a, b);
-  case BinOp::Shr: return uns ? (Value)arith::ShRUIOp::create(builder_, loc, a, b) : (Value)arith::ShRSIOp::create(builder_, loc, a, b);
+  case BinOp::Shl: case BinOp::Shr: return shift(op, a, b, uns, loc);
   case BinOp::BitAnd: case BinOp::And: return arith::AndIOp::create(builder_, loc, a, b);
   case BinOp::BitOr: case BinOp::Or: return arith::OrIOp::create(builder_, loc, a, b);
   case BinOp::BitXor: return arith::XOrIOp::create(builder_, loc, a, b);

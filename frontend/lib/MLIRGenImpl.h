@@ -73,6 +73,7 @@ public:
   /// A binary arithmetic op on values of one type (`*`, `+`, max, ...).
   mlir::Value arith(BinOp op, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
   mlir::Value compare(BinOp op, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
+  mlir::Value shift(BinOp op, mlir::Value a, mlir::Value b, bool isUnsigned, mlir::Location loc);
   mlir::Value minMax(bool isMax, mlir::Value a, mlir::Value b, const ElemType &elem, mlir::Location loc);
 
   /// Variables declared outside `stmt` and assigned inside it, in first-assignment order.

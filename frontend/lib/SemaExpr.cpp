@@ -412,7 +412,13 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     if (!lt.isIntValue() || !rt.isIntValue())
       return error(e.opRange, opName + " needs integer operands, found " + lt.str() + " and " + rt.str());
     // (Shifts promote both operands as the other integer operators do, as Triton's: an i32
-    // shifted by an i64 is an i64 shift.)
+    // shifted by an i64 is an i64 shift.) A literal amount of the width or more shifts
+    // everything out whatever the operand's type: it becomes the width, which the narrow
+    // type holds, where converting it would wrap (`x8 << 257` is 0, not x8 << 1).
+    if ((e.op == BinOp::Shl || e.op == BinOp::Shr) && rt.weak && e.rhs->value &&
+        e.rhs->value->kind == ConstValue::Kind::Int && s != Scalar::I1 &&
+        (e.rhs->value->i < 0 || e.rhs->value->i >= int64_t(bitWidth(s))))
+      e.rhs->value = ConstValue::ofInt(bitWidth(s));
     break;
   case BinOp::Add:
   case BinOp::Sub:

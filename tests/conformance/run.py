@@ -626,6 +626,40 @@ def add_structure_cases():
          lambda out: {"o64": (sa.astype(np.int64) << np.array([40, 1, 33, 63], np.int64)),
                       "ou": sa.astype(np.uint32) >> np.array([1, 1, 31, 4], np.uint32)})
 
+    # A shift by the width or more gives 0 (the sign for >> of a signed value), whatever the
+    # amount's form: a constant (before: LLVM took arith's poison there and dropped the store
+    # on the GPU), a weak literal past the left type's range (before: converted, 257 became
+    # 1 for an i8), a value at run time (negative amounts count as unsigned).
+    src = generated("shift_width", "kernel op(a: ptr<i8>, n: ptr<i8>, w: ptr<i32>, m: ptr<i32>, o: ptr<i8>, o32: ptr<i32>) {\n"
+                                   "    let r = arange(0, 4);\n"
+                                   "    let x = load(a + r);\n"
+                                   "    store(o + r, x << 8);\n"
+                                   "    store(o + 4 + r, x << 257);\n"
+                                   "    store(o + 8 + r, x >> 300);\n"
+                                   "    store(o + 12 + r, x << load(n + r));\n"
+                                   "    store(o + 16 + r, x >> load(n + r));\n"
+                                   "    store(o32 + r, load(w + r) << 32);\n"
+                                   "    store(o32 + 4 + r, load(w + r) >> load(m + r));\n"
+                                   "    store(o32 + 8 + r, (load(w + r) as u32 >> (load(m + r) as u32)) as i32);\n}\n")
+    sw_x, sw_n = np.array([3, -5, 127, -128], np.int8), np.array([8, 9, -1, 7], np.int8)
+    sw_w, sw_m = np.array([7, -7, 1 << 30, -1], np.int32), np.array([32, 40, -3, 31], np.int32)
+
+    def shift_width_ref(out, xa=sw_x, na=sw_n, wa=sw_w, ma=sw_m):
+        def sh(x, s, bits, left, signed):
+            x, s = int(x), int(s) & ((1 << bits) - 1)  # the amount as unsigned
+            if s >= bits:
+                return -1 if (not left and signed and x < 0) else 0
+            return (x << s) if left else (x >> s if signed else (x & ((1 << bits) - 1)) >> s)
+        wrap = lambda v, bits: ((int(v) + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))  # noqa: E731
+        o = [wrap(sh(x, 8, 8, True, True), 8) for x in xa] + [0] * 4 + [sh(x, 300, 8, False, True) for x in xa]
+        o += [wrap(sh(x, s, 8, True, True), 8) for x, s in zip(xa, na)] + [sh(x, s, 8, False, True) for x, s in zip(xa, na)]
+        o32 = [0] * 4 + [sh(x, s, 32, False, True) for x, s in zip(wa, ma)]
+        o32 += [wrap(sh(int(x) & 0xFFFFFFFF, s, 32, False, False), 32) for x, s in zip(wa, ma)]
+        return {"o": np.array(o, np.int8), "o32": np.array(o32, np.int32)}
+    case("int.shift_width", src, "op", "1",
+         {"a": sw_x, "n": sw_n, "w": sw_w, "m": sw_m, "o": np.zeros(20, np.int8), "o32": np.zeros(12, np.int32)},
+         shift_width_ref)
+
     # arange from a negative start (before: an internal compiler error past checking).
     src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
                                        "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")
