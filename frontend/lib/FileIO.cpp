@@ -74,6 +74,28 @@ bool RegularFile::read(uint64_t offset, uint64_t count, std::string &out, std::s
   return true;
 }
 
+bool RegularFile::readToEnd(uint64_t maxBytes, std::string &out, std::string &error) const {
+  out.clear();
+  char chunk[1 << 14];
+  for (off_t offset = 0;;) {
+    ssize_t got = ::pread(fd_, chunk, sizeof chunk, offset);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      error = ioError("cannot read", path_, errno);
+      return false;
+    }
+    if (got == 0)
+      return true;
+    if (out.size() + uint64_t(got) > maxBytes) {
+      error = "cannot read '" + path_ + "': it is more than the limit of " + std::to_string(maxBytes) + " bytes";
+      return false;
+    }
+    out.append(chunk, size_t(got));
+    offset += got;
+  }
+}
+
 bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &text, std::string &error, FileKind kind,
                      bool *missing) {
   std::unique_ptr<RegularFile> file = RegularFile::open(path, error, kind, missing);
@@ -84,6 +106,9 @@ bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &te
             std::to_string(maxBytes);
     return false;
   }
+  // A file that says it is empty may be a pseudo-file with contents (/proc's): read to its end.
+  if (file->size() == 0)
+    return file->readToEnd(maxBytes, text, error);
   return file->read(0, file->size(), text, error);
 }
 

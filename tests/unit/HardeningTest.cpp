@@ -142,6 +142,15 @@ TEST(HardeningFiles, ReadsTakeRegularFilesOfBoundedSizeOnly) {
   ASSERT_EQ(::truncate(big.c_str(), off_t(3) << 30), 0); // sparse
   EXPECT_FALSE(readRegularFile(big, 1 << 20, text, error));
   EXPECT_EQ(error, "cannot read '" + big + "': it is 3221225472 bytes, more than the limit of 1048576");
+  // A pseudo-file says it has 0 bytes: it is read to its end (before: as empty), within the limit.
+  ASSERT_TRUE(readRegularFile("/proc/self/status", 1 << 20, text, error)) << error;
+  EXPECT_NE(text.find("Name:"), std::string::npos);
+  EXPECT_FALSE(readRegularFile("/proc/self/status", 16, text, error));
+  EXPECT_EQ(error, "cannot read '/proc/self/status': it is more than the limit of 16 bytes");
+  std::string empty = dir.path() + "/empty";
+  writeAll(empty, "");
+  EXPECT_TRUE(readRegularFile(empty, 16, text, error));
+  EXPECT_EQ(text, "");
 }
 
 // --- 4: the disk cache ------------------------------------------------------------------------
