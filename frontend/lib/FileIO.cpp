@@ -74,7 +74,9 @@ bool RegularFile::read(uint64_t offset, uint64_t count, std::string &out, std::s
   return true;
 }
 
-bool RegularFile::readToEnd(uint64_t maxBytes, std::string &out, std::string &error) const {
+bool RegularFile::readAll(uint64_t maxBytes, std::string &out, std::string &error) const {
+  if (size_ != 0)
+    return read(0, size_, out, error);
   out.clear();
   char chunk[1 << 14];
   for (off_t offset = 0;;) {
@@ -106,10 +108,7 @@ bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &te
             std::to_string(maxBytes);
     return false;
   }
-  // A file that says it is empty may be a pseudo-file with contents (/proc's): read to its end.
-  if (file->size() == 0)
-    return file->readToEnd(maxBytes, text, error);
-  return file->read(0, file->size(), text, error);
+  return file->readAll(maxBytes, text, error);
 }
 
 std::unique_ptr<AtomicFile> AtomicFile::create(const std::string &path, FileKind kind, std::string &error) {

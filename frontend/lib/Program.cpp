@@ -69,7 +69,7 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
       ok_ = false;
       return nullptr;
     }
-    if (!file->read(0, file->size(), contents, why)) {
+    if (!file->readAll(ParseLimits::kMaxFileBytes, contents, why)) {
       diags_.error(importedAt, why);
       ok_ = false;
       return nullptr;

@@ -39,9 +39,9 @@ public:
   uint64_t size() const { return size_; }
   /// Reads exactly `count` bytes at `offset` into `out`; false with `error` otherwise.
   bool read(uint64_t offset, uint64_t count, std::string &out, std::string &error) const;
-  /// Reads from the start to the end, at most `maxBytes` (a pseudo-file, as /proc's, says it
-  /// has 0 bytes and has more); false with `error` past that or on a read error.
-  bool readToEnd(uint64_t maxBytes, std::string &out, std::string &error) const;
+  /// Reads the whole file, at most `maxBytes` (checked against size() by the caller): a file
+  /// that says it has 0 bytes is read to its end, as a pseudo-file (/proc's) has more.
+  bool readAll(uint64_t maxBytes, std::string &out, std::string &error) const;
 
 private:
   RegularFile(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
