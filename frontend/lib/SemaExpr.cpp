@@ -353,6 +353,14 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
   case '-':
     if (t.isBool())
       return error(e.range, "operator - cannot be applied to i1; use '!' for logical not");
+    // A literal past INT64_MAX is a weak u64; negated, it is the i64 it names (-2^63), or
+    // none: wrapping in u64 gave +2^63 (and -10^19 a positive value).
+    if (v && t.weak && t.elem.scalar == Scalar::U64) {
+      if (uint64_t(v->i) != uint64_t(1) << 63)
+        return error(e.range, "-" + std::to_string(uint64_t(v->i)) + " does not fit in i64");
+      e.value = ConstValue::ofInt(INT64_MIN);
+      return Type::scalar(Scalar::I64, true);
+    }
     if (v)
       e.value = isFloat(t.elem.scalar) ? ConstValue::ofFloat(-v->f)
                                        : normalizeInt(int64_t(0 - uint64_t(v->i)), t.elem.scalar);

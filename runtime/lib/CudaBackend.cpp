@@ -1,4 +1,5 @@
 #include "tk/Runtime/CudaBackend.h"
+#include "tk/Support/FloatFormats.h"
 
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Context.h"
@@ -42,6 +43,10 @@ Timing runOnCuda(const CudaLaunch &launch) {
       } else if (type.elem.scalar == Scalar::F32) {
         float f = float(arg.f);
         std::memcpy(&storage[k], &f, 4);
+      } else if (type.elem.scalar == Scalar::F16 || type.elem.scalar == Scalar::BF16) {
+        // One rounding, as the interpreter's (through f32 rounded to odd).
+        float odd = fp::toFloatRoundToOdd(arg.f);
+        storage[k] = type.elem.scalar == Scalar::F16 ? fp::floatToHalf(odd) : fp::floatToBf16(odd);
       } else {
         throw Error("parameter '" + launch.params[k].first + "': " + type.str() +
                     " scalars are not supported by the CUDA backend yet");

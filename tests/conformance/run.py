@@ -457,6 +457,23 @@ def add_conversion_cases():
          lambda out: {"out": np.array([np.float16(0.1), np.float16(0.1), np.inf, bf16_round(np.array([0.1], np.float32))[0],
                                        0.3125, np.float16(0.1), np.float16(np.float16(1.5) + np.float16(0.1)),
                                        round_to_bits(16842753, 8)], np.float32)})
+    # f16 and bf16 scalar arguments round once too (before: through f32 rounded to nearest,
+    # so a value just above a midpoint fell on it and the tie went to even).
+    src = generated("scalar_args_once", "kernel op(out: ptr<f16>, outb: ptr<bf16>, n: f16, m: bf16) {\n"
+                                        "    store(out, n);\n    store(outb, m);\n}\n")
+    case("convert.scalar_args_once", src, "op", "1",
+         {"out": np.zeros(1, np.float16), "outb": np.zeros(1, np.uint16), "n": 1 + 2.0**-11 + 2.0**-45,
+          "m": 1 + 2.0**-8 + 2.0**-45},
+         lambda out: {"out": np.array([round_to_bits(1 + 2.0**-11 + 2.0**-45, 11)], np.float16),
+                      "outb": bf16_bits(np.array([round_to_bits(1 + 2.0**-8 + 2.0**-45, 8)], np.float32))})
+    # -9223372036854775808 is INT64_MIN (before: the literal 2^63, a weak u64, negated in u64:
+    # +2^63), in a default too.
+    src = generated("int64_min_literal", "kernel op(o: ptr<f64>, oi: ptr<i64>, const C: f64 = -9223372036854775808) {\n"
+                                         "    store(o, -9223372036854775808 as f64);\n    store(o + 1, C);\n"
+                                         "    store(o + 2, (-9223372036854775808 < 0) as f64);\n"
+                                         "    store(oi, -9223372036854775808);\n}\n")
+    case("int.int64_min_literal", src, "op", "1", {"o": np.zeros(3, np.float64), "oi": np.zeros(1, np.int64)},
+         lambda out: {"o": np.array([-2.0**63, -2.0**63, 1.0]), "oi": np.array([-2**63], np.int64)})
     wide = np.array([16842753, -16842753, 2**24 + 1, 2**31 - 1, 2**24 + 2**16], np.int64)
     conv("i32_bf16_once", "i32", "bf16", wide.astype(np.int32),
          lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in wide], np.float32)))
