@@ -76,7 +76,7 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       return error(call_.range, "cdiv needs integer operands, found " + type(0).str() + " and " + type(1).str());
     // Constant operands fold (so that cdiv can appear where a constant is required: a shape, a
     // const) as MLIRGen emits it: the truncated quotient, plus 1 when the remainder is not zero
-    // and of the divisor's sign; foldBinary reports a division by zero or MIN / -1.
+    // and of the divisor's sign; foldBinary reports a division by zero (MIN / -1 wraps, as at run time).
     if (arg(0)->value && arg(1)->value && result.isScalarValue()) {
       ConstValue a = SemaImpl::castConst(*arg(0)->value, type(0), result);
       ConstValue b = SemaImpl::castConst(*arg(1)->value, type(1), result);

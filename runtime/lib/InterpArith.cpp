@@ -199,7 +199,7 @@ bool execArith(Interpreter &in, Operation *op) {
   auto divisorCheck = [&](const Tile &b) {
     for (int64_t v : b.i)
       if (v == 0)
-        in.fault(op, "integer division by zero");
+        in.fault(op, isa<arith::RemSIOp, arith::RemUIOp>(op) ? "integer remainder by zero" : "integer division by zero");
   };
 
   return llvm::TypeSwitch<Operation *, bool>(op)

@@ -1029,6 +1029,12 @@ def add_structure_cases():
     case("faults.division_by_zero", memory, "divide", "1",
          {"a": np.arange(8, dtype=np.int32), "b": np.array([1, 2, 3, 0, 1, 1, 1, 1], np.int32), "out": np.zeros(8, np.int32)},
          None, expect_status=2, expect_message="error: integer division by zero (kernel 'divide'")
+    # A remainder by zero says so (before: "division").
+    src = generated("remainder_by_zero", "kernel op(a: ptr<i32>, b: ptr<i32>, out: ptr<i32>) {\n"
+                                         "    let r = arange(0, 4);\n    store(out + r, load(a + r) % load(b + r));\n}\n")
+    case("faults.remainder_by_zero", src, "op", "1",
+         {"a": np.arange(4, dtype=np.int32), "b": np.array([1, 0, 3, 1], np.int32), "out": np.zeros(4, np.int32)},
+         None, expect_status=2, expect_message="error: integer remainder by zero (kernel 'op'")
 
 
 def add_descriptor_cases():
