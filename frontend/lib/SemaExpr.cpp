@@ -405,6 +405,18 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
   }
 
   Type operand = promote(lt, rt);
+  // A comparison with an integer literal that the other operand's integer type cannot hold
+  // compares the values, in i64 (`x8 < 300` is true, `b == 2` false), where converting the
+  // literal would wrap it (300 became 44 in i8, 2 became true in i1). Arithmetic keeps the
+  // other operand's type, and wraps, as `x * 2` does.
+  if (comparison && lt.weak != rt.weak) {
+    const Type &weak = lt.weak ? lt : rt, &strong = lt.weak ? rt : lt;
+    const Expr &literal = lt.weak ? *e.lhs : *e.rhs;
+    if (literal.value && literal.value->kind == ConstValue::Kind::Int && weak.isIntValue() && strong.isIntValue() &&
+        strong.elem.scalar != Scalar::U64 && weak.elem.scalar != Scalar::U64 &&
+        normalizeInt(literal.value->i, strong.elem.scalar).i != literal.value->i)
+      operand = Type::scalar(Scalar::I64, false);
+  }
   Scalar s = operand.elem.scalar;
   switch (e.op) {
   case BinOp::And:

@@ -677,6 +677,19 @@ def add_structure_cases():
          {"a": sw_x, "n": sw_n, "w": sw_w, "m": sw_m, "o": np.zeros(20, np.int8), "o32": np.zeros(12, np.int32)},
          shift_width_ref)
 
+    # A comparison with a literal the other operand's type cannot hold compares the values
+    # (before: the literal wrapped into the type: x8 < 300 compared with 44, b == 2 with true).
+    src = generated("compare_wide_literal", "kernel op(o: ptr<i32>, x: ptr<i8>, u: ptr<u8>, w: ptr<u32>) {\n"
+                    "    let x8 = load(x);\n    let u8 = load(u);\n    let b = x8 > 0;\n"
+                    "    store(o, (x8 < 300) as i32);\n    store(o + 1, (x8 > -200) as i32);\n"
+                    "    store(o + 2, (u8 == 256) as i32);\n    store(o + 3, (b == 2) as i32);\n"
+                    "    store(o + 4, (u8 >= -1) as i32);\n    store(o + 5, (300 > x8) as i32);\n"
+                    "    store(o + 6, (x8 == 100) as i32);\n    store(o + 7, (load(w) > -1) as i32);\n}\n")
+    case("int.compare_wide_literal", src, "op", "1",
+         {"o": np.zeros(8, np.int32), "x": np.array([100], np.int8), "u": np.array([0], np.uint8),
+          "w": np.array([5], np.uint32)},
+         lambda out: {"o": np.array([1, 1, 0, 0, 1, 1, 1, 1], np.int32)})
+
     # arange from a negative start (before: an internal compiler error past checking).
     src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
                                        "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")
