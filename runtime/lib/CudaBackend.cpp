@@ -44,9 +44,8 @@ Timing runOnCuda(const CudaLaunch &launch) {
         float f = float(arg.f);
         std::memcpy(&storage[k], &f, 4);
       } else if (type.elem.scalar == Scalar::F16 || type.elem.scalar == Scalar::BF16) {
-        // One rounding, as the interpreter's (through f32 rounded to odd).
-        float odd = fp::toFloatRoundToOdd(arg.f);
-        storage[k] = type.elem.scalar == Scalar::F16 ? fp::floatToHalf(odd) : fp::floatToBf16(odd);
+        // One rounding, as the interpreter's.
+        storage[k] = type.elem.scalar == Scalar::F16 ? fp::toHalfRoundedOnce(arg.f) : fp::toBf16RoundedOnce(arg.f);
       } else {
         throw Error("parameter '" + launch.params[k].first + "': " + type.str() +
                     " scalars are not supported by the CUDA backend yet");

@@ -255,10 +255,8 @@ void Interpreter::runProgram(func::FuncOp kernel, std::array<int64_t, 3> pid) {
     const ArgValue &arg = launch_.args[k];
     if (arg.buffer >= 0)
       t.i[0] = bufferBase(arg.buffer);
-    else if (t.dtype == DType::F64)
-      t.d[0] = arg.f;
-    else if (isFloat(t.dtype)) // one rounding, as the language's conversions (f32 rounded to odd first)
-      t.f[0] = t.dtype == DType::F32 ? float(arg.f) : roundFloat(fp::toFloatRoundToOdd(arg.f), t.dtype);
+    else if (isFloat(t.dtype)) // one rounding, as the language's conversions
+      writeRounded(t, 0, arg.f);
     else
       t.i[0] = wrapInt(arg.i, bitsOf(t.dtype));
     args.push_back(std::make_shared<const Tile>(std::move(t)));

@@ -228,7 +228,7 @@ void Kernel::Impl::pack(const Arg *args, size_t count, const Consts &consts, Pac
     if (arg.kind() != Arg::Kind::Float && arg.kind() != Arg::Kind::Int && arg.kind() != Arg::Kind::Unsigned)
       throw mismatch(kindName(arg.kind()));
     // One rounding into the parameter's type, as the language's conversions round (an
-    // integer is exact in a long double; f16 and bf16 go through f32 rounded to odd).
+    // integer is exact in a long double).
     long double exact = arg.kind() == Arg::Kind::Float      ? (long double)arg.real()
                         : arg.kind() == Arg::Kind::Unsigned ? (long double)uint64_t(arg.integer())
                                                             : (long double)arg.integer();
@@ -237,8 +237,8 @@ void Kernel::Impl::pack(const Arg *args, size_t count, const Consts &consts, Pac
     switch (type.elem.scalar) {
     case Scalar::F64: std::memcpy(&packed.slots[k], &value, 8); break;
     case Scalar::F32: std::memcpy(&packed.slots[k], &single, 4); break;
-    case Scalar::F16: packed.slots[k] = fp::floatToHalf(fp::toFloatRoundToOdd(exact)); break;
-    case Scalar::BF16: packed.slots[k] = fp::floatToBf16(fp::toFloatRoundToOdd(exact)); break;
+    case Scalar::F16: packed.slots[k] = fp::toHalfRoundedOnce(exact); break;
+    case Scalar::BF16: packed.slots[k] = fp::toBf16RoundedOnce(exact); break;
     default: throw mismatch(std::string("a value, but ") + type.str() + " scalars cannot be passed yet");
     }
   }

@@ -145,4 +145,7 @@ float toFloatRoundToOdd(long double value) {
   return roundToOdd(value);
 }
 
+uint16_t toHalfRoundedOnce(long double value) { return floatToHalf(toFloatRoundToOdd(value)); }
+uint16_t toBf16RoundedOnce(long double value) { return floatToBf16(toFloatRoundToOdd(value)); }
+
 } // namespace tk::fp

@@ -22,6 +22,10 @@ uint8_t floatToF8e5m2(float value);
 /// bits are exact in a long double on the targets tk builds for.
 float toFloatRoundToOdd(double value);
 float toFloatRoundToOdd(long double value);
+/// `value` rounded once (to nearest even) to f16 / bf16, as cvt.rn does: through f32 rounded
+/// to odd.
+uint16_t toHalfRoundedOnce(long double value);
+uint16_t toBf16RoundedOnce(long double value);
 /// f32 rounded to tf32 (10 mantissa bits), as tensor cores read f32 operands.
 float roundToTf32(float value);
 /// A float as an integer of `bits` bits, as PTX's cvt.rzi gives it (the language's `as`):
