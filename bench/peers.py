@@ -47,26 +47,11 @@ class Timer:
         self.spin_cycles = self.SPIN_US * 2000 if hasattr(torch.cuda, "_sleep") else 0
 
     def per_call(self, fn, reps, flush=True, warmup=1):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        times = []
-        for r in range(reps):
-            if flush:
-                self.flush.fill_(r % 256)
-                if self.spin_cycles:
-                    torch.cuda._sleep(self.spin_cycles)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-        return sorted(times)[len(times) // 2]
+        return self.per_call_interleaved({"": fn}, reps, flush, warmup)[""]
 
     def per_call_interleaved(self, fns, reps, flush=True, warmup=1):
         """per_call of several contenders at once: each round times one single run of every
-        contender (flushed and spun as per_call's), the order rotated from round to round, so
+        contender (each after the flush and the spin), the order rotated from round to round, so
         that a GPU whose clocks drift (at its power cap, as on the large FP8 rows) drifts under
         all of them alike rather than under whichever ran in the cooler moment. Name -> median."""
         names = list(fns)
@@ -90,25 +75,39 @@ class Timer:
                 times[name].append(start.elapsed_time(stop))
         return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
 
+    def back_to_back(self, fn, reps, graph=False):
+        """With graph, the N runs are captured once in a CUDA graph and each batch replays it:
+        Python's launch cost (10-30 us a call, more than a small kernel's GPU time) then stays
+        out of a kernel's steady-state rate, as tk's C++ launches (about 3 us) stay out of its."""
+        def launches():
+            for _ in range(reps):
+                fn()
+        return self._batch_means({"": self._captured(fn, reps) if graph else launches}, reps)[""]
+
     def back_to_back_interleaved(self, fns, reps):
-        """back_to_back (from a CUDA graph of the N runs) of several contenders at once: three
-        rounds, each one batch of every contender, the order rotated from round to round.
-        Name -> the median of its three batches' means; a contender whose graph cannot be
-        captured is left out (its own back_to_back stands)."""
-        runs = {}
+        """back_to_back (from a CUDA graph of the N runs) of several contenders at once, their
+        batches taking turns. Name -> time per run; a contender whose graph cannot be captured
+        is left out (its own back_to_back stands)."""
+        batches = {}
         for name, fn in fns.items():
             try:
-                runs[name] = self._captured(fn, reps)
+                batches[name] = self._captured(fn, reps)
             except Exception:  # not capturable: the caller keeps its launches' timing
                 torch.cuda.synchronize()
-        names = list(runs)
+        return self._batch_means(batches, reps)
+
+    @staticmethod
+    def _batch_means(batches, reps):
+        """Three rounds, each one batch (of `reps` runs) of every contender between two events,
+        the order rotated from round to round. Name -> the median of its batches' means."""
+        names = list(batches)
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         means = {name: [] for name in names}
         for r in range(3):
             for i in range(len(names)):
                 name = names[(r + i) % len(names)]
                 start.record()
-                runs[name]()
+                batches[name]()
                 stop.record()
                 stop.synchronize()
                 means[name].append(start.elapsed_time(stop) / reps)
@@ -127,25 +126,6 @@ class Timer:
             for _ in range(reps):
                 fn()
         return captured.replay
-
-    def back_to_back(self, fn, reps, graph=False):
-        """With graph, the N runs are captured once in a CUDA graph and each batch replays it:
-        Python's launch cost (10-30 us a call, more than a small kernel's GPU time) then stays
-        out of a kernel's steady-state rate, as tk's C++ launches (about 3 us) stay out of its."""
-        run = self._captured(fn, reps) if graph else fn
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        means = []
-        for _ in range(3):
-            start.record()
-            if graph:
-                run()
-            else:
-                for _ in range(reps):
-                    run()
-            stop.record()
-            stop.synchronize()
-            means.append(start.elapsed_time(stop) / reps)
-        return sorted(means)[1]
 
     def time(self, fn, reps, flush=True, warmup=1, graph=True):
         """Both methods; back to back from a CUDA graph of the N runs where it captures (graph:
