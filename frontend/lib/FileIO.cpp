@@ -77,12 +77,20 @@ bool RegularFile::read(uint64_t offset, uint64_t count, std::string &out, std::s
 bool RegularFile::readAll(uint64_t maxBytes, std::string &out, std::string &error) const {
   if (size_ != 0)
     return read(0, size_, out, error);
+  // Without waiting: a pseudo-file may be a stream with no end (/proc/kmsg waits for the next
+  // kernel message), which would hang the reader.
+  if (int flags = ::fcntl(fd_, F_GETFL); flags >= 0)
+    ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
   out.clear();
   char chunk[1 << 14];
   for (off_t offset = 0;;) {
     ssize_t got = ::pread(fd_, chunk, sizeof chunk, offset);
     if (got < 0 && errno == EINTR)
       continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      error = "cannot read '" + path_ + "': it is a stream with no end to read to";
+      return false;
+    }
     if (got < 0) {
       error = ioError("cannot read", path_, errno);
       return false;
