@@ -647,17 +647,28 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
         continue;
       }
     } else if (config) {
+      bool configRejected = false;
       for (auto &[name, v] : config->values)
         if (name == p.name) {
           if (v.kind == ConstValue::Kind::DType) {
             diags_.error(p.range, "@autotune sets '" + p.name + "' to the type " + v.str() + "; '" + p.name +
                                       "' is of type " + type.str() + " (a type parameter is declared 'const " + p.name +
                                       ": dtype')");
+            configRejected = true;
             break;
           }
           Type from = v.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32) : Type::scalar(Scalar::I64);
+          if (v.kind == ConstValue::Kind::Int && type.isIntValue() && !type.isBool() &&
+              !holdsInt(type.elem.scalar, exactInt(v, Scalar::I64))) {
+            diags_.error(p.range, "@autotune sets '" + p.name + "' to " + v.str() + ", which does not fit in " +
+                                      type.str());
+            configRejected = true;
+            break;
+          }
           value = SemaImpl::castConst(v, from, type);
         }
+      if (configRejected) // (said once: not also "has no value")
+        continue;
     }
     if (!value && p.defaultValue) {
       ExprPtr copy = p.defaultValue->clone();

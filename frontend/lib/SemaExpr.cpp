@@ -12,6 +12,25 @@ Type SemaImpl::error(SrcRange range, const std::string &message) {
   return Type::error();
 }
 
+__int128 exactInt(const ConstValue &v, Scalar type) {
+  return isUnsigned(type) ? __int128(uint64_t(v.i)) : __int128(v.i);
+}
+
+bool holdsInt(Scalar s, __int128 v) {
+  int width = bitWidth(s);
+  if (s == Scalar::I1)
+    return v == 0 || v == 1;
+  if (isUnsigned(s))
+    return v >= 0 && v < (__int128(1) << width);
+  return v >= -(__int128(1) << (width - 1)) && v < (__int128(1) << (width - 1));
+}
+
+namespace {
+std::string intText(__int128 v) {
+  return v < 0 ? "-" + std::to_string(uint64_t(-v)) : std::to_string(uint64_t(v));
+}
+} // namespace
+
 ConstValue normalizeInt(int64_t v, Scalar s) {
   int width = bitWidth(s);
   if (width >= 64)
@@ -119,8 +138,17 @@ bool SemaImpl::implicitlyConverts(const Type &from, const Type &to) {
 bool SemaImpl::coerce(Expr &e, const Type &to, const std::string &what) {
   if (e.type.isError() || to.isError())
     return false;
-  if (implicitlyConverts(e.type, to))
+  if (implicitlyConverts(e.type, to)) {
+    // A weak integer constant takes the type it is given only if that type holds it (as -D's
+    // values must): `let x: i8 = 300` would be 44, and `const N: u32 = -1` 4294967295.
+    if (e.type.weak && e.value && e.value->kind == ConstValue::Kind::Int && e.type.isIntValue() &&
+        to.isIntValue() && !holdsInt(to.elem.scalar, exactInt(*e.value, e.type.elem.scalar))) {
+      error(e.range, what + ": " + intText(exactInt(*e.value, e.type.elem.scalar)) + " does not fit in " +
+                         to.elem.str() + "; convert with 'as " + to.elem.str() + "' to wrap it");
+      return false;
+    }
     return true;
+  }
   std::string hint;
   if (e.type.isValue() && to.isValue() && e.type.elem != to.elem && !e.type.elem.isPtr &&
       !to.elem.isPtr)
@@ -414,7 +442,7 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     const Expr &literal = lt.weak ? *e.lhs : *e.rhs;
     if (literal.value && literal.value->kind == ConstValue::Kind::Int && weak.isIntValue() && strong.isIntValue() &&
         strong.elem.scalar != Scalar::U64 && weak.elem.scalar != Scalar::U64 &&
-        normalizeInt(literal.value->i, strong.elem.scalar).i != literal.value->i)
+        !holdsInt(strong.elem.scalar, exactInt(*literal.value, weak.elem.scalar)))
       operand = Type::scalar(Scalar::I64, false);
   }
   Scalar s = operand.elem.scalar;
@@ -453,6 +481,16 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
   }
   e.operandType = operand.withShape(*shape);
   Type result = comparison ? Type::scalar(Scalar::I1, false).withShape(*shape) : e.operandType;
+  // Two weak integer constants compare as the integers they are: promoting both to u64 made
+  // `-1 < 18446744073709551615` false.
+  if (comparison && lt.weak && rt.weak && lt.isIntValue() && rt.isIntValue() && e.lhs->value && e.rhs->value &&
+      e.lhs->value->kind == ConstValue::Kind::Int && e.rhs->value->kind == ConstValue::Kind::Int && shape->empty()) {
+    __int128 x = exactInt(*e.lhs->value, lt.elem.scalar), y = exactInt(*e.rhs->value, rt.elem.scalar);
+    bool r = e.op == BinOp::Eq ? x == y : e.op == BinOp::Ne ? x != y : e.op == BinOp::Lt ? x < y
+           : e.op == BinOp::Le ? x <= y : e.op == BinOp::Gt ? x > y : x >= y;
+    e.value = ConstValue::ofInt(r);
+    return result;
+  }
   if (e.lhs->value && e.rhs->value && shape->empty()) {
     ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);

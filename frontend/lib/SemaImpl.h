@@ -98,6 +98,10 @@ public:
 };
 
 ConstValue normalizeInt(int64_t v, Scalar s);
+/// An integer constant of type `type` as the integer it is (a u64's bits read unsigned).
+__int128 exactInt(const ConstValue &v, Scalar type);
+/// Whether integer type `s` holds `v` (i1: 0 and 1).
+bool holdsInt(Scalar s, __int128 v);
 
 } // namespace tk
 

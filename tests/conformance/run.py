@@ -690,6 +690,17 @@ def add_structure_cases():
           "w": np.array([5], np.uint32)},
          lambda out: {"o": np.array([1, 1, 0, 0, 1, 1, 1, 1], np.int32)})
 
+    # Two weak integer constants compare as integers (before: both promoted to u64, so that
+    # -1 < 18446744073709551615 was false), also as a const's value.
+    src = generated("compare_weak_literals", "const BIG: i1 = 18446744073709551615 > -1;\n"
+                    "kernel op(o: ptr<i32>) {\n"
+                    "    store(o, (-1 < 18446744073709551615) as i32);\n"
+                    "    store(o + 1, (18446744073709551615 == -1) as i32);\n"
+                    "    store(o + 2, (-9223372036854775808 < 9223372036854775808) as i32);\n"
+                    "    store(o + 3, BIG as i32);\n}\n")
+    case("int.compare_weak_literals", src, "op", "1", {"o": np.zeros(4, np.int32)},
+         lambda out: {"o": np.array([1, 0, 1, 1], np.int32)})
+
     # arange from a negative start (before: an internal compiler error past checking).
     src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
                                        "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")
