@@ -38,6 +38,8 @@ public:
   bool emitBlock(const BlockStmt &block, mlir::Value &returned);
   bool emitStmt(const Stmt &stmt, mlir::Value &returned);
   void emitIf(const IfStmt &ifs, bool &returnedOut, mlir::Value &returned);
+  bool emitFlatChain(const IfStmt &ifs);
+  void emitGuarded(mlir::Value taken, const Stmt &stmt, const std::vector<VarDecl *> &carried, mlir::Location l);
   void emitFor(const ForStmt &loop);
   void emitWhile(const WhileStmt &loop);
 

@@ -72,6 +72,22 @@ bool SemaImpl::alwaysReturns(const Stmt &stmt) {
 
 bool alwaysReturns(const Stmt &stmt) { return SemaImpl::alwaysReturns(stmt); }
 
+bool mayReturn(const Stmt &stmt) {
+  switch (stmt.kind) {
+  case StmtKind::Return: return true;
+  case StmtKind::Block:
+    for (auto &s : static_cast<const BlockStmt &>(stmt).stmts)
+      if (mayReturn(*s))
+        return true;
+    return false;
+  case StmtKind::If: {
+    auto &ifs = static_cast<const IfStmt &>(stmt);
+    return mayReturn(*ifs.thenBlock) || (ifs.elseStmt && mayReturn(*ifs.elseStmt));
+  }
+  default: return false;
+  }
+}
+
 void SemaImpl::checkBody(BlockStmt &body) {
   checkBlock(body);
 }
@@ -120,21 +136,6 @@ BlockStmt *fallThroughBranch(IfStmt &ifs) {
   return raw;
 }
 
-bool mayReturn(const Stmt &stmt) {
-  switch (stmt.kind) {
-  case StmtKind::Return: return true;
-  case StmtKind::Block:
-    for (auto &s : static_cast<const BlockStmt &>(stmt).stmts)
-      if (mayReturn(*s))
-        return true;
-    return false;
-  case StmtKind::If: {
-    auto &ifs = static_cast<const IfStmt &>(stmt);
-    return mayReturn(*ifs.thenBlock) || (ifs.elseStmt && mayReturn(*ifs.elseStmt));
-  }
-  default: return false;
-  }
-}
 } // namespace
 
 bool SemaImpl::spend(SrcRange range, size_t nodes) {

@@ -701,6 +701,23 @@ def add_structure_cases():
     case("int.compare_weak_literals", src, "op", "1", {"o": np.zeros(4, np.int32)},
          lambda out: {"o": np.array([1, 0, 1, 1], np.int32)})
 
+    # An else-if chain of 8 arms or more is emitted flat (MLIRGen): arm i still runs only when
+    # no arm before it was taken, and its condition is evaluated only then (each condition
+    # counts its evaluations in cnt[i] by an atomic), with a var carried through, a store in an
+    # arm and the final else.
+    arms = "".join("    %sif atomic_add(cnt + %d, 1) + x == %d { r = %d; }\n" % ("else " if i else "", i, i, 100 + i)
+                   for i in range(9))
+    src = generated("else_if_chain", "kernel op(o: ptr<i32>, cnt: ptr<i32>, xs: ptr<i32>) {\n"
+                    "    let x = load(xs + program_id(0));\n    var r = -1;\n" + arms +
+                    "    else if x == 20 { store(o + 8, 7); }\n    else { r = r * 2; }\n"
+                    "    store(o + program_id(0), r);\n}\n")
+    chain_xs = np.array([0, 3, 8, 20], np.int32)
+    case("control.else_if_chain_flat", src, "op", "4",
+         {"o": np.zeros(9, np.int32), "cnt": np.zeros(9, np.int32), "xs": chain_xs},
+         lambda out, xs=chain_xs: {"o": np.array([100, 103, 108, -1, 0, 0, 0, 0, 7], np.int32),
+                                   "cnt": np.array([sum(1 for x in xs if min(x, 8) >= i) for i in range(9)],
+                                                   np.int32)})
+
     # arange from a negative start (before: an internal compiler error past checking).
     src = generated("arange_negative", "kernel op(out: ptr<i32>) {\n"
                                        "    store(out + arange(0, 8), arange(-5, 3) * 10 + arange(-8, 0));\n}\n")

@@ -145,6 +145,9 @@ bool isDTypeParam(const KernelParam &p);
 /// Whether every path through `stmt` ends in a return.
 bool alwaysReturns(const Stmt &stmt);
 
+/// Whether some path through `stmt` returns.
+bool mayReturn(const Stmt &stmt);
+
 /// The literal value of a `-D NAME=VALUE` text for a constant of type `type`.
 std::optional<ConstValue> parseConstText(const std::string &text, const Type &type);
 
