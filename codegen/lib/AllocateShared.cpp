@@ -146,11 +146,17 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   // epilogue's, while the next tile's mainloop runs), so nothing else ever reuses their bytes.
   // Those of stores in different loops over tiles share them: a store first waits until the
   // issuing thread's earlier copies, whichever store's, have read (TmaToThreads.cpp).
-  int64_t kept = place(sharedGroups(kernel, /*staging=*/true), barriers);
+  // With two programs a CTA (which share the rings) the rings come first, then the bytes each
+  // program has to itself: its staging, then its exchanges, which never reuse the rings (the
+  // other program or the producer may be using them); program 1's copy follows program 0's.
+  bool twoPrograms = programsPerCtaOf(kernel) > 1;
   Block &body = kernel.getBody().front();
   SmallVector<SharedGroup> groups = sharedGroups(kernel, /*staging=*/false);
+  SmallVector<SharedGroup> stagingGroups = sharedGroups(kernel, /*staging=*/true);
   Operation *firstRing = groups.empty() ? nullptr : groups.front().buffers.front().getOperation();
-  int64_t pinned = place(groups, kept);
+  int64_t privateStart = twoPrograms ? place(groups, barriers) : 0;
+  int64_t kept = place(stagingGroups, twoPrograms ? privateStart : barriers);
+  int64_t pinned = twoPrograms ? kept : place(groups, kept);
   // A later group of rings reuses the earlier ones' bytes once every thread is done with them.
   for (size_t i = 1; i < groups.size(); ++i) {
     OpBuilder b(groups[i].owner);
@@ -177,6 +183,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   int64_t next = pinned, size = pinned;
   bool wrapped = false, ringsReleased = false, ringsBarrierPending = false, loopBarrierPending = false;
   int64_t placedEnd = next; // the end of the exchanges placed since the rings' bytes were
+  SmallVector<Operation *> exchanges;
   ExchangeRuns runs(kernel);
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     int64_t bytes = sharedBytesOf(op, converter);
@@ -234,6 +241,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     bool barrierFirst = isa_and_nonnull<scf::ForOp>(loop) && isa<AsyncWaitOp>(cast<scf::ForOp>(loop).getBody()->front());
     bool inLoop = (op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>()) && !barrierFirst;
     op->setAttr(TkgDialect::kSharedOffset, offsetAttr(next));
+    exchanges.push_back(op);
     if (wrapped || inLoop || barrierForRings || barrierForLoop || isa<ScanOp>(op))
       op->setAttr(TkgDialect::kSharedBarrier, UnitAttr::get(context));
     next += roundUp16(bytes);
@@ -243,6 +251,16 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
   });
   if (walk.wasInterrupted())
     return failure();
+  if (twoPrograms && size > privateStart) {
+    int64_t stride = roundUp1024(size - privateStart);
+    auto strideAttr = IntegerAttr::get(IntegerType::get(context, 32), stride);
+    for (const SharedGroup &group : stagingGroups)
+      for (LocalAllocOp buffer : group.buffers)
+        buffer->setAttr(TkgDialect::kSharedProgramStride, strideAttr);
+    for (Operation *op : exchanges)
+      op->setAttr(TkgDialect::kSharedProgramStride, strideAttr);
+    size = privateStart + 2 * stride;
+  }
   if (size > maxSharedBytes(sm)) {
     (firstRing ? firstRing : kernel.getOperation())->emitError()
         << "the software pipeline (num_stages = " << numStagesOf(kernel) << ") needs " << size

@@ -60,8 +60,15 @@ std::pair<std::string, Value> printfArgument(OpBuilder &b, Location loc, Value v
 
 Value gridIndex(OpBuilder &b, Location loc, int axis) {
   Type i32 = b.getI32Type();
-  if (axis == 0)
-    return NVVM::BlockIdXOp::create(b, loc, i32);
+  if (axis == 0) { // (two programs a CTA: 2 * ctaid.x + the thread's program)
+    Value cta = NVVM::BlockIdXOp::create(b, loc, i32);
+    Block *block = b.getInsertionBlock();
+    int64_t programs = block ? programsPerCtaOf(block->getParentOp()) : 1;
+    if (programs == 1)
+      return cta;
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, cta, i32Constant(b, loc, programs)),
+                                 programInCta(b, loc));
+  }
   if (axis == 1)
     return NVVM::BlockIdYOp::create(b, loc, i32);
   return NVVM::BlockIdZOp::create(b, loc, i32);

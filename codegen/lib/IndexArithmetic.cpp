@@ -12,7 +12,30 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(value)));
 }
 
-Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
+Value ctaThreadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
+
+namespace {
+/// The op holding the builder's insertion point (which finds its kernel), or null.
+Operation *insertionParent(OpBuilder &b) {
+  Block *block = b.getInsertionBlock();
+  return block ? block->getParentOp() : nullptr;
+}
+} // namespace
+
+Value threadId(OpBuilder &b, Location loc) {
+  Value tid = ctaThreadId(b, loc);
+  Operation *at = insertionParent(b);
+  if (!at || programsPerCtaOf(at) == 1)
+    return tid;
+  return arith::AndIOp::create(b, loc, tid, i32Constant(b, loc, threadsOf(at) - 1));
+}
+
+Value programInCta(OpBuilder &b, Location loc) {
+  Operation *at = insertionParent(b);
+  if (!at || programsPerCtaOf(at) == 1)
+    return i32Constant(b, loc, 0);
+  return arith::DivUIOp::create(b, loc, ctaThreadId(b, loc), i32Constant(b, loc, threadsOf(at)));
+}
 
 Value inlinePtx(OpBuilder &b, Location loc, TypeRange results, ValueRange operands, StringRef text,
                 StringRef constraints, bool sideEffects) {

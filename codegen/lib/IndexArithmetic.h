@@ -14,7 +14,13 @@ namespace tk::codegen {
 using namespace ::tk::gpu;
 
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
+/// The thread's index in its program (the tiles' layouts are over these): tid.x, or in a
+/// kernel of two programs a CTA (`tkg.programs_per_cta`) tid.x mod threadsOf.
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
+/// tid.x: the thread's index in the CTA (its producer's threads come after the programs').
+mlir::Value ctaThreadId(mlir::OpBuilder &b, mlir::Location loc);
+/// Which program of its CTA the thread is in (tid.x / threadsOf; 0 with one program a CTA).
+mlir::Value programInCta(mlir::OpBuilder &b, mlir::Location loc);
 /// Inline PTX (`$n` operands in LLVM's AT&T dialect, the one NVPTX reads); its first result, or
 /// null without results. `sideEffects`: kept and ordered (barriers, fences, stores).
 mlir::Value inlinePtx(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange results, mlir::ValueRange operands,

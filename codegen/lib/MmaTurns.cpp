@@ -1,6 +1,7 @@
-// The ping-pong turns of tk-mma-ping-pong as named barriers, once the program's own barriers
-// are known: warpgroup w (threads 128w .. 128w + 127 of the consumers) takes its turn with
-// `bar.sync 2 + w, 256` and passes it with `bar.arrive 3 - w, 256`. A function whose turns
+// The ping-pong turns of tk-mma-ping-pong (and of two programs a CTA, TmaPipeline.cpp) as named
+// barriers, once the program's own barriers are known: warpgroup w (threads 128w .. 128w + 127
+// of the consumers) takes its turn with `bar.sync 2 + w, 256` and passes it with
+// `bar.arrive 3 - w, 256` (3 + w and 4 - w with two programs a CTA, whose own barriers are 1, 2). A function whose turns
 // enclose a barrier of all consumers (a reduction or layout change through shared memory
 // between the warpgroups) would deadlock with one warpgroup waiting for its turn: its turns
 // are dropped instead.
@@ -23,7 +24,9 @@ using namespace tk::gpu;
 namespace tk::codegen {
 namespace {
 
-constexpr int64_t kFirstTurnBarrier = 2; // 0: the whole program, 1: the consumers
+/// The named barrier of warpgroup 0's turns (warpgroup 1's the next): 0 is the whole CTA's,
+/// 1 the consumers' (with two programs a CTA, 1 and 2 the programs').
+int64_t firstTurnBarrier(Operation *kernel) { return programsPerCtaOf(kernel) > 1 ? 3 : 2; }
 
 /// Whether a program barrier lies between the first and the last of `turns` (in their block).
 bool turnsEncloseBarrier(ArrayRef<Operation *> turns) {
@@ -53,7 +56,9 @@ void lowerMmaTurns(ModuleOp module) {
     });
     if (turns.empty())
       return;
-    if (turnsEncloseBarrier(turns)) {
+    // (Two programs a CTA take turns at their own tiles: a barrier of one program's threads
+    // within its turn is no barrier of the other's.)
+    if (programsPerCtaOf(fn) == 1 && turnsEncloseBarrier(turns)) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << fn.getName()
                               << ": a barrier of all consumers between the turns; no ping-pong\n");
       for (Operation *turn : turns)
@@ -63,7 +68,8 @@ void lowerMmaTurns(ModuleOp module) {
     for (Operation *turn : turns) {
       OpBuilder b(turn);
       Location loc = turn->getLoc();
-      Value warpgroup = arith::DivUIOp::create(b, loc, threadId(b, loc), i32Constant(b, loc, 128));
+      Value warpgroup = arith::DivUIOp::create(b, loc, ctaThreadId(b, loc), i32Constant(b, loc, 128));
+      int64_t kFirstTurnBarrier = firstTurnBarrier(fn);
       Value threads = i32Constant(b, loc, 256);
       auto take = dyn_cast<MmaTurnTakeOp>(turn);
       IntegerAttr only = take ? take.getWarpgroupAttr() : cast<MmaTurnPassOp>(turn).getWarpgroupAttr();

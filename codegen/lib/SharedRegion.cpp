@@ -22,7 +22,10 @@ void programBarrier(OpBuilder &b, Location loc) {
     NVVM::Barrier0Op::create(b, loc);
     return;
   }
-  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32Constant(b, loc, 1), i32Constant(b, loc, threadsOf(at)), {}, Value());
+  // Named barrier 1 of the consumers; with two programs a CTA, 1 + w of program w's.
+  Value id = programsPerCtaOf(at) == 1 ? i32Constant(b, loc, 1)
+                                       : (Value)arith::AddIOp::create(b, loc, programInCta(b, loc), i32Constant(b, loc, 1));
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, id, i32Constant(b, loc, threadsOf(at)), {}, Value());
 }
 
 SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
@@ -32,6 +35,11 @@ SharedRegion::SharedRegion(OpBuilder &b, Location loc, Operation *op) {
   base_ = LLVM::AddressOfOp::create(b, loc, ptrType, buffer.getSymName());
   if (auto offset = op->getAttrOfType<IntegerAttr>(TkgDialect::kSharedOffset); offset && offset.getInt())
     base_ = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base_, ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+  // Each program's own copy (two programs a CTA): program w's `w * stride` bytes on.
+  if (auto stride = op->getAttrOfType<IntegerAttr>(TkgDialect::kSharedProgramStride)) {
+    Value bytes = arith::MulIOp::create(b, loc, programInCta(b, loc), i32Constant(b, loc, stride.getInt()));
+    base_ = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base_, ValueRange{bytes});
+  }
   leadingBarrier_ = op->hasAttr(TkgDialect::kSharedBarrier);
 }
 

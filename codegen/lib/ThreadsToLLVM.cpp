@@ -163,14 +163,16 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     tk::codegen::lowerMmaTurns(module);
 
     // Kernels and their thread counts, before func.func goes away.
-    llvm::StringMap<int64_t> kernels;
+    llvm::StringMap<int64_t> kernels, programsPerCta;
     llvm::StringMap<std::string> tensorMaps;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr(tk::TkDialect::kKernel)) {
         kernels[fn.getSymName()] = tk::gpu::launchThreadsOf(fn);
+        programsPerCta[fn.getSymName()] = tk::gpu::programsPerCtaOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
-        if (attr.getName().strref().starts_with("tk.") || attr.getName() == tk::gpu::TkgDialect::kProducerWarps)
+        if (attr.getName().strref().starts_with("tk.") || attr.getName() == tk::gpu::TkgDialect::kProducerWarps ||
+            attr.getName() == tk::gpu::TkgDialect::kProgramsPerCta)
           fn->removeAttr(attr.getName());
       // Rebuilt at once: removeArgAttr per argument is quadratic in their number.
       SmallVector<DictionaryAttr> argAttrs;
@@ -265,6 +267,13 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
         OpBuilder b(fn);
         LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
                                ("tk_grid_dependent_" + fn.getSymName()).str(), b.getI8IntegerAttr(1),
+                               /*alignment=*/0, /*addrSpace=*/1);
+      }
+      // Two programs a CTA: the launcher starts a CTA for every two of the grid's programs.
+      if (int64_t programs = programsPerCta.lookup(fn.getSymName()); programs > 1) {
+        OpBuilder b(fn);
+        LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
+                               ("tk_programs_per_cta_" + fn.getSymName()).str(), b.getI8IntegerAttr(int8_t(programs)),
                                /*alignment=*/0, /*addrSpace=*/1);
       }
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));

@@ -82,9 +82,11 @@ public:
   };
 
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
-               SmallVector<RectangularAccess, 2> accesses, SmallVector<InvariantCopy, 1> invariants, bool specialized)
+               SmallVector<RectangularAccess, 2> accesses, SmallVector<InvariantCopy, 1> invariants, bool specialized,
+               bool tilePingPong)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
         accesses_(std::move(accesses)), invariants_(std::move(invariants)), specialized_(specialized),
+        tilePingPong_(tilePingPong),
         barriersPerLoad_(!inFlight && plan.loads.size() > 1 && feedDifferentDots(plan.loads)) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
@@ -159,10 +161,22 @@ public:
     // (A loop over tiles also carries the phase of the invariants' barrier.)
     Value firstStage = zero, firstParity = zero, invariantParity = zero;
     unsigned outerCarried = invariants_.empty() ? 2 : 3;
+    // Two programs a CTA on their own tiles (`warp_specialize: 3`): program w's r-th tile reads
+    // the ring from position (2r + w) * KT (the producer fills the two programs' tiles in
+    // turn), kept modulo 2S (stage and parity) as `tileSkip_` = KT mod 2S.
+    SmallVector<Value> outerStarts(outerCarried, zero);
+    if (tilePingPong_) {
+      rewriter.setInsertionPoint(outer);
+      tileSkip_ = positionsPerTile(rewriter, loc);
+      Value pid = ProgramIdOp::create(rewriter, loc, rewriter.getI32Type(), 0);
+      Value program = arith::RemUIOp::create(rewriter, loc, pid, i32Constant(rewriter, loc, 2));
+      std::tie(outerStarts[0], outerStarts[1]) =
+          advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));
+    }
     if (outer) {
       rewriter.setInsertionPoint(outer);
       auto grownOuter = outer.replaceWithAdditionalYields(
-          rewriter, SmallVector<Value>(outerCarried, zero), /*replaceInitOperandUsesInLoop=*/false,
+          rewriter, outerStarts, /*replaceInitOperandUsesInLoop=*/false,
           [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) { return SmallVector<Value>(args.begin(), args.end()); });
       outer = cast<scf::ForOp>(grownOuter->getOperation());
       auto carried = outer.getRegionIterArgs().take_back(outerCarried);
@@ -290,6 +304,8 @@ public:
 
     scf::ForOp pipelined = loop_;
     endPipeline(rewriter, loc, loop_, inFlight_);
+    if (tilePingPong_)
+      takeTurns(pipelined, outer);
     if (outer) {
       // The next tile reads on from here; with the MMAs in flight, the last iteration's stage
       // was not released in the loop (its MMAs ended at the wait above).
@@ -305,6 +321,8 @@ public:
                                                  arith::SubIOp::create(inside, loc, endStage, i32Constant(inside, loc, 1)));
         BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
       }
+      if (tilePingPong_) // the other program's tile comes next in the ring
+        std::tie(endStage, endParity) = advancePosition(rewriter, loc, endStage, endParity, tileSkip_);
       auto outerYield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
       unsigned n = outerYield.getNumOperands() - outerCarried;
       outerYield->setOperand(n, endStage);
@@ -320,6 +338,53 @@ public:
     dropDeadAddresses(kernel);
     if (specialized_)
       moveConsumers(kernel);
+  }
+
+  /// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
+  /// each on its own tiles: the loop of dots directly in a loop over tiles
+  /// `range(program_id(0), n, num_programs(0))` at the kernel's top level, the k-loop's bounds
+  /// the same for every tile, and the producer's coordinates depending on the program only
+  /// through the tile index (it fills both programs' tiles, program 1's the next index).
+  static bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
+                               const RectangularAccessAnalysis &analysis) {
+    auto kernel = loop->getParentOfType<func::FuncOp>();
+    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+    auto why = [&](const char *reason) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": no two programs a CTA: " << reason << "\n");
+      return false;
+    };
+    if (numWarpsOf(kernel) != 4)
+      return why("num_warps is not 4 (one warpgroup a program)");
+    if (!outer || outer->getBlock() != &kernel.front())
+      return why("the loop of dots is not directly in a loop over tiles at the kernel's top level");
+    auto first = outer.getLowerBound().getDefiningOp<ProgramIdOp>();
+    auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
+    if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
+      return why("the tiles are not range(program_id(0), n, num_programs(0))");
+    // An odd grid gets one more program (a CTA holds two), which must find no tile and do
+    // nothing else: program_id(0) and num_programs(0) only bound the tile loop.
+    bool otherUses = false;
+    kernel.walk([&](Operation *op) {
+      if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getAxis() == 0)
+        otherUses |= id != first || !id->hasOneUse();
+      if (auto count = dyn_cast<NumProgramsOp>(op); count && count.getAxis() == 0)
+        otherUses |= count != step || !count->hasOneUse();
+    });
+    if (otherUses)
+      return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
+    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
+      if (!outer.isDefinedOutsideOfLoop(bound))
+        return why("the k-loop's bounds differ from tile to tile");
+    llvm::SetVector<Operation *> slice;
+    SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
+    inputs.push_back(outer.getUpperBound());
+    for (Value v : inputs)
+      if (!collectScalarSlice(v, kernel, loop, slice))
+        return false;
+    for (Operation *op : slice)
+      if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first.getResult()))
+        return why("the copies depend on the program otherwise than through the tile index");
+    return true;
   }
 
   /// Whether a producer warpgroup can compute the copies' coordinates and the loop's bounds by
@@ -402,10 +467,12 @@ private:
       producer.setInsertionPoint(split_.getThenRegion().front().getTerminator());
     } else {
       kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
+      if (tilePingPong_)
+        kernel->setAttr(TkgDialect::kProgramsPerCta, IntegerAttr::get(IntegerType::get(context, 32), 2));
       Value isProducer = IsProducerOp::create(rewriter, loc, rewriter.getI1Type());
       split_ = scf::IfOp::create(rewriter, loc, TypeRange{}, isProducer, /*withElseRegion=*/true);
       // 128 producer threads keep 40 registers; the consumers share the rest (at most 240 each).
-      int64_t consumers = threadsOf(kernel);
+      int64_t consumers = threadsOf(kernel) * programsPerCtaOf(kernel);
       int64_t consumerRegisters = std::min<int64_t>(240, (65536 - 128 * 40) / consumers / 8 * 8);
       OpBuilder consumer = split_.getElseBodyBuilder();
       SetMaxRegistersOp::create(consumer, loc, consumerRegisters, /*increase=*/true);
@@ -442,8 +509,12 @@ private:
     llvm::sort(top, inOrder);
     llvm::sort(perTile, inOrder);
     IRMapping mapping;
-    for (Operation *op : top)
-      b.clone(*op, mapping);
+    for (Operation *op : top) {
+      Operation *copy = b.clone(*op, mapping);
+      // The tile loop starts from program 0 of the CTA's (program 1's tiles are the next ones).
+      if (tilePingPong_ && isa<ProgramIdOp>(copy))
+        copy->setAttr(TkgDialect::kProgramInCta, b.getI32IntegerAttr(0));
+    }
     Value zero = i32Constant(b, loc, 0);
     scf::ForOp tiles;
     // Carried by the loop over tiles: the rings' position, and the invariants' barrier phase.
@@ -457,10 +528,31 @@ private:
                                  mapping.lookupOrDefault(outer.getUpperBound()), mapping.lookupOrDefault(outer.getStep()),
                                  carried);
       b.setInsertionPointToStart(tiles.getBody());
+      position.assign(tiles.getRegionIterArgs().begin(), tiles.getRegionIterArgs().begin() + 2);
+      if (tilePingPong_) {
+        // Program 0's tile, then program 1's (the next tile index) when there is one.
+        IRMapping first = mapping;
+        first.map(outer.getInductionVar(), tiles.getInductionVar());
+        for (Operation *op : perTile)
+          b.clone(*op, first);
+        scf::ForOp firstFills = fillTile(b, loc, first, induction, position);
+        Value next = arith::AddIOp::create(b, loc, tiles.getInductionVar(), i32Constant(b, loc, 1));
+        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, tiles.getUpperBound());
+        auto second = scf::IfOp::create(b, loc, firstFills.getResultTypes(), inRange, /*withElseRegion=*/true);
+        OpBuilder then = OpBuilder::atBlockBegin(&second.getThenRegion().front());
+        IRMapping secondMapping = mapping;
+        secondMapping.map(outer.getInductionVar(), next);
+        for (Operation *op : perTile)
+          then.clone(*op, secondMapping);
+        scf::YieldOp::create(then, loc, fillTile(then, loc, secondMapping, induction, firstFills.getResults()).getResults());
+        OpBuilder otherwise = OpBuilder::atBlockBegin(&second.getElseRegion().front());
+        scf::YieldOp::create(otherwise, loc, firstFills.getResults());
+        scf::YieldOp::create(b, loc, second.getResults());
+        return;
+      }
       mapping.map(outer.getInductionVar(), tiles.getInductionVar());
       for (Operation *op : perTile)
         b.clone(*op, mapping);
-      position.assign(tiles.getRegionIterArgs().begin(), tiles.getRegionIterArgs().begin() + 2);
       if (!invariants_.empty())
         invariantParity = tiles.getRegionIterArgs()[2];
     }
@@ -473,21 +565,28 @@ private:
       for (InvariantCopy &invariant : invariants_)
         issueInvariant(b, loc, invariant, mapping);
     }
-    auto fills = scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop_.getLowerBound()),
-                                    mapping.lookupOrDefault(loop_.getUpperBound()), mapping.lookupOrDefault(loop_.getStep()),
-                                    position);
+    scf::ForOp fills = fillTile(b, loc, mapping, induction, position);
     if (tiles) {
       SmallVector<Value> next(fills.getResults());
       if (invariantParity)
         next.push_back(flip(b, loc, invariantParity));
       scf::YieldOp::create(b, loc, next);
     }
+  }
+
+  /// The producer's loop filling one tile's k-loop from ring position `from` (stage, parity),
+  /// after the builder's point; its results are the position after it.
+  scf::ForOp fillTile(OpBuilder &b, Location loc, IRMapping &mapping, Value induction, ValueRange from) {
+    auto fills = scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop_.getLowerBound()),
+                                    mapping.lookupOrDefault(loop_.getUpperBound()), mapping.lookupOrDefault(loop_.getStep()),
+                                    from);
     OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
     Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
     mapping.map(induction, fills.getInductionVar());
     fill(body, loc, mapping, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
     auto [nextStageValue, nextParity] = nextStage(body, loc, stage, parity, stages_);
     scf::YieldOp::create(body, loc, ValueRange{nextStageValue, nextParity});
+    return fills;
   }
 
   /// The rest of the kernel runs in the consumers' branch.
@@ -499,9 +598,63 @@ private:
         op.moveBefore(yield);
   }
 
-public:
-
 private:
+  /// KT mod 2S, KT the k-loop's trip count (the same for every tile), before the tile loop.
+  Value positionsPerTile(OpBuilder &b, Location loc) {
+    return arith::RemUIOp::create(b, loc, tripCount(b, loc, loop_.getLowerBound(), loop_.getUpperBound(), loop_.getStep()),
+                                  i32Constant(b, loc, 2 * stages_));
+  }
+
+  /// cdiv(ub - lb, step) when lb < ub, else 0 (a positive step).
+  static Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+    Value span = arith::SubIOp::create(b, loc, ub, lb);
+    Value steps = arith::DivSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, span, arith::SubIOp::create(b, loc, step, i32Constant(b, loc, 1))), step);
+    Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lb, ub);
+    return arith::SelectOp::create(b, loc, ran, steps, i32Constant(b, loc, 0));
+  }
+
+  /// The ring position `count` (< 2S) positions after (stage, parity).
+  std::pair<Value, Value> advancePosition(OpBuilder &b, Location loc, Value stage, Value parity, Value count) {
+    Value s = i32Constant(b, loc, stages_);
+    Value at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, parity, s), stage);
+    Value next = arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, at, count), i32Constant(b, loc, 2 * stages_));
+    return {arith::RemUIOp::create(b, loc, next, s), arith::DivUIOp::create(b, loc, next, s)};
+  }
+
+  /// The two programs of a CTA take turns at their tiles' k-loops (tkg.mma_turn_take/pass,
+  /// named barriers): program 1's loop starts only once program 0's has waited for all its
+  /// stages and the other way round. This is what keeps a program's full-barrier waits at
+  /// most one phase ahead of the barrier (a parity wait cannot tell phases two apart); it
+  /// also gives one program's epilogue the time of the other's MMAs. Program 1 gives program
+  /// 0 the first turn; after the tiles, each takes the turns the other still passes to it
+  /// (program 0 has as many tiles as program 1 or one more).
+  void takeTurns(scf::ForOp pipelined, scf::ForOp outer) {
+    Location loc = pipelined.getLoc();
+    OpBuilder b(pipelined);
+    MmaTurnTakeOp::create(b, loc, IntegerAttr());
+    b.setInsertionPointAfter(pipelined);
+    MmaTurnPassOp::create(b, loc, IntegerAttr());
+    b.setInsertionPoint(outer);
+    MmaTurnPassOp::create(b, loc, b.getI32IntegerAttr(1));
+    // The tiles of the program `delta` away (its loop from program_id + delta).
+    Value pid = outer.getLowerBound(), ub = outer.getUpperBound(), step = outer.getStep();
+    b.setInsertionPointAfter(outer);
+    auto tilesFrom = [&](int64_t delta) {
+      return tripCount(b, loc, arith::AddIOp::create(b, loc, pid, i32Constant(b, loc, delta)), ub, step);
+    };
+    Value mine = tilesFrom(0);
+    // Program 0: one more take when program 1 has as many tiles (its first pass is left);
+    // program 1: one more when program 0 has one tile more (program 0's last pass is left).
+    Value sameAsNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tilesFrom(1), mine);
+    Value fewerThanPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, tilesFrom(-1), mine);
+    SmallVector<Value, 2> extraTurn{sameAsNext, fewerThanPrevious};
+    for (auto [program, extra] : llvm::enumerate(extraTurn)) {
+      OpBuilder inside = scf::IfOp::create(b, loc, TypeRange{}, extra, false).getThenBodyBuilder();
+      MmaTurnTakeOp::create(inside, loc, inside.getI32IntegerAttr(int32_t(program)));
+    }
+  }
+
   /// Removes the carried pointers (now forwarded unchanged) and the pointer and mask tiles
   /// that only fed the copied loads.
   void dropDeadAddresses(func::FuncOp kernel) {
@@ -627,10 +780,11 @@ private:
   SmallVector<Value, 2> full_, empty_; // one per barrier group
   SmallVector<int64_t, 2> groupBytes_;  // the bytes of a stage of each group
   Value leader_;
-  bool specialized_, barriersPerLoad_;
+  bool specialized_, tilePingPong_, barriersPerLoad_;
   scf::IfOp split_; // producer / consumers
   Value handoff_;   // a later loop over tiles': the earlier loop's stages all read
   std::pair<Value, Value> fillStart_; // without a producer: the position the loop's copies start at
+  Value tileSkip_; // two programs a CTA: the positions of a tile's k-loop, mod 2S
 };
 
 } // namespace
@@ -720,11 +874,15 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
                      TmaPipeliner::producerCanRun(loop, all, analysis);
   if (later && !specialized)
     return false;
+  bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && loopsWithDots.size() == 1 &&
+                      invariants.empty() && !cpAsyncLeft && TmaPipeliner::tilePingPongFits(loop, accesses, analysis);
   if (cpAsyncLeft) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
   }
-  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), std::move(invariants), specialized).run();
+  TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), std::move(invariants), specialized,
+               tilePingPong)
+      .run();
   return true;
 }
 

@@ -107,11 +107,13 @@ int64_t exchangeBytes(func::FuncOp kernel, const ThreadTypeConverter &converter,
 
 /// Bytes pinned for the whole kernel with one more staging buffer of `staging` bytes for a
 /// store inside `owner` (an op of the kernel's top level): its barriers, staging buffers and
-/// rings as tk-allocate-shared places them (AllocateShared.cpp).
+/// rings as tk-allocate-shared places them (AllocateShared.cpp; each program of a CTA has its
+/// own staging).
 int64_t pinnedBytes(func::FuncOp kernel, Operation *owner, int64_t staging) {
   int64_t bytes = 0;
   kernel.walk([&](BarrierAllocOp alloc) { bytes += 8 * alloc.getType().getCount(); });
-  return roundUp1024(bytes) + groupedBytes(kernel, /*staging=*/true, owner, staging) + groupedBytes(kernel, false);
+  return roundUp1024(bytes) + programsPerCtaOf(kernel) * groupedBytes(kernel, /*staging=*/true, owner, staging) +
+         groupedBytes(kernel, false);
 }
 
 void storeByTma(func::FuncOp kernel) {
@@ -175,7 +177,8 @@ void storeByTma(func::FuncOp kernel) {
   int64_t allStaging = 0;
   for (auto &loop : stagingByLoop)
     allStaging = std::max(allStaging, loop.second);
-  bool allFit = pinnedBytes(kernel, nullptr, 0) + allStaging + exchangeBytes(kernel, converter, conversions) <=
+  int64_t programs = programsPerCtaOf(kernel); // (each has its own staging and exchanges)
+  bool allFit = pinnedBytes(kernel, nullptr, 0) + programs * (allStaging + exchangeBytes(kernel, converter, conversions)) <=
                 maxSharedBytes(90);
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -210,7 +213,7 @@ void storeByTma(func::FuncOp kernel) {
     int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
     Operation *owner = kernel.getBody().front().findAncestorOpInBlock(*store);
     auto neededFor = [&](int64_t w) {
-      return pinnedBytes(kernel, owner, roundUp1024(rows * w * 2)) + exchangeBytes(kernel, converter, dropped);
+      return pinnedBytes(kernel, owner, roundUp1024(rows * w * 2)) + programs * exchangeBytes(kernel, converter, dropped);
     };
     int64_t needed = neededFor(width);
     if (!allFit)

@@ -32,6 +32,7 @@ Value barrierAddress(OpBuilder &b, Location loc, Value barriers, Value index) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), at);
 }
 
+/// Thread 0 of the program (each program of a CTA issues its own TMA stores).
 Value isThreadZero(OpBuilder &b, Location loc) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(b, loc), i32Constant(b, loc, 0));
 }
@@ -41,8 +42,8 @@ struct ElectPattern : public OpConversionPattern<ElectOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ElectOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t first = producerWarpsOf(op) ? threadsOf(op) : 0;
-    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+    int64_t first = producerWarpsOf(op) ? threadsOf(op) * programsPerCtaOf(op) : 0;
+    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, ctaThreadId(rewriter, loc),
                                                  i32Constant(rewriter, loc, first)));
     return success();
   }
@@ -52,8 +53,8 @@ struct IsProducerPattern : public OpConversionPattern<IsProducerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(IsProducerOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, threadId(rewriter, loc),
-                                                 i32Constant(rewriter, loc, threadsOf(op))));
+    rewriter.replaceOp(op, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, ctaThreadId(rewriter, loc),
+                                                 i32Constant(rewriter, loc, threadsOf(op) * programsPerCtaOf(op))));
     return success();
   }
 };
@@ -72,7 +73,10 @@ struct BarrierAllocPattern : public OpConversionPattern<BarrierAllocOp> {
   LogicalResult matchAndRewrite(BarrierAllocOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value base = SharedRegion(rewriter, loc, op).base();
-    auto init = scf::IfOp::create(rewriter, loc, TypeRange{}, isThreadZero(rewriter, loc), false);
+    // (Once a CTA: thread 0 of its first program.)
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, ctaThreadId(rewriter, loc),
+                                        i32Constant(rewriter, loc, 0));
+    auto init = scf::IfOp::create(rewriter, loc, TypeRange{}, first, false);
     OpBuilder b = init.getThenBodyBuilder();
     for (int64_t i = 0; i < op.getType().getCount(); ++i)
       ptx(b, loc, "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(op.getArrivals()) + ";",

@@ -671,6 +671,8 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
     op->setAttr(TkDialect::kWarpSpecialize, builder_.getUnitAttr());
   if (kernel.warpSpecialize == 2)
     op->setAttr(TkDialect::kPingPong, builder_.getUnitAttr());
+  if (kernel.warpSpecialize == 3)
+    op->setAttr(TkDialect::kTilePingPong, builder_.getUnitAttr());
   SmallVector<NamedAttribute> constants;
   for (auto &[name, value] : kernel.constants)
     constants.emplace_back(builder_.getStringAttr(name),

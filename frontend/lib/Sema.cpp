@@ -404,8 +404,8 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
       }
       (name == "num_warps" ? config.numWarps : config.numStages) = (int)value.i;
     } else if (name == "warp_specialize") {
-      if (value.kind != ConstValue::Kind::Int || value.i < 0 || value.i > 2) {
-        diags_.error(range, "@autotune: warp_specialize must be 0, 1 or 2, got " + value.str());
+      if (value.kind != ConstValue::Kind::Int || value.i < 0 || value.i > 3) {
+        diags_.error(range, "@autotune: warp_specialize must be 0, 1, 2 or 3, got " + value.str());
         return;
       }
       config.warpSpecialize = (int)value.i;
@@ -579,8 +579,8 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
   }
   if (auto it = defines.find("warp_specialize"); it != defines.end()) {
     auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
-    if (!v || v->i < 0 || v->i > 2)
-      diags_.error(kernel.nameRange, "-D warp_specialize=" + it->second + " is not 0, 1 or 2");
+    if (!v || v->i < 0 || v->i > 3)
+      diags_.error(kernel.nameRange, "-D warp_specialize=" + it->second + " is not 0, 1, 2 or 3");
     else
       instance->warpSpecialize = (int)v->i;
   }

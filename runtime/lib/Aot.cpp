@@ -99,11 +99,14 @@ LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_
   size_t bytes = 0;
   bool waitsForGrid = findModuleGlobal(image, module, "tk_grid_dependent_" + kernel, &address, &bytes,
                                        "reading whether kernel '" + kernel + "' waits for its grid dependencies");
+  bool twoPrograms = findModuleGlobal(image, module, "tk_programs_per_cta_" + kernel, &address, &bytes,
+                                      "reading how many programs a CTA of kernel '" + kernel + "' holds");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),
             "asking for " + std::to_string(sharedBytes) + " bytes of shared memory for kernel '" + kernel + "'");
-  return {function, waitsForGrid}; // the module lives as long as the process: functions are cached for reuse
+  // (the module lives as long as the process: functions are cached for reuse)
+  return {function, waitsForGrid, twoPrograms ? 2 : 1};
 }
 
 namespace {

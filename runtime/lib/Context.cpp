@@ -215,8 +215,14 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
   NvtxRange range(kernel);
   cuda::CUfunc_st *function = loaded.function;
   tensormaps::LaunchParams all(function, kernel, params);
+  // A CTA for every programsPerCta programs along x (the kernel numbers them itself, in i32:
+  // the grid's programs stay within x's limit, which a launch of CTAs would not check).
+  if (loaded.programsPerCta > 1)
+    grid.check(kernel);
+  Grid ctas = grid;
+  ctas.x = (grid.x + loaded.programsPerCta - 1) / loaded.programsPerCta;
   auto plainLaunch = [&] {
-    return driver().cuLaunchKernel(function, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
+    return driver().cuLaunchKernel(function, unsigned(ctas.x), unsigned(ctas.y), unsigned(ctas.z), unsigned(threads), 1, 1,
                                    unsigned(sharedBytes), stream.handle(), all.get(), nullptr);
   };
   cuda::CUresult result;
@@ -226,7 +232,7 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
     cuda::LaunchAttribute attribute{};
     attribute.id = cuda::kProgrammaticStreamSerialization;
     attribute.value.value = 1;
-    cuda::LaunchConfig config{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(threads), 1, 1,
+    cuda::LaunchConfig config{unsigned(ctas.x), unsigned(ctas.y), unsigned(ctas.z), unsigned(threads), 1, 1,
                               unsigned(sharedBytes), stream.handle(), &attribute, 1};
     result = driver().cuLaunchKernelEx(&config, function, all.get(), nullptr);
     if (result != 0 && plainLaunch() == 0) {

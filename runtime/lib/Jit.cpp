@@ -129,7 +129,8 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
   variant->sharedBytes = compiled->sharedBytes;
   variant->registers = functionRegisters(variant->function.function);
   variant->gridConfig.values.insert_or_assign(
-      kResidentPrograms, Const(int64_t(residentPrograms(variant->function.function, variant->threads, variant->sharedBytes))));
+      kResidentPrograms, Const(int64_t(residentPrograms(variant->function.function, variant->threads, variant->sharedBytes)) *
+                               variant->function.programsPerCta));
   return variant;
 }
 

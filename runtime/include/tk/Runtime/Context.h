@@ -32,6 +32,9 @@ struct LoadedFunction {
   /// The kernel calls gdc_wait (its module carries `tk_grid_dependent_<kernel>`): it is launched
   /// as a programmatic dependent of the kernel before it in its stream.
   bool waitsForGrid = false;
+  /// Programs a CTA (its module carries `tk_programs_per_cta_<kernel>`: `warp_specialize: 3`):
+  /// a grid of N programs launches cdiv(N, programsPerCta) CTAs.
+  int programsPerCta = 1;
 };
 
 /// What the tuner and the launcher need to know of the GPU.

@@ -135,7 +135,15 @@ int64_t tk::gpu::producerWarpsOf(Operation *op) {
   return warps ? warps.getInt() : 0;
 }
 
-int64_t tk::gpu::launchThreadsOf(Operation *op) { return threadsOf(op) + producerWarpsOf(op) * kLanes; }
+int64_t tk::gpu::programsPerCtaOf(Operation *op) {
+  auto kernel = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+  auto programs = kernel ? kernel->getAttrOfType<IntegerAttr>(TkgDialect::kProgramsPerCta) : IntegerAttr();
+  return programs ? programs.getInt() : 1;
+}
+
+int64_t tk::gpu::launchThreadsOf(Operation *op) {
+  return threadsOf(op) * programsPerCtaOf(op) + producerWarpsOf(op) * kLanes;
+}
 
 std::optional<BlockedLayout> tk::gpu::blockedLayoutOf(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
@@ -371,6 +379,24 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
     });
     if (!valid)
       return op->emitError() << "'" << name << "' is a dictionary of kernel name to [tensor cores, FMA] dot counts on a module";
+    return success();
+  }
+  if (name == kProgramsPerCta) {
+    auto programs = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!programs || !isa<func::FuncOp>(op) || programs.getInt() != 2 || !op->hasAttr(kProducerWarps))
+      return op->emitError() << "'" << name << "' is 2 on a kernel with a producer warpgroup";
+    return success();
+  }
+  if (name == kSharedProgramStride) {
+    auto stride = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!stride || stride.getInt() <= 0 || stride.getInt() % 16 || !op->hasAttr(kSharedOffset))
+      return op->emitError() << "'" << name << "' is a positive multiple of 16 bytes on an op with a shared offset";
+    return success();
+  }
+  if (name == kProgramInCta) {
+    auto program = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!program || (program.getInt() != 0 && program.getInt() != 1) || op->getName().getStringRef() != "tk.program_id")
+      return op->emitError() << "'" << name << "' is 0 or 1 on a tk.program_id";
     return success();
   }
   if (name == kProducerWarps) {

@@ -32,6 +32,10 @@ def Tk_Dialect : Dialect {
     /// `warp_specialize: 2`: besides the producer, the two consumer warpgroups take turns at
     /// the tensor cores (unit; tk-mma-ping-pong).
     static constexpr ::llvm::StringLiteral kPingPong = "tk.ping_pong";
+    /// `warp_specialize: 3`: besides the producer, two programs of num_warps each share a
+    /// multiprocessor's CTA, each on its own tiles of a persistent loop, taking turns at the
+    /// tensor cores (unit; the TMA pipeline decides, tkg.programs_per_cta).
+    static constexpr ::llvm::StringLiteral kTilePingPong = "tk.tile_ping_pong";
     /// the values of its constexpr parameters (a dictionary by name).
     static constexpr ::llvm::StringLiteral kConstants = "tk.constants";
     /// On a kernel's arguments: the parameter's name in the source (string);

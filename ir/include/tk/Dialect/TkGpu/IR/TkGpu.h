@@ -32,7 +32,9 @@ int64_t threadsOf(mlir::Operation *kernelOrInside);
 /// The warps of a kernel's producer warpgroup (`tkg.producer_warps`, set by a warp-specialized
 /// TMA pipeline), 0 for none; they come after the threadsOf threads the tiles are laid out over.
 int64_t producerWarpsOf(mlir::Operation *kernelOrInside);
-/// The threads a kernel is launched with: threadsOf plus the producer's.
+/// The programs a kernel's CTA holds (`tkg.programs_per_cta`, `warp_specialize: 3`), else 1.
+int64_t programsPerCtaOf(mlir::Operation *kernelOrInside);
+/// The threads a kernel is launched with: threadsOf times programsPerCtaOf, plus the producer's.
 int64_t launchThreadsOf(mlir::Operation *kernelOrInside);
 
 /// The blocked layout of a tile type under `#tkg.blocked`; none for other encodings.

@@ -44,6 +44,18 @@ def Tkg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDotPlacement = "tkg.dot_placement";
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
     static constexpr ::llvm::StringLiteral kProducerWarps = "tkg.producer_warps";
+    /// On a kernel with a producer (i32, 2): its CTA holds that many programs of threadsOf
+    /// threads each (warpgroup w is program 2 * ctaid.x + w), before the producer's threads;
+    /// each takes its own tiles of the persistent loop, their turns at the tensor cores in
+    /// order (`warp_specialize: 3`). Their exchanges through shared memory are each program's
+    /// own (`tkg.shared_program_stride` bytes apart on the module), the rings shared.
+    static constexpr ::llvm::StringLiteral kProgramsPerCta = "tkg.programs_per_cta";
+    /// On an op with a shared offset (i32): its bytes are each program's own, program w's
+    /// `w * stride` after the offset (two programs a CTA).
+    static constexpr ::llvm::StringLiteral kSharedProgramStride = "tkg.shared_program_stride";
+    /// On a tk.program_id of axis 0 in the producer's branch of a kernel of two programs a CTA
+    /// (i32, 0 or 1): that program of the CTA's, not the executing thread's.
+    static constexpr ::llvm::StringLiteral kProgramInCta = "tkg.program_in_cta";
     /// On a barrier_alloc (unit): the consumers arrive on it once a warp-specialized kernel's
     /// earlier loop over tiles has read its last stage, and the producer waits for it before
     /// filling the next loop's, so that the two loops' rings may share their bytes.
