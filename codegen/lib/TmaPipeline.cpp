@@ -168,7 +168,7 @@ public:
     if (tilePingPong_) {
       rewriter.setInsertionPoint(outer);
       tileSkip_ = positionsPerTile(rewriter, loc);
-      Value pid = ProgramIdOp::create(rewriter, loc, rewriter.getI32Type(), 0);
+      Value pid = outer.getLowerBound(); // program_id(0) (tilePingPongFits)
       Value program = arith::RemUIOp::create(rewriter, loc, pid, i32Constant(rewriter, loc, 2));
       std::tie(outerStarts[0], outerStarts[1]) =
           advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));

@@ -1268,11 +1268,22 @@ def add_example_cases():
                                           (136, 72, 40, 5, {"BM": "64", "BN": "32", "BK": "32", "num_stages": "4",
                                                             "warp_specialize": "1"}),
                                           (72, 72, 0, 2, {"BM": "64", "BN": "64", "BK": "32", "num_stages": "3",
-                                                          "warp_specialize": "1"})]:
+                                                          "warp_specialize": "1"})] + [
+            # Two programs a CTA on their own tiles (warp_specialize 3, sm_90a: each program
+            # reads the shared ring from its own positions, the two take turns): odd and even
+            # grids (an odd one gets a program more, with no tile), one program (its CTA's
+            # second program takes every other tile), more tiles than the ring has stages
+            # between turns, a short K (fewer k-steps than stages) and none.
+            (M_, N2, K_, p_, {"BM": bm_, "BN": bn_, "BK": "64", "num_warps": "4", "num_stages": "4",
+                              "warp_specialize": "3"})
+            for (M_, N2, K_, p_, bm_, bn_) in [(200, 264, 264, 1, "128", "128"), (200, 264, 264, 3, "128", "128"),
+                                               (520, 264, 136, 4, "128", "128"), (200, 520, 264, 5, "64", "256"),
+                                               (136, 72, 40, 2, "128", "128"), (72, 72, 0, 3, "64", "128")]]:
         a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
         bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
         case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s" % (M, N_, K, programs, defines["BM"],
-                                                                 "_ws" if defines.get("warp_specialize") else ""),
+                                                                 {"1": "_ws", "3": "_tiles_ping_pong"}.get(
+                                                                     defines.get("warp_specialize"), "")),
              ex("matmul"), "matmul_persistent", "minimum(%d, cdiv(M, BM) * cdiv(N, BN))" % programs,
              {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},
@@ -1578,6 +1589,17 @@ def add_stdlib_cases():
          gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
                   "SCALE_MODE": "0", "A": "f8e5m2", "B": "f8e4m3"})
+    # Two programs a CTA on their own tiles (warp_specialize 3): 128x128 and 64x256 tiles per
+    # program, per row and column on 3 programs (two CTAs, the second's second program without
+    # a tile) and per tensor on 2.
+    for bm_, bn_, programs_, mode_ in [("128", "128", "3", "1"), ("64", "256", "2", "1"), ("128", "128", "2", "0")]:
+        sa_, sb_ = (tsa, tsb) if mode_ == "1" else (sa0, sb0)
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s_tiles_ping_pong" % (bm_, bn_, programs_, mode_),
+             std("fp8_matmul"), "fp8_matmul_persistent", programs_, persistent_args(sa_, sb_),
+             fp8_tma_ref if mode_ == "1" else fp8_tma_scaled(np.full(Mt, 0.5 * 0.25), np.ones(Nt)),
+             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+             defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
+                      "SCALE_MODE": mode_, "A": "f8e5m2", "B": "f8e4m3"})
     case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",
          {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
           "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(), "mul": b16(fgate).ravel(),
