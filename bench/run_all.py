@@ -92,6 +92,14 @@ def load_npy(path, dtype):
     return torch.from_numpy(arr).cuda()
 
 
+def persistent_programs(sms, meta):
+    """A persistent kernel's programs: one a multiprocessor, or with two programs a CTA
+    (warp_specialize 3) as many as are resident on each (both of its CTA's)."""
+    if meta.get("warp_specialize") == 3:
+        return sms * meta["resident_programs_per_multiprocessor"]
+    return sms
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -326,7 +334,7 @@ class Bench:
                 sms = torch.cuda.get_device_properties(0).multi_processor_count
                 tiles = lambda meta: tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])  # noqa: E731
                 kernels = [("matmul", lambda meta: (tiles(meta),), {}),
-                           ("matmul_persistent", lambda meta: (min(sms, tiles(meta)),), {})]
+                           ("matmul_persistent", lambda meta: (min(persistent_programs(sms, meta), tiles(meta)),), {})]
                 if -(-m // 64) * -(-n // 128) < 2 * sms:
                     workspace, counters = split_k_buffers(m, n)
                     kernels.append(("matmul_split_k", lambda meta: (tiles(meta), meta["SPLIT_K"]),
@@ -421,7 +429,7 @@ class Bench:
                         tiled_launch = self.last_launch
                         pt, pe, p_tuning = self.tk_measure(
                             self.kernel(source, "fp8_matmul_persistent"),  # noqa: B023
-                            lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
+                            lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
                             persistent_operands, constants, reps, c, check, tune=True)  # noqa: B023
                         persistent_launch = self.last_launch
                         tiled = dict(t, config=tuning.best_text, error=e)
@@ -443,7 +451,7 @@ class Bench:
                     for kernel, kernel_grid, kernel_operands, best in (
                             ("fp8_matmul", grid, operands, tuning.best),
                             ("fp8_matmul_persistent",
-                             lambda meta: (min(sms, tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
+                             lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
                              persistent_operands, p_tuning.best)):
                         named, named_err, _ = self.tk_measure(self.kernel(renamed, kernel + "_cutlass"), kernel_grid,
                                                               kernel_operands, dict(best, SCALE_MODE=mode), reps, c, check)
