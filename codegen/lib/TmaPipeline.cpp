@@ -361,8 +361,10 @@ public:
     auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
     if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
       return why("the tiles are not range(program_id(0), n, num_programs(0))");
-    // An odd grid gets one more program (a CTA holds two), which must find no tile and do
-    // nothing else: program_id(0) and num_programs(0) only bound the tile loop.
+    // An odd grid gets one more program (a CTA holds two), and num_programs(0) counts it: the
+    // tile loop shares the tiles among them all (each still runs once), but nothing else may
+    // depend on the programs: program_id(0) and num_programs(0) only bound the tile loop, and
+    // nothing outside it writes memory (an extra program would write again).
     bool otherUses = false;
     kernel.walk([&](Operation *op) {
       if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getAxis() == 0)
@@ -372,6 +374,14 @@ public:
     });
     if (otherUses)
       return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
+    for (Operation &op : kernel.front())
+      if (&op != outer.getOperation() && writesMemory(&op))
+        return why("an op outside the tile loop writes memory");
+    // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
+    // (128x256) spill beside the rest.
+    for (DotOp dot : loop.getBody()->getOps<DotOp>())
+      if (cast<RankedTensorType>(dot.getType()).getNumElements() / threadsOf(kernel) > 128)
+        return why("a program's accumulator takes more than 128 registers a thread");
     for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
       if (!outer.isDefinedOutsideOfLoop(bound))
         return why("the k-loop's bounds differ from tile to tile");
@@ -385,6 +395,15 @@ public:
       if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first.getResult()))
         return why("the copies depend on the program otherwise than through the tile index");
     return true;
+  }
+
+  /// Whether `op` (or an op inside it) may write memory: an effect other than a read, or
+  /// effects it does not declare.
+  static bool writesMemory(Operation *op) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
+    return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
+      return !isa<MemoryEffects::Read>(effect.getEffect());
+    });
   }
 
   /// Whether a producer warpgroup can compute the copies' coordinates and the loop's bounds by

@@ -1271,7 +1271,7 @@ def add_example_cases():
                                                           "warp_specialize": "1"})] + [
             # Two programs a CTA on their own tiles (warp_specialize 3, sm_90a: each program
             # reads the shared ring from its own positions, the two take turns): odd and even
-            # grids (an odd one gets a program more, with no tile), one program (its CTA's
+            # grids (an odd one gets a program more, which shares the tiles), one program (its CTA's
             # second program takes every other tile), more tiles than the ring has stages
             # between turns, a short K (fewer k-steps than stages) and none.
             (M_, N2, K_, p_, {"BM": bm_, "BN": bn_, "BK": "64", "num_warps": "4", "num_stages": "4",
@@ -1590,7 +1590,7 @@ def add_stdlib_cases():
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
                   "SCALE_MODE": "0", "A": "f8e5m2", "B": "f8e4m3"})
     # Two programs a CTA on their own tiles (warp_specialize 3): 128x128 and 64x256 tiles per
-    # program, per row and column on 3 programs (two CTAs, the second's second program without
+    # program, per row and column on 3 programs (two CTAs: four programs share the tiles
     # a tile) and per tensor on 2.
     for bm_, bn_, programs_, mode_ in [("128", "128", "3", "1"), ("64", "256", "2", "1"), ("128", "128", "2", "0")]:
         sa_, sb_ = (tsa, tsb) if mode_ == "1" else (sa0, sb0)
