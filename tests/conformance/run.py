@@ -1278,7 +1278,11 @@ def add_example_cases():
                               "warp_specialize": "3"})
             for (M_, N2, K_, p_, bm_, bn_) in [(200, 264, 264, 1, "128", "128"), (200, 264, 264, 3, "128", "128"),
                                                (520, 264, 136, 4, "128", "128"), (200, 520, 264, 5, "64", "256"),
-                                               (136, 72, 40, 2, "128", "128"), (72, 72, 0, 3, "64", "128")]]:
+                                               (136, 72, 40, 2, "128", "128"), (72, 72, 0, 3, "64", "128"),
+                                               # KT = 8 = 2S (a program skips a whole lap of
+                                               # the ring) and 9 (one more), on odd grids.
+                                               (520, 264, 512, 3, "128", "128"),
+                                               (520, 264, 576, 5, "128", "128")]]:
         a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
         bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
         case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s" % (M, N_, K, programs, defines["BM"],
