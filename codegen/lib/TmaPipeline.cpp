@@ -374,8 +374,9 @@ public:
     });
     if (otherUses)
       return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
+    // (Waiting for the kernel ahead, as every program does, writes nothing.)
     for (Operation &op : kernel.front())
-      if (&op != outer.getOperation() && writesMemory(&op))
+      if (&op != outer.getOperation() && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
         return why("an op outside the tile loop writes memory");
     // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
     // (128x256) spill beside the rest.
