@@ -5,6 +5,8 @@
 
 #include "tk/Frontend/Sema.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 namespace tk {
 
 class SemaImpl {
@@ -19,6 +21,8 @@ public:
   void checkStmts(std::vector<StmtPtr> &stmts);
   void checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t index);
   static bool alwaysReturns(const Stmt &stmt);
+  /// mayReturn(ifs), from the answer its `else if` link left when it was checked.
+  bool ifMayReturn(const IfStmt &ifs);
 
   // Expressions (SemaExpr.cpp)
   Type check(Expr &e);
@@ -92,6 +96,7 @@ public:
   std::vector<std::map<std::string, Sema::Symbol>> scopes_;
   bool inKernel_ = false;
   int loopDepth_ = 0;
+  llvm::DenseMap<const IfStmt *, bool> chainMayReturn_; // ifMayReturn's answers for the link before
   int blockDepth_ = 0;
   std::optional<Type> returnType_;
   SrcRange returnRange_;
