@@ -121,16 +121,16 @@ class Bench:
     def tk_measure(self, kernel, grid, values, constants, reps, output, check, tune=False):
         """The kernel launched as a user launches it, kernel[grid](*args, **constants), on
         torch's current stream: tuned first when asked (the report comes back); its output
-        (NaN before) checked, then timed by the peers' own timer. Returns (timing, error, report)."""
+        (NaN before) checked, then timed by the peers' own timer. Returns (timing, error,
+        report, launch): the launch for a section that times its contenders again together."""
         args = ordered(kernel, values)
         report = kernel.tune(grid, *args, **constants) if tune else None
         output.fill_(float("nan"))  # a launch that writes nothing cannot pass on an earlier output
         launch = lambda: kernel[grid](*args, **constants)  # noqa: E731
-        self.last_launch = launch  # (for a section that times its contenders again together)
         launch()
         torch.cuda.synchronize()
         error = check()
-        return self.timer.time(launch, reps), error, report
+        return self.timer.time(launch, reps), error, report, launch
 
     def source_for(self, example, dtype_name):
         """The example, with its f16 types renamed when another dtype is benchmarked."""
@@ -220,7 +220,7 @@ class Bench:
             best = None
             k = self.kernel(os.path.join(ROOT, "examples", example), kernel)
             for w in warps_space:
-                timing, err, _ = self.tk_measure(k, grid, values, dict(constants, num_warps=w), reps, out, check)
+                timing, err, _, _ = self.tk_measure(k, grid, values, dict(constants, num_warps=w), reps, out, check)
                 row.setdefault("tk_configs", {})["num_warps=%d" % w] = timing
                 if best is None or timing["per_call_ms"] < best["per_call_ms"]:
                     best = dict(timing, config="num_warps=%d" % w, error=err)
@@ -341,7 +341,7 @@ class Bench:
                                     dict(workspace=torch.zeros(workspace, device="cuda"),
                                          counters=torch.zeros(counters, device="cuda", dtype=torch.int32))))
                 for kernel, grid, extra in kernels:
-                    timing, err, tuning = self.tk_measure(
+                    timing, err, tuning, _ = self.tk_measure(
                         self.kernel(sources[dtype_name], kernel), grid, dict(operands, **extra), {}, reps, c,
                         lambda: peers.check("tk %s %s" % (kernel, label), c, want, TOLERANCE[dtype_name]), tune=True)
                     config = tuning.best_text
@@ -424,14 +424,13 @@ class Bench:
                         """fp8_matmul and the persistent kernel (one program per multiprocessor over
                         the tiles), each tuned over its own configs: both entries, the faster one
                         (named by kernel when persistent), and both tunings."""
-                        t, e, tuning = self.tk_measure(self.kernel(source, "fp8_matmul"), grid, operands,  # noqa: B023
-                                                       constants, reps, c, check, tune=True)  # noqa: B023
-                        tiled_launch = self.last_launch
-                        pt, pe, p_tuning = self.tk_measure(
+                        t, e, tuning, tiled_launch = self.tk_measure(
+                            self.kernel(source, "fp8_matmul"), grid, operands,  # noqa: B023
+                            constants, reps, c, check, tune=True)  # noqa: B023
+                        pt, pe, p_tuning, persistent_launch = self.tk_measure(
                             self.kernel(source, "fp8_matmul_persistent"),  # noqa: B023
                             lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
                             persistent_operands, constants, reps, c, check, tune=True)  # noqa: B023
-                        persistent_launch = self.last_launch
                         tiled = dict(t, config=tuning.best_text, error=e)
                         persistent = dict(pt, config=p_tuning.best_text, error=pe)
                         best = tiled if t["per_call_ms"] <= pt["per_call_ms"] else \
@@ -453,7 +452,7 @@ class Bench:
                             ("fp8_matmul_persistent",
                              lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
                              persistent_operands, p_tuning.best)):
-                        named, named_err, _ = self.tk_measure(self.kernel(renamed, kernel + "_cutlass"), kernel_grid,
+                        named, named_err, _, _ = self.tk_measure(self.kernel(renamed, kernel + "_cutlass"), kernel_grid,
                                                               kernel_operands, dict(best, SCALE_MODE=mode), reps, c, check)
                         row["tk_configs"]["%s_cutlass (%s's config)" % (kernel, kernel)] = dict(named, error=named_err)
                     # With each k-step's product promoted to f32: against cuBLASLt's default; the
@@ -527,7 +526,7 @@ class Bench:
                             versus["tk_vs_" + name] = peers.check("tk %s vs %s" % (kernel, name), o, outputs[name],
                                                                   TOLERANCE[dtype_name])
                         return err
-                    timing, err, tuning = self.tk_measure(
+                    timing, err, tuning, _ = self.tk_measure(
                         self.kernel(source, kernel), grid, kernel_values,
                         dict(HEAD_DIM=d, CAUSAL=causal), reps, o, check, tune=True)
                     config = tuning.best_text
