@@ -281,18 +281,49 @@ template <typename IntToFloat> struct IntToF8 : public OpRewritePattern<IntToFlo
   }
 };
 
+/// A 64-bit magnitude (read unsigned) rounded to odd at 53 significant bits: the bits below
+/// them ORed into the last one kept, so that it converts to f64 exactly and a later rounding to
+/// odd (f32) and to nearest (bf16) rounds the integer once. (Rounded to nearest into f64,
+/// 2^62 + 2^54 + 1 became the bf16 midpoint 2^62 + 2^54, then went to even: down.)
+Value roundToOddAt53Bits(OpBuilder &b, Location loc, Value magnitude) {
+  auto constant = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)); };
+  Value leadingZeros = math::CountLeadingZerosOp::create(b, loc, magnitude);
+  Value dropped = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, constant(64 - 53), leadingZeros), constant(0));
+  Value unit = arith::ShLIOp::create(b, loc, constant(1), dropped); // the last kept bit
+  Value low = arith::AndIOp::create(b, loc, magnitude, arith::SubIOp::create(b, loc, unit, constant(1)));
+  Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, low, constant(0));
+  return arith::OrIOp::create(b, loc, arith::XOrIOp::create(b, loc, magnitude, low),
+                              arith::SelectOp::create(b, loc, inexact, unit, constant(0)));
+}
+
 /// Integer -> bf16 before sm_90, which has no cvt.rn.bf16 from integers: LLVM went through
 /// f32, rounding to nearest twice (2^24 + 2^16 + 1 landed on a bf16 midpoint, then went to even).
-/// Through f64 (exact for integers of 32 bits), then f32 rounded to odd, then bf16: one
-/// rounding; 64-bit integers past 2^53 round into f64 first. (An f64 -> bf16 truncation would
-/// be folded by LLVM back into the integer conversion it lowers through f32.)
+/// Through f64 (exact for integers of 32 bits; 64-bit ones rounded to odd at 53 bits first),
+/// then f32 rounded to odd, then bf16: one rounding. (An f64 -> bf16 truncation would be folded
+/// by LLVM back into the integer conversion it lowers through f32.)
 template <typename IntToFloat> struct IntToBf16ThroughF64 : public OpRewritePattern<IntToFloat> {
   using OpRewritePattern<IntToFloat>::OpRewritePattern;
   LogicalResult matchAndRewrite(IntToFloat op, PatternRewriter &rewriter) const override {
     if (!op.getType().isBF16())
       return failure();
     Location loc = op.getLoc();
-    Value wide = IntToFloat::create(rewriter, loc, rewriter.getF64Type(), op.getIn());
+    Value wide;
+    if (op.getIn().getType().isInteger(64)) {
+      Value in = op.getIn(), zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+      constexpr bool isSigned = std::is_same<IntToFloat, arith::SIToFPOp>::value;
+      // (INT64_MIN's magnitude, 2^63, read unsigned.)
+      Value negative = isSigned ? arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, in, zero).getResult()
+                                : Value();
+      Value magnitude =
+          isSigned ? arith::SelectOp::create(rewriter, loc, negative, arith::SubIOp::create(rewriter, loc, zero, in), in)
+                         .getResult()
+                   : in;
+      wide = arith::UIToFPOp::create(rewriter, loc, rewriter.getF64Type(), roundToOddAt53Bits(rewriter, loc, magnitude));
+      if (isSigned)
+        wide = arith::SelectOp::create(rewriter, loc, negative, arith::NegFOp::create(rewriter, loc, wide), wide);
+    } else {
+      wide = IntToFloat::create(rewriter, loc, rewriter.getF64Type(), op.getIn());
+    }
     rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), toF32RoundToOdd(rewriter, loc, wide));
     return success();
   }

@@ -480,6 +480,15 @@ def add_conversion_cases():
     huge = np.array([2**53 + 2**29 + 1, -(2**53 + 2**29 + 1), 2**62 + 2**38 + 1, 2**63 - 1], np.int64)
     conv("i64_f32_once", "i64", "f32", huge, lambda: np.array([round_to_bits(int(v), 24) for v in huge], np.float32))
     conv("i64_bf16_once", "i64", "bf16", huge, lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in huge], np.float32)))
+    # Just past a bf16 midpoint beyond 2^53 (before sm_90 the GPU rounded 64-bit integers to
+    # nearest into f64 first, landing on the midpoint, then to even: down), INT64_MIN, u64's top.
+    past_mid = np.array([2**62 + 2**54 + 1, -(2**62 + 2**54 + 1), 2**53 + 2**45 + 1, 2**62 + 2**54, -2**63,
+                         2**63 - 2**55 + 1], np.int64)
+    conv("i64_bf16_past_midpoint", "i64", "bf16", past_mid,
+         lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in past_mid], np.float32)))
+    past_mid_u = np.array([2**63 + 2**55 + 1, 2**64 - 1, 2**62 + 2**54 + 1, 2**63 + 2**55], np.uint64)
+    conv("u64_bf16_past_midpoint", "u64", "bf16", past_mid_u,
+         lambda: bf16_bits(np.array([round_to_bits(int(v), 8) for v in past_mid_u], np.float32)))
     conv("i32_i64", "i32", "i64", ints, lambda: ints.astype(np.int64))
     conv("i64_i32", "i64", "i32", ints.astype(np.int64) * 100000, lambda: (ints.astype(np.int64) * 100000).astype(np.int32))
     conv("i32_i1", "i32", "i1", ints, lambda: ints != 0)
