@@ -38,6 +38,8 @@ std::string KernelSummary::str() const {
     os << ", " << configs << " autotune configs";
   if (tensorCoreDots > 0 || fmaDots > 0)
     os << ", dots: " << tensorCoreDots << " on tensor cores, " << fmaDots << " by FMA";
+  if (programsPerCta > 1)
+    os << ", " << programsPerCta << " programs a CTA";
   return os.str();
 }
 
@@ -64,6 +66,7 @@ struct Compiler::Impl {
   std::string ptxasReport;
   int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
   int launchThreads = 0;   // nvvm.maxntid of the last GPU emit (0: none yet)
+  std::set<std::string> twoProgramsACta; // of the last GPU emit: the kernels with tk_programs_per_cta_
   std::map<std::string, std::pair<int64_t, int64_t>> dotPlacement; // of the last GPU emit, by kernel
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
@@ -325,9 +328,12 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
       if (auto counts = mlir::dyn_cast<mlir::DenseI64ArrayAttr>(kernel.getValue()))
         impl_->dotPlacement[kernel.getName().str()] = {counts[0], counts[1]};
   impl_->launchThreads = 0;
+  impl_->twoProgramsACta.clear();
   gpu->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (auto threads = fn->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid"); threads && !threads.empty())
       impl_->launchThreads = threads[0];
+    if ((*gpu).lookupSymbol(("tk_programs_per_cta_" + fn.getSymName()).str()))
+      impl_->twoProgramsACta.insert(fn.getSymName().str());
   });
   if (kind == EmitKind::TkGpu) {
     llvm::raw_os_ostream os(out);
@@ -480,6 +486,8 @@ std::vector<KernelSummary> Compiler::summaries() {
     s.configs = impl_->configCounts[i];
     if (auto placement = impl_->dotPlacement.find(s.name); placement != impl_->dotPlacement.end())
       std::tie(s.tensorCoreDots, s.fmaDots) = placement->second;
+    if (impl_->twoProgramsACta.count(s.name))
+      s.programsPerCta = 2;
     if (impl_->module)
       impl_->module->walk([&](mlir::func::FuncOp fn) {
         if (fn.getSymName() == s.name)

@@ -77,6 +77,7 @@ struct KernelSummary {
   size_t configs = 0;    // @autotune configurations (0: none)
   // Of the last GPU emit (-1: none): its dots on the tensor cores and by FMA.
   int64_t tensorCoreDots = -1, fmaDots = -1;
+  int programsPerCta = 1; // of the last GPU emit: 2 with warp_specialize 3 where it applied
   std::string str() const;
 };
 
