@@ -24,6 +24,9 @@ timeout 150 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare
   | tee $out/conformance.txt | grep -v "^ok "
 ok=$(grep -c "conformance cases passed" $out/conformance.txt)
 grep -q "^FAIL\|Traceback" $out/conformance.txt && ok=0
+# (Also from session 24: 64-bit integers to bf16 before sm_90, rounded once.)
+timeout 60 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 --arch sm_80 -k bf16 2>&1 \
+  | tail -3 | tee $out/conformance-sm80-bf16.txt
 fp8="a=rand:f8e4m3:200x544 b=rand:f8e4m3:264x544 c=zeros:bf16:200x264 scale_a=rand:f32:200 scale_b=rand:f32:264"
 fp8="$fp8 bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=200 N=264 K=544 lda=544 ldb=544 ldc=264 ldr=264 ldm=264"
 for tool in synccheck racecheck; do
