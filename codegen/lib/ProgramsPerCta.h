@@ -1,0 +1,27 @@
+// Two programs a CTA (`warp_specialize: 3`, TmaPipeline.cpp): the ring positions each program
+// reads from and the turns the two take at their tiles' k-loops.
+#ifndef TK_CODEGEN_PROGRAMSPERCTA_H
+#define TK_CODEGEN_PROGRAMSPERCTA_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <utility>
+
+namespace tk::codegen {
+
+/// cdiv(ub - lb, step) when lb < ub, else 0 (i32, a positive step).
+mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb, mlir::Value ub, mlir::Value step);
+
+/// The position of a ring of `stages` stages `count` (< 2 * stages) positions after (stage,
+/// parity): (stage', parity').
+std::pair<mlir::Value, mlir::Value> advanceRingPosition(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stage,
+                                                        mlir::Value parity, mlir::Value count, int64_t stages);
+
+/// The turns of a CTA's two programs at the k-loop `pipelined` of their tiles (in `outer`,
+/// `range(program_id(0), n, num_programs(0))`).
+void takeTileTurns(mlir::scf::ForOp pipelined, mlir::scf::ForOp outer);
+
+} // namespace tk::codegen
+
+#endif
