@@ -11,8 +11,8 @@
 #  3. only if 1-2 passed: per call and back to back by `tkc run --time`, warp_specialize 1's
 #     best configs against 3's at 2048x11008x4096, 2048x4096x4096 and 8192x8192x4096 per
 #     tensor (grid: 132 programs, or 264 with two a CTA);
-#  4. the fp8 section with dependent launches off and on (TK_DEPENDENT_LAUNCH=0/1): the M=32
-#     rows back to back are the question.
+# Then, in a second device call, fp8-bench.sh (the bench's fp8 section, which the 10-minute
+# limit leaves no room for here).
 set -u
 out=$OUT
 mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
@@ -60,7 +60,3 @@ if [ "$ok" = 1 ]; then
     done
   done 2>&1 | tee $out/timing.txt
 fi
-for dependent in 0 1; do
-  TK_DEPENDENT_LAUNCH=$dependent OUT=$out/fp8-dependent-$dependent timeout 200 bench/run-all fp8 > /dev/null 2>&1
-  grep "^fp8\|Worst\|failed" $out/fp8-dependent-$dependent/log.txt | cut -c1-200
-done
