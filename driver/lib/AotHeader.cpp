@@ -115,20 +115,20 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   // with its own Compiler), then gathered in that order.
   struct Job {
     const KernelDecl *decl;
-    std::map<std::string, std::string> config;
+    std::optional<size_t> config; // the index in decl's @autotune space
   };
   std::vector<Job> jobs;
   for (const KernelDecl &decl : decls) {
     // The configs of the @autotune space, unless -D fixes a tuned constant.
-    std::vector<std::map<std::string, std::string>> configs = decl.configs;
+    bool fixed = false;
     for (const auto &config : decl.configs)
       for (const auto &[name, value] : config)
-        if (base.defines.count(name))
-          configs.clear();
-    if (configs.empty())
-      configs.push_back({});
-    for (auto &config : configs)
-      jobs.push_back(Job{&decl, std::move(config)});
+        fixed |= base.defines.count(name) > 0;
+    if (fixed || decl.configs.empty())
+      jobs.push_back(Job{&decl, std::nullopt});
+    else
+      for (size_t i = 0; i < decl.configs.size(); ++i)
+        jobs.push_back(Job{&decl, i});
   }
   std::vector<Variant> variants(jobs.size());
   std::vector<std::string> failures(jobs.size()), cubinErrors(jobs.size());
@@ -141,8 +141,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       options.kernel = jobs[j].decl->name;
       // The -D were checked against every kernel above; each names a constant of some, not of all.
       options.ignoreUnknownDefines = true;
-      for (const auto &[name, value] : jobs[j].config)
-        options.defines[name] = value;
+      options.autotuneConfig = jobs[j].config;
       Compiler compiler(options);
       std::ostringstream ptx;
       if (!compiler.load(file) || !compiler.emit(EmitKind::PTX, ptx)) {

@@ -208,7 +208,8 @@ bool Compiler::Impl::instantiateAll(bool requireValues) {
   runWithLargeStack([&] {
     for (const KernelItem *kernel : selected) {
       std::optional<AutotuneSpec> tune = sema.autotune(*kernel);
-      const TuneConfig *config = tune && !tune->configs.empty() ? &tune->configs.front() : nullptr;
+      size_t index = options.autotuneConfig.value_or(0);
+      const TuneConfig *config = tune && index < tune->configs.size() ? &tune->configs[index] : nullptr;
       auto missing = sema.unboundConstants(*kernel, options.defines, config);
       if (!missing.empty() && !requireValues) {
         std::string list;

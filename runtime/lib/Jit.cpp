@@ -198,6 +198,15 @@ bool Kernel::Impl::tunes(const Consts &consts) const {
 }
 
 void Kernel::Impl::setConfigs(std::vector<Config> space) {
+  // A launch option that some config of the space sets and another does not is the default in
+  // the other (Triton's Config: num_warps 4, num_stages 3), not the first config's: the
+  // compiler starts every kernel from the first config, so a config without warp_specialize
+  // beside a first one with it was compiled with a producer warpgroup too.
+  const std::pair<const char *, int64_t> launchDefaults[] = {{"num_warps", 4}, {"num_stages", 3}, {"warp_specialize", 0}};
+  for (const auto &[option, value] : launchDefaults)
+    if (llvm::any_of(space, [&, option = option](const Config &c) { return c.values.count(option) > 0; }))
+      for (Config &config : space)
+        config.values.emplace(option, Const(value));
   configs = std::move(space);
   tunedNames.clear();
   for (const Config &config : configs)

@@ -133,6 +133,31 @@ TEST_F(JitInterpreterTest, ARestrictedTuningSpaceOffersOnlyTheConfigsKept) {
             "kernel 'axpy': restricting its tuning space of 2 configs kept none");
 }
 
+// A launch option one config of the space sets and another does not is the default in the
+// other, as in Triton's Config (before: the compiler started from the first config, so the
+// second config below was compiled with num_warps 8 and a producer warpgroup as well).
+TEST_F(JitInterpreterTest, AConfigWithoutALaunchOptionGetsTheDefaultNotTheFirstConfigs) {
+  const char *source = R"(
+@autotune(key = [n], configs = [{ BLOCK: 128, num_warps: 8, warp_specialize: 1 }, { BLOCK: 64 }])
+kernel scale(x: ptr<f32>, n: i32, const BLOCK: i32) {
+    let r = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(x + r, load(x + r, mask = r < n) * 2.0, mask = r < n);
+}
+)";
+  Kernel scale = Module::fromString(context, source, "scale.tk", options()).kernel("scale");
+  std::vector<Config> seen;
+  scale.restrictTuneSpace([&](const Config &c) {
+    seen.push_back(c);
+    return true;
+  });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0]["num_warps"], 8);
+  EXPECT_EQ(seen[0]["warp_specialize"], 1);
+  EXPECT_EQ(seen[1]["num_warps"], 4);
+  EXPECT_EQ(seen[1]["warp_specialize"], 0);
+  EXPECT_FALSE(seen[1].integer("num_stages")); // (no config sets it: the compiler's default)
+}
+
 // Narrowing or replacing the tuning space while another thread launches (before: the launch
 // held a raw pointer to a winner the change freed, and crashed within milliseconds).
 TEST_F(JitInterpreterTest, TheTuningSpaceMayChangeWhileAnotherThreadLaunches) {

@@ -37,6 +37,10 @@ struct CompileOptions {
   /// A -D that names no constant of the selected kernels is ignored, not an error (`tkc lsp`:
   /// its -D serve every document, each of which has its own kernels).
   bool ignoreUnknownDefines = false;
+  /// The @autotune config (its index in the kernel's space) whose values the constants take
+  /// where no -D gives one; none: the first. (AOT headers compile each; a value that does not
+  /// fit is then reported as the config's, not as a -D the user never wrote.)
+  std::optional<size_t> autotuneConfig;
   /// False: the file given as text lies in no folder (an editor's untitled buffer): its imports
   /// come from the stdlib only.
   bool mainHasFolder = true;
