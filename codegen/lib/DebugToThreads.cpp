@@ -58,22 +58,6 @@ std::pair<std::string, Value> printfArgument(OpBuilder &b, Location loc, Value v
   return {"%d", v};
 }
 
-Value gridIndex(OpBuilder &b, Location loc, int axis) {
-  Type i32 = b.getI32Type();
-  if (axis == 0) { // (two programs a CTA: 2 * ctaid.x + the thread's program)
-    Value cta = NVVM::BlockIdXOp::create(b, loc, i32);
-    Block *block = b.getInsertionBlock();
-    int64_t programs = block ? programsPerCtaOf(block->getParentOp()) : 1;
-    if (programs == 1)
-      return cta;
-    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, cta, i32Constant(b, loc, programs)),
-                                 programInCta(b, loc));
-  }
-  if (axis == 1)
-    return NVVM::BlockIdYOp::create(b, loc, i32);
-  return NVVM::BlockIdZOp::create(b, loc, i32);
-}
-
 void vprintf(OpBuilder &b, Location loc, ModuleOp module, StringRef format, ValueRange args) {
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
   auto fn = declaration(b, module, "vprintf", LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr, ptr}));
@@ -100,7 +84,8 @@ struct PrintPattern : public OpConversionPattern<PrintOp> {
     std::string escaped;
     for (char c : label)
       escaped += c == '%' ? std::string("%%") : std::string(1, c);
-    SmallVector<Value> pid{gridIndex(rewriter, loc, 0), gridIndex(rewriter, loc, 1), gridIndex(rewriter, loc, 2)};
+    SmallVector<Value> pid{gridIndex(rewriter, loc, 0, false), gridIndex(rewriter, loc, 1, false),
+                           gridIndex(rewriter, loc, 2, false)};
     Value tid = threadId(rewriter, loc);
     if (op.getArgs().empty()) {
       emitOnce(rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid, i32Constant(rewriter, loc, 0)),

@@ -30,6 +30,24 @@ Value threadId(OpBuilder &b, Location loc) {
   return arith::AndIOp::create(b, loc, tid, i32Constant(b, loc, threadsOf(at) - 1));
 }
 
+Value gridIndex(OpBuilder &b, Location loc, int axis, bool count, std::optional<int64_t> namedProgram) {
+  Type i32 = b.getI32Type();
+  Value value;
+  switch (axis) {
+  case 0: value = count ? (Value)NVVM::GridDimXOp::create(b, loc, i32) : (Value)NVVM::BlockIdXOp::create(b, loc, i32); break;
+  case 1: value = count ? (Value)NVVM::GridDimYOp::create(b, loc, i32) : (Value)NVVM::BlockIdYOp::create(b, loc, i32); break;
+  default: value = count ? (Value)NVVM::GridDimZOp::create(b, loc, i32) : (Value)NVVM::BlockIdZOp::create(b, loc, i32); break;
+  }
+  Operation *at = insertionParent(b);
+  int64_t programs = at ? programsPerCtaOf(at) : 1;
+  if (axis != 0 || programs == 1)
+    return value;
+  value = arith::MulIOp::create(b, loc, value, i32Constant(b, loc, programs));
+  if (count)
+    return value;
+  return arith::AddIOp::create(b, loc, value, namedProgram ? i32Constant(b, loc, *namedProgram) : programInCta(b, loc));
+}
+
 Value programInCta(OpBuilder &b, Location loc) {
   Operation *at = insertionParent(b);
   if (!at || programsPerCtaOf(at) == 1)

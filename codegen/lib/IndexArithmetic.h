@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <map>
+#include <optional>
 
 namespace tk::codegen {
 using namespace ::tk::gpu;
@@ -21,6 +22,11 @@ mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 mlir::Value ctaThreadId(mlir::OpBuilder &b, mlir::Location loc);
 /// Which program of its CTA the thread is in (tid.x / threadsOf; 0 with one program a CTA).
 mlir::Value programInCta(mlir::OpBuilder &b, mlir::Location loc);
+/// program_id(axis), or with `count` num_programs(axis): ctaid / nctaid, or along x with two
+/// programs a CTA 2 * ctaid.x + the thread's program (`namedProgram`'s, the producer's), of
+/// 2 * nctaid.x.
+mlir::Value gridIndex(mlir::OpBuilder &b, mlir::Location loc, int axis, bool count,
+                      std::optional<int64_t> namedProgram = std::nullopt);
 /// Inline PTX (`$n` operands in LLVM's AT&T dialect, the one NVPTX reads); its first result, or
 /// null without results. `sideEffects`: kept and ordered (barriers, fences, stores).
 mlir::Value inlinePtx(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange results, mlir::ValueRange operands,

@@ -35,29 +35,11 @@ template <typename Op> struct ThreadPattern : public OpConversionPattern<Op> {
 template <typename Op> struct GridIndexPattern : public ThreadPattern<Op> {
   using ThreadPattern<Op>::ThreadPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor, ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    Value value;
     bool isId = std::is_same<Op, ProgramIdOp>::value;
-    if (int64_t programs = programsPerCtaOf(op); programs > 1 && op.getAxis() == 0) {
-      // Two programs a CTA: program 2 * ctaid.x + w (w: the thread's, or in the producer the
-      // one named by tkg.program_in_cta), of 2 * nctaid.x.
-      Value ctas = isId ? (Value)NVVM::BlockIdXOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimXOp::create(rewriter, loc, i32);
-      Value first = arith::MulIOp::create(rewriter, loc, ctas, i32Constant(rewriter, loc, programs));
-      if (isId) {
-        auto named = op->template getAttrOfType<IntegerAttr>(TkgDialect::kProgramInCta);
-        Value w = named ? i32Constant(rewriter, loc, named.getInt()) : programInCta(rewriter, loc);
-        first = arith::AddIOp::create(rewriter, loc, first, w);
-      }
-      rewriter.replaceOp(op, first);
-      return success();
-    }
-    switch (op.getAxis()) {
-    case 0: value = isId ? (Value)NVVM::BlockIdXOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimXOp::create(rewriter, loc, i32); break;
-    case 1: value = isId ? (Value)NVVM::BlockIdYOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimYOp::create(rewriter, loc, i32); break;
-    default: value = isId ? (Value)NVVM::BlockIdZOp::create(rewriter, loc, i32) : (Value)NVVM::GridDimZOp::create(rewriter, loc, i32); break;
-    }
-    rewriter.replaceOp(op, value);
+    // (In the producer of two programs a CTA, tkg.program_in_cta names the program.)
+    auto named = op->template getAttrOfType<IntegerAttr>(TkgDialect::kProgramInCta);
+    rewriter.replaceOp(op, gridIndex(rewriter, op.getLoc(), int(op.getAxis()), !isId,
+                                     named ? std::optional<int64_t>(named.getInt()) : std::nullopt));
     return success();
   }
 };
