@@ -423,18 +423,23 @@ void MLIRGenImpl::emitIf(const IfStmt &ifs, bool &returnedOut, Value &returned) 
   }
   if (emitFlatChain(ifs))
     return;
-  Location l = loc(ifs.range);
-  std::vector<VarDecl *> carried = assignedOutside(ifs);
   bool thenReturns = alwaysReturns(*ifs.thenBlock);
   bool elseReturns = ifs.elseStmt && alwaysReturns(*ifs.elseStmt);
   bool yieldsValue = thenReturns && elseReturns && currentFn_ && currentFn_->returnType.isValue();
+  Value cond = emit(*ifs.cond);
+  Value value = emitIfOp(cond, ifs.thenBlock.get(), ifs.elseStmt.get(), assignedOutside(ifs), yieldsValue, loc(ifs.range));
+  if (yieldsValue)
+    returned = value;
+  returnedOut = thenReturns && elseReturns;
+}
+
+Value MLIRGenImpl::emitIfOp(Value cond, const Stmt *thenStmt, const Stmt *elseStmt, const std::vector<VarDecl *> &carried,
+                            bool yieldsValue, Location l) {
   SmallVector<mlir::Type> resultTypes;
   for (VarDecl *v : carried)
     resultTypes.push_back(mlirType(v->type));
   if (yieldsValue)
     resultTypes.push_back(mlirType(currentFn_->returnType));
-
-  Value cond = emit(*ifs.cond);
   auto op = scf::IfOp::create(builder_, l, resultTypes, cond, /*withElseRegion=*/true);
   std::map<const VarDecl *, Value> before = vars_;
   auto emitBranch = [&](Block &block, const Stmt *stmt) {
@@ -454,15 +459,13 @@ void MLIRGenImpl::emitIf(const IfStmt &ifs, bool &returnedOut, Value &returned) 
   for (Block *block : {&op.getThenRegion().front(), &op.getElseRegion().front()})
     if (!block->empty())
       block->back().erase();
-  emitBranch(op.getThenRegion().front(), ifs.thenBlock.get());
-  emitBranch(op.getElseRegion().front(), ifs.elseStmt.get());
+  emitBranch(op.getThenRegion().front(), thenStmt);
+  emitBranch(op.getElseRegion().front(), elseStmt);
   builder_.setInsertionPointAfter(op);
   vars_ = before;
   for (size_t k = 0; k < carried.size(); ++k)
     vars_[carried[k]] = op.getResult(k);
-  if (yieldsValue)
-    returned = op.getResults().back();
-  returnedOut = thenReturns && elseReturns;
+  return yieldsValue ? op.getResults().back() : Value();
 }
 
 namespace {
@@ -502,43 +505,15 @@ bool MLIRGenImpl::emitFlatChain(const IfStmt &ifs) {
       builder_.setInsertionPointAfter(guard);
       taken = guard.getResult(0);
     }
-    emitGuarded(taken, *arm->thenBlock, carried, l);
+    emitIfOp(taken, arm->thenBlock.get(), nullptr, carried, /*yieldsValue=*/false, l);
     done = done ? arith::OrIOp::create(builder_, l, done, taken).getResult() : taken;
   }
   if (rest) {
     Location l = loc(rest->range);
-    emitGuarded(arith::XOrIOp::create(builder_, l, done, arith::ConstantIntOp::create(builder_, l, i1, 1)), *rest,
-                carried, l);
+    emitIfOp(arith::XOrIOp::create(builder_, l, done, arith::ConstantIntOp::create(builder_, l, i1, 1)), rest, nullptr,
+             carried, /*yieldsValue=*/false, l);
   }
   return true;
-}
-
-/// `stmt` (which does not return) under scf.if `taken`, the variables in `carried` yielded.
-void MLIRGenImpl::emitGuarded(Value taken, const Stmt &stmt, const std::vector<VarDecl *> &carried, Location l) {
-  SmallVector<mlir::Type> resultTypes;
-  for (VarDecl *v : carried)
-    resultTypes.push_back(mlirType(v->type));
-  auto op = scf::IfOp::create(builder_, l, resultTypes, taken, /*withElseRegion=*/true);
-  for (Block *block : {&op.getThenRegion().front(), &op.getElseRegion().front()})
-    if (!block->empty())
-      block->back().erase();
-  std::map<const VarDecl *, Value> before = vars_;
-  auto yieldCarried = [&] {
-    SmallVector<Value> yields;
-    for (VarDecl *v : carried)
-      yields.push_back(vars_.at(v));
-    scf::YieldOp::create(builder_, l, yields);
-  };
-  builder_.setInsertionPointToStart(&op.getThenRegion().front());
-  Value unused;
-  emitStmt(stmt, unused);
-  yieldCarried();
-  vars_ = before;
-  builder_.setInsertionPointToStart(&op.getElseRegion().front());
-  yieldCarried();
-  builder_.setInsertionPointAfter(op);
-  for (size_t k = 0; k < carried.size(); ++k)
-    vars_[carried[k]] = op.getResult(k);
 }
 
 void MLIRGenImpl::emitFor(const ForStmt &loop) {

@@ -39,7 +39,10 @@ public:
   bool emitStmt(const Stmt &stmt, mlir::Value &returned);
   void emitIf(const IfStmt &ifs, bool &returnedOut, mlir::Value &returned);
   bool emitFlatChain(const IfStmt &ifs);
-  void emitGuarded(mlir::Value taken, const Stmt &stmt, const std::vector<VarDecl *> &carried, mlir::Location l);
+  /// scf.if `cond` over the two statements (either may be null), yielding `carried` (and the
+  /// returned value with `yieldsValue`, which it returns).
+  mlir::Value emitIfOp(mlir::Value cond, const Stmt *thenStmt, const Stmt *elseStmt, const std::vector<VarDecl *> &carried,
+                       bool yieldsValue, mlir::Location l);
   void emitFor(const ForStmt &loop);
   void emitWhile(const WhileStmt &loop);
 

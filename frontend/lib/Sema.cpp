@@ -573,9 +573,9 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
   auto instance = std::make_unique<KernelInstance>();
   instance->decl = &kernel;
   if (config) {
-    instance->numWarps = config->numWarps.value_or(4);
-    instance->numStages = config->numStages.value_or(3);
-    instance->warpSpecialize = config->warpSpecialize.value_or(0);
+    instance->numWarps = config->numWarps.value_or(instance->numWarps);
+    instance->numStages = config->numStages.value_or(instance->numStages);
+    instance->warpSpecialize = config->warpSpecialize.value_or(instance->warpSpecialize);
   }
   if (auto it = defines.find("warp_specialize"); it != defines.end()) {
     auto v = parseConstText(it->second, Type::scalar(Scalar::I32));

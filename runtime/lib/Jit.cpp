@@ -202,7 +202,9 @@ void Kernel::Impl::setConfigs(std::vector<Config> space) {
   // the other (Triton's Config: num_warps 4, num_stages 3), not the first config's: the
   // compiler starts every kernel from the first config, so a config without warp_specialize
   // beside a first one with it was compiled with a producer warpgroup too.
-  const std::pair<const char *, int64_t> launchDefaults[] = {{"num_warps", 4}, {"num_stages", 3}, {"warp_specialize", 0}};
+  const KernelSignature unset; // (the compiler's defaults)
+  const std::pair<const char *, int64_t> launchDefaults[] = {
+      {"num_warps", unset.numWarps}, {"num_stages", unset.numStages}, {"warp_specialize", unset.warpSpecialize}};
   for (const auto &[option, value] : launchDefaults)
     if (llvm::any_of(space, [&, option = option](const Config &c) { return c.values.count(option) > 0; }))
       for (Config &config : space)

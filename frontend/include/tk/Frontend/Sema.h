@@ -45,10 +45,13 @@ struct KernelInstance {
   const KernelItem *decl = nullptr;
   std::vector<std::pair<std::string, ConstValue>> constants;
   std::vector<KernelArg> args;
+  // The launch options, at their defaults (also those of an @autotune config that leaves one
+  // out, in the JIT too).
   int numWarps = 4;
   int numStages = 3;
   // 1: a producer warpgroup issues the TMA copies (sm_90a); 2: and the two consumer
-  // warpgroups take turns at the tensor cores (ping-pong)
+  // warpgroups take turns at the tensor cores (ping-pong); 3: two programs a CTA on their own
+  // tiles
   int warpSpecialize = 0;
   BlockPtr body;
 };
