@@ -713,8 +713,9 @@ def add_structure_cases():
     # An else-if chain of 8 arms or more is emitted flat (MLIRGen): arm i still runs only when
     # no arm before it was taken, and its condition is evaluated only then (each condition
     # counts its evaluations in cnt[i] by an atomic), with a var carried through, a store in an
-    # arm and the final else.
-    arms = "".join("    %sif atomic_add(cnt + %d, 1) + x == %d { r = %d; }\n" % ("else " if i else "", i, i, 100 + i)
+    # arm and the final else. The atomic's old value is multiplied by 0: it depends on the order
+    # in which the programs reach it (on the H200 a program took the wrong arm: session 25).
+    arms = "".join("    %sif atomic_add(cnt + %d, 1) * 0 + x == %d { r = %d; }\n" % ("else " if i else "", i, i, 100 + i)
                    for i in range(9))
     src = generated("else_if_chain", "kernel op(o: ptr<i32>, cnt: ptr<i32>, xs: ptr<i32>) {\n"
                     "    let x = load(xs + program_id(0));\n    var r = -1;\n" + arms +
