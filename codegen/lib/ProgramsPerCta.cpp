@@ -1,13 +1,84 @@
 // Two programs a CTA (`warp_specialize: 3`): ring positions and turns (ProgramsPerCta.h).
 #include "ProgramsPerCta.h"
 #include "IndexArithmetic.h"
+#include "ProducerSlice.h"
 #include "tk/Dialect/TkGpu/IR/TkGpu.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-pipeline-dot-loads"
 
 using namespace mlir;
 
 namespace tk::codegen {
+namespace {
+
+/// Whether `op` (or an op inside it) may write memory: an effect other than a read, or
+/// effects it does not declare.
+bool writesMemory(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
+  return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
+    return !isa<MemoryEffects::Read>(effect.getEffect());
+  });
+}
+
+} // namespace
+
+bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
+                      const RectangularAccessAnalysis &analysis) {
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  auto why = [&](const char *reason) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": no two programs a CTA: " << reason << "\n");
+    return false;
+  };
+  if (numWarpsOf(kernel) != 4)
+    return why("num_warps is not 4 (one warpgroup a program)");
+  if (!outer || outer->getBlock() != &kernel.front())
+    return why("the loop of dots is not directly in a loop over tiles at the kernel's top level");
+  auto first = outer.getLowerBound().getDefiningOp<ProgramIdOp>();
+  auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
+  if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
+    return why("the tiles are not range(program_id(0), n, num_programs(0))");
+  // An odd grid gets one more program (a CTA holds two), and num_programs(0) counts it: the
+  // tile loop shares the tiles among them all (each still runs once), but nothing else may
+  // depend on the programs: program_id(0) and num_programs(0) only bound the tile loop, and
+  // nothing outside it writes memory (an extra program would write again).
+  bool otherUses = false;
+  kernel.walk([&](Operation *op) {
+    if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getAxis() == 0)
+      otherUses |= id != first || !id->hasOneUse();
+    if (auto count = dyn_cast<NumProgramsOp>(op); count && count.getAxis() == 0)
+      otherUses |= count != step || !count->hasOneUse();
+  });
+  if (otherUses)
+    return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
+  // (Waiting for the kernel ahead, as every program does, writes nothing.)
+  for (Operation &op : kernel.front())
+    if (&op != outer.getOperation() && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
+      return why("an op outside the tile loop writes memory");
+  // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
+  // (128x256) spill beside the rest.
+  for (DotOp dot : loop.getBody()->getOps<DotOp>())
+    if (cast<RankedTensorType>(dot.getType()).getNumElements() / threadsOf(kernel) > 128)
+      return why("a program's accumulator takes more than 128 registers a thread");
+  for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
+    if (!outer.isDefinedOutsideOfLoop(bound))
+      return why("the k-loop's bounds differ from tile to tile");
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
+  inputs.push_back(outer.getUpperBound());
+  for (Value v : inputs)
+    if (!collectScalarSlice(v, kernel, loop, slice))
+      return false;
+  for (Operation *op : slice)
+    if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first.getResult()))
+      return why("the copies depend on the program otherwise than through the tile index");
+  return true;
+}
 
 Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   Value span = arith::SubIOp::create(b, loc, ub, lb);

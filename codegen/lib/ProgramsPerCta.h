@@ -3,12 +3,22 @@
 #ifndef TK_CODEGEN_PROGRAMSPERCTA_H
 #define TK_CODEGEN_PROGRAMSPERCTA_H
 
+#include "RectangularAccess.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 #include <utility>
 
 namespace tk::codegen {
+
+/// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
+/// each on its own tiles: the loop of dots directly in a loop over tiles
+/// `range(program_id(0), n, num_programs(0))` at the kernel's top level, the k-loop's bounds
+/// the same for every tile, and the producer's coordinates depending on the program only
+/// through the tile index (it fills both programs' tiles, program 1's the next index).
+bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
+                      const RectangularAccessAnalysis &analysis);
 
 /// cdiv(ub - lb, step) when lb < ub, else 0 (i32, a positive step).
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb, mlir::Value ub, mlir::Value step);

@@ -27,6 +27,7 @@
 // The coordinates of iteration k + D are built from the rectangle's polynomials with the
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 #include "DotLoadPipelines.h"
+#include "ProducerSlice.h"
 #include "ProgramsPerCta.h"
 #include "IndexArithmetic.h"
 #include "MemoryTypes.h"
@@ -55,22 +56,6 @@ std::pair<Value, Value> nextStage(OpBuilder &b, Location loc, Value stage, Value
 
 Value flip(OpBuilder &b, Location loc, Value parity) {
   return arith::XOrIOp::create(b, loc, parity, i32Constant(b, loc, 1));
-}
-
-/// The producer/consumer split a warp-specialized kernel already has (made for an earlier
-/// pipeline), or null.
-scf::IfOp existingSplit(func::FuncOp kernel) {
-  for (auto branch : kernel.front().getOps<scf::IfOp>())
-    if (branch.getCondition().getDefiningOp<IsProducerOp>())
-      return branch;
-  return scf::IfOp();
-}
-
-/// The block whose ops run once a program at the kernel's top level: its entry, or once it
-/// split, the consumers' branch (where the rest of the kernel went).
-Block *topBlock(func::FuncOp kernel) {
-  scf::IfOp split = existingSplit(kernel);
-  return split ? &split.getElseRegion().front() : &kernel.front();
 }
 
 class TmaPipeliner {
@@ -341,135 +326,7 @@ public:
       moveConsumers(kernel);
   }
 
-  /// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
-  /// each on its own tiles: the loop of dots directly in a loop over tiles
-  /// `range(program_id(0), n, num_programs(0))` at the kernel's top level, the k-loop's bounds
-  /// the same for every tile, and the producer's coordinates depending on the program only
-  /// through the tile index (it fills both programs' tiles, program 1's the next index).
-  static bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
-                               const RectangularAccessAnalysis &analysis) {
-    auto kernel = loop->getParentOfType<func::FuncOp>();
-    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-    auto why = [&](const char *reason) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": no two programs a CTA: " << reason << "\n");
-      return false;
-    };
-    if (numWarpsOf(kernel) != 4)
-      return why("num_warps is not 4 (one warpgroup a program)");
-    if (!outer || outer->getBlock() != &kernel.front())
-      return why("the loop of dots is not directly in a loop over tiles at the kernel's top level");
-    auto first = outer.getLowerBound().getDefiningOp<ProgramIdOp>();
-    auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
-    if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
-      return why("the tiles are not range(program_id(0), n, num_programs(0))");
-    // An odd grid gets one more program (a CTA holds two), and num_programs(0) counts it: the
-    // tile loop shares the tiles among them all (each still runs once), but nothing else may
-    // depend on the programs: program_id(0) and num_programs(0) only bound the tile loop, and
-    // nothing outside it writes memory (an extra program would write again).
-    bool otherUses = false;
-    kernel.walk([&](Operation *op) {
-      if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getAxis() == 0)
-        otherUses |= id != first || !id->hasOneUse();
-      if (auto count = dyn_cast<NumProgramsOp>(op); count && count.getAxis() == 0)
-        otherUses |= count != step || !count->hasOneUse();
-    });
-    if (otherUses)
-      return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
-    // (Waiting for the kernel ahead, as every program does, writes nothing.)
-    for (Operation &op : kernel.front())
-      if (&op != outer.getOperation() && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
-        return why("an op outside the tile loop writes memory");
-    // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
-    // (128x256) spill beside the rest.
-    for (DotOp dot : loop.getBody()->getOps<DotOp>())
-      if (cast<RankedTensorType>(dot.getType()).getNumElements() / threadsOf(kernel) > 128)
-        return why("a program's accumulator takes more than 128 registers a thread");
-    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
-      if (!outer.isDefinedOutsideOfLoop(bound))
-        return why("the k-loop's bounds differ from tile to tile");
-    llvm::SetVector<Operation *> slice;
-    SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
-    inputs.push_back(outer.getUpperBound());
-    for (Value v : inputs)
-      if (!collectScalarSlice(v, kernel, loop, slice))
-        return false;
-    for (Operation *op : slice)
-      if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first.getResult()))
-        return why("the copies depend on the program otherwise than through the tile index");
-    return true;
-  }
-
-  /// Whether `op` (or an op inside it) may write memory: an effect other than a read, or
-  /// effects it does not declare.
-  static bool writesMemory(Operation *op) {
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
-    return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
-      return !isa<MemoryEffects::Read>(effect.getEffect());
-    });
-  }
-
-  /// Whether a producer warpgroup can compute the copies' coordinates and the loop's bounds by
-  /// itself: from kernel arguments through scalar ops of the kernel's top level.
-  /// In a persistent kernel, the scalar ops of the loop over tiles (before the k-loop) count too.
-  static bool producerCanRun(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
-                             const RectangularAccessAnalysis &analysis) {
-    auto kernel = loop->getParentOfType<func::FuncOp>();
-    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-    Block *top = topBlock(kernel);
-    if (loop->getBlock() != top && !(outer && outer->getBlock() == top))
-      return false;
-    llvm::SetVector<Operation *> slice;
-    SmallVector<Value> inputs = producerInputs(loop, accesses, analysis);
-    if (outer)
-      inputs.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
-    for (Value v : inputs)
-      if (!collectScalarSlice(v, kernel, loop, slice))
-        return false;
-    return true;
-  }
-
 private:
-  /// The values (other than the induction variable) the producer needs: the loop's bounds and
-  /// the atoms of the coordinates.
-  static SmallVector<Value> producerInputs(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
-                                           const RectangularAccessAnalysis &analysis) {
-    SmallVector<Value> inputs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
-    for (const RectangularAccess &access : accesses)
-      for (const Polynomial *p : {&access.rowStart, &access.colStart, access.stackIndex ? &*access.stackIndex : &access.colStart})
-        for (auto &[monomial, coefficient] : p->terms)
-          for (int atom : monomial)
-            if (analysis.atomValue(atom) != loop.getInductionVar())
-              inputs.push_back(analysis.atomValue(atom));
-    return inputs;
-  }
-
-  /// Adds the ops computing scalar `v` to `slice`: ops of the kernel's top level, or of the
-  /// body of the loop over tiles around `loop` (the tile index its induction variable); false
-  /// if one has side effects or regions, or makes a tile.
-  static bool collectScalarSlice(Value v, func::FuncOp kernel, scf::ForOp loop, llvm::SetVector<Operation *> &slice,
-                                 unsigned depth = 0) {
-    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getOwner() == &kernel.front() || (outer && arg == outer.getInductionVar());
-    Operation *def = v.getDefiningOp();
-    if (slice.contains(def))
-      return true;
-    if (depth > 128) // a chain of scalar ops that long is not worth a producer
-      return false;
-    // Side-effect free is enough (a division need not be speculatable): the producer computes
-    // what every thread of the kernel computes at its start (or the tile's) anyway.
-    bool placed = def->getBlock() == &kernel.front() || def->getBlock() == topBlock(kernel) ||
-                  (outer && def->getBlock() == outer.getBody() && def->isBeforeInBlock(loop));
-    if (!placed || !isMemoryEffectFree(def) || def->getNumRegions() ||
-        llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
-      return false;
-    for (Value operand : def->getOperands())
-      if (!collectScalarSlice(operand, kernel, loop, slice, depth + 1))
-        return false;
-    slice.insert(def);
-    return true;
-  }
-
   /// At the kernel's start: the producer warpgroup gives registers back (and waits for the
   /// kernel ahead when the kernel has a gdc_wait) and one of its threads fills every
   /// iteration's stage, waiting for the consumers to release it (parity flipped: the first
@@ -792,7 +649,7 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
     std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
     RectangularAccessAnalysis analysis(loop);
     std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
-    if (!accesses || !TmaPipeliner::producerCanRun(loop, *accesses, analysis))
+    if (!accesses || !producerCanRun(loop, *accesses, analysis))
       return false;
   }
   return true;
@@ -846,11 +703,11 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
   bool specialized = kernel->hasAttr(TkDialect::kWarpSpecialize) &&
                      (loopsWithDots.size() == 1 || later ||
                       (loopsWithDots.front() == loop && producerCanFillEach(kernel, loopsWithDots))) &&
-                     TmaPipeliner::producerCanRun(loop, all, analysis);
+                     producerCanRun(loop, all, analysis);
   if (later && !specialized)
     return false;
   bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && loopsWithDots.size() == 1 &&
-                      invariants.empty() && !cpAsyncLeft && TmaPipeliner::tilePingPongFits(loop, accesses, analysis);
+                      invariants.empty() && !cpAsyncLeft && tilePingPongFits(loop, accesses, analysis);
   if (cpAsyncLeft) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
