@@ -49,6 +49,7 @@ struct Compiler::Impl {
         program(sources, diags, options.stdlibDirs.empty() ? std::vector<std::string>{defaultStdlibDir()}
                                                            : options.stdlibDirs),
         sema(program, diags) {
+    sema.setDefinesLabel(options.definesLabel);
     registerTkDialects(registry);
     registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
     context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -194,7 +195,7 @@ bool Compiler::Impl::selectKernels() {
       for (const KernelParam &p : k->params)
         known |= p.mode == KernelParam::Mode::Const && p.name == name;
     if (!known && !options.ignoreUnknownDefines) {
-      diags.error({}, "-D " + name + "=" + value + ": no selected kernel has a const parameter named '" +
+      diags.error({}, options.definesLabel + name + "=" + value + ": no selected kernel has a const parameter named '" +
                                       name + "'");
     }
   }

@@ -312,7 +312,7 @@ std::optional<ConstValue> Sema::bindDType(SemaImpl &impl, const KernelItem &kern
   if (auto it = defines.find(p.name); it != defines.end()) {
     std::optional<Scalar> scalar = parseScalar(it->second);
     if (!scalar)
-      diags_.error(p.range, "-D " + p.name + "=" + it->second + " is not a valid dtype (one of " + kDTypeChoices + ")");
+      diags_.error(p.range, definesLabel_ + p.name + "=" + it->second + " is not a valid dtype (one of " + kDTypeChoices + ")");
     return scalar ? std::optional<ConstValue>(ConstValue::ofDType(*scalar)) : std::nullopt;
   }
   if (config)
@@ -580,7 +580,7 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
   if (auto it = defines.find("warp_specialize"); it != defines.end()) {
     auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
     if (!v || v->i < 0 || v->i > 3)
-      diags_.error(kernel.nameRange, "-D warp_specialize=" + it->second + " is not 0, 1, 2 or 3");
+      diags_.error(kernel.nameRange, definesLabel_ + "warp_specialize=" + it->second + " is not 0, 1, 2 or 3");
     else
       instance->warpSpecialize = (int)v->i;
   }
@@ -588,7 +588,7 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     if (auto it = defines.find(option); it != defines.end()) {
       auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
       if (!v || v->i <= 0 || v->i > 32)
-        diags_.error(kernel.nameRange, std::string("-D ") + option + "=" + it->second + " is not a valid value");
+        diags_.error(kernel.nameRange, definesLabel_ + option + "=" + it->second + " is not a valid value");
       else
         (std::string(option) == "num_warps" ? instance->numWarps : instance->numStages) = (int)v->i;
     }
@@ -643,7 +643,7 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     if (auto it = defines.find(p.name); it != defines.end()) {
       value = parseConstText(it->second, type);
       if (!value) {
-        diags_.error(p.range, "-D " + p.name + "=" + it->second + " is not a valid " + type.str());
+        diags_.error(p.range, definesLabel_ + p.name + "=" + it->second + " is not a valid " + type.str());
         continue;
       }
     } else if (config) {

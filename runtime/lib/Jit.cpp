@@ -21,6 +21,7 @@ CompileOptions Kernel::Impl::compileOptions(const Config &config, const std::vec
   CompileOptions options;
   options.kernel = decl.name;
   options.defines = compilerDefines(config);
+  options.definesLabel = "the config's "; // (a launch's constants, or a config of the tuning space)
   options.stdlibDirs = module->options.stdlibDirs;
   options.debug = module->options.debug;
   targetDevice(options, context().device().sm);

@@ -158,6 +158,32 @@ kernel scale(x: ptr<f32>, n: i32, const BLOCK: i32) {
   EXPECT_FALSE(seen[1].integer("num_stages")); // (no config sets it: the compiler's default)
 }
 
+// A constant that does not fit its parameter, given by a launch or by a config of the tuning
+// space, is named as the config's, not as a -D the program never wrote (before: "-D
+// SHIFT=300 is not a valid i8").
+TEST_F(JitInterpreterTest, AConstantThatDoesNotFitIsNamedAsTheConfigs) {
+  const char *source = R"(
+kernel shifted(out: ptr<i32>, const SHIFT: i8) {
+    store(out, SHIFT as i32);
+}
+)";
+  Kernel shifted = Module::fromString(context, source, "shifted.tk", options()).kernel("shifted");
+  Buffer out(context, Scalar::I32, 1);
+  std::string message = errorOf([&] { shifted.launch(Grid(1), {out}, {{"SHIFT", 300}}); });
+  EXPECT_NE(message.find("the config's SHIFT=300 is not a valid i8"), std::string::npos) << message;
+  EXPECT_EQ(message.find("-D"), std::string::npos) << message;
+  const char *tuned = R"(
+@autotune(key = [n], configs = [{ SHIFT: 300 }, { SHIFT: 3 }])
+kernel shifted(out: ptr<i32>, n: i32, const SHIFT: i8) {
+    store(out, SHIFT as i32);
+}
+)";
+  Kernel shiftedTuned = Module::fromString(context, tuned, "tuned.tk", options()).kernel("shifted");
+  message = errorOf([&] { shiftedTuned.launch(Grid(1), {out, 1}); });
+  EXPECT_NE(message.find("kernel 'shifted' {SHIFT=300} does not compile"), std::string::npos) << message;
+  EXPECT_NE(message.find("the config's SHIFT=300 is not a valid i8"), std::string::npos) << message;
+}
+
 // Narrowing or replacing the tuning space while another thread launches (before: the launch
 // held a raw pointer to a winner the change freed, and crashed within milliseconds).
 TEST_F(JitInterpreterTest, TheTuningSpaceMayChangeWhileAnotherThreadLaunches) {

@@ -41,6 +41,9 @@ struct CompileOptions {
   /// where no -D gives one; none: the first. (AOT headers compile each; a value that does not
   /// fit is then reported as the config's, not as a -D the user never wrote.)
   std::optional<size_t> autotuneConfig;
+  /// How diagnostics name a -D: "-D " (tkc), or "the config's " (the JIT, whose launches' and
+  /// tuning configs' constants arrive as defines).
+  std::string definesLabel = "-D ";
   /// False: the file given as text lies in no folder (an editor's untitled buffer): its imports
   /// come from the stdlib only.
   bool mainHasFolder = true;

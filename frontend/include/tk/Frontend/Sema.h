@@ -97,6 +97,10 @@ public:
   /// record nothing).
   void setIndex(SymbolIndex *index) { index_ = index; }
 
+  /// How diagnostics name a value of `instantiate`'s `defines`: "-D " (tkc's command line, the
+  /// default) or "the config's " (the JIT's launches and tuning configs).
+  void setDefinesLabel(std::string label) { definesLabel_ = std::move(label); }
+
   /// Reads a kernel's @autotune decorator (null when it has none; errors are reported).
   std::optional<AutotuneSpec> autotune(const KernelItem &kernel);
 
@@ -140,6 +144,7 @@ private:
   std::vector<const ConstItem *> constStack_;
   size_t checkedNodes_ = 0;
   SymbolIndex *index_ = nullptr;
+  std::string definesLabel_ = "-D ";
 };
 
 /// Whether `p` is a `const NAME: dtype` parameter: a scalar type bound at compile time.
