@@ -99,13 +99,17 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
                                     : "")
       << "\n";
   std::vector<std::array<std::string, 6>> rows{{"config", "registers", "spill bytes", "shared bytes", "threads", ""}};
-  for (const auto &config : configs) {
+  for (size_t index = 0; index < configs.size(); ++index) {
+    // Each config as the tuner compiles it: its own values (over a -D of the same name), the
+    // defaults for what it leaves out (launch options too), not the first config's.
     CompileOptions options = base;
     std::string text;
-    for (const auto &[name, v] : config) {
-      options.defines[name] = v;
+    for (const auto &[name, v] : configs[index]) {
+      options.defines.erase(name);
       text += (text.empty() ? "" : ", ") + name + "=" + v;
     }
+    if (!decl.configs.empty())
+      options.autotuneConfig = index;
     Compiler compiler(options);
     std::ostringstream cubin;
     if (!compiler.load(file) || !compiler.emit(EmitKind::Cubin, cubin)) {
