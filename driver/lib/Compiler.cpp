@@ -38,8 +38,15 @@ std::string KernelSummary::str() const {
     os << ", " << configs << " autotune configs";
   if (tensorCoreDots > 0 || fmaDots > 0)
     os << ", dots: " << tensorCoreDots << " on tensor cores, " << fmaDots << " by FMA";
+  // What warp_specialize became (a kernel without a TMA pipeline to fill keeps one warpgroup
+  // kind, and two programs a CTA fall back to one): said, since nothing else shows it.
+  if (warpSpecialize > 0 && tensorCoreDots >= 0)
+    os << (producer ? ", a producer warpgroup"
+                    : ", no producer warpgroup (warp_specialize " + std::to_string(warpSpecialize) + " did not apply)");
   if (programsPerCta > 1)
     os << ", " << programsPerCta << " programs a CTA";
+  else if (warpSpecialize == 3 && producer)
+    os << ", one program a CTA (warp_specialize 3's two did not apply)";
   return os.str();
 }
 
@@ -68,6 +75,7 @@ struct Compiler::Impl {
   int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
   int launchThreads = 0;   // nvvm.maxntid of the last GPU emit (0: none yet)
   std::set<std::string> twoProgramsACta; // of the last GPU emit: the kernels with tk_programs_per_cta_
+  std::map<std::string, int> threadsOf;  // of the last GPU emit: each kernel's launch threads
   std::map<std::string, std::pair<int64_t, int64_t>> dotPlacement; // of the last GPU emit, by kernel
   std::vector<const KernelItem *> selected;
   std::vector<std::unique_ptr<KernelInstance>> instances;
@@ -331,9 +339,10 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
         impl_->dotPlacement[kernel.getName().str()] = {counts[0], counts[1]};
   impl_->launchThreads = 0;
   impl_->twoProgramsACta.clear();
+  impl_->threadsOf.clear();
   gpu->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (auto threads = fn->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid"); threads && !threads.empty())
-      impl_->launchThreads = threads[0];
+      impl_->threadsOf[fn.getSymName().str()] = impl_->launchThreads = threads[0];
     if ((*gpu).lookupSymbol(("tk_programs_per_cta_" + fn.getSymName()).str()))
       impl_->twoProgramsACta.insert(fn.getSymName().str());
   });
@@ -490,6 +499,10 @@ std::vector<KernelSummary> Compiler::summaries() {
       std::tie(s.tensorCoreDots, s.fmaDots) = placement->second;
     if (impl_->twoProgramsACta.count(s.name))
       s.programsPerCta = 2;
+    s.warpSpecialize = k.warpSpecialize;
+    // A producer warpgroup is 128 threads beyond the programs' warps.
+    if (auto threads = impl_->threadsOf.find(s.name); threads != impl_->threadsOf.end())
+      s.producer = threads->second > s.programsPerCta * k.numWarps * 32;
     if (impl_->module)
       impl_->module->walk([&](mlir::func::FuncOp fn) {
         if (fn.getSymName() == s.name)

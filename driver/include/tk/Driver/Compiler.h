@@ -85,6 +85,8 @@ struct KernelSummary {
   // Of the last GPU emit (-1: none): its dots on the tensor cores and by FMA.
   int64_t tensorCoreDots = -1, fmaDots = -1;
   int programsPerCta = 1; // of the last GPU emit: 2 with warp_specialize 3 where it applied
+  int warpSpecialize = 0;  // the launch option asked for
+  bool producer = false;   // of the last GPU emit: whether it got a producer warpgroup
   std::string str() const;
 };
 
