@@ -185,10 +185,15 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (thrown[j])
       std::rethrow_exception(thrown[j]);
-    if (failed[j]) { // the first failing config, as compiling them in turn reported it
-      diagnostics = failures[j].empty() ? "tkc: error: config " + std::to_string(j) + " of kernel '" +
-                                              jobs[j].decl->name + "' did not compile\n"
-                                        : failures[j];
+    if (failed[j]) { // the first failing config, as compiling them in turn reported it, named
+      std::string which = "kernel '" + jobs[j].decl->name + "'";
+      if (jobs[j].config) {
+        std::string values;
+        for (const auto &[name, value] : jobs[j].decl->configs[*jobs[j].config])
+          values += (values.empty() ? "" : ", ") + name + "=" + value;
+        which = "@autotune config " + std::to_string(*jobs[j].config) + " {" + values + "} of " + which;
+      }
+      diagnostics = "tkc: error: " + which + " does not compile" + (failures[j].empty() ? "\n" : ":\n" + failures[j]);
       return false;
     }
   }
