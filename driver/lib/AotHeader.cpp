@@ -182,23 +182,37 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   work();
   for (std::thread &thread : pool)
     thread.join();
+  // A config of a space that does not compile (one past the shared memory, or refused by an
+  // assertion under the -D given) is left out, as the JIT's tuner leaves it out, with a warning
+  // naming it; a kernel none of whose configs compiles is an error (the first failure's).
+  std::set<const KernelDecl *> compiled;
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (thrown[j])
       std::rethrow_exception(thrown[j]);
-    if (failed[j]) { // the first failing config, as compiling them in turn reported it, named
-      std::string which = "kernel '" + jobs[j].decl->name + "'";
-      if (jobs[j].config) {
-        std::string values;
-        for (const auto &[name, value] : jobs[j].decl->configs[*jobs[j].config])
-          values += (values.empty() ? "" : ", ") + name + "=" + value;
-        which = "@autotune config " + std::to_string(*jobs[j].config) + " {" + values + "} of " + which;
-      }
+    if (!failed[j])
+      compiled.insert(jobs[j].decl);
+  }
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (!failed[j])
+      continue;
+    std::string which = "kernel '" + jobs[j].decl->name + "'";
+    if (jobs[j].config) {
+      std::string values;
+      for (const auto &[name, value] : jobs[j].decl->configs[*jobs[j].config])
+        values += (values.empty() ? "" : ", ") + name + "=" + value;
+      which = "@autotune config " + std::to_string(*jobs[j].config) + " {" + values + "} of " + which;
+    }
+    if (!compiled.count(jobs[j].decl)) {
       diagnostics = "tkc: error: " + which + " does not compile" + (failures[j].empty() ? "\n" : ":\n" + failures[j]);
       return false;
     }
+    size_t at = failures[j].find("error: ");
+    std::string why = at == std::string::npos ? "" : failures[j].substr(at + 7);
+    warnings += "tkc: warning: " + which + " left out: it does not compile" +
+                (why.empty() ? "" : " (" + why.substr(0, why.find('\n')) + ")") + "\n";
   }
   for (size_t j = 0; j < jobs.size(); ++j)
-    if (variants[j].cubin.empty()) {
+    if (!failed[j] && variants[j].cubin.empty()) {
       const std::string &error = cubinErrors[j];
       warnings += "tkc: warning: no cubin (" + error.substr(0, error.find('\n')) +
                   "); the header embeds PTX only, which the driver compiles at first launch\n";
@@ -220,6 +234,8 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
   const std::set<std::string> memberNames = {"launch", "tk_cubin", "tk_ptx", "num_warps", "num_stages"};
   std::map<std::string, int> firstOfKernel;
   for (size_t i = 0; i < variants.size(); ++i) {
+    if (failed[i]) // (left out above)
+      continue;
     const Variant &v = variants[i];
     std::string name = cppName(v.kernel + "__" + v.config);
     firstOfKernel.emplace(v.kernel, int(i));
