@@ -1,8 +1,6 @@
 // Typing of expressions: names, operators with numpy broadcasting and Triton's promotion and
 // weak-literal rules, casts, indexing, and constant folding of scalar constants.
 #include "SemaImpl.h"
-
-#include "llvm/Support/SaveAndRestore.h"
 #include "tk/Support/FloatFormats.h"
 
 #include <cmath>
@@ -223,10 +221,8 @@ std::optional<ConstValue> SemaImpl::foldBinary(BinOp op, const ConstValue &a, co
   case BinOp::Div:
   case BinOp::Rem:
     if (y == 0) {
-      if (unevaluated_)
-        ++unfoldedUnevaluated_;
-      else
-        error(range, std::string(op == BinOp::Div ? "division" : "remainder") + " by zero in a constant expression");
+      error(range, std::string(op == BinOp::Div ? "division" : "remainder") +
+                       " by zero in a constant expression");
       return std::nullopt;
     }
     if (uns)
@@ -414,22 +410,7 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
 }
 
 Type SemaImpl::checkBinary(BinaryExpr &e) {
-  Type lt = check(*e.lhs);
-  // A constant left side that decides `&&` (false) or `||` (true) leaves the right side
-  // unevaluated: it is type-checked, but not folded into errors (`D != 0 && 8 % D == 0`).
-  std::optional<bool> decided;
-  if ((e.op == BinOp::And || e.op == BinOp::Or) && lt.isBool() && e.lhs->value && (e.lhs->value->i != 0) == (e.op == BinOp::Or))
-    decided = e.op == BinOp::Or;
-  Type rt;
-  int unfoldedBefore = unfoldedUnevaluated_;
-  {
-    llvm::SaveAndRestore unevaluated(unevaluated_, unevaluated_ || decided.has_value());
-    rt = check(*e.rhs);
-  }
-  // (A right side of runtime values is still evaluated, as before: only a constant one that
-  // could not be folded takes the left side's answer.)
-  if (unfoldedUnevaluated_ == unfoldedBefore)
-    decided.reset();
+  Type lt = check(*e.lhs), rt = check(*e.rhs);
   if (lt.isError() || rt.isError())
     return Type::error();
   std::string opName = std::string("operator ") + binOpSpelling(e.op);
@@ -510,14 +491,10 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     e.value = ConstValue::ofInt(r);
     return result;
   }
-  if (decided && shape->empty()) {
-    e.value = ConstValue::ofInt(*decided);
-    return result;
-  }
   if (e.lhs->value && e.rhs->value && shape->empty()) {
     ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);
-    if (!e.value && !unevaluated_)
+    if (!e.value)
       return Type::error();
   }
   return result;

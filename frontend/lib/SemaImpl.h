@@ -95,11 +95,6 @@ public:
   std::vector<std::pair<const FnItem *, SrcRange>> *callStack_;
   std::vector<std::map<std::string, Sema::Symbol>> scopes_;
   bool inKernel_ = false;
-  /// Checking the right side of a constant `false && ...` or `true || ...`: its value is not
-  /// needed, so a constant it cannot fold (a division by zero) is no error (C++'s constant
-  /// expressions short-circuit alike).
-  bool unevaluated_ = false;
-  int unfoldedUnevaluated_ = 0; // constants left unfolded there (a division by zero)
   int loopDepth_ = 0;
   llvm::DenseMap<const IfStmt *, bool> chainMayReturn_; // ifMayReturn's answers for the link before
   int blockDepth_ = 0;
