@@ -42,7 +42,8 @@ std::string KernelSummary::str() const {
   // kind, and two programs a CTA fall back to one): said, since nothing else shows it.
   if (warpSpecialize > 0 && tensorCoreDots >= 0)
     os << (producer ? ", a producer warpgroup"
-                    : ", no producer warpgroup (warp_specialize " + std::to_string(warpSpecialize) + " did not apply)");
+                    : ", no producer warpgroup (warp_specialize " + std::to_string(warpSpecialize) +
+                          " did not apply: no loop of dots filled by TMA)");
   if (programsPerCta > 1)
     os << ", " << programsPerCta << " programs a CTA";
   else if (warpSpecialize == 3 && producer)
