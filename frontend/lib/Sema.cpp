@@ -473,8 +473,14 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
         continue;
       }
       std::vector<TuneConfig> configs(1);
+      std::set<std::string> seen;
       for (size_t k = 0; k < value.entries.size(); ++k) {
         const auto &[entryName, entryValue] = value.entries[k];
+        // (Twice would make configs of two values each, the second winning: duplicates.)
+        if (!seen.insert(entryName).second) {
+          diags_.error(value.entryRanges[k], "@autotune: '" + entryName + "' appears twice in the space");
+          continue;
+        }
         if (!checkName(entryName, value.entryRanges[k]))
           continue;
         if (entryValue.kind != DecoratorValue::Kind::List || entryValue.items.empty()) {

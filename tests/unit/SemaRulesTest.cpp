@@ -165,6 +165,9 @@ TEST(SemaRules, Autotune) {
   EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], num_warps: [3] })\nkernel k(n: i32, const BM: i32) { }"),
             "1:47: @autotune: num_warps must be a small positive integer and a power of two, got 3");
   EXPECT_EQ(firstError("@tune(key = [n])\nkernel k(n: i32) { }"), "1:1: unknown decorator '@tune' (tk knows @autotune)");
+  // A name twice in a space (before: accepted, two identical configs of the second's value).
+  EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], BM: [32] })\nkernel k(n: i32, const BM: i32) { }"),
+            "1:47: @autotune: 'BM' appears twice in the space");
 }
 
 TEST(SemaRules, EveryErrorOfARunIsReported) {
