@@ -155,8 +155,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       v.ptx = ptx.str();
       v.sharedBytes = compiler.sharedBytes();
       v.threads = compiler.launchThreads();
-      for (const auto &[name, value] : v.sig.constants)
-        v.config += (v.config.empty() ? "" : ", ") + name + "=" + value;
+      v.config = configText(v.sig.constants);
       v.config += std::string(v.config.empty() ? "" : ", ") + "num_warps=" + std::to_string(v.sig.numWarps) +
                   ", num_stages=" + std::to_string(v.sig.numStages) +
                   (v.sig.warpSpecialize ? ", warp_specialize=" + std::to_string(v.sig.warpSpecialize) : "");
@@ -196,12 +195,9 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
     if (!failed[j])
       continue;
     std::string which = "kernel '" + jobs[j].decl->name + "'";
-    if (jobs[j].config) {
-      std::string values;
-      for (const auto &[name, value] : jobs[j].decl->configs[*jobs[j].config])
-        values += (values.empty() ? "" : ", ") + name + "=" + value;
-      which = "@autotune config " + std::to_string(*jobs[j].config) + " {" + values + "} of " + which;
-    }
+    if (jobs[j].config)
+      which = "@autotune config " + std::to_string(*jobs[j].config) + " {" +
+              configText(jobs[j].decl->configs[*jobs[j].config]) + "} of " + which;
     if (!compiled.count(jobs[j].decl)) {
       diagnostics = "tkc: error: " + which + " does not compile" + (failures[j].empty() ? "\n" : ":\n" + failures[j]);
       return false;

@@ -103,11 +103,9 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
     // Each config as the tuner compiles it: its own values (over a -D of the same name), the
     // defaults for what it leaves out (launch options too), not the first config's.
     CompileOptions options = base;
-    std::string text;
-    for (const auto &[name, v] : configs[index]) {
-      options.defines.erase(name);
-      text += (text.empty() ? "" : ", ") + name + "=" + v;
-    }
+    for (const auto &entry : configs[index])
+      options.defines.erase(entry.first);
+    std::string text = configText(configs[index]);
     if (!decl.configs.empty())
       options.autotuneConfig = index;
     Compiler compiler(options);

@@ -49,6 +49,15 @@ struct CompileOptions {
   bool mainHasFolder = true;
 };
 
+/// "NAME=VALUE, ..." of a config's or a signature's constants (name-value pairs of text), in
+/// their order.
+template <typename Pairs> std::string configText(const Pairs &values) {
+  std::string text;
+  for (const auto &[name, value] : values)
+    text += (text.empty() ? "" : ", ") + name + "=" + value;
+  return text;
+}
+
 /// A kernel as declared, before any constant is bound: what the JIT checks launches against
 /// and what the autotuner searches.
 struct KernelDecl {
