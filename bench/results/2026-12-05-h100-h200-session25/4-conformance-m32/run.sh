@@ -11,14 +11,15 @@ mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
 { date -u; cat /tmp/tkgpu/tk/commit; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader; } | tee $out/machine.txt
 export LD_LIBRARY_PATH=/tmp/tkgpu/tk/bin:${LD_LIBRARY_PATH:-}
 tkc=/tmp/tkgpu/tk/bin/tkc
-# Session 20's TAIL_SPLIT (fp8_matmul.tail-split.tk here: fp8_matmul_persistent whose tiles
+# Session 20's TAIL_SPLIT (its fp8_matmul.tail-split.tk, which the run used as a copy here:
+# fp8_matmul_persistent whose tiles
 # after the last whole wave are cut by columns into TAIL_SPLIT parts, a second loop over tiles
 # that the producer walks after the first) on the 128x128 producer config, never run: correct
 # against the interpreter on a ragged shape (9 whole tiles on 3 programs, one tile in 4 parts),
 # then timed at 2048x11008x4096 (1376 tiles of 128x128: 10 whole waves of 132 and 56 more; 688
 # of 128x256: 5 and 28), two rounds.
 lib=/tmp/taillib; mkdir -p $lib/std
-cp bench/results/2026-12-05-h100-h200-session25/4-conformance-m32/fp8_matmul.tail-split.tk $lib/std/fp8_matmul.tk
+cp bench/results/2026-12-04-h200-session20/1-conformance-tail/fp8_matmul.tail-split.tk $lib/std/fp8_matmul.tk
 cp stdlib/std/math.tk $lib/std/
 args() { # M N K
   local m=$1 n=$2 k=$3
