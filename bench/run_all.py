@@ -353,9 +353,9 @@ class Bench:
     def fp8_section(self):
         """Scaled FP8 GEMM (stdlib/std/fp8_matmul.tk, e4m3, bf16 out) against torch._scaled_mm
         (with its default accumulation and with use_fast_accum; the peer named "cuBLASLt" is
-        cuBLASLt with per-tensor scales, and with row/column scales on sm_90 torch's own CUTLASS
-        kernel, aten/src/ATen/native/cuda/RowwiseScaledMM.cu: 64x128 or 128x128 tiles, BK 128,
-        clusters of two CTAs sharing an operand by TMA multicast) and Triton's persistent
+        cuBLASLt; with row/column scales its outer-vector-scaled kernel, on the H100
+        nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_ovscale_TNT: 128x128 tiles, BK 128, 6 stages,
+        clusters of two CTAs) and Triton's persistent
         TMA kernel (bench/triton_kernels.py, its own autotuning), per-tensor and
         per-row/column scales; tk autotunes over its configs. Then the tuned config again under a
         kernel name with "cutlass" in it (ptxas is reported to special-case such names), and tk
