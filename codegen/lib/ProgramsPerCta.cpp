@@ -30,20 +30,36 @@ bool writesMemory(Operation *op) {
 bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
                       const RectangularAccessAnalysis &analysis) {
   auto kernel = loop->getParentOfType<func::FuncOp>();
-  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
   auto why = [&](const char *reason) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": no two programs a CTA: " << reason << "\n");
     return false;
   };
   if (numWarpsOf(kernel) != 4)
     return why("num_warps is not 4 (one warpgroup a program)");
+  // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
+  // (128x256) spill beside the rest.
+  for (DotOp dot : loop.getBody()->getOps<DotOp>())
+    if (cast<RankedTensorType>(dot.getType()).getNumElements() / threadsOf(kernel) > 128)
+      return why("a program's accumulator takes more than 128 registers a thread");
+  return programsDifferInTilesOnly(loop, accesses, analysis, "two programs a CTA");
+}
+
+bool programsDifferInTilesOnly(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
+                               const RectangularAccessAnalysis &analysis, llvm::StringRef what) {
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  auto why = [&](const char *reason) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": no " << what << ": " << reason << "\n");
+    return false;
+  };
   if (!outer || outer->getBlock() != &kernel.front())
     return why("the loop of dots is not directly in a loop over tiles at the kernel's top level");
   auto first = outer.getLowerBound().getDefiningOp<ProgramIdOp>();
   auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
   if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
     return why("the tiles are not range(program_id(0), n, num_programs(0))");
-  // An odd grid gets one more program (a CTA holds two), and num_programs(0) counts it: the
+  // An odd grid gets one more program (a CTA holds two, or a cluster two CTAs), and
+  // num_programs(0) counts it: the
   // tile loop shares the tiles among them all (each still runs once), but nothing else may
   // depend on the programs: program_id(0) and num_programs(0) only bound the tile loop, and
   // nothing outside it writes memory (an extra program would write again).
@@ -60,11 +76,6 @@ bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
   for (Operation &op : kernel.front())
     if (&op != outer.getOperation() && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
       return why("an op outside the tile loop writes memory");
-  // One warpgroup holds a whole tile's accumulator: more than 128 f32 registers a thread
-  // (128x256) spill beside the rest.
-  for (DotOp dot : loop.getBody()->getOps<DotOp>())
-    if (cast<RankedTensorType>(dot.getType()).getNumElements() / threadsOf(kernel) > 128)
-      return why("a program's accumulator takes more than 128 registers a thread");
   for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
     if (!outer.isDefinedOutsideOfLoop(bound))
       return why("the k-loop's bounds differ from tile to tile");

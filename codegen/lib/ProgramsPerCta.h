@@ -13,12 +13,20 @@
 namespace tk::codegen {
 
 /// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
-/// each on its own tiles: the loop of dots directly in a loop over tiles
-/// `range(program_id(0), n, num_programs(0))` at the kernel's top level, the k-loop's bounds
-/// the same for every tile, and the producer's coordinates depending on the program only
-/// through the tile index (it fills both programs' tiles, program 1's the next index).
+/// each on its own tiles: programsDifferInTilesOnly (the producer fills both programs' tiles,
+/// program 1's the next index), and an accumulator of at most 128 registers a thread.
 bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
                       const RectangularAccessAnalysis &analysis);
+
+/// Whether a persistent kernel's programs differ in their tiles only, as two programs a CTA
+/// and clusters (`what`, for the debug log) need: the loop of dots directly in a loop over
+/// tiles `range(program_id(0), n, num_programs(0))` at the kernel's top level, which are the
+/// only uses of program_id(0) and num_programs(0), nothing outside it writing memory, the
+/// k-loop's bounds the same for every tile, and the copies' coordinates depending on the
+/// program only through the tile index. (A launcher may then add a program: the tiles are
+/// shared among them all, each still run once.)
+bool programsDifferInTilesOnly(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
+                               const RectangularAccessAnalysis &analysis, llvm::StringRef what);
 
 /// cdiv(ub - lb, step) when lb < ub, else 0 (i32, a positive step).
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb, mlir::Value ub, mlir::Value step);

@@ -163,16 +163,17 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     tk::codegen::lowerMmaTurns(module);
 
     // Kernels and their thread counts, before func.func goes away.
-    llvm::StringMap<int64_t> kernels, programsPerCta;
+    llvm::StringMap<int64_t> kernels, programsPerCta, clusterCtas;
     llvm::StringMap<std::string> tensorMaps;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr(tk::TkDialect::kKernel)) {
         kernels[fn.getSymName()] = tk::gpu::launchThreadsOf(fn);
         programsPerCta[fn.getSymName()] = tk::gpu::programsPerCtaOf(fn);
+        clusterCtas[fn.getSymName()] = tk::gpu::clusterCtasOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
         if (attr.getName().strref().starts_with("tk.") || attr.getName() == tk::gpu::TkgDialect::kProducerWarps ||
-            attr.getName() == tk::gpu::TkgDialect::kProgramsPerCta)
+            attr.getName() == tk::gpu::TkgDialect::kProgramsPerCta || attr.getName() == tk::gpu::TkgDialect::kClusterCtas)
           fn->removeAttr(attr.getName());
       // Rebuilt at once: removeArgAttr per argument is quadratic in their number.
       SmallVector<DictionaryAttr> argAttrs;
@@ -274,6 +275,15 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
         OpBuilder b(fn);
         LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
                                ("tk_programs_per_cta_" + fn.getSymName()).str(), b.getI8IntegerAttr(int8_t(programs)),
+                               /*alignment=*/0, /*addrSpace=*/1);
+      }
+      // Clusters: `.reqnctapercluster` (a plain launch then makes clusters; its grid must be a
+      // multiple of them, which the launcher rounds up to: tk_cluster_ctas_<kernel>).
+      if (int64_t ctas = clusterCtas.lookup(fn.getSymName()); ctas > 1) {
+        fn->setAttr("nvvm.cluster_dim", DenseI32ArrayAttr::get(context, {int32_t(ctas), 1, 1}));
+        OpBuilder b(fn);
+        LLVM::GlobalOp::create(b, fn.getLoc(), IntegerType::get(context, 8), /*isConstant=*/true, LLVM::Linkage::External,
+                               ("tk_cluster_ctas_" + fn.getSymName()).str(), b.getI8IntegerAttr(int8_t(ctas)),
                                /*alignment=*/0, /*addrSpace=*/1);
       }
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));

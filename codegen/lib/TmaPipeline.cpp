@@ -26,6 +26,17 @@
 //
 // The coordinates of iteration k + D are built from the rectangle's polynomials with the
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
+//
+// On clusters of 2 CTAs (`cluster_size: 2`, a producer over a persistent loop whose programs
+// differ in their tiles only), programs 2c and 2c + 1 run on one cluster, and at the r-th
+// tile of each the two producers both compute both tiles' coordinates: a copy whose
+// coordinates are the same for the two tiles (B's columns, for two tiles of one column) is
+// made once, each CTA copying half of its rows into both CTAs' stage (TMA multicast), the
+// others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
+// barriers (which count both CTAs' warps), so that neither producer refills a stage the other
+// CTA still reads; where the other CTA has no r-th tile (the last wave's odd tile), a warp
+// arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
+// k-steps, and CTA 2c runs at most one tile more, the last.
 #include "DotLoadPipelines.h"
 #include "ProducerSlice.h"
 #include "ProgramsPerCta.h"
@@ -69,10 +80,10 @@ public:
 
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
                SmallVector<RectangularAccess, 2> accesses, SmallVector<InvariantCopy, 1> invariants, bool specialized,
-               bool tilePingPong)
+               bool tilePingPong, bool cluster)
       : loop_(loop), plan_(plan), stages_(stages), inFlight_(inFlight), analysis_(analysis),
         accesses_(std::move(accesses)), invariants_(std::move(invariants)), specialized_(specialized),
-        tilePingPong_(tilePingPong),
+        tilePingPong_(tilePingPong), cluster_(cluster),
         barriersPerLoad_(!inFlight && plan.loads.size() > 1 && feedDifferentDots(plan.loads)) {
     // With the MMAs in flight, the stage iteration k refills is the one iteration k - 1 released
     // (k - 2's): the elected thread rarely waits for the other warps, which measured 4-5% faster
@@ -104,7 +115,10 @@ public:
       llvm::append_range(shape, type.getShape());
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
       groupBytes_[groupOf(loadIndex)] += type.getNumElements() * elementBytes(type.getElementType());
-      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, type, analysis_));
+      // On clusters a box is half the tile's rows (a CTA's half of a shared copy).
+      auto boxTile = cluster_ ? RankedTensorType::get({type.getShape()[0] / 2, type.getShape()[1]}, type.getElementType())
+                              : type;
+      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, boxTile, analysis_));
       unsigned index = kernel.getNumArguments();
       (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());
       maps_.push_back(kernel.getArgument(index));
@@ -125,7 +139,8 @@ public:
     auto barriers = BarriersType::get(context, stages_);
     for (size_t group = 0; group < groupBytes_.size(); ++group) {
       full_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(1)));
-      empty_.push_back(BarrierAllocOp::create(rewriter, loc, barriers, rewriter.getI64IntegerAttr(numWarpsOf(kernel))));
+      empty_.push_back(BarrierAllocOp::create(rewriter, loc, barriers,
+                                              rewriter.getI64IntegerAttr(numWarpsOf(kernel) * (cluster_ ? 2 : 1))));
     }
     if (specialized_ && existingSplit(kernel)) {
       auto handoff = BarrierAllocOp::create(rewriter, loc, BarriersType::get(context, 1),
@@ -170,6 +185,10 @@ public:
       firstParity = carried[1];
       if (!invariants_.empty())
         invariantParity = carried[2];
+      if (cluster_) {
+        rewriter.setInsertionPointToStart(outer.getBody());
+        peerActive_ = peerTile(rewriter, loc, outer.getLowerBound(), outer.getInductionVar(), outer.getUpperBound()).second;
+      }
     }
     if (specialized_) {
       rewriter.setInsertionPointAfter((invariantEmpty_ ? invariantEmpty_ : invariantFull_ ? invariantFull_ : empty_.back()).getDefiningOp());
@@ -256,9 +275,9 @@ public:
       Value notFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, iv, loop_.getLowerBound());
       auto release = scf::IfOp::create(rewriter, loc, TypeRange{}, notFirst, false);
       OpBuilder inside = release.getThenBodyBuilder();
-      BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
+      BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_, peerActive_);
     } else if (!barriersPerLoad_) {
-      BarrierArriveOp::create(rewriter, loc, empty_[0], readStage, buffers_);
+      BarrierArriveOp::create(rewriter, loc, empty_[0], readStage, buffers_, peerActive_);
     } else {
       // A stage is free once the results of the last dot reading it are used: whatever waits
       // for that dot's MMAs (tk-async-dots puts the wait before the first use) has waited.
@@ -305,7 +324,7 @@ public:
         Value first = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::eq, endStage, zero);
         Value previous = arith::SelectOp::create(inside, loc, first, i32Constant(inside, loc, stages_ - 1),
                                                  arith::SubIOp::create(inside, loc, endStage, i32Constant(inside, loc, 1)));
-        BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_);
+        BarrierArriveOp::create(inside, loc, empty_[0], previous, buffers_, peerActive_);
       }
       if (tilePingPong_) // the other program's tile comes next in the ring
         std::tie(endStage, endParity) = advancePosition(rewriter, loc, endStage, endParity, tileSkip_);
@@ -324,6 +343,10 @@ public:
     dropDeadAddresses(kernel);
     if (specialized_)
       moveConsumers(kernel);
+    if (cluster_) { // no CTA leaves while the other may copy into it or arrive on its barriers
+      rewriter.setInsertionPoint(kernel.front().getTerminator());
+      ClusterBarrierOp::create(rewriter, loc);
+    }
   }
 
 private:
@@ -347,6 +370,8 @@ private:
       kernel->setAttr(TkgDialect::kProducerWarps, IntegerAttr::get(IntegerType::get(context, 32), 4));
       if (tilePingPong_)
         kernel->setAttr(TkgDialect::kProgramsPerCta, IntegerAttr::get(IntegerType::get(context, 32), 2));
+      if (cluster_)
+        kernel->setAttr(TkgDialect::kClusterCtas, IntegerAttr::get(IntegerType::get(context, 32), 2));
       Value isProducer = IsProducerOp::create(rewriter, loc, rewriter.getI1Type());
       split_ = scf::IfOp::create(rewriter, loc, TypeRange{}, isProducer, /*withElseRegion=*/true);
       // 128 producer threads keep 40 registers; the consumers share the rest (at most 240 each).
@@ -433,6 +458,15 @@ private:
         b.clone(*op, mapping);
       if (!invariants_.empty())
         invariantParity = tiles.getRegionIterArgs()[2];
+      if (cluster_) {
+        // The other CTA's tile at this step, whose coordinates this producer computes too
+        // (scalar arithmetic only: even for a tile past the last).
+        auto [tile, active] = peerTile(b, loc, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound());
+        peer_ = Peer{mapping, active};
+        peer_->mapping.map(outer.getInductionVar(), tile);
+        for (Operation *op : perTile)
+          b.clone(*op, peer_->mapping);
+      }
     }
     // The invariants first: the consumers wait for them before their loop (in a loop over
     // tiles, once the consumers released the previous tile's).
@@ -461,6 +495,8 @@ private:
     OpBuilder body = OpBuilder::atBlockBegin(fills.getBody());
     Value stage = fills.getRegionIterArgs()[0], parity = fills.getRegionIterArgs()[1];
     mapping.map(induction, fills.getInductionVar());
+    if (peer_)
+      peer_->mapping.map(induction, fills.getInductionVar());
     fill(body, loc, mapping, stage, arith::XOrIOp::create(body, loc, parity, i32Constant(body, loc, 1)));
     auto [nextStageValue, nextParity] = nextStage(body, loc, stage, parity, stages_);
     scf::YieldOp::create(body, loc, ValueRange{nextStageValue, nextParity});
@@ -481,6 +517,17 @@ private:
   Value positionsPerTile(OpBuilder &b, Location loc) {
     return arith::RemUIOp::create(b, loc, tripCount(b, loc, loop_.getLowerBound(), loop_.getUpperBound(), loop_.getStep()),
                                   i32Constant(b, loc, 2 * stages_));
+  }
+
+  /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
+  /// p, p + P, ..., from `first` = p: the other program is p xor 1, P even), and whether it
+  /// has one (< `end`).
+  std::pair<Value, Value> peerTile(OpBuilder &b, Location loc, Value first, Value tile, Value end) {
+    Value odd = arith::AndIOp::create(b, loc, first, i32Constant(b, loc, 1));
+    // tile + 1 - 2 * (p mod 2)
+    Value other = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, tile, i32Constant(b, loc, 1)),
+                                        arith::ShLIOp::create(b, loc, odd, i32Constant(b, loc, 1)));
+    return {other, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, other, end)};
   }
 
   std::pair<Value, Value> advancePosition(OpBuilder &b, Location loc, Value stage, Value parity, Value count) {
@@ -523,9 +570,18 @@ private:
       if (emptyParity)
         BarrierWaitOp::create(b, loc, empty_[group], stage, emptyParity);
       BarrierExpectOp::create(b, loc, full_[group], stage, b.getI64IntegerAttr(groupBytes_[group]));
-      for (auto [index, access, map, buffer] : llvm::enumerate(accesses_, maps_, buffers_))
-        if (groupOf(index) == group)
-          TmaLoadOp::create(b, loc, map, coordinates(b, loc, access, mapping), buffer, stage, full_[group], stage);
+      for (auto [index, access, map, buffer] : llvm::enumerate(accesses_, maps_, buffers_)) {
+        if (groupOf(index) != group)
+          continue;
+        SmallVector<Value> coords = coordinates(b, loc, access, mapping);
+        Value shared;
+        if (peer_) { // (both CTAs compute the same: the two tiles' coordinates agree, each has its tile)
+          shared = peer_->active;
+          for (auto [own, other] : llvm::zip(coords, coordinates(b, loc, access, peer_->mapping)))
+            shared = arith::AndIOp::create(b, loc, shared, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, own, other));
+        }
+        TmaLoadOp::create(b, loc, map, coords, buffer, stage, full_[group], stage, shared);
+      }
     }
   }
 
@@ -579,6 +635,7 @@ private:
     return first ? first : loop_.getBody()->getTerminator();
   }
 
+public:
   /// Whether no dot reads two of `loads` (each then gets barriers of its own).
   static bool feedDifferentDots(ArrayRef<LoadOp> loads) {
     llvm::SmallPtrSet<Operation *, 4> dots;
@@ -589,6 +646,7 @@ private:
     return true;
   }
 
+private:
   /// A copy's coordinates, outer first: the matrix's index in a stack (if any), row, column.
   SmallVector<Value> coordinates(OpBuilder &b, Location loc, const RectangularAccess &access, const IRMapping &mapping) {
     SmallVector<Value> coords;
@@ -612,7 +670,16 @@ private:
   SmallVector<Value, 2> full_, empty_; // one per barrier group
   SmallVector<int64_t, 2> groupBytes_;  // the bytes of a stage of each group
   Value leader_;
-  bool specialized_, tilePingPong_, barriersPerLoad_;
+  bool specialized_, tilePingPong_, cluster_, barriersPerLoad_;
+  /// On clusters: the consumers' `peer` of their releases (the other CTA has this step's tile).
+  Value peerActive_;
+  /// On clusters, in the producer: the other CTA's tile in place of the tile index, and
+  /// whether it has one.
+  struct Peer {
+    IRMapping mapping;
+    Value active;
+  };
+  std::optional<Peer> peer_;
   scf::IfOp split_; // producer / consumers
   Value handoff_;   // a later loop over tiles': the earlier loop's stages all read
   std::pair<Value, Value> fillStart_; // without a producer: the position the loop's copies start at
@@ -654,6 +721,31 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
   }
   return true;
 }
+
+namespace {
+/// Whether the copies of `loop` (in a kernel with a producer) can run on clusters of 2 CTAs
+/// (`cluster_size: 2`): `alone` (the kernel's only loop of dots, with no invariant copies and
+/// every copy by TMA), one barrier group, programs that differ in their tiles only, and 2-D
+/// copies of whole 16-row pairs of halves (the swizzle's 8-row period in each).
+bool clustersFit(scf::ForOp loop, LoopPlan &plan, ArrayRef<RectangularAccess> accesses,
+                 const RectangularAccessAnalysis &analysis, bool alone, bool inFlight) {
+  auto why = [&](const char *reason) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": no clusters: " << reason << "\n");
+    return false;
+  };
+  if (!alone)
+    return why("not the kernel's only loop of dots, or it has copies before it or not by TMA");
+  if (!inFlight && plan.loads.size() > 1 && TmaPipeliner::feedDifferentDots(plan.loads))
+    return why("its copies feed different dots (barriers of their own)");
+  for (auto [load, access] : llvm::zip(plan.loads, accesses)) {
+    auto type = cast<RankedTensorType>(LoadOp(load).getType());
+    auto half = RankedTensorType::get({type.getShape()[0] / 2, type.getShape()[1]}, type.getElementType());
+    if (access.stackIndex || type.getShape()[0] % 16 || !tensorMapFor(access, half, analysis))
+      return why("a copy of a stack of matrices, or of rows that do not halve into whole swizzle periods");
+  }
+  return programsDifferInTilesOnly(loop, accesses, analysis, "clusters");
+}
+} // namespace
 
 bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, ArrayRef<AsyncCopyOp> invariantCopies) {
   RectangularAccessAnalysis analysis(loop);
@@ -708,12 +800,14 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
     return false;
   bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && loopsWithDots.size() == 1 &&
                       invariants.empty() && !cpAsyncLeft && tilePingPongFits(loop, accesses, analysis);
+  bool cluster = specialized && !tilePingPong && kernel->hasAttr(TkDialect::kClusterSize) && clustersFit(loop, plan, accesses,
+                 analysis, loopsWithDots.size() == 1 && invariants.empty() && !cpAsyncLeft, bool(inFlight));
   if (cpAsyncLeft) {
     OpBuilder b(loop);
     AsyncWaitOp::create(b, loop.getLoc(), 0);
   }
   TmaPipeliner(loop, plan, stages, inFlight, analysis, std::move(accesses), std::move(invariants), specialized,
-               tilePingPong)
+               tilePingPong, cluster)
       .run();
   return true;
 }

@@ -84,6 +84,9 @@ struct BarrierAllocPattern : public OpConversionPattern<BarrierAllocOp> {
     // The TMA unit (another proxy) and the other threads see the barriers initialized.
     ptx(b, loc, "fence.mbarrier_init.release.cluster;", {}, "");
     NVVM::Barrier0Op::create(rewriter, loc);
+    // On clusters, the other CTA's threads too (its copies and releases reach these barriers).
+    if (clusterCtasOf(op) > 1)
+      ptx(rewriter, loc, "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;", {}, "");
     rewriter.replaceOp(op, base);
     return success();
   }
@@ -102,7 +105,9 @@ template <typename Op> struct BarrierPtxPattern : public OpConversionPattern<Op>
     Location loc = op.getLoc();
     auto emit = [&](OpBuilder &b) {
       SmallVector<Value> operands{barrierAddress(b, loc, adaptor.getBarriers(), adaptor.getIndex())};
-      llvm::append_range(operands, extra(adaptor));
+      for (Value value : extra(adaptor)) // (inline PTX takes 32-bit registers: a predicate as 0 or 1)
+        operands.push_back(value.getType().isInteger(1) ? arith::ExtUIOp::create(b, loc, b.getI32Type(), value).getResult()
+                                                        : value);
       ptx(b, loc, text(op), operands, StringRef(operands.size() == 1 ? "r" : "r,r"));
     };
     if (perWarp()) {
@@ -135,11 +140,38 @@ struct BarrierWaitPattern : public BarrierPtxPattern<BarrierWaitOp> {
   SmallVector<Value> extra(OpAdaptor adaptor) const override { return {adaptor.getParity()}; }
 };
 
-/// Lane 0 of every warp arrives once the warp got here.
+/// Lane 0 of every warp arrives once the warp got here. With `peer` (clusters of 2): on the
+/// other CTA's barrier too where it holds (its address in the cluster's shared window by
+/// `mapa`), else twice on its own.
 struct BarrierArrivePattern : public BarrierPtxPattern<BarrierArriveOp> {
   using BarrierPtxPattern::BarrierPtxPattern;
-  std::string text(BarrierArriveOp) const override { return "mbarrier.arrive.shared::cta.b64 _, [$0];"; }
+  std::string text(BarrierArriveOp op) const override {
+    if (!op.getPeer())
+      return "mbarrier.arrive.shared::cta.b64 _, [$0];";
+    return "{\n\t.reg .pred tk_peer;\n\t.reg .b32 tk_rank, tk_remote;\n\t"
+           "setp.ne.b32 tk_peer, $1, 0;\n\t"
+           "@tk_peer mbarrier.arrive.shared::cta.b64 _, [$0];\n\t"
+           "@!tk_peer mbarrier.arrive.shared::cta.b64 _, [$0], 2;\n\t"
+           "mov.u32 tk_rank, %cluster_ctarank;\n\t"
+           "xor.b32 tk_rank, tk_rank, 1;\n\t"
+           "@tk_peer mapa.shared::cluster.u32 tk_remote, $0, tk_rank;\n\t"
+           "@tk_peer mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tk_remote];\n\t}";
+  }
+  SmallVector<Value> extra(OpAdaptor adaptor) const override {
+    if (!adaptor.getPeer())
+      return {};
+    return {adaptor.getPeer()}; // (i1, widened below)
+  }
   bool perWarp() const override { return true; }
+};
+
+struct ClusterBarrierPattern : public OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ClusterBarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    ptx(rewriter, op.getLoc(), "barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;", {}, "");
+    rewriter.eraseOp(op);
+    return success();
+  }
 };
 
 /// Calls `copy` for each TMA box of a 2-D tile of `element`s held at `stage` as the column
@@ -169,6 +201,11 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     ValueRange coords = adaptor.getCoords();
     bool stacked = coords.size() == 3;
     Value row = coords[stacked], col = coords[stacked + 1];
+    if (Value shared = adaptor.getShared()) {
+      copyHalves(rewriter, loc, stage, map, row, col, barrier, shared, type);
+      rewriter.eraseOp(op);
+      return success();
+    }
     forEachBox(rewriter, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
       if (stacked)
         ptx(rewriter, loc,
@@ -181,6 +218,43 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     });
     rewriter.eraseOp(op);
     return success();
+  }
+
+private:
+  /// A stage copied by half-row boxes (clusters of 2): where `shared`, this CTA's half (its
+  /// rank's) into both CTAs' stage and barrier (ctaMask 0b11), else both halves into its own.
+  /// Each half of a column block starts `rows / 2` rows in, as in the whole tile's layout: the
+  /// halves are whole swizzle periods.
+  static void copyHalves(OpBuilder &b, Location loc, Value stage, Value map, Value row, Value col, Value barrier,
+                         Value shared, SharedBufferType type) {
+    int64_t half = type.tileShape()[0] / 2;
+    int64_t halfBytes = half * SwizzleParams::ofElements(type.tileShape()[0], type.tileShape()[1],
+                                                          elementBytes(type.getElementType())).blockLength *
+                        elementBytes(type.getElementType());
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, shared, /*withElseRegion=*/true);
+    auto halfAt = [&](OpBuilder &in, Value address, Value index) {
+      Value offset = arith::MulIOp::create(in, loc, index, i32Constant(in, loc, halfBytes));
+      Value rowOf = arith::AddIOp::create(in, loc, row, arith::MulIOp::create(in, loc, index, i32Constant(in, loc, half)));
+      return std::pair<Value, Value>(arith::AddIOp::create(in, loc, address, offset), rowOf);
+    };
+    OpBuilder multicast = branch.getThenBodyBuilder();
+    Value rank = NVVM::ClusterId::create(multicast, loc, multicast.getI32Type());
+    Value mask = arith::ConstantOp::create(multicast, loc, multicast.getI16IntegerAttr(3));
+    forEachBox(multicast, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
+      auto [address, rowOf] = halfAt(multicast, dstAddress, rank);
+      ptx(multicast, loc,
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+          "[$0], [$1, {$2, $3}], [$4], $5;",
+          ValueRange{address, map, column, rowOf, barrier, mask}, "r,l,r,r,r,h");
+    });
+    OpBuilder own = branch.getElseBodyBuilder();
+    forEachBox(own, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
+      for (int64_t index = 0; index < 2; ++index) {
+        auto [address, rowOf] = halfAt(own, dstAddress, i32Constant(own, loc, index));
+        ptx(own, loc, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+            ValueRange{address, map, column, rowOf, barrier}, "r,l,r,r,r");
+      }
+    });
   }
 };
 
@@ -322,7 +396,7 @@ struct TmaStoreWaitPattern : public OpConversionPattern<TmaStoreWaitOp> {
 
 void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ElectPattern, IsProducerPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
-               TmaLoadPattern, TmaStorePattern, TmaStoreWaitPattern>(converter, patterns.getContext());
+               TmaLoadPattern, TmaStorePattern, TmaStoreWaitPattern, ClusterBarrierPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

@@ -158,7 +158,8 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       v.config = configText(v.sig.constants);
       v.config += std::string(v.config.empty() ? "" : ", ") + "num_warps=" + std::to_string(v.sig.numWarps) +
                   ", num_stages=" + std::to_string(v.sig.numStages) +
-                  (v.sig.warpSpecialize ? ", warp_specialize=" + std::to_string(v.sig.warpSpecialize) : "");
+                  (v.sig.warpSpecialize ? ", warp_specialize=" + std::to_string(v.sig.warpSpecialize) : "") +
+                  (v.sig.clusterSize > 1 ? ", cluster_size=" + std::to_string(v.sig.clusterSize) : "");
       GpuTarget target;
       target.sm = base.sm;
       target.archSpecific = base.archSpecific;

@@ -48,6 +48,11 @@ std::string KernelSummary::str() const {
     os << ", " << programsPerCta << " programs a CTA";
   else if (warpSpecialize == 3 && producer)
     os << ", one program a CTA (warp_specialize 3's two did not apply)";
+  if (clusterCtas > 1)
+    os << ", on clusters of " << clusterCtas << " CTAs";
+  else if (clusterSize > 1 && tensorCoreDots >= 0)
+    os << ", one CTA a cluster (cluster_size " << clusterSize
+       << " did not apply: it needs a producer over a persistent loop whose programs differ in their tiles only)";
   return os.str();
 }
 
@@ -76,6 +81,7 @@ struct Compiler::Impl {
   int64_t sharedBytes = 0; // dynamic shared memory of the last GPU emit
   int launchThreads = 0;   // nvvm.maxntid of the last GPU emit (0: none yet)
   std::set<std::string> twoProgramsACta; // of the last GPU emit: the kernels with tk_programs_per_cta_
+  std::set<std::string> onClusters;      // ... and those with tk_cluster_ctas_
   std::map<std::string, int> threadsOf;  // of the last GPU emit: each kernel's launch threads
   std::map<std::string, std::pair<int64_t, int64_t>> dotPlacement; // of the last GPU emit, by kernel
   std::vector<const KernelItem *> selected;
@@ -199,7 +205,7 @@ bool Compiler::Impl::selectKernels() {
   }
   // Every -D must name a constant of some selected kernel, or a launch option.
   for (auto &[name, value] : options.defines) {
-    bool known = name == "num_warps" || name == "num_stages" || name == "warp_specialize";
+    bool known = isLaunchOption(name);
     for (const KernelItem *k : selected)
       for (const KernelParam &p : k->params)
         known |= p.mode == KernelParam::Mode::Const && p.name == name;
@@ -340,12 +346,15 @@ bool Compiler::emitOnThisStack(EmitKind kind, std::ostream &out) {
         impl_->dotPlacement[kernel.getName().str()] = {counts[0], counts[1]};
   impl_->launchThreads = 0;
   impl_->twoProgramsACta.clear();
+  impl_->onClusters.clear();
   impl_->threadsOf.clear();
   gpu->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (auto threads = fn->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid"); threads && !threads.empty())
       impl_->threadsOf[fn.getSymName().str()] = impl_->launchThreads = threads[0];
     if ((*gpu).lookupSymbol(("tk_programs_per_cta_" + fn.getSymName()).str()))
       impl_->twoProgramsACta.insert(fn.getSymName().str());
+    if ((*gpu).lookupSymbol(("tk_cluster_ctas_" + fn.getSymName()).str()))
+      impl_->onClusters.insert(fn.getSymName().str());
   });
   if (kind == EmitKind::TkGpu) {
     llvm::raw_os_ostream os(out);
@@ -445,6 +454,8 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
             values["num_stages"] = std::to_string(*config.numStages);
           if (config.warpSpecialize)
             values["warp_specialize"] = std::to_string(*config.warpSpecialize);
+          if (config.clusterSize)
+            values["cluster_size"] = std::to_string(*config.clusterSize);
           decl.configs.push_back(std::move(values));
         }
       }
@@ -473,6 +484,7 @@ std::vector<KernelSignature> Compiler::signatures() const {
     sig.numWarps = instance->numWarps;
     sig.numStages = instance->numStages;
     sig.warpSpecialize = instance->warpSpecialize;
+    sig.clusterSize = instance->clusterSize;
     result.push_back(std::move(sig));
   }
   return result;
@@ -501,6 +513,9 @@ std::vector<KernelSummary> Compiler::summaries() {
     if (impl_->twoProgramsACta.count(s.name))
       s.programsPerCta = 2;
     s.warpSpecialize = k.warpSpecialize;
+    s.clusterSize = k.clusterSize;
+    if (impl_->onClusters.count(s.name))
+      s.clusterCtas = 2;
     // A producer warpgroup is 128 threads beyond the programs' warps.
     if (auto threads = impl_->threadsOf.find(s.name); threads != impl_->threadsOf.end())
       s.producer = threads->second > s.programsPerCta * k.numWarps * 32;

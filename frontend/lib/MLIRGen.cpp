@@ -648,6 +648,8 @@ void MLIRGenImpl::emitKernel(ModuleOp module, const KernelInstance &kernel) {
     op->setAttr(TkDialect::kPingPong, builder_.getUnitAttr());
   if (kernel.warpSpecialize == 3)
     op->setAttr(TkDialect::kTilePingPong, builder_.getUnitAttr());
+  if (kernel.clusterSize > 1)
+    op->setAttr(TkDialect::kClusterSize, builder_.getI32IntegerAttr(kernel.clusterSize));
   SmallVector<NamedAttribute> constants;
   for (auto &[name, value] : kernel.constants)
     constants.emplace_back(builder_.getStringAttr(name),

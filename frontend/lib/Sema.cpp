@@ -291,10 +291,11 @@ std::optional<ConstValue> parseConstText(const std::string &text, const Type &ty
   return result;
 }
 
-namespace {
 bool isLaunchOption(const std::string &name) {
-  return name == "num_warps" || name == "num_stages" || name == "warp_specialize";
+  return name == "num_warps" || name == "num_stages" || name == "warp_specialize" || name == "cluster_size";
 }
+
+namespace {
 
 /// The scalar types a dtype constant may take, for messages.
 const char *kDTypeChoices = "i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3 or f8e5m2";
@@ -391,7 +392,7 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     if (isLaunchOption(name) || constNames.count(name))
       return true;
     diags_.error(range, "@autotune: '" + name + "' is not a const parameter of '" + kernel.name +
-                            "' (nor num_warps, num_stages or warp_specialize)");
+                            "' (nor a launch option: " + kLaunchOptions + ")");
     return false;
   };
   auto addValue = [&](TuneConfig &config, const std::string &name, const ConstValue &value, SrcRange range) {
@@ -409,6 +410,12 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
         return;
       }
       config.warpSpecialize = (int)value.i;
+    } else if (name == "cluster_size") {
+      if (value.kind != ConstValue::Kind::Int || (value.i != 1 && value.i != 2)) {
+        diags_.error(range, "@autotune: cluster_size must be 1 or 2, got " + value.str());
+        return;
+      }
+      config.clusterSize = (int)value.i;
     } else {
       config.values.emplace_back(name, value);
     }
@@ -582,6 +589,14 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     instance->numWarps = config->numWarps.value_or(instance->numWarps);
     instance->numStages = config->numStages.value_or(instance->numStages);
     instance->warpSpecialize = config->warpSpecialize.value_or(instance->warpSpecialize);
+    instance->clusterSize = config->clusterSize.value_or(instance->clusterSize);
+  }
+  if (auto it = defines.find("cluster_size"); it != defines.end()) {
+    auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
+    if (!v || (v->i != 1 && v->i != 2))
+      diags_.error(kernel.nameRange, definesLabel_ + "cluster_size=" + it->second + " is not 1 or 2");
+    else
+      instance->clusterSize = (int)v->i;
   }
   if (auto it = defines.find("warp_specialize"); it != defines.end()) {
     auto v = parseConstText(it->second, Type::scalar(Scalar::I32));

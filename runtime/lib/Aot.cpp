@@ -101,12 +101,14 @@ LoadedFunction loadFunction(const void *image, const std::string &kernel, int64_
                                        "reading whether kernel '" + kernel + "' waits for its grid dependencies");
   bool twoPrograms = findModuleGlobal(image, module, "tk_programs_per_cta_" + kernel, &address, &bytes,
                                       "reading how many programs a CTA of kernel '" + kernel + "' holds");
+  bool onClusters = findModuleGlobal(image, module, "tk_cluster_ctas_" + kernel, &address, &bytes,
+                                     "reading the cluster size of kernel '" + kernel + "'");
   // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
   if (sharedBytes > 48 * 1024)
     d.check(d.cuFuncSetAttribute(function, kMaxDynamicShared, int(sharedBytes)),
             "asking for " + std::to_string(sharedBytes) + " bytes of shared memory for kernel '" + kernel + "'");
   // (the module lives as long as the process: functions are cached for reuse)
-  return {function, waitsForGrid, twoPrograms ? 2 : 1};
+  return {function, waitsForGrid, twoPrograms ? 2 : 1, onClusters ? 2 : 1};
 }
 
 namespace {

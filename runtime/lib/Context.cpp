@@ -217,10 +217,11 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
   tensormaps::LaunchParams all(function, kernel, params);
   // A CTA for every programsPerCta programs along x (the kernel numbers them itself, in i32:
   // the grid's programs stay within x's limit, which a launch of CTAs would not check).
-  if (loaded.programsPerCta > 1)
+  if (loaded.programsPerCta > 1 || loaded.clusterCtas > 1)
     grid.check(kernel);
   Grid ctas = grid;
   ctas.x = (grid.x + loaded.programsPerCta - 1) / loaded.programsPerCta;
+  ctas.x = (ctas.x + loaded.clusterCtas - 1) / loaded.clusterCtas * loaded.clusterCtas;
   auto plainLaunch = [&] {
     return driver().cuLaunchKernel(function, unsigned(ctas.x), unsigned(ctas.y), unsigned(ctas.z), unsigned(threads), 1, 1,
                                    unsigned(sharedBytes), stream.handle(), all.get(), nullptr);

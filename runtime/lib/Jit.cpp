@@ -3,6 +3,7 @@
 #include "tk/Runtime/Nvtx.h"
 
 #include "tk/Frontend/Parser.h"
+#include "tk/Frontend/Sema.h"
 #include "tk/Runtime/Aot.h"
 #include "tk/Runtime/Interpreter.h"
 #include "tk/Runtime/KernelCompile.h"
@@ -49,9 +50,9 @@ void Kernel::Impl::checkConstants(const Config &config) const {
         missing += (missing.empty() ? "" : ", ") + p.name;
     }
   for (const auto &[name, value] : config.values)
-    if (name != "num_warps" && name != "num_stages" && name != "warp_specialize" && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
+    if (!isLaunchOption(name) && (", " + known + ", ").find(", " + name + ", ") == std::string::npos)
       throw Error("kernel '" + decl.name + "' has no constant '" + name + "' (" +
-                  (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: num_warps, num_stages, warp_specialize)");
+                  (known.empty() ? "it has none" : "its constants: " + known) + "; launch options: " + kLaunchOptions + ")");
   for (const KernelDecl::Param &p : decl.params) {
     auto it = config.values.find(p.name);
     if (!p.isConst || it == config.values.end())
@@ -205,7 +206,8 @@ void Kernel::Impl::setConfigs(std::vector<Config> space) {
   // beside a first one with it was compiled with a producer warpgroup too.
   const KernelSignature unset; // (the compiler's defaults)
   const std::pair<const char *, int64_t> launchDefaults[] = {
-      {"num_warps", unset.numWarps}, {"num_stages", unset.numStages}, {"warp_specialize", unset.warpSpecialize}};
+      {"num_warps", unset.numWarps}, {"num_stages", unset.numStages}, {"warp_specialize", unset.warpSpecialize},
+      {"cluster_size", unset.clusterSize}};
   for (const auto &[option, value] : launchDefaults)
     if (llvm::any_of(space, [&, option = option](const Config &c) { return c.values.count(option) > 0; }))
       for (Config &config : space)

@@ -1622,6 +1622,30 @@ def add_stdlib_cases():
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
                       "SCALE_MODE": mode_, "A": "f8e5m2", "B": "f8e4m3"})
+    # On clusters of 2 CTAs (cluster_size 2, sm_90a: a copy both tiles of a step need is made
+    # once, each CTA multicasting half of its rows). 3 rows of 128x128 tiles in a group: tiles
+    # 2c and 2c + 1 share b's columns or (the group's odd row beside the next column's first)
+    # share nothing; 9 tiles on one cluster leave CTA 0 a last tile alone, with more k-steps (7)
+    # than stages (4), so that its own consumers stand in for the other CTA's releases; 3
+    # programs are rounded up to 4 CTAs (the tiles shared among them all); 128x256 on 8 warps;
+    # per tensor.
+    Mc, Nc, Kc = 330, 264, 800
+    ca, cb = f8_bits(RNG.uniform(-2, 2, (Mc, Kc)), 4, 3, False), f8_bits(RNG.uniform(-1, 1, (Nc, Kc)), 4, 3, False)
+    csa, csb = RNG.uniform(0.1, 2, Mc).astype(np.float32), RNG.uniform(0.1, 2, Nc).astype(np.float32)
+    cacc = values_of("f8e4m3", ca).reshape(Mc, Kc) @ values_of("f8e4m3", cb).reshape(Nc, Kc).T
+    for bm_, bn_, warps, stages, programs_, mode_ in [("128", "128", "4", "4", "2", "1"), ("128", "128", "4", "4", "3", "1"),
+                                                      ("128", "256", "8", "3", "2", "1"), ("128", "128", "4", "5", "2", "0")]:
+        row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s_cluster2" % (bm_, bn_, programs_, mode_),
+             std("fp8_matmul"), "fp8_matmul_persistent", programs_,
+             {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
+              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc},
+             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
+                 csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
+             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+             defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": "1",
+                      "cluster_size": "2", "SCALE_MODE": mode_})
     # Block-wise scales with the tiles in parts (TAIL_SPLIT 4 of 128x256 on 3 programs: no whole
     # wave; N = 264, so that the last parts start past the last 128-column block of b, whose one
     # factor a part loads must still be inside scale_b: an out-of-bounds read before).

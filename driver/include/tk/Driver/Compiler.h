@@ -95,6 +95,8 @@ struct KernelSummary {
   int64_t tensorCoreDots = -1, fmaDots = -1;
   int programsPerCta = 1; // of the last GPU emit: 2 with warp_specialize 3 where it applied
   int warpSpecialize = 0;  // the launch option asked for
+  int clusterSize = 1;     // the launch option asked for
+  int clusterCtas = 1;     // of the last GPU emit: 2 where cluster_size 2 applied
   bool producer = false;   // of the last GPU emit: whether it got a producer warpgroup
   std::string str() const;
 };
@@ -108,6 +110,7 @@ struct KernelSignature {
   int numWarps = 4;
   int numStages = 3;
   int warpSpecialize = 0;
+  int clusterSize = 1;
 };
 
 class Compiler {

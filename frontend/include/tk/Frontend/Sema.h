@@ -53,13 +53,20 @@ struct KernelInstance {
   // warpgroups take turns at the tensor cores (ping-pong); 3: two programs a CTA on their own
   // tiles
   int warpSpecialize = 0;
+  // 2: CTAs launched in clusters of 2 whose programs share the operand tiles both load (TMA
+  // multicast; a persistent TMA pipeline with a producer warpgroup on sm_90a), else 1
+  int clusterSize = 1;
   BlockPtr body;
 };
+
+/// The launch options a config or -D may set besides a kernel's constants.
+inline constexpr const char *kLaunchOptions = "num_warps, num_stages, warp_specialize, cluster_size";
+bool isLaunchOption(const std::string &name);
 
 /// One `@autotune` configuration: constant values plus launch options.
 struct TuneConfig {
   std::vector<std::pair<std::string, ConstValue>> values;
-  std::optional<int> numWarps, numStages, warpSpecialize;
+  std::optional<int> numWarps, numStages, warpSpecialize, clusterSize;
 };
 
 struct AutotuneSpec {

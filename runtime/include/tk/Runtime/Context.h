@@ -35,6 +35,10 @@ struct LoadedFunction {
   /// Programs a CTA (its module carries `tk_programs_per_cta_<kernel>`: `warp_specialize: 3`):
   /// a grid of N programs launches cdiv(N, programsPerCta) CTAs.
   int programsPerCta = 1;
+  /// CTAs a cluster (its module carries `tk_cluster_ctas_<kernel>`: `cluster_size: 2`; its
+  /// PTX says `.reqnctapercluster`): the CTAs along x are rounded up to a multiple of it (the
+  /// kernel's programs share its tiles among however many there are).
+  int clusterCtas = 1;
 };
 
 /// What the tuner and the launcher need to know of the GPU.

@@ -141,6 +141,12 @@ int64_t tk::gpu::programsPerCtaOf(Operation *op) {
   return programs ? programs.getInt() : 1;
 }
 
+int64_t tk::gpu::clusterCtasOf(Operation *op) {
+  auto kernel = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+  auto ctas = kernel ? kernel->getAttrOfType<IntegerAttr>(TkgDialect::kClusterCtas) : IntegerAttr();
+  return ctas ? ctas.getInt() : 1;
+}
+
 int64_t tk::gpu::launchThreadsOf(Operation *op) {
   return threadsOf(op) * programsPerCtaOf(op) + producerWarpsOf(op) * kLanes;
 }
@@ -298,9 +304,14 @@ LogicalResult TmaLoadOp::verify() {
                          << " dimensions (a stack's box is 1 along the first)";
   if (box.size() == 3)
     box = box.drop_front();
-  if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
-    return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage, which boxes of " << box[0] << "x"
-                         << box.back() << " do not tile";
+  // Shared by a cluster's two CTAs: each copies half the rows (8 of them at least: the
+  // swizzle's period, so that the halves land as the whole would).
+  int64_t rows = getShared() ? tile[0] / 2 : tile[0];
+  if (box.size() != 2 || box[0] != rows || tile[1] % box[1] || (getShared() && (tile[0] % 16)))
+    return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage" << (getShared() ? " in two halves" : "")
+                         << ", which boxes of " << box[0] << "x" << box.back() << " do not tile";
+  if (getShared() && clusterCtasOf(*this) < 2)
+    return emitOpError() << "is shared by a cluster's CTAs in a kernel not on clusters ('" << TkgDialect::kClusterCtas << "')";
   return success();
 }
 
@@ -384,6 +395,12 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
   if (name == kProgramsPerCta) {
     auto programs = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!programs || !isa<func::FuncOp>(op) || programs.getInt() != 2 || !op->hasAttr(kProducerWarps))
+      return op->emitError() << "'" << name << "' is 2 on a kernel with a producer warpgroup";
+    return success();
+  }
+  if (name == kClusterCtas) {
+    auto ctas = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!ctas || !isa<func::FuncOp>(op) || ctas.getInt() != 2 || !op->hasAttr(kProducerWarps))
       return op->emitError() << "'" << name << "' is 2 on a kernel with a producer warpgroup";
     return success();
   }

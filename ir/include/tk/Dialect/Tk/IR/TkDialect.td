@@ -36,6 +36,9 @@ def Tk_Dialect : Dialect {
     /// multiprocessor's CTA, each on its own tiles of a persistent loop, taking turns at the
     /// tensor cores (unit; the TMA pipeline decides, tkg.programs_per_cta).
     static constexpr ::llvm::StringLiteral kTilePingPong = "tk.tile_ping_pong";
+    /// `cluster_size: 2`: CTAs in clusters of 2 whose programs share the operand tiles both
+    /// load by TMA multicast (i32; the TMA pipeline decides, tkg.cluster_ctas).
+    static constexpr ::llvm::StringLiteral kClusterSize = "tk.cluster_size";
     /// the values of its constexpr parameters (a dictionary by name).
     static constexpr ::llvm::StringLiteral kConstants = "tk.constants";
     /// On a kernel's arguments: the parameter's name in the source (string);

@@ -34,6 +34,8 @@ int64_t threadsOf(mlir::Operation *kernelOrInside);
 int64_t producerWarpsOf(mlir::Operation *kernelOrInside);
 /// The programs a kernel's CTA holds (`tkg.programs_per_cta`, `warp_specialize: 3`), else 1.
 int64_t programsPerCtaOf(mlir::Operation *kernelOrInside);
+/// The CTAs of a kernel's clusters (`tkg.cluster_ctas`, `cluster_size: 2`), else 1.
+int64_t clusterCtasOf(mlir::Operation *kernelOrInside);
 /// The threads a kernel is launched with: threadsOf times programsPerCtaOf, plus the producer's.
 int64_t launchThreadsOf(mlir::Operation *kernelOrInside);
 

@@ -50,6 +50,12 @@ def Tkg_Dialect : Dialect {
     /// order (`warp_specialize: 3`). Their exchanges through shared memory are each program's
     /// own (`tkg.shared_program_stride` bytes apart on the module), the rings shared.
     static constexpr ::llvm::StringLiteral kProgramsPerCta = "tkg.programs_per_cta";
+    /// On a kernel with a producer (i32, 2): it runs on clusters of that many CTAs, one
+    /// program each (programs 2c and 2c + 1 of the persistent loop), whose producers copy the
+    /// operand tiles both programs' k-steps read at once as halves multicast into both CTAs
+    /// (`tkg.tma_load ... shared`), and whose consumers release each stage on both CTAs' empty
+    /// barriers (`tkg.barrier_arrive ... peer`); `cluster_size: 2`.
+    static constexpr ::llvm::StringLiteral kClusterCtas = "tkg.cluster_ctas";
     /// On an op with a shared offset (i32): its bytes are each program's own, program w's
     /// `w * stride` after the offset (two programs a CTA).
     static constexpr ::llvm::StringLiteral kSharedProgramStride = "tkg.shared_program_stride";

@@ -159,21 +159,41 @@ def Tkg_BarrierWaitOp : Tkg_Op<"barrier_wait"> {
   let assemblyFormat = "$barriers `[` $index `]` `,` $parity attr-dict `:` qualified(type($barriers))";
 }
 
-def Tkg_BarrierArriveOp : Tkg_Op<"barrier_arrive"> {
+def Tkg_BarrierArriveOp : Tkg_Op<"barrier_arrive", [AttrSizedOperandSegments]> {
   let summary = "one arrival per warp on a barrier";
   let description = [{
     Lane 0 of every warp arrives (`mbarrier.arrive`) once all lanes got here: a consumer
-    releasing a stage, with the barrier expecting one arrival per warp. `released` names the
+    releasing a stage, with the barrier expecting one arrival per warp. With `peer`, in a
+    cluster of 2 CTAs (`tkg.cluster_ctas`) whose barrier expects both CTAs' warps: where `peer`
+    holds, each warp also arrives on the other CTA's barrier `index` (`mapa`,
+    `mbarrier.arrive.release.cluster.shared::cluster`), else twice on its own, standing in for
+    the other CTA, which reads no tile there. `released` names the
     buffers whose stage this frees (the producer refills them next): a dot that reads none
     of them may keep its MMAs in flight across the release (tk-async-dots).
   }];
-  let arguments = (ins Tkg_Barriers:$barriers, I32:$index, Variadic<Tkg_SharedBuffer>:$released);
+  let arguments = (ins Tkg_Barriers:$barriers, I32:$index, Variadic<Tkg_SharedBuffer>:$released, Optional<I1>:$peer);
   let assemblyFormat = [{
-    $barriers `[` $index `]` (`frees` `(` $released^ `:` qualified(type($released)) `)`)? attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`frees` `(` $released^ `:` qualified(type($released)) `)`)? (`peer` $peer^)? attr-dict `:` qualified(type($barriers))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$barriers, "::mlir::Value":$index, "::mlir::ValueRange":$released), [{
+      build($_builder, $_state, barriers, index, released, ::mlir::Value());
+    }]>
+  ];
 }
 
-def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
+def Tkg_ClusterBarrierOp : Tkg_Op<"cluster_barrier"> {
+  let summary = "every thread of the cluster's CTAs arrives, then waits for all of them";
+  let description = [{
+    `barrier.cluster.arrive.release` and `barrier.cluster.wait.acquire` (PTX ISA,
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster):
+    at the end of a kernel on clusters (`tkg.cluster_ctas`), so that no CTA exits while the
+    other may still copy into its shared memory or arrive on its barriers.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tkg_TmaLoadOp : Tkg_Op<"tma_load", [AttrSizedOperandSegments]> {
   let summary = "copy a tile from global memory into one stage of a shared buffer by TMA";
   let description = [{
     `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes` (PTX ISA,
@@ -182,14 +202,24 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load"> {
     describes, one box per column block of the stage's swizzled layout, completing bytes on
     barrier `index`. With three coordinates (`.3d`) the first picks one matrix of a stack
     (attention's heads; the map's box is 1 along it). Issued by the thread that calls it (in a `tkg.elect` branch); elements
-    outside the tensor read as zero.
+    outside the tensor read as zero. With `shared` (a cluster of 2 CTAs, `tkg.cluster_ctas`)
+    the map's box is half the tile's rows: where `shared` holds, the other CTA of the cluster
+    copies the same tile at the same stage, and this one copies half `%cluster_ctarank` of
+    its rows into both CTAs' stage, completing its bytes on both CTAs' barrier `index`
+    (`.multicast::cluster`); else it copies both halves into its own.
   }];
   let arguments = (ins Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer, I32:$stage,
-                       Tkg_Barriers:$barriers, I32:$index);
+                       Tkg_Barriers:$barriers, I32:$index, Optional<I1>:$shared);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` attr-dict `:` qualified(type($buffer))
+    $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` (`shared` $shared^)? attr-dict `:` qualified(type($buffer))
     `,` qualified(type($barriers))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$map, "::mlir::ValueRange":$coords, "::mlir::Value":$buffer, "::mlir::Value":$stage,
+                   "::mlir::Value":$barriers, "::mlir::Value":$index), [{
+      build($_builder, $_state, map, coords, buffer, stage, barriers, index, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
