@@ -311,7 +311,7 @@ TEST_F(JitInterpreterTest, ModuleErrorsCarryTheDiagnostics) {
   Kernel fill = module.kernel("fill");
   Buffer out(context, Scalar::I32, 128);
   EXPECT_EQ(errorOf([&] { fill.launch(Grid(1), {out, 1, 1}, {{"BLOK", 64}}); }),
-            "kernel 'fill' has no constant 'BLOK' (its constants: BLOCK; launch options: num_warps, num_stages, warp_specialize)");
+            "kernel 'fill' has no constant 'BLOK' (its constants: BLOCK; launch options: num_warps, num_stages, warp_specialize, cluster_size)");
   Kernel axpy = module.kernel("axpy");
   Buffer f(context, Scalar::F32, 64);
   axpy.setTuneSpace({}, {}); // no space: BLOCK must come with the launch

@@ -159,11 +159,13 @@ TEST(SemaRules, ConstantConditionsCheckOnlyTheTakenBranch) {
 
 TEST(SemaRules, Autotune) {
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }, { BX: 32 }])\nkernel k(n: i32, const BM: i32) { }"),
-            "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor num_warps, num_stages or warp_specialize)");
+            "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor a launch option: num_warps, num_stages, warp_specialize, cluster_size)");
   EXPECT_EQ(firstError("@autotune(key = [q], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
             "1:18: @autotune: key entries must name runtime parameters of 'k'");
   EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], num_warps: [3] })\nkernel k(n: i32, const BM: i32) { }"),
             "1:47: @autotune: num_warps must be a small positive integer and a power of two, got 3");
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64, cluster_size: 4 }])\nkernel k(n: i32, const BM: i32) { }"),
+            "1:43: @autotune: cluster_size must be 1 or 2, got 4");
   EXPECT_EQ(firstError("@tune(key = [n])\nkernel k(n: i32) { }"), "1:1: unknown decorator '@tune' (tk knows @autotune)");
   // A name twice in a space (before: accepted, two identical configs of the second's value).
   EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], BM: [32] })\nkernel k(n: i32, const BM: i32) { }"),
