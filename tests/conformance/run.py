@@ -1293,12 +1293,22 @@ def add_example_cases():
                                                # KT = 8 = 2S (a program skips a whole lap of
                                                # the ring) and 9 (one more), on odd grids.
                                                (520, 264, 512, 3, "128", "128"),
-                                               (520, 264, 576, 5, "128", "128")]]:
+                                               (520, 264, 576, 5, "128", "128")]] + [
+            # On clusters of 2 CTAs (cluster_size 2, sm_90a: B's k-slice copied once for two
+            # tiles of one column, each CTA multicasting half its rows): an odd grid (rounded up
+            # to whole clusters), 15 tiles on 4 CTAs (the last alone, 9 k-steps on 4 stages), a
+            # short K and none.
+            (M_, N2, K_, p_, {"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": "4", "num_stages": "4",
+                              "warp_specialize": "1", "cluster_size": "2"})
+            for (M_, N2, K_, p_, bm_, bn_, bk_) in [(200, 264, 264, 3, "128", "128", "64"),
+                                                    (520, 264, 576, 4, "128", "128", "64"),
+                                                    (136, 72, 40, 2, "64", "64", "32"), (72, 72, 0, 3, "64", "128", "32")]]:
         a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
         bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
-        case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s" % (M, N_, K, programs, defines["BM"],
-                                                                 {"1": "_ws", "3": "_tiles_ping_pong"}.get(
-                                                                     defines.get("warp_specialize"), "")),
+        case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s%s" % (M, N_, K, programs, defines["BM"],
+                                                                   {"1": "_ws", "3": "_tiles_ping_pong"}.get(
+                                                                       defines.get("warp_specialize"), ""),
+                                                                   "_cluster2" if "cluster_size" in defines else ""),
              ex("matmul"), "matmul_persistent", "minimum(%d, cdiv(M, BM) * cdiv(N, BN))" % programs,
              {"a": a, "b": bm, "c": np.full(M * N_, 7.0, np.float16), "M": M, "N": N_, "K": K, "lda": K, "ldb": N_, "ldc": N_},
              lambda out, a=a, bm=bm: {"c": (a.astype(np.float32) @ bm.astype(np.float32)).astype(np.float16).ravel()},

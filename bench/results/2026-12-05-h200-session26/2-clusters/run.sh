@@ -2,7 +2,8 @@
 # Session 26 run 2: clusters of 2 CTAs (cluster_size 2) on fp8_matmul_persistent, first GPU run.
 # 1. conformance -k cluster2 on CUDA against the interpreter (shared and unshared steps, a
 #    last tile alone, 3 programs rounded up to 4 CTAs, 128x256, per tensor), and the earlier
-#    persistent FP8 cases (nothing else changed);
+#    persistent FP8 cases (nothing else changed); the same for the example's f16
+#    matmul_persistent (its cluster cases: an odd grid, a last tile alone, short and empty K);
 # 2. compute-sanitizer (memcheck, racecheck, synccheck) on the first cluster case's shape;
 # 3. per row/column at 8192x8192x4096 and 2048x11008x4096: 128x128 (4 and 5 stages) and
 #    128x256 with a producer, each with and without clusters, two rounds; then Nsight
@@ -15,7 +16,9 @@ export LD_LIBRARY_PATH=/tmp/tkgpu/tk/bin:${LD_LIBRARY_PATH:-}
 export TK_STDLIB_DIR=$PWD/stdlib
 tkc=/tmp/tkgpu/tk/bin/tkc
 timeout 100 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k fp8_matmul_persistent -v \
-  > $out/conformance.txt 2>&1; tail -3 $out/conformance.txt; grep -v "^ok" $out/conformance.txt | head -20
+  > $out/conformance.txt 2>&1
+timeout 60 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k example.matmul_persistent -v \
+  >> $out/conformance.txt 2>&1; grep "conformance cases passed" $out/conformance.txt; grep -v "^ok" $out/conformance.txt | head -20
 args() { M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M scale_b=rand:f32:$N
   bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
 {
