@@ -34,7 +34,10 @@ mlir::Value readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value
 /// After a pipelined `loop`: the wait for the MMAs `inFlight` left running (if any), then the
 /// wait for every copy ending in a barrier, after which the epilogue may reuse the rings' bytes
 /// (no warpgroup still reads a stage).
-void endPipeline(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::scf::ForOp loop, DotOp inFlight);
+/// With `onlyIfRan`, the wait for the MMAs in flight is skipped where the loop ran no
+/// iteration (see the definition).
+void endPipeline(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::scf::ForOp loop, DotOp inFlight,
+                 bool onlyIfRan = false);
 
 /// Pipelines `loop` with TMA copies into rings of `stages` stages, when every load of the plan
 /// reads a rectangle TMA can copy (RectangularAccess.h); false (and nothing changed) otherwise.

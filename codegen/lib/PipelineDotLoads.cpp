@@ -80,15 +80,34 @@ Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i
   return arith::AddIOp::create(b, loc, from, arith::MulIOp::create(b, loc, loop.getStep(), times));
 }
 
-void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp inFlight) {
+void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp inFlight, bool onlyIfRan) {
   rewriter.setInsertionPointAfter(loop);
   // The MMAs left in flight first: the wait's barrier then also means that no warpgroup still
   // reads a stage whose bytes the epilogue's exchanges reuse.
   if (inFlight) {
     inFlight->setAttr(TkgDialect::kMmaInFlight, rewriter.getUnitAttr());
     Value result = loop.getResult(cast<BlockArgument>(inFlight.getAcc()).getArgNumber() - 1);
-    auto wait = DotWaitOp::create(rewriter, loc, TypeRange{result.getType()}, ValueRange{result}, /*pending=*/0);
-    rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    if (!onlyIfRan) {
+      auto wait = DotWaitOp::create(rewriter, loc, TypeRange{result.getType()}, ValueRange{result}, /*pending=*/0);
+      rewriter.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    } else {
+      // The wait ties the accumulators' registers; where the loop ran no iteration, LLVM may
+      // define them (the initial zeros) on that path just before it, which ptxas takes for
+      // non-wgmma definitions inside an MMA pipeline and answers by serializing every wgmma
+      // of the kernel (C7515; seen on clusters' kernels). Off that path, nothing defines them
+      // near a wait.
+      Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, loop.getLowerBound(),
+                                        loop.getUpperBound());
+      auto guarded = scf::IfOp::create(rewriter, loc, TypeRange{result.getType()}, ran, /*withElseRegion=*/true);
+      OpBuilder then = OpBuilder::atBlockBegin(&guarded.getThenRegion().front());
+      auto wait = DotWaitOp::create(then, loc, TypeRange{result.getType()}, ValueRange{result}, /*pending=*/0);
+      scf::YieldOp::create(then, loc, wait.getResult(0));
+      OpBuilder otherwise = OpBuilder::atBlockBegin(&guarded.getElseRegion().front());
+      scf::YieldOp::create(otherwise, loc, result);
+      result.replaceUsesWithIf(guarded.getResult(0),
+                               [&](OpOperand &use) { return !guarded->isAncestor(use.getOwner()); });
+      rewriter.setInsertionPointAfter(guarded);
+    }
   }
   AsyncWaitOp::create(rewriter, loc, 0);
 }

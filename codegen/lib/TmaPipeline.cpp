@@ -308,7 +308,7 @@ public:
         rewriter.eraseOp(op);
 
     scf::ForOp pipelined = loop_;
-    endPipeline(rewriter, loc, loop_, inFlight_);
+    endPipeline(rewriter, loc, loop_, inFlight_, /*onlyIfRan=*/cluster_);
     if (tilePingPong_)
       takeTileTurns(pipelined, outer);
     if (outer) {
@@ -460,10 +460,11 @@ private:
         invariantParity = tiles.getRegionIterArgs()[2];
       if (cluster_) {
         // The other CTA's tile at this step, whose coordinates this producer computes too
-        // (scalar arithmetic only: even for a tile past the last).
+        // (scalar arithmetic only); its own where there is none (a tile past the last could
+        // divide by zero in the tile's arithmetic: GROUP_M's rows of a group past the end).
         auto [tile, active] = peerTile(b, loc, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound());
         peer_ = Peer{mapping, active};
-        peer_->mapping.map(outer.getInductionVar(), tile);
+        peer_->mapping.map(outer.getInductionVar(), arith::SelectOp::create(b, loc, active, tile, tiles.getInductionVar()));
         for (Operation *op : perTile)
           b.clone(*op, peer_->mapping);
       }

@@ -1643,10 +1643,15 @@ def add_stdlib_cases():
     ca, cb = f8_bits(RNG.uniform(-2, 2, (Mc, Kc)), 4, 3, False), f8_bits(RNG.uniform(-1, 1, (Nc, Kc)), 4, 3, False)
     csa, csb = RNG.uniform(0.1, 2, Mc).astype(np.float32), RNG.uniform(0.1, 2, Nc).astype(np.float32)
     cacc = values_of("f8e4m3", ca).reshape(Mc, Kc) @ values_of("f8e4m3", cb).reshape(Nc, Kc).T
-    for bm_, bn_, warps, stages, programs_, mode_ in [("128", "128", "4", "4", "2", "1"), ("128", "128", "4", "4", "3", "1"),
-                                                      ("128", "256", "8", "3", "2", "1"), ("128", "128", "4", "5", "2", "0")]:
+    # GROUP_M 1 (tiles along rows): tiles 2c and 2c + 1 share a's rows instead, and the lone last
+    # tile's other (past the end) is where the group arithmetic would divide by zero.
+    for bm_, bn_, warps, stages, programs_, mode_, group_ in [
+            ("128", "128", "4", "4", "2", "1", "8"), ("128", "128", "4", "4", "3", "1", "8"),
+            ("128", "256", "8", "3", "2", "1", "8"), ("128", "128", "4", "5", "2", "0", "8"),
+            ("128", "128", "4", "4", "2", "1", "1")]:
         row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s_cluster2" % (bm_, bn_, programs_, mode_),
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s%s_cluster2" % (bm_, bn_, programs_, mode_,
+                                                                                   "_group1" if group_ == "1" else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", programs_,
              {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
@@ -1655,7 +1660,7 @@ def add_stdlib_cases():
                  csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": "1",
-                      "cluster_size": "2", "SCALE_MODE": mode_})
+                      "cluster_size": "2", "SCALE_MODE": mode_, "GROUP_M": group_})
     # Block-wise scales with the tiles in parts (TAIL_SPLIT 4 of 128x256 on 3 programs: no whole
     # wave; N = 264, so that the last parts start past the last 128-column block of b, whose one
     # factor a part loads must still be inside scale_b: an out-of-bounds read before).
