@@ -163,13 +163,17 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     tk::codegen::lowerMmaTurns(module);
 
     // Kernels and their thread counts, before func.func goes away.
-    llvm::StringMap<int64_t> kernels, programsPerCta, clusterCtas;
+    llvm::StringMap<int64_t> kernels, programsPerCta, clusterCtas, producerWarps;
+    // (Every kernel of the module is launched with its largest shared memory.)
+    auto sharedAttr = module->getAttrOfType<IntegerAttr>(tk::gpu::TkgDialect::kSharedBytes);
+    int64_t sharedBytes = sharedAttr ? sharedAttr.getInt() : 0;
     llvm::StringMap<std::string> tensorMaps;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn->hasAttr(tk::TkDialect::kKernel)) {
         kernels[fn.getSymName()] = tk::gpu::launchThreadsOf(fn);
         programsPerCta[fn.getSymName()] = tk::gpu::programsPerCtaOf(fn);
         clusterCtas[fn.getSymName()] = tk::gpu::clusterCtasOf(fn);
+        producerWarps[fn.getSymName()] = tk::gpu::producerWarpsOf(fn);
       }
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
         if (attr.getName().strref().starts_with("tk.") || attr.getName() == tk::gpu::TkgDialect::kProducerWarps ||
@@ -287,6 +291,15 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
                                /*alignment=*/0, /*addrSpace=*/1);
       }
       fn->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(context, {int32_t(it->second), 1, 1}));
+      // A producer warpgroup gives registers to the consumers (setmaxnreg), which ptxas only
+      // does where it knows the kernel's registers at entry: from `.minnctapersm 1` with
+      // `.maxntid` (65536 / threads), as CUTLASS's warp-specialized kernels say. Without it
+      // ptxas ignores every setmaxnreg (C7508), the consumers keeping the entry's share. Said
+      // only where the shared memory already keeps a multiprocessor to one CTA (228 KiB, 1 KiB
+      // of each CTA's reserved): elsewhere registers at entry of 65536 / threads would.
+      constexpr int64_t kSharedPerMultiprocessor = 228 * 1024, kReservedPerCta = 1024;
+      if (producerWarps.lookup(fn.getSymName()) > 0 && 2 * (sharedBytes + kReservedPerCta) > kSharedPerMultiprocessor)
+        fn->setAttr("nvvm.minctasm", IntegerAttr::get(IntegerType::get(context, 32), 1));
       // The thread id's range lets LLVM see that a thread's part of an element index and the
       // slot's constant part share no bits, so that per-slot addresses fold into offsets.
       auto range = LLVM::ConstantRangeAttr::get(context, 32, 0, it->second);

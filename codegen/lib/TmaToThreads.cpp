@@ -142,7 +142,9 @@ struct BarrierWaitPattern : public BarrierPtxPattern<BarrierWaitOp> {
 
 /// Lane 0 of every warp arrives once the warp got here. With `peer` (clusters of 2): on the
 /// other CTA's barrier too where it holds (its address in the cluster's shared window by
-/// `mapa`), else twice on its own.
+/// `mapa`; release at the CTA's scope, as CUTLASS's ClusterBarrier arrives: what the arrival
+/// orders is the warp's reads of the stage, and a cluster-scope release would also wait for
+/// its earlier global writes), else twice on its own.
 struct BarrierArrivePattern : public BarrierPtxPattern<BarrierArriveOp> {
   using BarrierPtxPattern::BarrierPtxPattern;
   std::string text(BarrierArriveOp op) const override {
@@ -155,7 +157,7 @@ struct BarrierArrivePattern : public BarrierPtxPattern<BarrierArriveOp> {
            "mov.u32 tk_rank, %cluster_ctarank;\n\t"
            "xor.b32 tk_rank, tk_rank, 1;\n\t"
            "@tk_peer mapa.shared::cluster.u32 tk_remote, $0, tk_rank;\n\t"
-           "@tk_peer mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tk_remote];\n\t}";
+           "@tk_peer mbarrier.arrive.shared::cluster.b64 _, [tk_remote];\n\t}";
   }
   SmallVector<Value> extra(OpAdaptor adaptor) const override {
     if (!adaptor.getPeer())

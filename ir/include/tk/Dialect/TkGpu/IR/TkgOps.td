@@ -166,7 +166,7 @@ def Tkg_BarrierArriveOp : Tkg_Op<"barrier_arrive", [AttrSizedOperandSegments]> {
     releasing a stage, with the barrier expecting one arrival per warp. With `peer`, in a
     cluster of 2 CTAs (`tkg.cluster_ctas`) whose barrier expects both CTAs' warps: where `peer`
     holds, each warp also arrives on the other CTA's barrier `index` (`mapa`,
-    `mbarrier.arrive.release.cluster.shared::cluster`), else twice on its own, standing in for
+    `mbarrier.arrive.shared::cluster`), else twice on its own, standing in for
     the other CTA, which reads no tile there. `released` names the
     buffers whose stage this frees (the producer refills them next): a dot that reads none
     of them may keep its MMAs in flight across the release (tk-async-dots).
