@@ -33,3 +33,13 @@ for shape in "8192 8192 4096" "2048 11008 4096"; do
   done
 done
 done 2>&1 | tee $out/timing.txt
+# 3. Where the clustered kernel's warps wait (Nsight Compute's warp states) at 2048x11008x4096,
+#    against the same config without clusters.
+for cl in 2 1; do
+  echo "== ncu 128x128 5 stages cluster_size=$cl"
+  LD_LIBRARY_PATH=/tmp/tk-new/tk/bin TK_CACHE_DIR=$(mktemp -d) timeout 100 ncu --section WarpStateStats --section SpeedOfLight \
+    --metrics lts__t_bytes.sum,sm__cycles_elapsed.max -k regex:fp8_matmul --launch-count 1 /tmp/tk-new/tk/bin/tkc run \
+    stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent -D BM=128 -D BN=128 -D BK=128 -D num_stages=5 -D num_warps=4 \
+    -D warp_specialize=1 -D cluster_size=$cl -D SCALE_MODE=1 --grid 132 $(args 2048 11008 4096) 2>&1 \
+    | grep -E "Stall|Warp Cycles|Duration|Throughput|lts__t_bytes|sm__cycles" | head -30
+done 2>&1 | tee $out/ncu.txt
