@@ -115,13 +115,12 @@ public:
       llvm::append_range(shape, type.getShape());
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
       groupBytes_[groupOf(loadIndex)] += type.getNumElements() * elementBytes(type.getElementType());
-      // On clusters a box is half the tile's rows (a CTA's half of a shared copy).
-      auto boxTile = cluster_ ? RankedTensorType::get({type.getShape()[0] / 2, type.getShape()[1]}, type.getElementType())
-                              : type;
-      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, boxTile, analysis_));
-      unsigned index = kernel.getNumArguments();
-      (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), load.getLoc());
-      maps_.push_back(kernel.getArgument(index));
+      maps_.push_back(addTensorMap(kernel, access, type, load.getLoc()));
+      // On clusters also a map of half-row boxes (a CTA's half of a shared copy).
+      if (cluster_)
+        halfMaps_.push_back(addTensorMap(
+            kernel, access, RankedTensorType::get({type.getShape()[0] / 2, type.getShape()[1]}, type.getElementType()),
+            load.getLoc()));
     }
     for (InvariantCopy &invariant : invariants_) {
       // A producer copies into the buffer too: it is made before the kernel splits.
@@ -131,10 +130,7 @@ public:
       auto type = cast<SharedBufferType>(invariant.buffer.getType());
       auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
       invariantBytes_ += tile.getNumElements() * elementBytes(tile.getElementType());
-      NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(invariant.access, tile, analysis_));
-      unsigned index = kernel.getNumArguments();
-      (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), invariant.copy.getLoc());
-      invariantMaps_.push_back(kernel.getArgument(index));
+      invariantMaps_.push_back(addTensorMap(kernel, invariant.access, tile, invariant.copy.getLoc()));
     }
     auto barriers = BarriersType::get(context, stages_);
     for (size_t group = 0; group < groupBytes_.size(); ++group) {
@@ -520,6 +516,15 @@ private:
                                   i32Constant(b, loc, 2 * stages_));
   }
 
+  /// A new kernel argument: the tensor map TMA copies `tile`-sized boxes of `access` by.
+  Value addTensorMap(func::FuncOp kernel, const RectangularAccess &access, RankedTensorType tile, Location loc) {
+    MLIRContext *context = kernel.getContext();
+    NamedAttribute recipe(StringAttr::get(context, TkgDialect::kTensorMap), tensorMapFor(access, tile, analysis_));
+    unsigned index = kernel.getNumArguments();
+    (void)kernel.insertArgument(index, TensorMapType::get(context), DictionaryAttr::get(context, {recipe}), loc);
+    return kernel.getArgument(index);
+  }
+
   /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
   /// p, p + P, ..., from `first` = p: the other program is p xor 1, P even), and whether it
   /// has one (< `end`).
@@ -575,13 +580,14 @@ private:
         if (groupOf(index) != group)
           continue;
         SmallVector<Value> coords = coordinates(b, loc, access, mapping);
-        Value shared;
+        Value shared, halves;
         if (peer_) { // (both CTAs compute the same: the two tiles' coordinates agree, each has its tile)
           shared = peer_->active;
           for (auto [own, other] : llvm::zip(coords, coordinates(b, loc, access, peer_->mapping)))
             shared = arith::AndIOp::create(b, loc, shared, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, own, other));
+          halves = halfMaps_[index];
         }
-        TmaLoadOp::create(b, loc, map, coords, buffer, stage, full_[group], stage, shared);
+        TmaLoadOp::create(b, loc, map, coords, buffer, stage, full_[group], stage, shared, halves);
       }
     }
   }
@@ -666,6 +672,7 @@ private:
   SmallVector<RectangularAccess, 2> accesses_;
   SmallVector<InvariantCopy, 1> invariants_;
   SmallVector<Value> buffers_, maps_, invariantMaps_;
+  SmallVector<Value> halfMaps_; // on clusters: maps_'s accesses by boxes of half the rows
   Value invariantFull_, invariantEmpty_; // one barrier each; empty only for a producer over tiles
   int64_t invariantBytes_ = 0;
   SmallVector<Value, 2> full_, empty_; // one per barrier group

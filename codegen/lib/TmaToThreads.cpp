@@ -203,10 +203,14 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     ValueRange coords = adaptor.getCoords();
     bool stacked = coords.size() == 3;
     Value row = coords[stacked], col = coords[stacked + 1];
+    // Shared by a cluster: this CTA's half into both CTAs where `shared` holds, else the whole
+    // tile into its own, as without clusters (below).
     if (Value shared = adaptor.getShared()) {
-      copyHalves(rewriter, loc, stage, map, row, col, barrier, shared, type);
-      rewriter.eraseOp(op);
-      return success();
+      auto branch = scf::IfOp::create(rewriter, loc, TypeRange{}, shared, /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      copyHalf(rewriter, loc, stage, LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getHalves()),
+               row, col, barrier, type);
+      rewriter.setInsertionPointToStart(&branch.getElseRegion().front());
     }
     forEachBox(rewriter, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
       if (stacked)
@@ -223,39 +227,23 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
   }
 
 private:
-  /// A stage copied by half-row boxes (clusters of 2): where `shared`, this CTA's half (its
-  /// rank's) into both CTAs' stage and barrier (ctaMask 0b11), else both halves into its own.
-  /// Each half of a column block starts `rows / 2` rows in, as in the whole tile's layout: the
-  /// halves are whole swizzle periods.
-  static void copyHalves(OpBuilder &b, Location loc, Value stage, Value map, Value row, Value col, Value barrier,
-                         Value shared, SharedBufferType type) {
-    int64_t half = type.tileShape()[0] / 2;
-    int64_t halfBytes = half * SwizzleParams::ofElements(type.tileShape()[0], type.tileShape()[1],
-                                                          elementBytes(type.getElementType())).blockLength *
-                        elementBytes(type.getElementType());
-    auto branch = scf::IfOp::create(b, loc, TypeRange{}, shared, /*withElseRegion=*/true);
-    auto halfAt = [&](OpBuilder &in, Value address, Value index) {
-      Value offset = arith::MulIOp::create(in, loc, index, i32Constant(in, loc, halfBytes));
-      Value rowOf = arith::AddIOp::create(in, loc, row, arith::MulIOp::create(in, loc, index, i32Constant(in, loc, half)));
-      return std::pair<Value, Value>(arith::AddIOp::create(in, loc, address, offset), rowOf);
-    };
-    OpBuilder multicast = branch.getThenBodyBuilder();
-    Value rank = NVVM::ClusterId::create(multicast, loc, multicast.getI32Type());
-    Value mask = arith::ConstantOp::create(multicast, loc, multicast.getI16IntegerAttr(3));
-    forEachBox(multicast, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
-      auto [address, rowOf] = halfAt(multicast, dstAddress, rank);
-      ptx(multicast, loc,
+  /// This CTA's half of a stage two CTAs of a cluster share (rows from `%cluster_ctarank *
+  /// rows / 2`, by `halves`' boxes) into both CTAs' stage and barrier (ctaMask 0b11). A half
+  /// of a column block starts `rows / 2` rows in, as in the whole tile's layout: the halves
+  /// are whole swizzle periods.
+  static void copyHalf(OpBuilder &b, Location loc, Value stage, Value halves, Value row, Value col, Value barrier,
+                       SharedBufferType type) {
+    int64_t half = type.tileShape()[0] / 2, bytes = elementBytes(type.getElementType());
+    int64_t halfBytes = half * SwizzleParams::ofElements(type.tileShape()[0], type.tileShape()[1], bytes).blockLength * bytes;
+    Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+    Value offset = arith::MulIOp::create(b, loc, rank, i32Constant(b, loc, halfBytes));
+    Value rowOf = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, rank, i32Constant(b, loc, half)));
+    Value mask = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(3));
+    forEachBox(b, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
+      ptx(b, loc,
           "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
           "[$0], [$1, {$2, $3}], [$4], $5;",
-          ValueRange{address, map, column, rowOf, barrier, mask}, "r,l,r,r,r,h");
-    });
-    OpBuilder own = branch.getElseBodyBuilder();
-    forEachBox(own, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
-      for (int64_t index = 0; index < 2; ++index) {
-        auto [address, rowOf] = halfAt(own, dstAddress, i32Constant(own, loc, index));
-        ptx(own, loc, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-            ValueRange{address, map, column, rowOf, barrier}, "r,l,r,r,r");
-      }
+          ValueRange{arith::AddIOp::create(b, loc, dstAddress, offset), halves, column, rowOf, barrier, mask}, "r,l,r,r,r,h");
     });
   }
 };

@@ -304,14 +304,20 @@ LogicalResult TmaLoadOp::verify() {
                          << " dimensions (a stack's box is 1 along the first)";
   if (box.size() == 3)
     box = box.drop_front();
-  // Shared by a cluster's two CTAs: each copies half the rows (8 of them at least: the
-  // swizzle's period, so that the halves land as the whole would).
-  int64_t rows = getShared() ? tile[0] / 2 : tile[0];
-  if (box.size() != 2 || box[0] != rows || tile[1] % box[1] || (getShared() && (tile[0] % 16)))
-    return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage" << (getShared() ? " in two halves" : "")
-                         << ", which boxes of " << box[0] << "x" << box.back() << " do not tile";
-  if (getShared() && clusterCtasOf(*this) < 2)
+  if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
+    return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage, which boxes of " << box[0] << "x"
+                         << box.back() << " do not tile";
+  if (!getShared())
+    return success();
+  // Shared by a cluster's two CTAs: each copies half the rows by `halves` (8 of them at least:
+  // the swizzle's period, so that the halves land as the whole would).
+  if (clusterCtasOf(*this) < 2)
     return emitOpError() << "is shared by a cluster's CTAs in a kernel not on clusters ('" << TkgDialect::kClusterCtas << "')";
+  TensorMapAttr halves = recipeOf(getHalves());
+  if (!halves || getCoords().size() != 2 || tile[0] % 16 || halves.getBox().size() != 2 || halves.getBox()[0] * 2 != tile[0] ||
+      halves.getBox()[1] != box[1])
+    return emitOpError() << "copies a " << tile[0] << "x" << tile[1]
+                         << " stage in halves, which needs 2 coordinates, a multiple of 16 rows and a map of half-row boxes";
   return success();
 }
 

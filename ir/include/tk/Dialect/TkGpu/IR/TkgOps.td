@@ -202,22 +202,23 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load", [AttrSizedOperandSegments]> {
     describes, one box per column block of the stage's swizzled layout, completing bytes on
     barrier `index`. With three coordinates (`.3d`) the first picks one matrix of a stack
     (attention's heads; the map's box is 1 along it). Issued by the thread that calls it (in a `tkg.elect` branch); elements
-    outside the tensor read as zero. With `shared` (a cluster of 2 CTAs, `tkg.cluster_ctas`)
-    the map's box is half the tile's rows: where `shared` holds, the other CTA of the cluster
-    copies the same tile at the same stage, and this one copies half `%cluster_ctarank` of
-    its rows into both CTAs' stage, completing its bytes on both CTAs' barrier `index`
-    (`.multicast::cluster`); else it copies both halves into its own.
+    outside the tensor read as zero. With `shared` and `halves` (a cluster of 2 CTAs,
+    `tkg.cluster_ctas`; `halves` a map of the same tensor whose box is half the tile's rows):
+    where `shared` holds, the other CTA of the cluster copies the same tile at the same stage,
+    and this one copies half `%cluster_ctarank` of its rows by `halves` into both CTAs' stage,
+    completing its bytes on both CTAs' barrier `index` (`.multicast::cluster`); else it
+    copies the tile by `map` into its own, as without.
   }];
   let arguments = (ins Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer, I32:$stage,
-                       Tkg_Barriers:$barriers, I32:$index, Optional<I1>:$shared);
+                       Tkg_Barriers:$barriers, I32:$index, Optional<I1>:$shared, Optional<Tkg_TensorMap>:$halves);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` (`shared` $shared^)? attr-dict `:` qualified(type($buffer))
-    `,` qualified(type($barriers))
+    $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` (`shared` $shared^ `halves` $halves)?
+    attr-dict `:` qualified(type($buffer)) `,` qualified(type($barriers))
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$map, "::mlir::ValueRange":$coords, "::mlir::Value":$buffer, "::mlir::Value":$stage,
                    "::mlir::Value":$barriers, "::mlir::Value":$index), [{
-      build($_builder, $_state, map, coords, buffer, stage, barriers, index, ::mlir::Value());
+      build($_builder, $_state, map, coords, buffer, stage, barriers, index, ::mlir::Value(), ::mlir::Value());
     }]>
   ];
   let hasVerifier = 1;
