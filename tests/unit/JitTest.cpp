@@ -138,7 +138,7 @@ TEST_F(JitInterpreterTest, ARestrictedTuningSpaceOffersOnlyTheConfigsKept) {
 // second config below was compiled with num_warps 8 and a producer warpgroup as well).
 TEST_F(JitInterpreterTest, AConfigWithoutALaunchOptionGetsTheDefaultNotTheFirstConfigs) {
   const char *source = R"(
-@autotune(key = [n], configs = [{ BLOCK: 128, num_warps: 8, warp_specialize: 1 }, { BLOCK: 64 }])
+@autotune(key = [n], configs = [{ BLOCK: 128, num_warps: 8, warp_specialize: 1, cluster_size: 2 }, { BLOCK: 64 }])
 kernel scale(x: ptr<f32>, n: i32, const BLOCK: i32) {
     let r = program_id(0) * BLOCK + arange(0, BLOCK);
     store(x + r, load(x + r, mask = r < n) * 2.0, mask = r < n);
@@ -155,6 +155,8 @@ kernel scale(x: ptr<f32>, n: i32, const BLOCK: i32) {
   EXPECT_EQ(seen[0]["warp_specialize"], 1);
   EXPECT_EQ(seen[1]["num_warps"], 4);
   EXPECT_EQ(seen[1]["warp_specialize"], 0);
+  EXPECT_EQ(seen[0]["cluster_size"], 2);
+  EXPECT_EQ(seen[1]["cluster_size"], 1);
   EXPECT_FALSE(seen[1].integer("num_stages")); // (no config sets it: the compiler's default)
 }
 
