@@ -434,6 +434,9 @@ private:
         first.map(outer.getInductionVar(), tiles.getInductionVar());
         for (Operation *op : perTile)
           b.clone(*op, first);
+        if (cluster_)
+          mapPeer(b, loc, first, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound(), perTile,
+                  outer.getInductionVar());
         scf::ForOp firstFills = fillTile(b, loc, first, induction, position);
         Value next = arith::AddIOp::create(b, loc, tiles.getInductionVar(), i32Constant(b, loc, 1));
         Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, tiles.getUpperBound());
@@ -443,6 +446,9 @@ private:
         secondMapping.map(outer.getInductionVar(), next);
         for (Operation *op : perTile)
           then.clone(*op, secondMapping);
+        if (cluster_)
+          mapPeer(then, loc, secondMapping, tiles.getLowerBound(), next, tiles.getUpperBound(), perTile,
+                  outer.getInductionVar());
         scf::YieldOp::create(then, loc, fillTile(then, loc, secondMapping, induction, firstFills.getResults()).getResults());
         OpBuilder otherwise = OpBuilder::atBlockBegin(&second.getElseRegion().front());
         scf::YieldOp::create(otherwise, loc, firstFills.getResults());
@@ -454,16 +460,9 @@ private:
         b.clone(*op, mapping);
       if (!invariants_.empty())
         invariantParity = tiles.getRegionIterArgs()[2];
-      if (cluster_) {
-        // The other CTA's tile at this step, whose coordinates this producer computes too
-        // (scalar arithmetic only); its own where there is none (a tile past the last could
-        // divide by zero in the tile's arithmetic: GROUP_M's rows of a group past the end).
-        auto [tile, active] = peerTile(b, loc, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound());
-        peer_ = Peer{mapping, active};
-        peer_->mapping.map(outer.getInductionVar(), arith::SelectOp::create(b, loc, active, tile, tiles.getInductionVar()));
-        for (Operation *op : perTile)
-          b.clone(*op, peer_->mapping);
-      }
+      if (cluster_) // the other CTA's tile at this step, whose coordinates this producer computes too
+        mapPeer(b, loc, mapping, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound(), perTile,
+                outer.getInductionVar());
     }
     // The invariants first: the consumers wait for them before their loop (in a loop over
     // tiles, once the consumers released the previous tile's).
@@ -526,14 +525,30 @@ private:
   }
 
   /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
-  /// p, p + P, ..., from `first` = p: the other program is p xor 1, P even), and whether it
-  /// has one (< `end`).
+  /// p, p + P, ..., from `first` = p; with w programs a CTA the other CTA's program in p's
+  /// place is p xor w, P a multiple of 2w), and whether it has one (< `end`).
   std::pair<Value, Value> peerTile(OpBuilder &b, Location loc, Value first, Value tile, Value end) {
-    Value odd = arith::AndIOp::create(b, loc, first, i32Constant(b, loc, 1));
-    // tile + 1 - 2 * (p mod 2)
-    Value other = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, tile, i32Constant(b, loc, 1)),
-                                        arith::ShLIOp::create(b, loc, odd, i32Constant(b, loc, 1)));
+    int64_t programs = tilePingPong_ ? 2 : 1, shift = tilePingPong_ ? 1 : 0;
+    // The CTA's rank in its cluster: bit `shift` of p.
+    Value bits = shift ? arith::ShRUIOp::create(b, loc, first, i32Constant(b, loc, shift)).getResult() : first;
+    Value rank = arith::AndIOp::create(b, loc, bits, i32Constant(b, loc, 1));
+    // tile + w - 2w * rank
+    Value other = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, tile, i32Constant(b, loc, programs)),
+                                        arith::ShLIOp::create(b, loc, rank, i32Constant(b, loc, shift + 1)));
     return {other, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, other, end)};
+  }
+
+  /// On clusters, in the producer (`mapping` its tile's): the other CTA's tile in place of
+  /// `tile` (scalar arithmetic only; `tile` itself where the other CTA has none, since a tile
+  /// past the last could divide by zero in the tile's arithmetic: GROUP_M's rows of a group
+  /// past the end), its per-tile ops cloned after the builder's point.
+  void mapPeer(OpBuilder &b, Location loc, const IRMapping &mapping, Value first, Value tile, Value end,
+               ArrayRef<Operation *> perTile, Value outerTile) {
+    auto [other, active] = peerTile(b, loc, first, tile, end);
+    peer_ = Peer{mapping, active};
+    peer_->mapping.map(outerTile, arith::SelectOp::create(b, loc, active, other, tile));
+    for (Operation *op : perTile)
+      b.clone(*op, peer_->mapping);
   }
 
   std::pair<Value, Value> advancePosition(OpBuilder &b, Location loc, Value stage, Value parity, Value count) {
@@ -808,7 +823,7 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
     return false;
   bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && loopsWithDots.size() == 1 &&
                       invariants.empty() && !cpAsyncLeft && tilePingPongFits(loop, accesses, analysis);
-  bool cluster = specialized && !tilePingPong && kernel->hasAttr(TkDialect::kClusterSize) && clustersFit(loop, plan, accesses,
+  bool cluster = specialized && kernel->hasAttr(TkDialect::kClusterSize) && clustersFit(loop, plan, accesses,
                  analysis, loopsWithDots.size() == 1 && invariants.empty() && !cpAsyncLeft, bool(inFlight));
   if (cpAsyncLeft) {
     OpBuilder b(loop);

@@ -1302,7 +1302,12 @@ def add_example_cases():
                               "warp_specialize": "1", "cluster_size": "2"})
             for (M_, N2, K_, p_, bm_, bn_, bk_) in [(200, 264, 264, 3, "128", "128", "64"),
                                                     (520, 264, 576, 4, "128", "128", "64"),
-                                                    (136, 72, 40, 2, "64", "64", "32"), (72, 72, 0, 3, "64", "128", "32")]]:
+                                                    (136, 72, 40, 2, "64", "64", "32"), (72, 72, 0, 3, "64", "128", "32")]] + [
+            # Two programs a CTA on clusters: 3 programs (2 CTAs), 5 (3 CTAs rounded up to 4,
+            # 15 tiles among 8 programs).
+            (M_, N2, K_, p_, {"BM": "128", "BN": "128", "BK": "64", "num_warps": "4", "num_stages": "4",
+                              "warp_specialize": "3", "cluster_size": "2"})
+            for (M_, N2, K_, p_) in [(200, 264, 264, 3), (520, 264, 576, 5)]]:
         a = RNG.standard_normal((M, max(K, 1))).astype(np.float16)[:, :K].copy()
         bm = RNG.standard_normal((max(K, 1), N_)).astype(np.float16)[:K].copy()
         case("example.matmul_persistent.%dx%dx%d_p%d_bm%s%s%s" % (M, N_, K, programs, defines["BM"],
@@ -1645,13 +1650,17 @@ def add_stdlib_cases():
     cacc = values_of("f8e4m3", ca).reshape(Mc, Kc) @ values_of("f8e4m3", cb).reshape(Nc, Kc).T
     # GROUP_M 1 (tiles along rows): tiles 2c and 2c + 1 share a's rows instead, and the lone last
     # tile's other (past the end) is where the group arithmetic would divide by zero.
-    for bm_, bn_, warps, stages, programs_, mode_, group_ in [
-            ("128", "128", "4", "4", "2", "1", "8"), ("128", "128", "4", "4", "3", "1", "8"),
-            ("128", "256", "8", "3", "2", "1", "8"), ("128", "128", "4", "5", "2", "0", "8"),
-            ("128", "128", "4", "4", "2", "1", "1")]:
+    # Two programs a CTA on clusters (warp_specialize 3: programs 4c, 4c + 1 and 4c + 2, 4c + 3
+    # on one cluster, the other CTA's tile 2 on): 2 programs (one CTA, rounded up to 2), 5 (3
+    # CTAs, rounded up to 4), 64x256.
+    for bm_, bn_, warps, stages, programs_, mode_, group_, ws_ in [
+            ("128", "128", "4", "4", "2", "1", "8", "1"), ("128", "128", "4", "4", "3", "1", "8", "1"),
+            ("128", "256", "8", "3", "2", "1", "8", "1"), ("128", "128", "4", "5", "2", "0", "8", "1"),
+            ("128", "128", "4", "4", "2", "1", "1", "1"), ("128", "128", "4", "4", "2", "1", "8", "3"),
+            ("128", "128", "4", "4", "5", "1", "8", "3"), ("64", "256", "4", "4", "3", "1", "8", "3")]:
         row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s%s_cluster2" % (bm_, bn_, programs_, mode_,
-                                                                                   "_group1" if group_ == "1" else ""),
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s%s%s_cluster2" % (
+                 bm_, bn_, programs_, mode_, "_group1" if group_ == "1" else "", "_tiles_ping_pong" if ws_ == "3" else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", programs_,
              {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
@@ -1659,7 +1668,7 @@ def add_stdlib_cases():
              (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
                  csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
-             defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": "1",
+             defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
                       "cluster_size": "2", "SCALE_MODE": mode_, "GROUP_M": group_})
     # Block-wise scales with the tiles in parts (TAIL_SPLIT 4 of 128x256 on 3 programs: no whole
     # wave; N = 264, so that the last parts start past the last 128-column block of b, whose one
