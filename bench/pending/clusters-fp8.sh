@@ -12,11 +12,7 @@
 #     configs in fp8_matmul_persistent's space (their stdlib kernel passed on CUDA in run 1).
 set -u
 out=$OUT
-mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
-{ date -u; cat /tmp/tkgpu/tk/commit; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader; } | tee $out/machine.txt
-export LD_LIBRARY_PATH=/tmp/tkgpu/tk/bin:${LD_LIBRARY_PATH:-}
-export TK_STDLIB_DIR=$PWD/stdlib
-tkc=/tmp/tkgpu/tk/bin/tkc
+. bench/gpu-env.sh
 timeout 60 python3 tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k cluster2 -v > $out/conformance.txt 2>&1
 grep "conformance cases passed" $out/conformance.txt; grep -v "^ok" $out/conformance.txt | head
 args() { M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M scale_b=rand:f32:$N
