@@ -28,15 +28,17 @@
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 //
 // On clusters of 2 CTAs (`cluster_size: 2`, a producer over a persistent loop whose programs
-// differ in their tiles only), programs 2c and 2c + 1 run on one cluster, and at the r-th
-// tile of each the two producers both compute both tiles' coordinates: a copy whose
+// differ in their tiles only), programs 2c and 2c + 1 run on one cluster (4c .. 4c + 3 with two
+// programs a CTA, program p's counterpart p xor 2), and at the r-th tile of each program and
+// its counterpart the two producers both compute both tiles' coordinates: a copy whose
 // coordinates are the same for the two tiles (B's columns, for two tiles of one column) is
 // made once, each CTA copying half of its rows into both CTAs' stage (TMA multicast), the
 // others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
 // barriers (which count both CTAs' warps), so that neither producer refills a stage the other
 // CTA still reads; where the other CTA has no r-th tile (the last wave's odd tile), a warp
 // arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
-// k-steps, and CTA 2c runs at most one tile more, the last.
+// k-steps, in the same order of positions, and where one CTA has a tile the other has not
+// (CTA 0's last one or two), every later position is that CTA's alone.
 #include "DotLoadPipelines.h"
 #include "ProducerSlice.h"
 #include "ProgramsPerCta.h"
@@ -526,7 +528,9 @@ private:
 
   /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
   /// p, p + P, ..., from `first` = p; with w programs a CTA the other CTA's program in p's
-  /// place is p xor w, P a multiple of 2w), and whether it has one (< `end`).
+  /// place is p xor w), and whether it has one (< `end`). P, num_programs(0), must be a
+  /// multiple of 2w for p's counterpart to stay p xor w from step to step: it is w times the
+  /// CTAs, which `.reqnctapercluster 2` makes even.
   std::pair<Value, Value> peerTile(OpBuilder &b, Location loc, Value first, Value tile, Value end) {
     int64_t programs = tilePingPong_ ? 2 : 1, shift = tilePingPong_ ? 1 : 0;
     // The CTA's rank in its cluster: bit `shift` of p.

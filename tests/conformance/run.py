@@ -1670,6 +1670,21 @@ def add_stdlib_cases():
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
                       "cluster_size": "2", "SCALE_MODE": mode_, "GROUP_M": group_})
+    # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
+    # step CTA 0 has both its tiles and CTA 1 only its program 0's (n - t0 = 3), whose copy of
+    # b it still shares with CTA 0's program 0 tile.
+    Md, Nd = 840, 120
+    da = f8_bits(RNG.uniform(-2, 2, (Md, Kc)), 4, 3, False)
+    dacc = values_of("f8e4m3", da).reshape(Md, Kc) @ values_of("f8e4m3", cb[:Nd * Kc]).reshape(Nd, Kc).T
+    dsa = RNG.uniform(0.1, 2, Md).astype(np.float32)
+    case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p2_seven_tiles_tiles_ping_pong_cluster2", std("fp8_matmul"),
+         "fp8_matmul_persistent", "2",
+         {"a": da, "b": cb[:Nd * Kc], "c": np.zeros(Md * Nd, np.uint16), "scale_a": dsa, "scale_b": csb[:Nd],
+          "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+          "M": Md, "N": Nd, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nd, "ldr": Nd, "ldm": Nd},
+         lambda out: {"c": b16(dacc * dsa[:, None] * csb[None, :Nd]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+         defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
+                  "cluster_size": "2", "SCALE_MODE": "1"})
     # Block-wise scales with the tiles in parts (TAIL_SPLIT 4 of 128x256 on 3 programs: no whole
     # wave; N = 264, so that the last parts start past the last 128-column block of b, whose one
     # factor a part loads must still be inside scale_b: an out-of-bounds read before).
