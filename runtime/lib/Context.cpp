@@ -37,9 +37,9 @@ void Grid::check(const std::string &kernel) const {
   const int64_t dims[3] = {x, y, z};
   for (int d = 0; d < 3; ++d) {
     int64_t limit = d == 0 ? INT32_MAX : 65535;
-    if (dims[d] < 1 || dims[d] > limit)
+    if (dims[d] < 0 || dims[d] > limit)
       throw Error("kernel '" + kernel + "': grid dimension " + "xyz"[d] + " is " + std::to_string(dims[d]) +
-                  "; it must be in [1, " + std::to_string(limit) + "]");
+                  "; it must be in [0, " + std::to_string(limit) + "]");
   }
 }
 
@@ -212,6 +212,10 @@ void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
 
 void Context::launchFunction(const LoadedFunction &loaded, const std::string &kernel, const Grid &grid, int threads,
                              int64_t sharedBytes, void **params, const Stream &stream) {
+  if (grid.empty()) { // (no program to run: nothing is launched)
+    grid.check(kernel);
+    return;
+  }
   NvtxRange range(kernel);
   cuda::CUfunc_st *function = loaded.function;
   tensormaps::LaunchParams all(function, kernel, params);

@@ -144,6 +144,8 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
     return;
   }
   grid.check(decl.name);
+  if (grid.empty())
+    return;
   // The interpreter reads HostBuffers: the buffers' bytes are moved in and back out, under the
   // context's lock, so no other thread's launch, upload or download sees them moved out.
   auto hostMemory = context().lockHostMemory();

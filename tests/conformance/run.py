@@ -1673,16 +1673,16 @@ def add_stdlib_cases():
     # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
     # step CTA 0 has both its tiles and CTA 1 only its program 0's (n - t0 = 3), whose copy of
     # b it still shares with CTA 0's program 0 tile.
-    Md, Nd = 840, 120
-    da = f8_bits(RNG.uniform(-2, 2, (Md, Kc)), 4, 3, False)
-    dacc = values_of("f8e4m3", da).reshape(Md, Kc) @ values_of("f8e4m3", cb[:Nd * Kc]).reshape(Nd, Kc).T
-    dsa = RNG.uniform(0.1, 2, Md).astype(np.float32)
+    M7, N7 = 840, 120
+    a7 = f8_bits(RNG.uniform(-2, 2, (M7, Kc)), 4, 3, False)
+    acc7 = values_of("f8e4m3", a7).reshape(M7, Kc) @ values_of("f8e4m3", cb[:N7 * Kc]).reshape(N7, Kc).T
+    sa7 = RNG.uniform(0.1, 2, M7).astype(np.float32)
     case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p2_seven_tiles_tiles_ping_pong_cluster2", std("fp8_matmul"),
          "fp8_matmul_persistent", "2",
-         {"a": da, "b": cb[:Nd * Kc], "c": np.zeros(Md * Nd, np.uint16), "scale_a": dsa, "scale_b": csb[:Nd],
+         {"a": a7, "b": cb[:N7 * Kc], "c": np.zeros(M7 * N7, np.uint16), "scale_a": sa7, "scale_b": csb[:N7],
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": Md, "N": Nd, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nd, "ldr": Nd, "ldm": Nd},
-         lambda out: {"c": b16(dacc * dsa[:, None] * csb[None, :Nd]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+          "M": M7, "N": N7, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": N7, "ldr": N7, "ldm": N7},
+         lambda out: {"c": b16(acc7 * sa7[:, None] * csb[None, :N7]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
                   "cluster_size": "2", "SCALE_MODE": "1"})
     # Block-wise scales with the tiles in parts (TAIL_SPLIT 4 of 128x256 on 3 programs: no whole

@@ -123,6 +123,10 @@ raises("an integer that does not fit", OverflowError, "does not fit", lambda: re
 raises("a grid that does not fit", ValueError, "out of range", lambda: rev.inc[(2**64 + 1,)](inplace, inplace, 8))
 raises("a float grid", TypeError, "not an integer", lambda: rev.inc[(1.7,)](inplace, inplace, 8))
 raises("a float grid of one dimension", TypeError, "not an integer", lambda: rev.inc[1.7](inplace, inplace, 8))
+raises("a negative grid", ValueError, "out of range", lambda: rev.inc[(-1,)](inplace, inplace, 8))
+inplace[:] = 3
+rev.inc[(0,)](inplace, inplace, 8)  # an empty grid runs nothing, as Triton's launcher skips it
+check("an empty grid", inplace.tolist(), [3.0] * 8)
 inplace[:] = 0
 rev.inc[np.int64(1)](inplace, inplace, 8)  # a numpy integer is a grid, as Python's is
 check("a numpy integer grid", inplace.tolist(), [1.0] * 8)

@@ -260,10 +260,24 @@ TEST_F(JitInterpreterTest, ArgumentCountAndTypesAreCheckedByName) {
 TEST_F(JitInterpreterTest, GridsOutOfRangeNameTheKernel) {
   Kernel fill = Module::fromString(context, kSource, "axpy.tk", options()).kernel("fill");
   Buffer out(context, Scalar::I32, 128);
-  EXPECT_EQ(errorOf([&] { fill.launch(Grid(0), {out, 1, 1}); }),
-            "kernel 'fill': grid dimension x is 0; it must be in [1, 2147483647]");
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(-1), {out, 1, 1}); }),
+            "kernel 'fill': grid dimension x is -1; it must be in [0, 2147483647]");
   EXPECT_EQ(errorOf([&] { fill.launch(Grid(1, 70000), {out, 1, 1}); }),
-            "kernel 'fill': grid dimension y is 70000; it must be in [1, 65535]");
+            "kernel 'fill': grid dimension y is 70000; it must be in [0, 65535]");
+}
+
+// A grid with a dimension of 0 runs no program, as Triton's launcher skips it (before: an
+// error, so a kernel over an empty tensor needed its caller to check first).
+TEST_F(JitInterpreterTest, AnEmptyGridRunsNothing) {
+  Kernel fill = Module::fromString(context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer out(context, Scalar::I32, 128);
+  std::vector<int32_t> sevens(128, 7);
+  out.upload(sevens.data(), sevens.size() * sizeof(int32_t));
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(0), {out, 1, 1}); }), "");
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(1, 0), {out, 1, 1}); }), "");
+  EXPECT_EQ(out.toVector<int32_t>(), std::vector<int32_t>(128, 7));
+  // The arguments are still checked.
+  EXPECT_EQ(errorOf([&] { fill.launch(Grid(0), {out, 1}); }).substr(0, 30), "kernel 'fill' takes 3 argument");
 }
 
 TEST_F(JitInterpreterTest, AFaultNamesTheKernelAndTheContextStaysUsable) {

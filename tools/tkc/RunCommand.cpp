@@ -91,9 +91,9 @@ int runCommand(RunOptions options, std::ostream &out, std::ostream &err) {
       if (!evaluateIntExpression(dims[d], gridNames, value, error))
         throw UsageError("--grid '" + dims[d] + "': " + error);
       int64_t limit = d == 0 ? INT32_MAX : 65535;
-      if (value <= 0 || value > limit)
+      if (value < 0 || value > limit) // (0: an empty grid, which runs no program)
         throw UsageError("--grid dimension " + std::to_string(d) + " is " + std::to_string(value) +
-                         "; it must be in [1, " + std::to_string(limit) + "]");
+                         "; it must be in [0, " + std::to_string(limit) + "]");
       launch.grid[d] = value;
     }
   } catch (const std::exception &e) {

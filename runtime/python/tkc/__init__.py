@@ -452,7 +452,7 @@ class Kernel:
                 if not 1 <= len(dims) <= 3:
                     raise ValueError("kernel '%s': a grid has 1 to 3 dimensions, got %r" % (self.name, grid))
                 values = [_index(d, "kernel '%s': grid dimension" % self.name) for d in dims] + [1] * (3 - len(dims))
-                if not all(1 <= v <= _INT64_MAX for v in values):
+                if not all(0 <= v <= _INT64_MAX for v in values):  # (0: an empty grid, nothing runs)
                     raise ValueError("kernel '%s': grid %r has a dimension out of range" % (self.name, grid))
                 fixed = (ctypes.c_int64 * 3)(*values)
                 if exact and len(self._grids) < 64:

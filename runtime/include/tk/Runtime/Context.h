@@ -57,8 +57,11 @@ struct DeviceInfo {
 struct Grid {
   int64_t x = 1, y = 1, z = 1;
   Grid(int64_t x = 1, int64_t y = 1, int64_t z = 1) : x(x), y(y), z(z) {}
-  /// Throws tk::Error naming `kernel` unless every dimension is in range.
+  /// Throws tk::Error naming `kernel` unless every dimension is in range (0 included).
   void check(const std::string &kernel) const;
+  /// A dimension of 0: the launch runs no program and does nothing, as Triton's launcher
+  /// skips a grid of no programs (a kernel over an empty tensor).
+  bool empty() const { return x == 0 || y == 0 || z == 0; }
 };
 
 /// A CUDA stream (owned: destroyed with the object, unless borrowed). A default-constructed
