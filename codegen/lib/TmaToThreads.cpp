@@ -84,8 +84,15 @@ struct BarrierAllocPattern : public OpConversionPattern<BarrierAllocOp> {
     // The TMA unit (another proxy) and the other threads see the barriers initialized.
     ptx(b, loc, "fence.mbarrier_init.release.cluster;", {}, "");
     NVVM::Barrier0Op::create(rewriter, loc);
-    // On clusters, the other CTA's threads too (its copies and releases reach these barriers).
-    if (clusterCtasOf(op) > 1)
+    // On clusters, the other CTA's threads too (its copies and releases reach these barriers),
+    // once all of the kernel's are initialized: after the last of them in its block.
+    auto laterAlloc = [&] {
+      for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+        if (isa<BarrierAllocOp>(next))
+          return true;
+      return false;
+    };
+    if (clusterCtasOf(op) > 1 && !laterAlloc())
       ptx(rewriter, loc, "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;", {}, "");
     rewriter.replaceOp(op, base);
     return success();
