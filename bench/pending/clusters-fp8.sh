@@ -2,11 +2,13 @@
 # Not yet run (prepared in session 26, whose device time ran out). Copy it into the session's
 # bench/results folder and run it there on the GPU machine from the repository root with $OUT
 # (pack: tools/gpu-check --bench; carry .pack). About 7 minutes.
-#  1. clusters (cluster_size 2) as of 6c99505, whose unshared copies go as whole tiles again:
+#  1. clusters (cluster_size 2) as of 321888b (unshared copies as whole tiles again, one cluster
+#     barrier at the start, two programs a CTA on clusters too):
 #     conformance -k cluster2 against the interpreter, then 128x128 (5 stages) and 128x256 (3)
 #     with a producer and 128x128 two programs a CTA (warp_specialize 3) at 8192x8192x4096 and
-#     2048x11008x4096 per row/column, with and without clusters, two rounds (session 26 run 3: 3-7% slower with clusters), and Nsight Compute's
-#     L2 bytes of the clustered 128x128 (1.22 GB against 1.03 without in run 3);
+#     2048x11008x4096 per row/column, with and without clusters, two rounds (session 26 run 3:
+#     3-7% slower with clusters), and Nsight Compute's L2 bytes of the clustered 128x128 (1.22
+#     GB against 1.03 without in run 3);
 #  2. bench/run-all fp8: the README's FP8 table (if on an H200) with `.minnctapersm 1` on the
 #     kernels with a producer (bfbb4e2; within noise in run 3's one round) and TAIL_SPLIT's
 #     configs in fp8_matmul_persistent's space (their stdlib kernel passed on CUDA in run 1).
