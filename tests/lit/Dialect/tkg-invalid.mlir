@@ -394,3 +394,49 @@ func.func @handoff_of_three() {
   %b = tkg.barrier_alloc arrivals = 4 {tkg.rings_handoff} : !tkg.barriers<3>
   return
 }
+
+// -----
+
+// A copy a cluster's two CTAs share: `shared` and `halves` together (the generic form could
+// give one alone: before, a verifier crash), in a kernel on clusters, by half-row boxes.
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @shared_without_halves(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %p: i1) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op takes `shared` and `halves` together}}
+  "tkg.tma_load"(%map, %i, %i, %buf, %i, %full, %i, %p) <{operandSegmentSizes = array<i32: 1, 2, 1, 1, 1, 1, 1, 0>}> : (!tkg.tensor_map, i32, i32, !tkg.shared<[3, 128, 64], f16>, i32, !tkg.barriers<3>, i32, i1) -> ()
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+#h = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [64, 64], swizzle = 128, element_bytes = 2>
+
+func.func @shared_not_on_clusters(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %half: !tkg.tensor_map {tkg.tensor_map = #h}, %i: i32, %p: i1) {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op is shared by a cluster's CTAs in a kernel not on clusters ('tkg.cluster_ctas')}}
+  tkg.tma_load %map[%i, %i], %buf[%i], %full[%i] shared %p halves %half : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+#a = #tkg.tensor_map<base = 0, shape = [1, 2], shape_values = [0, 0], strides = [3], stride_values = [0], box = [128, 64], swizzle = 128, element_bytes = 2>
+
+func.func @halves_of_whole_boxes(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32, %map: !tkg.tensor_map {tkg.tensor_map = #a}, %i: i32, %p: i1) attributes {tkg.producer_warps = 4 : i32, tkg.cluster_ctas = 2 : i32} {
+  %buf = tkg.local_alloc : !tkg.shared<[3, 128, 64], f16>
+  %full = tkg.barrier_alloc arrivals = 1 : !tkg.barriers<3>
+  // expected-error @+1 {{'tkg.tma_load' op copies a 128x64 stage in halves, which needs 2 coordinates, a multiple of 16 rows and a map of half-row boxes}}
+  tkg.tma_load %map[%i, %i], %buf[%i], %full[%i] shared %p halves %map : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tkg.cluster_ctas' is 2 on a kernel with a producer warpgroup}}
+func.func @clusters_without_producer() attributes {tkg.cluster_ctas = 2 : i32} {
+  return
+}

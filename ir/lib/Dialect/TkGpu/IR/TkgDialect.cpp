@@ -307,8 +307,10 @@ LogicalResult TmaLoadOp::verify() {
   if (box.size() != 2 || box[0] != tile[0] || tile[1] % box[1])
     return emitOpError() << "copies a " << tile[0] << "x" << tile[1] << " stage, which boxes of " << box[0] << "x"
                          << box.back() << " do not tile";
-  if (!getShared())
+  if (!getShared() && !getHalves())
     return success();
+  if (!getShared() || !getHalves())
+    return emitOpError() << "takes `shared` and `halves` together";
   // Shared by a cluster's two CTAs: each copies half the rows by `halves` (8 of them at least:
   // the swizzle's period, so that the halves land as the whole would).
   if (clusterCtasOf(*this) < 2)
