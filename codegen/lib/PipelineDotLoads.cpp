@@ -23,7 +23,6 @@
 #include "MmaPlan.h"
 #include "tk/Codegen/Passes.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"

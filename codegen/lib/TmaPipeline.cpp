@@ -39,7 +39,6 @@
 // arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
 // k-steps, in the same order of positions, and where one CTA has a tile the other has not
 // (CTA 0's last one or two), every later position is that CTA's alone.
-#include "Combine.h"
 #include "DotLoadPipelines.h"
 #include "ProducerSlice.h"
 #include "ProgramsPerCta.h"
@@ -169,13 +168,7 @@ public:
       rewriter.setInsertionPoint(outer);
       tileSkip_ = positionsPerTile(rewriter, loc);
       Value pid = outer.getLowerBound(); // program_id(0) (tilePingPongFits)
-      // (Broadcast from lane 0, as CUTLASS's canonical_warp_group_idx: ptxas then knows the
-      // program, so the ring position and the wgmma descriptors built from it, is the same
-      // in every lane and keeps them in uniform registers; from the thread index alone it
-      // kept them per thread and moved them into uniform ones before each wgmma, 98
-      // instructions a k-step against 60 with one program a CTA.)
-      Value program = shuffle(rewriter, loc, arith::RemUIOp::create(rewriter, loc, pid, i32Constant(rewriter, loc, 2)),
-                              0, NVVM::ShflKind::idx, 0x1f);
+      Value program = arith::RemUIOp::create(rewriter, loc, pid, i32Constant(rewriter, loc, 2));
       std::tie(outerStarts[0], outerStarts[1]) =
           advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));
     }
