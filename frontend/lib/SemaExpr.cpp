@@ -221,8 +221,7 @@ std::optional<ConstValue> SemaImpl::foldBinary(BinOp op, const ConstValue &a, co
   case BinOp::Div:
   case BinOp::Rem:
     if (y == 0) {
-      error(range, std::string(op == BinOp::Div ? "division" : "remainder") +
-                       " by zero in a constant expression");
+      constantError(range, std::string(op == BinOp::Div ? "division" : "remainder") + " by zero in a constant expression");
       return std::nullopt;
     }
     if (uns)
@@ -409,10 +408,38 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
   }
 }
 
+void SemaImpl::constantError(SrcRange range, const std::string &message) {
+  if (unevaluated_)
+    unevaluatedErrors_.emplace_back(range, message);
+  else
+    error(range, message);
+}
+
 Type SemaImpl::checkBinary(BinaryExpr &e) {
-  Type lt = check(*e.lhs), rt = check(*e.rhs);
-  if (lt.isError() || rt.isError())
+  Type lt = check(*e.lhs);
+  // A constant scalar left side that decides `&&` (false) or `||` (true) leaves the right side
+  // unevaluated, as C's and Python's operators do: it is still type-checked, but a constant
+  // there that cannot be evaluated is no error when the whole is constant
+  // (`static_assert(X > 0 && N % X == 0, ...)` with X = 0 fails its assertion, not on the
+  // remainder). On tiles both sides evaluate, element by element.
+  bool decides = (e.op == BinOp::And || e.op == BinOp::Or) && lt.isBool() && lt.isScalarValue() && e.lhs->value &&
+                 (e.lhs->value->i != 0) == (e.op == BinOp::Or);
+  size_t keptBefore = unevaluatedErrors_.size();
+  unevaluated_ += decides;
+  Type rt = check(*e.rhs);
+  unevaluated_ -= decides;
+  auto kept = [&] { return unevaluatedErrors_.size() > keptBefore; };
+  // The right side's kept errors, reported (or kept for an enclosing operator) unless dropped.
+  auto reportKept = [&] {
+    std::vector<std::pair<SrcRange, std::string>> errors(unevaluatedErrors_.begin() + keptBefore, unevaluatedErrors_.end());
+    unevaluatedErrors_.resize(keptBefore);
+    for (auto &[range, message] : errors)
+      constantError(range, message);
+  };
+  if (lt.isError() || rt.isError()) {
+    reportKept();
     return Type::error();
+  }
   std::string opName = std::string("operator ") + binOpSpelling(e.op);
   if (!lt.isValue() || !rt.isValue())
     return error(e.opRange, opName + " needs values, found " + lt.str() + " and " + rt.str());
@@ -491,10 +518,20 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     e.value = ConstValue::ofInt(r);
     return result;
   }
+  if (decides && shape->empty()) {
+    unevaluatedErrors_.resize(keptBefore);
+    e.value = ConstValue::ofInt(e.op == BinOp::Or);
+    return result;
+  }
+  if (kept()) {
+    reportKept();
+    if (!unevaluated_)
+      return Type::error();
+  }
   if (e.lhs->value && e.rhs->value && shape->empty()) {
     ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);
-    if (!e.value)
+    if (!e.value && !unevaluated_) // (unevaluated: kept, and the expression is not constant)
       return Type::error();
   }
   return result;

@@ -157,6 +157,25 @@ TEST(SemaRules, ConstantConditionsCheckOnlyTheTakenBranch) {
             "2:62: tile dimension 3 is not a power of two (shape [3])");
 }
 
+TEST(SemaRules, ConstantLogicalOperatorsShortCircuit) {
+  // A constant left side that decides && or || leaves the right side unevaluated: a division
+  // by zero there is no error (it was, before: both sides were folded).
+  std::map<std::string, std::string> zero{{"B", "0"}};
+  EXPECT_EQ(firstError(kernel("static_assert(B > 0 && 64 % B == 0, \"B divides 64\");"), zero),
+            "2:1: static assertion failed: B divides 64");
+  EXPECT_EQ(firstError(kernel("static_assert(B == 0 || 64 / B >= 1);"), zero), "");
+  EXPECT_EQ(firstError(kernel("static_assert(B == 0 || cdiv(64, B) >= 1);"), zero), "");
+  EXPECT_EQ(firstError(kernel("static_assert(!(B != 0 && (B > 100 || 64 % B == 1)));"), zero), "");
+  EXPECT_EQ(firstError(kernel("let v = false && (1 / 0 == 0);\nstatic_assert(!v);")), "");
+  // The right side is still checked, and evaluated when the left side does not decide.
+  EXPECT_EQ(firstError(kernel("let v = false && 1;")), "2:15: operator && needs i1 operands, found i1 and i32");
+  EXPECT_EQ(firstError(kernel("static_assert(B != 0 || 64 % B == 0);"), zero),
+            "2:28: remainder by zero in a constant expression");
+  // On tiles both sides evaluate, element by element.
+  EXPECT_EQ(firstError(kernel("let m = false && (arange(0, 16) < 1 / B);"), zero),
+            "2:37: division by zero in a constant expression");
+}
+
 TEST(SemaRules, Autotune) {
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }, { BX: 32 }])\nkernel k(n: i32, const BM: i32) { }"),
             "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor a launch option: num_warps, num_stages, warp_specialize, cluster_size)");
