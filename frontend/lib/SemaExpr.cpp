@@ -3,6 +3,8 @@
 #include "SemaImpl.h"
 #include "tk/Support/FloatFormats.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <cmath>
 
 namespace tk {
@@ -436,10 +438,14 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     for (auto &[range, message] : errors)
       constantError(range, message);
   };
-  if (lt.isError() || rt.isError()) {
-    reportKept();
+  // An operator that is itself an error (reported below) drops what its operands kept.
+  bool valid = false;
+  auto dropKept = llvm::make_scope_exit([&] {
+    if (!valid)
+      unevaluatedErrors_.resize(std::min(unevaluatedErrors_.size(), keptBefore));
+  });
+  if (lt.isError() || rt.isError())
     return Type::error();
-  }
   std::string opName = std::string("operator ") + binOpSpelling(e.op);
   if (!lt.isValue() || !rt.isValue())
     return error(e.opRange, opName + " needs values, found " + lt.str() + " and " + rt.str());
@@ -521,6 +527,7 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
   if (decides && shape->empty()) {
     unevaluatedErrors_.resize(keptBefore);
     e.value = ConstValue::ofInt(e.op == BinOp::Or);
+    valid = true;
     return result;
   }
   if (kept()) {
@@ -528,6 +535,7 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     if (!unevaluated_)
       return Type::error();
   }
+  valid = true;
   if (e.lhs->value && e.rhs->value && shape->empty()) {
     ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);

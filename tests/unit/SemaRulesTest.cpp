@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 namespace tk::test {
 namespace {
 
@@ -174,6 +177,17 @@ TEST(SemaRules, ConstantLogicalOperatorsShortCircuit) {
   // On tiles both sides evaluate, element by element.
   EXPECT_EQ(firstError(kernel("let m = false && (arange(0, 16) < 1 / B);"), zero),
             "2:37: division by zero in a constant expression");
+  // An operator that is an error itself reports that alone, not what its right side kept.
+  std::string source = kernel("let v = (false && (1 / 0)) == true;");
+  EXPECT_EQ(firstError(source), "2:16: operator && needs i1 operands, found i1 and i32");
+  CompileOptions options;
+  Compiler compiler(options);
+  std::ostringstream out;
+  EXPECT_FALSE(compiler.load("test.tk", &source) && compiler.emit(EmitKind::Tk, out));
+  const auto &diagnostics = compiler.diagnostics().diagnostics();
+  EXPECT_EQ(std::count_if(diagnostics.begin(), diagnostics.end(),
+                          [](const Diagnostic &d) { return d.severity == Severity::Error; }),
+            1);
 }
 
 TEST(SemaRules, Autotune) {
