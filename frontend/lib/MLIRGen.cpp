@@ -238,6 +238,8 @@ Value MLIRGenImpl::arith(BinOp op, Value a, Value b, const ElemType &elem, Locat
 
 Value MLIRGenImpl::emitBinary(const BinaryExpr &e) {
   Location l = loc(e.opRange);
+  if (e.shortCircuit) // (a scalar one is a constant, emitted before)
+    return constant(e.type, *e.lhs->value, l);
   if (e.operandType.isPtr()) {
     const Expr &ptrExpr = e.lhs->type.isPtr() ? *e.lhs : *e.rhs;
     const Expr &offsetExpr = e.lhs->type.isPtr() ? *e.rhs : *e.lhs;

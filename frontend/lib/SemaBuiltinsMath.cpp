@@ -82,7 +82,7 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       ConstValue b = SemaImpl::castConst(*arg(1)->value, type(1), result);
       auto quotient = sema_.foldBinary(BinOp::Div, a, b, result, result, call_.range);
       auto remainder = quotient ? sema_.foldBinary(BinOp::Rem, a, b, result, result, call_.range) : std::nullopt;
-      if (!remainder) // (in an operand `&&`/`||` does not evaluate: kept, and not constant)
+      if (!remainder) // (unevaluated: not constant, and never emitted)
         return sema_.unevaluated() ? result : Type::error();
       bool up = remainder->i != 0 && (isUnsigned(result.elem.scalar) || (remainder->i < 0) == (b.i < 0));
       call_.value = up ? sema_.foldBinary(BinOp::Add, *quotient, ConstValue::ofInt(1), result, result, call_.range)

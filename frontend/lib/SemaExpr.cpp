@@ -3,8 +3,6 @@
 #include "SemaImpl.h"
 #include "tk/Support/FloatFormats.h"
 
-#include "llvm/ADT/ScopeExit.h"
-
 #include <cmath>
 
 namespace tk {
@@ -223,7 +221,9 @@ std::optional<ConstValue> SemaImpl::foldBinary(BinOp op, const ConstValue &a, co
   case BinOp::Div:
   case BinOp::Rem:
     if (y == 0) {
-      constantError(range, std::string(op == BinOp::Div ? "division" : "remainder") + " by zero in a constant expression");
+      // (Not evaluated: the right side of a constant `&&`/`||` that decides, never emitted.)
+      if (!unevaluated_)
+        error(range, std::string(op == BinOp::Div ? "division" : "remainder") + " by zero in a constant expression");
       return std::nullopt;
     }
     if (uns)
@@ -410,40 +410,18 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
   }
 }
 
-void SemaImpl::constantError(SrcRange range, const std::string &message) {
-  if (unevaluated_)
-    unevaluatedErrors_.emplace_back(range, message);
-  else
-    error(range, message);
-}
-
 Type SemaImpl::checkBinary(BinaryExpr &e) {
   Type lt = check(*e.lhs);
   // A constant scalar left side that decides `&&` (false) or `||` (true) leaves the right side
-  // unevaluated, as C's and Python's operators do: it is still type-checked, but a constant
-  // there that cannot be evaluated is no error when the whole is constant
+  // unevaluated, as C's and Python's operators (and Triton's on constexprs) do: it is still
+  // type-checked, but a constant there that cannot be evaluated is no error
   // (`static_assert(X > 0 && N % X == 0, ...)` with X = 0 fails its assertion, not on the
-  // remainder). On tiles both sides evaluate, element by element.
+  // remainder), and it is not emitted: the result is the left side's value, on tiles too.
   bool decides = (e.op == BinOp::And || e.op == BinOp::Or) && lt.isBool() && lt.isScalarValue() && e.lhs->value &&
                  (e.lhs->value->i != 0) == (e.op == BinOp::Or);
-  size_t keptBefore = unevaluatedErrors_.size();
   unevaluated_ += decides;
   Type rt = check(*e.rhs);
   unevaluated_ -= decides;
-  auto kept = [&] { return unevaluatedErrors_.size() > keptBefore; };
-  // The right side's kept errors, reported (or kept for an enclosing operator) unless dropped.
-  auto reportKept = [&] {
-    std::vector<std::pair<SrcRange, std::string>> errors(unevaluatedErrors_.begin() + keptBefore, unevaluatedErrors_.end());
-    unevaluatedErrors_.resize(keptBefore);
-    for (auto &[range, message] : errors)
-      constantError(range, message);
-  };
-  // An operator that is itself an error (reported below) drops what its operands kept.
-  bool valid = false;
-  auto dropKept = llvm::make_scope_exit([&] {
-    if (!valid)
-      unevaluatedErrors_.resize(std::min(unevaluatedErrors_.size(), keptBefore));
-  });
   if (lt.isError() || rt.isError())
     return Type::error();
   std::string opName = std::string("operator ") + binOpSpelling(e.op);
@@ -524,22 +502,16 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     e.value = ConstValue::ofInt(r);
     return result;
   }
-  if (decides && shape->empty()) {
-    unevaluatedErrors_.resize(keptBefore);
-    e.value = ConstValue::ofInt(e.op == BinOp::Or);
-    valid = true;
+  if (decides) {
+    e.shortCircuit = true;
+    if (shape->empty())
+      e.value = e.lhs->value;
     return result;
   }
-  if (kept()) {
-    reportKept();
-    if (!unevaluated_)
-      return Type::error();
-  }
-  valid = true;
   if (e.lhs->value && e.rhs->value && shape->empty()) {
     ConstValue a = castConst(*e.lhs->value, lt, operand), b = castConst(*e.rhs->value, rt, operand);
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);
-    if (!e.value && !unevaluated_) // (unevaluated: kept, and the expression is not constant)
+    if (!e.value && !unevaluated_) // (unevaluated: not constant, and never emitted)
       return Type::error();
   }
   return result;

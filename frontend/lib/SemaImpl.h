@@ -64,10 +64,8 @@ public:
   bool coerce(Expr &e, const Type &to, const std::string &what);
   std::optional<ConstValue> foldBinary(BinOp op, const ConstValue &a, const ConstValue &b,
                                        const Type &operandType, const Type &resultType, SrcRange range);
-  /// A constant expression that cannot be evaluated (a division by zero): an error, or, in
-  /// the operand a constant `&&` or `||` does not evaluate, kept for that operator to drop
-  /// (the whole is constant) or report (a tile, whose elements evaluate both sides).
-  void constantError(SrcRange range, const std::string &message);
+  /// Whether this is the right side of a constant `&&`/`||` that decides: a constant that
+  /// cannot be evaluated there (a division by zero) is no error, as it is never emitted.
   bool unevaluated() const { return unevaluated_ > 0; }
   static ConstValue castConst(const ConstValue &v, const Type &from, const Type &to);
 
@@ -104,7 +102,6 @@ public:
   llvm::DenseMap<const IfStmt *, bool> chainMayReturn_; // ifMayReturn's answers for the link before
   int blockDepth_ = 0;
   int unevaluated_ = 0; // nesting of operands a constant `&&` or `||` does not evaluate
-  std::vector<std::pair<SrcRange, std::string>> unevaluatedErrors_; // constantError's, kept there
   std::optional<Type> returnType_;
   SrcRange returnRange_;
 };

@@ -135,6 +135,7 @@ struct BinaryExpr : Expr {
   SrcRange opRange;
   ExprPtr lhs, rhs;
   Type operandType; // Sema: the promoted type both operands convert to
+  bool shortCircuit = false; // Sema: a constant left side decides `&&`/`||`; the right side is not emitted
 };
 
 /// A type written in source: `f32`, `ptr<f16>`, `f16[64, 32]`.
