@@ -52,6 +52,12 @@ Value programInCta(OpBuilder &b, Location loc) {
   Operation *at = insertionParent(b);
   if (!at || programsPerCtaOf(at) == 1)
     return i32Constant(b, loc, 0);
+  // In a program's own copy of the consumers' code: then region program 0, else program 1.
+  for (Region *region = b.getInsertionBlock()->getParent(); region; region = region->getParentRegion()) {
+    Operation *owner = region->getParentOp();
+    if (owner && owner->hasAttr(TkgDialect::kProgramsSplit))
+      return i32Constant(b, loc, region->getRegionNumber());
+  }
   return arith::DivUIOp::create(b, loc, ctaThreadId(b, loc), i32Constant(b, loc, threadsOf(at)));
 }
 

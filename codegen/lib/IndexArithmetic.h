@@ -20,7 +20,8 @@ mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 /// tid.x: the thread's index in the CTA (its producer's threads come after the programs').
 mlir::Value ctaThreadId(mlir::OpBuilder &b, mlir::Location loc);
-/// Which program of its CTA the thread is in (tid.x / threadsOf; 0 with one program a CTA).
+/// Which program of its CTA the thread is in: tid.x / threadsOf, 0 with one program a CTA,
+/// and a constant inside a region of a `tkg.programs_split` (tk-specialize-programs).
 mlir::Value programInCta(mlir::OpBuilder &b, mlir::Location loc);
 /// program_id(axis), or with `count` num_programs(axis): ctaid / nctaid, or along x with two
 /// programs a CTA 2 * ctaid.x + the thread's program (`namedProgram`'s, the producer's), of

@@ -68,7 +68,9 @@ void lowerMmaTurns(ModuleOp module) {
     for (Operation *turn : turns) {
       OpBuilder b(turn);
       Location loc = turn->getLoc();
-      Value warpgroup = arith::DivUIOp::create(b, loc, ctaThreadId(b, loc), i32Constant(b, loc, 128));
+      // (With two programs a CTA, a warpgroup is a program: a constant in its own copy.)
+      Value warpgroup = programsPerCtaOf(fn) > 1 ? programInCta(b, loc)
+                                                 : arith::DivUIOp::create(b, loc, ctaThreadId(b, loc), i32Constant(b, loc, 128));
       int64_t kFirstTurnBarrier = firstTurnBarrier(fn);
       Value threads = i32Constant(b, loc, 256);
       auto take = dyn_cast<MmaTurnTakeOp>(turn);

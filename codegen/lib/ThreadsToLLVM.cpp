@@ -320,6 +320,8 @@ void tk::buildGpuLoweringPipeline(OpPassManager &pm, bool debug, int sm, bool ar
     pm.addPass(createTkAsyncDots());
   }
   pm.addPass(createTkAllocateShared(TkAllocateSharedOptions{sm, wgmma}));
+  if (wgmma)
+    pm.addPass(createTkSpecializePrograms());
   pm.addPass(createTkToThreads(TkToThreadsOptions{debug, sm, wgmma}));
   // Bottom-up, dead per-thread code (address slots no access uses) goes before anything is
   // folded into it: 10x less time than top-down on a pipelined matmul, the same IR after CSE.

@@ -132,6 +132,22 @@ def TkAllocateShared : Pass<"tk-allocate-shared", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkSpecializePrograms : Pass<"tk-specialize-programs", "::mlir::ModuleOp"> {
+  let summary = "Give each of a CTA's two programs its own copy of the consumers' code";
+  let description = [{
+    In a kernel of two programs a CTA (`tkg.programs_per_cta = 2`, `warp_specialize: 3`), the
+    consumers' branch (after their `tkg.set_max_registers`) becomes an `scf.if` on the
+    thread's program (`tkg.programs_split`): program 0's copy in the then region, program 1's
+    in the else region. Lowered in such a region, the program is a constant (program ids,
+    ring positions, named barriers, staging offsets), so what derives from it and from the
+    CTA index is uniform across the warp to ptxas: the wgmma descriptors and ring positions
+    stay in uniform registers instead of being moved there (`R2UR`) before every wgmma. The
+    price is the consumers' code twice. Other kernels are left as they are.
+  }];
+  let dependentDialects = ["::tk::gpu::TkgDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def TkToThreads : Pass<"tk-to-threads", "::mlir::ModuleOp"> {
   let summary = "Lower tiles to the scalars each thread holds under their layouts";
   let description = [{

@@ -424,6 +424,13 @@ LogicalResult TkgDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is 0 or 1 on a tk.program_id";
     return success();
   }
+  if (name == kProgramsSplit) {
+    // (By name: the dialect does not depend on SCF's.)
+    bool isIfWithElse = op->getName().getStringRef() == "scf.if" && op->getNumRegions() == 2 && !op->getRegion(1).empty();
+    if (!isa<UnitAttr>(attribute.getValue()) || !isIfWithElse)
+      return op->emitError() << "'" << name << "' is a unit attribute on an scf.if with an else region";
+    return success();
+  }
   if (name == kProducerWarps) {
     auto warps = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!warps || !isa<func::FuncOp>(op) || warps.getInt() != 4)

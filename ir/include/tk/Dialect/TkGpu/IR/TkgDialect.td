@@ -62,6 +62,10 @@ def Tkg_Dialect : Dialect {
     /// On a tk.program_id of axis 0 in the producer's branch of a kernel of two programs a CTA
     /// (i32, 0 or 1): that program of the CTA's, not the executing thread's.
     static constexpr ::llvm::StringLiteral kProgramInCta = "tkg.program_in_cta";
+    /// On an scf.if in the consumers' branch of a kernel of two programs a CTA (unit): its
+    /// then region is program 0's copy of the consumers' code, its else region program 1's
+    /// (`tk-specialize-programs`); lowered inside, the program is a constant.
+    static constexpr ::llvm::StringLiteral kProgramsSplit = "tkg.programs_split";
     /// On a barrier_alloc (unit): the consumers arrive on it once a warp-specialized kernel's
     /// earlier loop over tiles has read its last stage, and the producer waits for it before
     /// filling the next loop's, so that the two loops' rings may share their bytes.

@@ -1,0 +1,72 @@
+// The tk-specialize-programs pass: each of a CTA's two programs (`warp_specialize: 3`) runs
+// its own copy of the consumers' code, in which the program is a constant.
+//
+// Everything a program computes from its index (tid.x / 128) is, to ptxas, a per-thread
+// value: the persistent loop's first tile, its ring position (program w's r-th tile reads from
+// (2r + w) * KT), its barriers and staging offset. The wgmma descriptors built from the ring
+// position must be in uniform registers, so ptxas moved them there (`R2UR`) before every
+// wgmma: 98 instructions a k-step against 60 with one program a CTA
+// (`bench/results/2026-12-05-h200-session27`, run 2). Broadcasting the index from lane 0
+// changed nothing (run 4). Branching on it once, with each branch's index a constant, leaves
+// only ctaid-derived values, which ptxas keeps uniform.
+#include "IndexArithmetic.h"
+#include "ProducerSlice.h"
+#include "tk/Codegen/Passes.h"
+#include "tk/Dialect/TkGpu/IR/TkGpu.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-specialize-programs"
+
+namespace tk {
+#define GEN_PASS_DEF_TKSPECIALIZEPROGRAMS
+#include "tk/Codegen/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace tk::codegen {
+namespace {
+
+/// Moves the consumers' ops after their register grant into `scf.if program == 0`: the
+/// originals to the else region (program 1), a clone to the then region (program 0).
+void specialize(func::FuncOp kernel) {
+  scf::IfOp split = existingSplit(kernel);
+  if (!split)
+    return;
+  Block &consumers = split.getElseRegion().front();
+  auto grant = llvm::find_if(consumers, [](Operation &op) { return isa<SetMaxRegistersOp>(op); });
+  Operation *first = grant == consumers.end() ? &consumers.front() : grant->getNextNode();
+  Operation *terminator = consumers.getTerminator();
+  if (first == terminator)
+    return;
+  Location loc = kernel.getLoc();
+  OpBuilder b(first);
+  Value program = programInCta(b, loc);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, program, i32Constant(b, loc, 0));
+  auto byProgram = scf::IfOp::create(b, loc, TypeRange{}, isFirst, /*withElseRegion=*/true);
+  byProgram->setAttr(TkgDialect::kProgramsSplit, b.getUnitAttr());
+  Block &programOne = byProgram.getElseRegion().front();
+  programOne.getOperations().splice(programOne.getTerminator()->getIterator(), consumers.getOperations(),
+                                    first->getIterator(), terminator->getIterator());
+  OpBuilder zero = OpBuilder::atBlockTerminator(&byProgram.getThenRegion().front());
+  IRMapping mapping;
+  for (Operation &op : llvm::make_early_inc_range(programOne.without_terminator()))
+    zero.clone(op, mapping);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": a copy of the consumers' code a program\n");
+}
+
+struct SpecializePrograms : public tk::impl::TkSpecializeProgramsBase<SpecializePrograms> {
+  void runOnOperation() override {
+    getOperation().walk([](func::FuncOp kernel) {
+      if (programsPerCtaOf(kernel) > 1)
+        specialize(kernel);
+    });
+  }
+};
+
+} // namespace
+} // namespace tk::codegen
