@@ -7,8 +7,11 @@
 // position must be in uniform registers, so ptxas moved them there (`R2UR`) before every
 // wgmma: 98 instructions a k-step against 60 with one program a CTA
 // (`bench/results/2026-12-05-h200-session27`, run 2). Broadcasting the index from lane 0
-// changed nothing (run 4). Branching on it once, with each branch's index a constant, leaves
-// only ctaid-derived values, which ptxas keeps uniform.
+// changed nothing (run 4). Branching on it once, each branch's index a constant, leaves only
+// ctaid-derived values, which ptxas keeps uniform, but only where it sees the warp converged:
+// branching on tid.x < 128 itself, it did so in the else region alone (160 R2UR against 95,
+// `bench/results/2026-12-05-session28`, runs 1-4); on the warp's vote of it
+// (vote.sync.all, a uniform predicate), in both.
 #include "IndexArithmetic.h"
 #include "ProducerSlice.h"
 #include "tk/Codegen/Passes.h"
@@ -45,8 +48,12 @@ void specialize(func::FuncOp kernel) {
     return;
   Location loc = kernel.getLoc();
   OpBuilder b(first);
-  Value program = programInCta(b, loc);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, program, i32Constant(b, loc, 0));
+  // tid.x < threads, the same across a warp; voted (vote.sync.all) so that ptxas sees it so
+  // too (a uniform predicate): else it takes the branch for a divergent one and keeps what the
+  // copy computes out of uniform registers.
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ctaThreadId(b, loc),
+                                      i32Constant(b, loc, threadsOf(kernel)));
+  Value isFirst = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), i32Constant(b, loc, -1), below, NVVM::VoteSyncKind::all);
   auto byProgram = scf::IfOp::create(b, loc, TypeRange{}, isFirst, /*withElseRegion=*/true);
   byProgram->setAttr(TkgDialect::kProgramsSplit, b.getUnitAttr());
   Block &programOne = byProgram.getElseRegion().front();
