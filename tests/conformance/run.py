@@ -1612,7 +1612,7 @@ def add_stdlib_cases():
     # all past N; 128x256 tiles are all in the tail, no whole wave.)
     for bm_, bn_, bk_, warps, stages, ws, tail in persistent_configs:
         case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s" % (bm_, bn_, bk_, warps, stages,
-                                                                            "_ws" if ws == "1" else "",
+                                                                            {"1": "_ws", "3": "_ws3"}.get(ws, ""),
                                                                             "_tail%s" % tail if tail else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
