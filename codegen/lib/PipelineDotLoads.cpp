@@ -73,6 +73,12 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
 
 } // namespace
 
+bool hasInvariantDotOperands(scf::ForOp loop, int64_t threads) {
+  return llvm::any_of(loop->getBlock()->getOps<LoadOp>(), [&](LoadOp load) {
+    return load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads);
+  });
+}
+
 Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {
   if (i == 0)
     return from;

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
 
@@ -44,6 +45,18 @@ bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
   return programsDifferInTilesOnly(loop, accesses, analysis, "two programs a CTA");
 }
 
+namespace {
+
+/// A loop over tiles `range(program_id(0), n, num_programs(0))` at the kernel's top level.
+bool isTileLoop(Operation *op) {
+  auto loop = dyn_cast<scf::ForOp>(op);
+  auto first = loop ? loop.getLowerBound().getDefiningOp<ProgramIdOp>() : ProgramIdOp();
+  auto step = loop ? loop.getStep().getDefiningOp<NumProgramsOp>() : NumProgramsOp();
+  return first && first.getAxis() == 0 && step && step.getAxis() == 0;
+}
+
+} // namespace
+
 bool programsDifferInTilesOnly(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
                                const RectangularAccessAnalysis &analysis, llvm::StringRef what) {
   auto kernel = loop->getParentOfType<func::FuncOp>();
@@ -54,28 +67,27 @@ bool programsDifferInTilesOnly(scf::ForOp loop, ArrayRef<RectangularAccess> acce
   };
   if (!outer || outer->getBlock() != &kernel.front())
     return why("the loop of dots is not directly in a loop over tiles at the kernel's top level");
-  auto first = outer.getLowerBound().getDefiningOp<ProgramIdOp>();
-  auto step = outer.getStep().getDefiningOp<NumProgramsOp>();
-  if (!first || first.getAxis() != 0 || !step || step.getAxis() != 0)
+  if (!isTileLoop(outer))
     return why("the tiles are not range(program_id(0), n, num_programs(0))");
   // An odd grid gets one more program (a CTA holds two, or a cluster two CTAs), and
-  // num_programs(0) counts it: the
-  // tile loop shares the tiles among them all (each still runs once), but nothing else may
-  // depend on the programs: program_id(0) and num_programs(0) only bound the tile loop, and
-  // nothing outside it writes memory (an extra program would write again).
+  // num_programs(0) counts it: the loops over tiles share the tiles among them all (each
+  // still runs once), but nothing else may depend on the program: program_id(0) only starts
+  // loops over tiles, and nothing outside them writes memory (an extra program would write
+  // again). num_programs(0) is the same in every program, so it may shape anything (the
+  // loops' steps, TAIL_SPLIT's whole waves and the tiles after them).
   bool otherUses = false;
-  kernel.walk([&](Operation *op) {
-    if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getAxis() == 0)
-      otherUses |= id != first || !id->hasOneUse();
-    if (auto count = dyn_cast<NumProgramsOp>(op); count && count.getAxis() == 0)
-      otherUses |= count != step || !count->hasOneUse();
+  kernel.walk([&](ProgramIdOp id) {
+    if (id.getAxis() == 0)
+      otherUses |= llvm::any_of(id->getUses(), [](OpOperand &use) {
+        return !isTileLoop(use.getOwner()) || use.getOperandNumber() != 0; // (the lower bound)
+      });
   });
   if (otherUses)
-    return why("program_id(0) or num_programs(0) is used otherwise than as the tile loop's start and step");
+    return why("program_id(0) is used otherwise than to start loops over tiles");
   // (Waiting for the kernel ahead, as every program does, writes nothing.)
   for (Operation &op : kernel.front())
-    if (&op != outer.getOperation() && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
-      return why("an op outside the tile loop writes memory");
+    if (!isTileLoop(&op) && !isa<GridDependencyWaitOp, LaunchDependentsOp>(op) && writesMemory(&op))
+      return why("an op outside the loops over tiles writes memory");
   for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), outer.getUpperBound()})
     if (!outer.isDefinedOutsideOfLoop(bound))
       return why("the k-loop's bounds differ from tile to tile");
@@ -85,8 +97,9 @@ bool programsDifferInTilesOnly(scf::ForOp loop, ArrayRef<RectangularAccess> acce
   for (Value v : inputs)
     if (!collectScalarSlice(v, kernel, loop, slice))
       return false;
+  Value first = outer.getLowerBound();
   for (Operation *op : slice)
-    if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first.getResult()))
+    if (isa<ProgramIdOp>(op) || llvm::is_contained(op->getOperands(), first))
       return why("the copies depend on the program otherwise than through the tile index");
   return true;
 }
@@ -114,13 +127,21 @@ std::pair<Value, Value> advanceRingPosition(OpBuilder &b, Location loc, Value st
 /// also gives one program's epilogue the time of the other's MMAs. Program 1 gives program
 /// 0 the first turn; after the tiles, each takes the turns the other still passes to it
 /// (program 0 has as many tiles as program 1 or one more).
-void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer) {
+void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer, bool afterAnother) {
   Location loc = pipelined.getLoc();
   OpBuilder b(pipelined);
   MmaTurnTakeOp::create(b, loc, IntegerAttr());
   b.setInsertionPointAfter(pipelined);
   MmaTurnPassOp::create(b, loc, IntegerAttr());
   b.setInsertionPoint(outer);
+  if (afterAnother) {
+    // After an earlier loop's turns, both programs meet before this loop's first: program 1's
+    // pass below must not arrive on program 0's turn barrier while program 0 has yet to take
+    // the earlier loop's last pass there (two arrivals of 128 threads would complete the
+    // barrier of 256 without program 0).
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, i32Constant(b, loc, kProgramsMeetBarrier), i32Constant(b, loc, 256),
+                            {}, Value());
+  }
   MmaTurnPassOp::create(b, loc, b.getI32IntegerAttr(1));
   // The tiles of the program `delta` away (its loop from program_id + delta).
   Value pid = outer.getLowerBound(), ub = outer.getUpperBound(), step = outer.getStep();

@@ -20,8 +20,9 @@ bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> a
 
 /// Whether a persistent kernel's programs differ in their tiles only, as two programs a CTA
 /// and clusters (`what`, for the debug log) need: the loop of dots directly in a loop over
-/// tiles `range(program_id(0), n, num_programs(0))` at the kernel's top level, which are the
-/// only uses of program_id(0) and num_programs(0), nothing outside it writing memory, the
+/// tiles `range(program_id(0), n, num_programs(0))` at the kernel's top level, program_id(0)
+/// starting such loops and nothing else (num_programs(0), the same in every program, may
+/// shape anything: TAIL_SPLIT's whole waves), nothing outside them writing memory, the
 /// k-loop's bounds the same for every tile, and the copies' coordinates depending on the
 /// program only through the tile index. (A launcher may then add a program: the tiles are
 /// shared among them all, each still run once.)
@@ -36,9 +37,14 @@ mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb, ml
 std::pair<mlir::Value, mlir::Value> advanceRingPosition(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stage,
                                                         mlir::Value parity, mlir::Value count, int64_t stages);
 
+/// The named barrier (of both programs' 256 threads) at which they meet between two loops over
+/// tiles (after the programs' own, 1 and 2, and their turns', 3 and 4).
+constexpr int64_t kProgramsMeetBarrier = 5;
+
 /// The turns of a CTA's two programs at the k-loop `pipelined` of their tiles (in `outer`,
-/// `range(program_id(0), n, num_programs(0))`).
-void takeTileTurns(mlir::scf::ForOp pipelined, mlir::scf::ForOp outer);
+/// `range(program_id(0), n, num_programs(0))`); `afterAnother`: an earlier loop over tiles
+/// took turns too (the programs meet first).
+void takeTileTurns(mlir::scf::ForOp pipelined, mlir::scf::ForOp outer, bool afterAnother);
 
 } // namespace tk::codegen
 

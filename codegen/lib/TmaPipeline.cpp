@@ -141,8 +141,9 @@ public:
                                               rewriter.getI64IntegerAttr(numWarpsOf(kernel) * (cluster_ ? 2 : 1))));
     }
     if (specialized_ && existingSplit(kernel)) {
+      // (Every consumer warp arrives: both programs' with two a CTA.)
       auto handoff = BarrierAllocOp::create(rewriter, loc, BarriersType::get(context, 1),
-                                            rewriter.getI64IntegerAttr(numWarpsOf(kernel)));
+                                            rewriter.getI64IntegerAttr(numWarpsOf(kernel) * programsPerCtaOf(kernel)));
       handoff->setAttr(TkgDialect::kRingsHandoff, rewriter.getUnitAttr());
       handoff_ = handoff;
     }
@@ -308,7 +309,7 @@ public:
     scf::ForOp pipelined = loop_;
     endPipeline(rewriter, loc, loop_, inFlight_, /*onlyIfRan=*/cluster_);
     if (tilePingPong_)
-      takeTileTurns(pipelined, outer);
+      takeTileTurns(pipelined, outer, /*afterAnother=*/bool(handoff_));
     if (outer) {
       // The next tile reads on from here; with the MMAs in flight, the last iteration's stage
       // was not released in the loop (its MMAs ended at the wait above).
@@ -749,6 +750,20 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
   return true;
 }
 
+/// Whether two programs a CTA fit each of `loops` after the first (the kernel's loops of dots,
+/// each in its own loop over tiles, which the producer can fill): TMA copies only, no copies of
+/// invariant operands before the loop, and tilePingPongFits.
+bool tilePingPongFitsEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
+  for (scf::ForOp loop : loops.drop_front()) {
+    std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
+    RectangularAccessAnalysis analysis(loop);
+    std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
+    if (!accesses || hasInvariantDotOperands(loop, threadsOf(kernel)) || !tilePingPongFits(loop, *accesses, analysis))
+      return false;
+  }
+  return true;
+}
+
 namespace {
 /// Whether the copies of `loop` (in a kernel with a producer) can run on clusters of 2 CTAs
 /// (`cluster_size: 2`): `alone` (the kernel's only loop of dots, with no invariant copies and
@@ -825,8 +840,12 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
                      producerCanRun(loop, all, analysis);
   if (later && !specialized)
     return false;
-  bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && loopsWithDots.size() == 1 &&
-                      invariants.empty() && !cpAsyncLeft && tilePingPongFits(loop, accesses, analysis);
+  // Two programs a CTA is all or none too: the first loop decides for every loop over tiles
+  // (TAIL_SPLIT's second), a later one follows.
+  bool tilePingPong = specialized && kernel->hasAttr(TkDialect::kTilePingPong) && invariants.empty() && !cpAsyncLeft &&
+                      (later ? programsPerCtaOf(kernel) > 1
+                             : tilePingPongFits(loop, accesses, analysis) && tilePingPongFitsEach(kernel, loopsWithDots));
+  assert((!later || programsPerCtaOf(kernel) == 1 || tilePingPong) && "a later loop of two programs a CTA without turns");
   bool cluster = specialized && kernel->hasAttr(TkDialect::kClusterSize) && clustersFit(loop, plan, accesses,
                  analysis, loopsWithDots.size() == 1 && invariants.empty() && !cpAsyncLeft, bool(inFlight));
   if (cpAsyncLeft) {

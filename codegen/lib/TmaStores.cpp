@@ -31,6 +31,7 @@
 #include "tk/Codegen/Passes.h"
 
 #include "IndexArithmetic.h"
+#include "ProducerSlice.h"
 #include "Swizzle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -172,7 +173,7 @@ void storeByTma(func::FuncOp kernel) {
     if (ConvertLayoutOp convert = conversionOf(store))
       conversions.insert(convert);
     auto type = cast<RankedTensorType>(store.getValue().getType());
-    stagingByLoop[kernel.getBody().front().findAncestorOpInBlock(*store)] += roundUp1024(type.getNumElements() * 2);
+    stagingByLoop[topBlock(kernel)->findAncestorOpInBlock(*store)] += roundUp1024(type.getNumElements() * 2);
   }
   int64_t allStaging = 0;
   for (auto &loop : stagingByLoop)
@@ -180,6 +181,32 @@ void storeByTma(func::FuncOp kernel) {
   int64_t programs = programsPerCtaOf(kernel); // (each has its own staging and exchanges)
   bool allFit = pinnedBytes(kernel, nullptr, 0) + programs * (allStaging + exchangeBytes(kernel, converter, conversions)) <=
                 maxSharedBytes(90);
+  // Else whether they would all fit staged in their smallest parts: then the estimate of each
+  // below leaves out the others' conversions too, as they go by TMA as well. (Two programs a
+  // CTA with TAIL_SPLIT: each program's conversions of both loops' tiles, counted while the
+  // other store is not yet decided, would leave both stores element by element, whose
+  // conversions then need more than all of it.)
+  bool allFitInParts = allFit;
+  if (!allFit) {
+    llvm::DenseMap<Operation *, int64_t> smallestByLoop;
+    for (Operation *op : tmaStores) {
+      auto store = cast<StoreOp>(op);
+      ConvertLayoutOp convert = conversionOf(store);
+      auto type = cast<RankedTensorType>(store.getValue().getType());
+      int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
+      int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
+      while (width > smallest &&
+             partsChosenBySlots(distributionOf(convert ? convert.getSrc() : store.getValue()), columns, width / 2))
+        width /= 2;
+      smallestByLoop[topBlock(kernel)->findAncestorOpInBlock(*store)] += roundUp1024(rows * width * 2);
+    }
+    int64_t smallestStaging = 0;
+    for (auto &loop : smallestByLoop)
+      smallestStaging = std::max(smallestStaging, loop.second);
+    allFitInParts = !tmaStores.empty() && pinnedBytes(kernel, nullptr, 0) +
+                                              programs * (smallestStaging + exchangeBytes(kernel, converter, conversions)) <=
+                                          maxSharedBytes(90);
+  }
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
     auto why = [&](StringRef reason) {
@@ -201,9 +228,11 @@ void storeByTma(func::FuncOp kernel) {
     ConvertLayoutOp convert = conversionOf(store);
     if (convert)
       value = convert.getSrc();
-    llvm::SmallPtrSet<Operation *, 1> dropped;
+    llvm::SmallPtrSet<Operation *, 4> dropped;
     if (convert)
       dropped.insert(convert);
+    if (allFitInParts)
+      dropped.insert(conversions.begin(), conversions.end());
     // The staging buffer holds the whole tile, or, where that does not fit, a part of its
     // columns (halved down to one box's column block) that each slot of every thread lies in
     // alone: the parts are staged and copied in turn, each after the copy of the one before
@@ -211,7 +240,7 @@ void storeByTma(func::FuncOp kernel) {
     // rings, and 32 KiB of staging instead of 64).
     int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
     int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
-    Operation *owner = kernel.getBody().front().findAncestorOpInBlock(*store);
+    Operation *owner = topBlock(kernel)->findAncestorOpInBlock(*store);
     auto neededFor = [&](int64_t w) {
       return pinnedBytes(kernel, owner, roundUp1024(rows * w * 2)) + programs * exchangeBytes(kernel, converter, dropped);
     };

@@ -23,7 +23,8 @@ def TkPipelineDotLoads : Pass<"tk-pipeline-dot-loads", "::mlir::ModuleOp"> {
     MMAs in flight (`tkg.mma_in_flight` on the dot): its copies run S - 2 iterations ahead
     (S >= 3), and a `tkg.dot_wait` after the loop makes the accumulator valid.
   }];
-  let dependentDialects = ["::tk::gpu::TkgDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::tk::gpu::TkgDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::NVVM::NVVMDialect"];
   let options = [
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Leave wgmma dots in flight across iterations (sm_90a)">
