@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Not yet run (prepared in session 28, whose device time ran out). Copy it into the session's
+# bench/results folder and run it there on the GPU machine from the repository root with $OUT
+# (pack: tools/gpu-check --bench; carry .pack). About 5 minutes.
+# Session 28 built two programs a CTA (ws 3) with TAIL_SPLIT (df27feb; codegen/README.md,
+# "Two programs a CTA") and CPU-tested it only. Here:
+#  1. conformance on CUDA against the interpreter: the ws 3 cases (the new `_tail2_` and
+#     `_tail4_tiles_ping_pong` among them) and every TAIL_SPLIT case (tk-tma-stores now stages
+#     128x256 TAIL_SPLIT 4's whole tiles unsplit per row and column); synccheck and racecheck
+#     on a ws 3 TAIL_SPLIT 2 GEMM whose programs have parts and none;
+#  2. per row/column timings, two rounds, at 8192x8192x4096 and 2048x11008x4096 (their last
+#     waves half and a fifth full) and 2048x12288x4096: ws 3 in 6 stages (the tuned config),
+#     ws 3 in 5 stages with TAIL_SPLIT 2 and 4, ws 1 128x128 in 5 stages with TAIL_SPLIT 2:
+#     whether ws 3 with TAIL_SPLIT belongs in fp8_matmul_persistent's @autotune space.
+set -u
+out=$OUT
+. bench/gpu-env.sh
+timeout 200 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k ping_pong > $out/conformance.txt 2>&1
+timeout 120 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k tail >> $out/conformance.txt 2>&1
+grep -E "conformance cases passed|FAIL|mismatch" $out/conformance.txt | head -8
+args() { M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M scale_b=rand:f32:$N
+  bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
+for tool in synccheck racecheck; do
+  timeout 90 compute-sanitizer --tool $tool --error-exitcode 3 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
+    --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=5 -D num_warps=4 -D warp_specialize=3 -D TAIL_SPLIT=2 \
+    -D SCALE_MODE=1 --grid 6 $(args 330 264 800) 2>&1 | tail -2; echo "$tool exit $?"
+done 2>&1 | tee $out/sanitizers.txt
+run() { # M N K stages ws tail
+  progs=$(( $5 == 3 ? 264 : 132 ))
+  timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \
+    -D num_stages=$4 -D num_warps=4 -D warp_specialize=$5 -D TAIL_SPLIT=$6 -D SCALE_MODE=1 --grid $progs --time 100 \
+    $(args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
+}
+for round in 1 2; do
+  for shape in "8192 8192 4096" "2048 11008 4096" "2048 12288 4096"; do
+    for cfg in "6 3 1" "5 3 2" "5 3 4" "5 1 2"; do run $shape $cfg; done
+  done
+done 2>&1 | tee $out/timing.txt
