@@ -1653,39 +1653,34 @@ def add_stdlib_cases():
     # Two programs a CTA on clusters (warp_specialize 3: programs 4c, 4c + 1 and 4c + 2, 4c + 3
     # on one cluster, the other CTA's tile 2 on): 2 programs (one CTA, rounded up to 2), 5 (3
     # CTAs, rounded up to 4), 64x256.
+    def shape_c_case(name, programs_, mode_, defines):
+        """fp8_matmul_persistent on the Mc x Nc x Kc operands, per row/column (mode 1) or per tensor."""
+        row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
+        case("stdlib.fp8_matmul_persistent.tma." + name, std("fp8_matmul"), "fp8_matmul_persistent", programs_,
+             {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
+              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc},
+             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
+                 csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
+             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL, defines=dict(defines, SCALE_MODE=mode_))
     for bm_, bn_, warps, stages, programs_, mode_, group_, ws_ in [
             ("128", "128", "4", "4", "2", "1", "8", "1"), ("128", "128", "4", "4", "3", "1", "8", "1"),
             ("128", "256", "8", "3", "2", "1", "8", "1"), ("128", "128", "4", "5", "2", "0", "8", "1"),
             ("128", "128", "4", "4", "2", "1", "1", "1"), ("128", "128", "4", "4", "2", "1", "8", "3"),
             ("128", "128", "4", "4", "5", "1", "8", "3"), ("64", "256", "4", "4", "3", "1", "8", "3")]:
-        row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_p%s_mode%s%s%s_cluster2" % (
-                 bm_, bn_, programs_, mode_, "_group1" if group_ == "1" else "", "_tiles_ping_pong" if ws_ == "3" else ""),
-             std("fp8_matmul"), "fp8_matmul_persistent", programs_,
-             {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
-              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc},
-             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
-                 csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
-             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
-             defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
-                      "cluster_size": "2", "SCALE_MODE": mode_, "GROUP_M": group_})
+        shape_c_case("bm%s_bn%s_p%s_mode%s%s%s_cluster2" % (bm_, bn_, programs_, mode_, "_group1" if group_ == "1" else "",
+                                                           "_tiles_ping_pong" if ws_ == "3" else ""),
+                     programs_, mode_,
+                     {"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
+                      "cluster_size": "2", "GROUP_M": group_})
     # Two programs a CTA with the tiles after the last whole wave in parts (TAIL_SPLIT): 9 tiles
     # of 128x128 with 7 k-steps in 5 stages. On 2 programs (one CTA): 4 whole tiles each, then
     # one part each; on 3 (rounded up to 4, two CTAs): 2 each, then the second CTA's programs
     # have no part; on 5 (6) per tensor in quarters: 1 each, then 2 parts each.
     for programs_, mode_, tail_ in [("2", "1", "2"), ("3", "1", "2"), ("5", "0", "4")]:
-        row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
-        case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p%s_mode%s_tail%s_tiles_ping_pong" % (programs_, mode_, tail_),
-             std("fp8_matmul"), "fp8_matmul_persistent", programs_,
-             {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
-              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc},
-             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
-                 csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
-             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
-             defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "3",
-                      "TAIL_SPLIT": tail_, "SCALE_MODE": mode_})
+        shape_c_case("bm128_bn128_p%s_mode%s_tail%s_tiles_ping_pong" % (programs_, mode_, tail_), programs_, mode_,
+                     {"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "3",
+                      "TAIL_SPLIT": tail_})
     # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
     # step CTA 0 has both its tiles and CTA 1 only its program 0's (n - t0 = 3), whose copy of
     # b it still shares with CTA 0's program 0 tile.
