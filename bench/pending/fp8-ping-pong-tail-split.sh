@@ -18,18 +18,16 @@ out=$OUT
 timeout 200 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k ping_pong > $out/conformance.txt 2>&1
 timeout 120 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k tail >> $out/conformance.txt 2>&1
 grep -E "conformance cases passed|FAIL|mismatch" $out/conformance.txt | head -8
-args() { M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M scale_b=rand:f32:$N
-  bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
 for tool in synccheck racecheck; do
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 3 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
     --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=5 -D num_warps=4 -D warp_specialize=3 -D TAIL_SPLIT=2 \
-    -D SCALE_MODE=1 --grid 6 $(args 330 264 800) 2>&1 | tail -2; echo "$tool exit $?"
+    -D SCALE_MODE=1 --grid 6 $(fp8_args 330 264 800) 2>&1 | tail -2; echo "$tool exit $?"
 done 2>&1 | tee $out/sanitizers.txt
 run() { # M N K stages ws tail
   progs=$(( $5 == 3 ? 264 : 132 ))
   timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \
     -D num_stages=$4 -D num_warps=4 -D warp_specialize=$5 -D TAIL_SPLIT=$6 -D SCALE_MODE=1 --grid $progs --time 100 \
-    $(args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
+    $(fp8_args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
 }
 for round in 1 2; do
   for shape in "8192 8192 4096" "2048 11008 4096" "2048 12288 4096"; do
