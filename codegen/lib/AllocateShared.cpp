@@ -1,6 +1,7 @@
 // The tk-allocate-shared pass: each op that exchanges values between threads gets its byte
 // range of the kernel's one shared buffer (`tkg.shared_offset`), stage rings first.
 #include "SharedAllocation.h"
+#include "ProducerSlice.h"
 #include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
 
@@ -99,6 +100,9 @@ int64_t groupedBytes(func::FuncOp kernel, bool staging, Operation *extraOwner, i
   }
   return placed ? bytes : std::max(bytes, roundUp1024(extraBytes));
 }
+
+ExchangeRuns::ExchangeRuns(func::FuncOp kernel)
+    : body_(programsPerCtaOf(kernel) > 1 ? *topBlock(kernel) : kernel.getBody().front()) {}
 
 ExchangeRuns::Step ExchangeRuns::next(Operation *op) {
   top_ = body_.findAncestorOpInBlock(*op);

@@ -47,11 +47,13 @@ int64_t groupedBytes(mlir::func::FuncOp kernel, bool staging, mlir::Operation *e
 /// the tiles after whole waves) starts it again from the rings' end, reusing the earlier
 /// loop's bytes; an op after such a loop goes above every byte placed so far (the loop may not
 /// have run, and its barrier with it). tk-allocate-shared places by it, tk-tma-stores
-/// estimates by it.
+/// estimates by it. With two programs a CTA the loops are those of the consumers' branch
+/// (each program's exchanges are its own, behind its own barrier); a kernel of one program
+/// with a producer keeps its whole branch one run (its layout as measured on the GPU).
 class ExchangeRuns {
 public:
   enum class Step { Go, Restart, AboveAll };
-  explicit ExchangeRuns(mlir::func::FuncOp kernel) : body_(kernel.getBody().front()) {}
+  explicit ExchangeRuns(mlir::func::FuncOp kernel);
   /// The step for exchange `op`; `topOf` then holds its op of the kernel's top level.
   Step next(mlir::Operation *op);
   mlir::Operation *topOf() const { return top_; }
