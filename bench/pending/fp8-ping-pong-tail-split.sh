@@ -5,7 +5,7 @@
 # Session 28 built two programs a CTA (ws 3) with TAIL_SPLIT (df27feb; codegen/README.md,
 # "Two programs a CTA") and CPU-tested it only. Here:
 #  1. conformance on CUDA against the interpreter: the ws 3 cases (the new `_tail2_` and
-#     `_tail4_tiles_ping_pong` among them) and every TAIL_SPLIT case (tk-tma-stores now stages
+#     `_tail4_tiles_ping_pong` among them: 5 and 6 stages) and every TAIL_SPLIT case (tk-tma-stores now stages
 #     128x256 TAIL_SPLIT 4's whole tiles unsplit per row and column); synccheck and racecheck
 #     on a ws 3 TAIL_SPLIT 2 GEMM whose programs have parts and none;
 #  2. per row/column timings, two rounds, at 8192x8192x4096 and 2048x11008x4096 (their last

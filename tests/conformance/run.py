@@ -1674,13 +1674,14 @@ def add_stdlib_cases():
                      {"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
                       "cluster_size": "2", "GROUP_M": group_})
     # Two programs a CTA with the tiles after the last whole wave in parts (TAIL_SPLIT): 9 tiles
-    # of 128x128 with 7 k-steps in 5 stages. On 2 programs (one CTA): 4 whole tiles each, then
-    # one part each; on 3 (rounded up to 4, two CTAs): 2 each, then the second CTA's programs
-    # have no part; on 5 (6) per tensor in quarters: 1 each, then 2 parts each.
-    for programs_, mode_, tail_ in [("2", "1", "2"), ("3", "1", "2"), ("5", "0", "4")]:
-        shape_c_case("bm128_bn128_p%s_mode%s_tail%s_tiles_ping_pong" % (programs_, mode_, tail_), programs_, mode_,
-                     {"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "3",
-                      "TAIL_SPLIT": tail_})
+    # of 128x128 with 7 k-steps. On 2 programs (one CTA) in 6 stages (both loops' staging in
+    # halves): 4 whole tiles each, then one part each; on 3 (rounded up to 4, two CTAs) in 5: 2
+    # each, then the second CTA's programs have no part; on 5 (6) per tensor in quarters: 1
+    # each, then 2 parts each.
+    for programs_, mode_, tail_, stages in [("2", "1", "2", "6"), ("3", "1", "2", "5"), ("5", "0", "4", "5")]:
+        shape_c_case("bm128_bn128_p%s_mode%s_s%s_tail%s_tiles_ping_pong" % (programs_, mode_, stages, tail_), programs_,
+                     mode_, {"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
+                             "warp_specialize": "3", "TAIL_SPLIT": tail_})
     # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
     # step CTA 0 has both its tiles and CTA 1 only its program 0's (n - t0 = 3), whose copy of
     # b it still shares with CTA 0's program 0 tile.
