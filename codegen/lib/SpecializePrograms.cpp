@@ -46,7 +46,7 @@ void specialize(func::FuncOp kernel) {
   Operation *terminator = consumers.getTerminator();
   if (first == terminator)
     return;
-  Location loc = kernel.getLoc();
+  Location loc = first->getLoc(); // (the first consumer op's source location)
   OpBuilder b(first);
   // tid.x < threads, the same across a warp; voted (vote.sync.all) so that ptxas sees it so
   // too (a uniform predicate): else it takes the branch for a divergent one and keeps what the

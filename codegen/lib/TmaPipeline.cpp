@@ -735,16 +735,25 @@ std::optional<SmallVector<RectangularAccess, 2>> tmaRectangles(const LoopPlan &p
 /// Whether a producer warpgroup could fill every loop of `loops` (each a loop of dots): each
 /// directly in its own loop over tiles at the kernel's top level, its loads TMA rectangles
 /// whose coordinates and bounds the producer can compute.
+/// Whether `loop` (a loop of dots of `kernel`, not yet pipelined) plans with every load a TMA
+/// rectangle and `fits` those rectangles.
+static bool rectanglesFit(func::FuncOp kernel, scf::ForOp loop,
+                          llvm::function_ref<bool(ArrayRef<RectangularAccess>, const RectangularAccessAnalysis &)> fits) {
+  std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
+  RectangularAccessAnalysis analysis(loop);
+  std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
+  return accesses && fits(*accesses, analysis);
+}
+
 bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
   llvm::SmallPtrSet<Operation *, 2> tileLoops;
   for (scf::ForOp loop : loops) {
     auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
     if (!tiles || tiles->getBlock() != &kernel.front() || !tileLoops.insert(tiles).second)
       return false;
-    std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
-    RectangularAccessAnalysis analysis(loop);
-    std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
-    if (!accesses || !producerCanRun(loop, *accesses, analysis))
+    if (!rectanglesFit(kernel, loop, [&](ArrayRef<RectangularAccess> accesses, const RectangularAccessAnalysis &analysis) {
+          return producerCanRun(loop, accesses, analysis);
+        }))
       return false;
   }
   return true;
@@ -754,14 +763,12 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
 /// each in its own loop over tiles, which the producer can fill): TMA copies only, no copies of
 /// invariant operands before the loop, and tilePingPongFits.
 bool tilePingPongFitsEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
-  for (scf::ForOp loop : loops.drop_front()) {
-    std::optional<LoopPlan> plan = planLoop(loop, threadsOf(kernel));
-    RectangularAccessAnalysis analysis(loop);
-    std::optional<SmallVector<RectangularAccess, 2>> accesses = plan ? tmaRectangles(*plan, analysis) : std::nullopt;
-    if (!accesses || hasInvariantDotOperands(loop, threadsOf(kernel)) || !tilePingPongFits(loop, *accesses, analysis))
-      return false;
-  }
-  return true;
+  return llvm::all_of(loops.drop_front(), [&](scf::ForOp loop) {
+    return !hasInvariantDotOperands(loop, threadsOf(kernel)) &&
+           rectanglesFit(kernel, loop, [&](ArrayRef<RectangularAccess> accesses, const RectangularAccessAnalysis &analysis) {
+             return tilePingPongFits(loop, accesses, analysis);
+           });
+  });
 }
 
 namespace {

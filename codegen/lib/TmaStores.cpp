@@ -117,6 +117,14 @@ int64_t pinnedBytes(func::FuncOp kernel, Operation *owner, int64_t staging) {
          groupedBytes(kernel, false);
 }
 
+/// Whether a store's staging buffer of `width` of the `columns` of its `rows`x`columns` tile
+/// (`value`, in the layout it is computed in) may halve: parts no narrower than one box's
+/// column block, each slot of every thread lying in one part alone.
+bool stagingHalves(Value value, int64_t rows, int64_t columns, int64_t width) {
+  int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
+  return width > smallest && partsChosenBySlots(distributionOf(value), columns, width / 2);
+}
+
 void storeByTma(func::FuncOp kernel) {
   if (!llvm::any_of(kernel.getArgumentTypes(), [](Type t) { return isa<TensorMapType>(t); }))
     return;
@@ -194,9 +202,7 @@ void storeByTma(func::FuncOp kernel) {
       ConvertLayoutOp convert = conversionOf(store);
       auto type = cast<RankedTensorType>(store.getValue().getType());
       int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
-      int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
-      while (width > smallest &&
-             partsChosenBySlots(distributionOf(convert ? convert.getSrc() : store.getValue()), columns, width / 2))
+      while (stagingHalves(convert ? convert.getSrc() : store.getValue(), rows, columns, width))
         width /= 2;
       smallestByLoop[topBlock(kernel)->findAncestorOpInBlock(*store)] += roundUp1024(rows * width * 2);
     }
@@ -239,14 +245,13 @@ void storeByTma(func::FuncOp kernel) {
     // has read the buffer (128x256 tiles beside four stages of 128x256 operands: 192 KiB of
     // rings, and 32 KiB of staging instead of 64).
     int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
-    int64_t smallest = std::min<int64_t>(columns, SwizzleParams::ofElements(rows, columns, 2).blockLength);
     Operation *owner = topBlock(kernel)->findAncestorOpInBlock(*store);
     auto neededFor = [&](int64_t w) {
       return pinnedBytes(kernel, owner, roundUp1024(rows * w * 2)) + programs * exchangeBytes(kernel, converter, dropped);
     };
     int64_t needed = neededFor(width);
     if (!allFit)
-      while (needed > maxSharedBytes(90) && width > smallest && partsChosenBySlots(distributionOf(value), columns, width / 2))
+      while (needed > maxSharedBytes(90) && stagingHalves(value, rows, columns, width))
         needed = neededFor(width /= 2);
     if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
