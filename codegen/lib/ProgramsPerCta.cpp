@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "tk-pipeline-dot-loads"
 
@@ -138,9 +139,11 @@ void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer, bool afterAnother) {
     // After an earlier loop's turns, both programs meet before this loop's first: program 1's
     // pass below must not arrive on program 0's turn barrier while program 0 has yet to take
     // the earlier loop's last pass there (two arrivals of 128 threads would complete the
-    // barrier of 256 without program 0).
-    NVVM::BarrierOp::create(b, loc, TypeRange{}, i32Constant(b, loc, kProgramsMeetBarrier), i32Constant(b, loc, 256),
-                            {}, Value());
+    // barrier of 256 without program 0). Each program reaches it in its own copy of the code
+    // (tk-specialize-programs), so it is not `.aligned` (bar.sync is): all threads of an aligned
+    // barrier must run one instruction, and synccheck reports two copies' bar.sync as divergent.
+    inlinePtx(b, loc, TypeRange{}, ValueRange{}, llvm::formatv("barrier.sync {0}, 256;", kProgramsMeetBarrier).str(), "",
+              /*sideEffects=*/true);
   }
   MmaTurnPassOp::create(b, loc, b.getI32IntegerAttr(1));
   // The tiles of the program `delta` away (its loop from program_id + delta).

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Not yet run (prepared in session 28, whose device time ran out). Copy it into the session's
-# bench/results folder and run it there on the GPU machine from the repository root with $OUT
-# (pack: tools/gpu-check --bench; carry .pack). About 5 minutes.
+# Session 29, run 1 (prepared in session 28, whose device time ran out; run from the repository
+# root with $OUT on the GPU machine; pack: tools/gpu-check --bench, carry .pack). About 5 minutes.
 # Session 28 built two programs a CTA (ws 3) with TAIL_SPLIT (df27feb; codegen/README.md,
 # "Two programs a CTA") and CPU-tested it only. Here:
 #  1. conformance on CUDA against the interpreter: the ws 3 cases (the new `_tail2_` and
