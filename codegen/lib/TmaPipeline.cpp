@@ -30,11 +30,10 @@
 // On clusters of 2 CTAs (`cluster_size: 2`, a producer over a persistent loop whose programs
 // differ in their tiles only), programs 2c and 2c + 1 run on one cluster (with two programs a
 // CTA also 2c + C and 2c + 1 + C, C CTAs; program p's counterpart p xor 1), and at the r-th
-// tile of each program and
-// its counterpart the two producers both compute both tiles' coordinates: a copy whose
-// coordinates are the same for the two tiles (B's columns, for two tiles of one column) is
-// made once, each CTA copying half of its rows into both CTAs' stage (TMA multicast), the
-// others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
+// tile of each program and its counterpart the two producers both compute both tiles'
+// coordinates: a copy whose coordinates are the same for the two tiles (B's columns, for two
+// tiles of one column) is made once, each CTA copying half of its rows into both CTAs' stage
+// (TMA multicast), the others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
 // barriers (which count both CTAs' warps), so that neither producer refills a stage the other
 // CTA still reads; where the other CTA has no r-th tile (the last wave's odd tile), a warp
 // arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
