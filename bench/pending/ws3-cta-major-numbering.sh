@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Session 29, run 4: two programs a CTA numbered as CUTLASS's ping-pong numbers its warpgroups'
-# tiles (program w of CTA c is w * nctaid + c, was 2c + w): a loop over tiles' first pass now
-# gives every CTA one program's tile before any CTA a second, so TAIL_SPLIT's parts (fewer than
-# the programs) spread over the CTAs instead of pairing up in the first ones.
+# Not yet run (session 29's device loans were paused before it). First apply the patch beside
+# it (`git apply bench/pending/ws3-cta-major-numbering.patch`, also branch
+# ws3-cta-major-numbering), build, pack (tools/gpu-check --bench), copy this into the session's
+# bench/results folder and run it there from the repository root with $OUT (carry .pack).
+# About 5 minutes.
+# The patch numbers two programs a CTA as CUTLASS's ping-pong numbers its warpgroups' tiles
+# (program w of CTA c is w * nctaid + c, was 2c + w): a loop over tiles' first pass then gives
+# every CTA one program's tile before any CTA a second, so TAIL_SPLIT's parts (fewer than the
+# programs) spread over the CTAs instead of pairing up in the first ones (session 29, run 1).
 #  1. conformance on CUDA against the interpreter: ping-pong (with its cluster cases) and
 #     TAIL_SPLIT cases; synccheck and racecheck on ws 3 TAIL_SPLIT 2 and 4 and on ws 3 clusters;
 #  2. per row/column timings, two rounds: ws 3 in 6 stages with TAIL_SPLIT 1, 2, 4 and the
