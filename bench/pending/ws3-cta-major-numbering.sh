@@ -34,14 +34,8 @@ for tool in synccheck racecheck; do
   sanitize $tool 8 520 264 576 -D cluster_size=2
 done
 } 2>&1 | tee $out/sanitizers.txt
-run() { # M N K stages ws tail
-  progs=$(( $5 == 3 ? 264 : 132 ))
-  timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \
-    -D num_stages=$4 -D num_warps=4 -D warp_specialize=$5 -D TAIL_SPLIT=$6 -D SCALE_MODE=1 --grid $progs --time 100 \
-    $(fp8_args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
-}
 for round in 1 2; do
   for shape in "8192 8192 4096" "2048 11008 4096" "2048 12288 4096"; do
-    for cfg in "6 3 1" "6 3 2" "6 3 4" "5 1 2"; do run $shape $cfg; done
+    for cfg in "6 3 1" "6 3 2" "6 3 4" "5 1 2"; do fp8_time $shape $cfg; done
   done
 done 2>&1 | tee $out/timing.txt
