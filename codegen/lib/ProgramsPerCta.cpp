@@ -42,13 +42,21 @@ bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
   // spill beside the rest (of 232). That is one 128x256 accumulator, or two of 128x128: the
   // loop's running sum and a dot's own product beside it (block-wise scales, PROMOTE: ptxas
   // spilled 984-1112 bytes there, session 29).
+  // Counted: the loop's carried tiles of a dot's shape and type (its running sums; not a
+  // carried vector of scales), and each dot whose accumulator comes from outside the loop (a
+  // fresh product), in 32-bit registers.
+  auto registers = [](RankedTensorType tile) {
+    return tile.getNumElements() * int64_t(tile.getElementTypeBitWidth()) / 32;
+  };
+  SmallVector<DotOp> dots;
+  loop.getBody()->walk([&](DotOp dot) { dots.push_back(dot); });
   int64_t accumulators = 0;
   for (BlockArgument carried : loop.getRegionIterArgs())
-    if (auto tile = dyn_cast<RankedTensorType>(carried.getType()); tile && tile.getElementType().isF32())
-      accumulators += tile.getNumElements();
-  for (DotOp dot : loop.getBody()->getOps<DotOp>())
-    if (!llvm::is_contained(loop.getRegionIterArgs(), dot.getAcc()))
-      accumulators += cast<RankedTensorType>(dot.getType()).getNumElements();
+    if (llvm::any_of(dots, [&](DotOp dot) { return dot.getType() == carried.getType(); }))
+      accumulators += registers(cast<RankedTensorType>(carried.getType()));
+  for (DotOp dot : dots)
+    if (loop.isDefinedOutsideOfLoop(dot.getAcc()))
+      accumulators += registers(cast<RankedTensorType>(dot.getType()));
   if (accumulators / threadsOf(kernel) > 128)
     return why("a program's accumulators take more than 128 registers a thread");
   return programsDifferInTilesOnly(loop, accesses, analysis, "two programs a CTA");
