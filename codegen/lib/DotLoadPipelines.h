@@ -23,9 +23,9 @@ struct LoopPlan {
 /// when the address computation cannot run ahead.
 std::optional<LoopPlan> planLoop(mlir::scf::ForOp loop, int64_t threads);
 
-/// Whether a load before `loop` in its block feeds one of its tensor-core dots (an operand the
-/// pipeline copies once, before the loop: attention's Q).
-bool hasInvariantDotOperands(mlir::scf::ForOp loop, int64_t threads);
+/// The loads before `loop` in its block that feed its tensor-core dots (operands the pipeline
+/// copies once, before the loop: attention's Q).
+llvm::SmallVector<tk::LoadOp> invariantDotOperands(mlir::scf::ForOp loop, int64_t threads);
 
 /// `from` + i * `loop`'s step: the induction value i iterations after `from`.
 mlir::Value advance(mlir::OpBuilder &b, mlir::Location loc, mlir::scf::ForOp loop, mlir::Value from, int64_t i);

@@ -73,10 +73,12 @@ bool pipelinable(LoadOp load, scf::ForOp loop, int64_t threads) {
 
 } // namespace
 
-bool hasInvariantDotOperands(scf::ForOp loop, int64_t threads) {
-  return llvm::any_of(loop->getBlock()->getOps<LoadOp>(), [&](LoadOp load) {
-    return load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads);
-  });
+SmallVector<LoadOp> invariantDotOperands(scf::ForOp loop, int64_t threads) {
+  SmallVector<LoadOp> loads;
+  for (auto load : loop->getBlock()->getOps<LoadOp>())
+    if (load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads))
+      loads.push_back(load);
+  return loads;
 }
 
 Value advance(OpBuilder &b, Location loc, scf::ForOp loop, Value from, int64_t i) {
@@ -217,10 +219,7 @@ void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
 /// once into a one-stage buffer, so the dot does not stage them again every iteration.
 /// Returns the copies.
 SmallVector<AsyncCopyOp> copyInvariantOperands(scf::ForOp loop, int64_t threads) {
-  SmallVector<LoadOp> loads;
-  for (auto load : loop->getBlock()->getOps<LoadOp>())
-    if (load->isBeforeInBlock(loop) && dotFedBy(load, loop.getBody(), threads))
-      loads.push_back(load);
+  SmallVector<LoadOp> loads = invariantDotOperands(loop, threads);
   IRRewriter rewriter(loop.getContext());
   SmallVector<AsyncCopyOp> copies;
   for (LoadOp load : loads) {

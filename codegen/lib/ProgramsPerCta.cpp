@@ -38,13 +38,12 @@ bool tilePingPongFits(scf::ForOp loop, ArrayRef<RectangularAccess> accesses,
   };
   if (numWarpsOf(kernel) != 4)
     return why("num_warps is not 4 (one warpgroup a program)");
-  // One warpgroup holds a whole tile's accumulators: more than 128 f32 registers a thread
-  // spill beside the rest (of 232). That is one 128x256 accumulator, or two of 128x128: the
-  // loop's running sum and a dot's own product beside it (block-wise scales, PROMOTE: ptxas
-  // spilled 984-1112 bytes there, session 29).
-  // Counted: the loop's carried tiles of a dot's shape and type (its running sums; not a
-  // carried vector of scales), and each dot whose accumulator comes from outside the loop (a
-  // fresh product), in 32-bit registers.
+  // One warpgroup holds a whole tile's accumulators: more than 128 registers a thread spill
+  // beside the rest (of 232): one 128x256 f32 accumulator, or two of 128x128, the running sum
+  // and a dot's own product beside it (block-wise scales, PROMOTE: ptxas spilled 984-1112
+  // bytes, session 29). Counted in 32-bit registers: the loop's carried tiles of a dot's type
+  // (its running sums, not a carried vector of scales) and each dot whose accumulator comes
+  // from outside the loop (a fresh product).
   auto registers = [](RankedTensorType tile) {
     return tile.getNumElements() * int64_t(tile.getElementTypeBitWidth()) / 32;
   };

@@ -15,7 +15,7 @@ namespace tk::codegen {
 /// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
 /// each on its own tiles: programsDifferInTilesOnly (the producer fills both programs' tiles,
 /// program 1's the next index), and accumulators of at most 128 registers a thread (the
-/// k-loop's carried f32 tiles and the products of dots that do not accumulate into them).
+/// k-loop's carried tiles of a dot's type and the dots' fresh products beside them).
 bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
                       const RectangularAccessAnalysis &analysis);
 

@@ -732,9 +732,6 @@ std::optional<SmallVector<RectangularAccess, 2>> tmaRectangles(const LoopPlan &p
   return accesses;
 }
 
-/// Whether a producer warpgroup could fill every loop of `loops` (each a loop of dots): each
-/// directly in its own loop over tiles at the kernel's top level, its loads TMA rectangles
-/// whose coordinates and bounds the producer can compute.
 /// Whether `loop` (a loop of dots of `kernel`, not yet pipelined) plans with every load a TMA
 /// rectangle and `fits` those rectangles.
 static bool rectanglesFit(func::FuncOp kernel, scf::ForOp loop,
@@ -745,6 +742,9 @@ static bool rectanglesFit(func::FuncOp kernel, scf::ForOp loop,
   return accesses && fits(*accesses, analysis);
 }
 
+/// Whether a producer warpgroup could fill every loop of `loops` (each a loop of dots): each
+/// directly in its own loop over tiles at the kernel's top level, its loads TMA rectangles
+/// whose coordinates and bounds the producer can compute.
 bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
   llvm::SmallPtrSet<Operation *, 2> tileLoops;
   for (scf::ForOp loop : loops) {
@@ -764,7 +764,7 @@ bool producerCanFillEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
 /// invariant operands before the loop, and tilePingPongFits.
 bool tilePingPongFitsEach(func::FuncOp kernel, ArrayRef<scf::ForOp> loops) {
   return llvm::all_of(loops.drop_front(), [&](scf::ForOp loop) {
-    return !hasInvariantDotOperands(loop, threadsOf(kernel)) &&
+    return invariantDotOperands(loop, threadsOf(kernel)).empty() &&
            rectanglesFit(kernel, loop, [&](ArrayRef<RectangularAccess> accesses, const RectangularAccessAnalysis &analysis) {
              return tilePingPongFits(loop, accesses, analysis);
            });
