@@ -9,9 +9,9 @@ tkc=/tmp/tkgpu/tk/bin/tkc
 # The operands of fp8_matmul_persistent per row and column at M N K, for `tkc run`.
 fp8_args() { local M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M
   scale_b=rand:f32:$N bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
-# One timing line of fp8_matmul_persistent per row and column, 128x128x128 tiles of 4 warps
-# (SMs' worth of programs, two a multiprocessor with ws 3), for `tkc run --time 100`:
-# fp8_time M N K STAGES WS TAIL.
+# One timing line of fp8_matmul_persistent per row and column, 128x128x128 tiles of 4 warps,
+# by `tkc run --time 100`: fp8_time M N K STAGES WS TAIL. The grid is the 132 multiprocessors
+# of the H100 SXM and H200 the device tool lends (two programs each with ws 3).
 fp8_time() {
   local progs=$(( $5 == 3 ? 264 : 132 ))
   timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \
