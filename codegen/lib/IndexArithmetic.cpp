@@ -42,10 +42,14 @@ Value gridIndex(OpBuilder &b, Location loc, int axis, bool count, std::optional<
   int64_t programs = at ? programsPerCtaOf(at) : 1;
   if (axis != 0 || programs == 1)
     return value;
-  value = arith::MulIOp::create(b, loc, value, i32Constant(b, loc, programs));
   if (count)
-    return value;
-  return arith::AddIOp::create(b, loc, value, namedProgram ? i32Constant(b, loc, *namedProgram) : programInCta(b, loc));
+    return arith::MulIOp::create(b, loc, value, i32Constant(b, loc, programs));
+  // Program w of CTA c is w * nctaid.x + c (as CUTLASS's ping-pong numbers its warpgroups'
+  // tiles): a loop over tiles' first pass gives each CTA one program's tile before any CTA a
+  // second, so that tiles fewer than the programs (TAIL_SPLIT's parts) spread over the CTAs.
+  Value program = namedProgram ? i32Constant(b, loc, *namedProgram) : programInCta(b, loc);
+  Value ctas = NVVM::GridDimXOp::create(b, loc, i32);
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, program, ctas), value);
 }
 
 Value programInCta(OpBuilder &b, Location loc) {

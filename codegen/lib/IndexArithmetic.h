@@ -24,8 +24,8 @@ mlir::Value ctaThreadId(mlir::OpBuilder &b, mlir::Location loc);
 /// and a constant inside a region of a `tkg.programs_split` (tk-specialize-programs).
 mlir::Value programInCta(mlir::OpBuilder &b, mlir::Location loc);
 /// program_id(axis), or with `count` num_programs(axis): ctaid / nctaid, or along x with two
-/// programs a CTA 2 * ctaid.x + the thread's program (`namedProgram`'s, the producer's), of
-/// 2 * nctaid.x.
+/// programs a CTA the thread's program (`namedProgram`'s, the producer's) * nctaid.x + ctaid.x,
+/// of 2 * nctaid.x.
 mlir::Value gridIndex(mlir::OpBuilder &b, mlir::Location loc, int axis, bool count,
                       std::optional<int64_t> namedProgram = std::nullopt);
 /// Inline PTX (`$n` operands in LLVM's AT&T dialect, the one NVPTX reads); its first result, or

@@ -120,6 +120,10 @@ bool programsDifferInTilesOnly(scf::ForOp loop, ArrayRef<RectangularAccess> acce
   return true;
 }
 
+Value programsApart(OpBuilder &b, Location loc, Value programs) {
+  return arith::ShRUIOp::create(b, loc, programs, i32Constant(b, loc, 1));
+}
+
 Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   Value span = arith::SubIOp::create(b, loc, ub, lb);
   Value steps = arith::DivSIOp::create(
@@ -161,17 +165,19 @@ void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer, bool afterAnother) {
               /*sideEffects=*/true);
   }
   MmaTurnPassOp::create(b, loc, b.getI32IntegerAttr(1));
-  // The tiles of the program `delta` away (its loop from program_id + delta).
+  // The tiles of the CTA's program 1 after this one (its loop from program_id + apart) or 1
+  // before it.
   Value pid = outer.getLowerBound(), ub = outer.getUpperBound(), step = outer.getStep();
   b.setInsertionPointAfter(outer);
-  auto tilesFrom = [&](int64_t delta) {
-    return tripCount(b, loc, arith::AddIOp::create(b, loc, pid, i32Constant(b, loc, delta)), ub, step);
-  };
-  Value mine = tilesFrom(0);
+  Value apart = programsApart(b, loc, step);
+  auto tilesFrom = [&](Value first) { return tripCount(b, loc, first, ub, step); };
+  Value mine = tilesFrom(pid);
   // Program 0: one more take when program 1 has as many tiles (its first pass is left);
   // program 1: one more when program 0 has one tile more (program 0's last pass is left).
-  Value sameAsNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tilesFrom(1), mine);
-  Value fewerThanPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, tilesFrom(-1), mine);
+  Value sameAsNext =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tilesFrom(arith::AddIOp::create(b, loc, pid, apart)), mine);
+  Value fewerThanPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                                  tilesFrom(arith::SubIOp::create(b, loc, pid, apart)), mine);
   SmallVector<Value, 2> extraTurn{sameAsNext, fewerThanPrevious};
   for (auto [program, extra] : llvm::enumerate(extraTurn)) {
     OpBuilder inside = scf::IfOp::create(b, loc, TypeRange{}, extra, false).getThenBodyBuilder();

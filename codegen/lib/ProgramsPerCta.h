@@ -14,8 +14,9 @@ namespace tk::codegen {
 
 /// Whether two programs of 4 warps can share a CTA and its producer (`warp_specialize: 3`),
 /// each on its own tiles: programsDifferInTilesOnly (the producer fills both programs' tiles,
-/// program 1's the next index), and accumulators of at most 128 registers a thread (the
-/// k-loop's carried tiles of a dot's type and the dots' fresh products beside them).
+/// program 1's `programsApart` after program 0's), and accumulators of at most 128 registers
+/// a thread (the k-loop's carried tiles of a dot's type and the dots' fresh products beside
+/// them).
 bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
                       const RectangularAccessAnalysis &analysis);
 
@@ -29,6 +30,11 @@ bool tilePingPongFits(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> a
 /// shared among them all, each still run once.)
 bool programsDifferInTilesOnly(mlir::scf::ForOp loop, llvm::ArrayRef<RectangularAccess> accesses,
                                const RectangularAccessAnalysis &analysis, llvm::StringRef what);
+
+/// With two programs a CTA, program w of CTA c is w * C + c of `programs` = 2C (gridIndex): how
+/// far apart the CTA's two programs' ids are, and so their tiles at each step of a loop over
+/// tiles `range(program_id(0), n, programs)`: C.
+mlir::Value programsApart(mlir::OpBuilder &b, mlir::Location loc, mlir::Value programs);
 
 /// cdiv(ub - lb, step) when lb < ub, else 0 (i32, a positive step).
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb, mlir::Value ub, mlir::Value step);

@@ -28,12 +28,12 @@
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 //
 // On clusters of 2 CTAs (`cluster_size: 2`, a producer over a persistent loop whose programs
-// differ in their tiles only), programs 2c and 2c + 1 run on one cluster (4c .. 4c + 3 with two
-// programs a CTA, program p's counterpart p xor 2), and at the r-th tile of each program and
-// its counterpart the two producers both compute both tiles' coordinates: a copy whose
-// coordinates are the same for the two tiles (B's columns, for two tiles of one column) is
-// made once, each CTA copying half of its rows into both CTAs' stage (TMA multicast), the
-// others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
+// differ in their tiles only), programs 2c and 2c + 1 run on one cluster (with two programs a
+// CTA also 2c + C and 2c + 1 + C, C CTAs; program p's counterpart p xor 1), and at the r-th
+// tile of each program and its counterpart the two producers both compute both tiles'
+// coordinates: a copy whose coordinates are the same for the two tiles (B's columns, for two
+// tiles of one column) is made once, each CTA copying half of its rows into both CTAs' stage
+// (TMA multicast), the others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
 // barriers (which count both CTAs' warps), so that neither producer refills a stage the other
 // CTA still reads; where the other CTA has no r-th tile (the last wave's odd tile), a warp
 // arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
@@ -168,8 +168,10 @@ public:
     if (tilePingPong_) {
       rewriter.setInsertionPoint(outer);
       tileSkip_ = positionsPerTile(rewriter, loc);
-      Value pid = outer.getLowerBound(); // program_id(0) (tilePingPongFits)
-      Value program = arith::RemUIOp::create(rewriter, loc, pid, i32Constant(rewriter, loc, 2));
+      Value pid = outer.getLowerBound(); // program_id(0) (tilePingPongFits), w * C + c
+      Value second = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, pid,
+                                           programsApart(rewriter, loc, outer.getStep()));
+      Value program = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), second);
       std::tie(outerStarts[0], outerStarts[1]) =
           advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));
     }
@@ -432,7 +434,7 @@ private:
       b.setInsertionPointToStart(tiles.getBody());
       position.assign(tiles.getRegionIterArgs().begin(), tiles.getRegionIterArgs().begin() + 2);
       if (tilePingPong_) {
-        // Program 0's tile, then program 1's (the next tile index) when there is one.
+        // Program 0's tile, then program 1's (programsApart later) when there is one.
         IRMapping first = mapping;
         first.map(outer.getInductionVar(), tiles.getInductionVar());
         for (Operation *op : perTile)
@@ -441,7 +443,7 @@ private:
           mapPeer(b, loc, first, tiles.getLowerBound(), tiles.getInductionVar(), tiles.getUpperBound(), perTile,
                   outer.getInductionVar());
         scf::ForOp firstFills = fillTile(b, loc, first, induction, position);
-        Value next = arith::AddIOp::create(b, loc, tiles.getInductionVar(), i32Constant(b, loc, 1));
+        Value next = arith::AddIOp::create(b, loc, tiles.getInductionVar(), programsApart(b, loc, tiles.getStep()));
         Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, tiles.getUpperBound());
         auto second = scf::IfOp::create(b, loc, firstFills.getResultTypes(), inRange, /*withElseRegion=*/true);
         OpBuilder then = OpBuilder::atBlockBegin(&second.getThenRegion().front());
@@ -528,18 +530,16 @@ private:
   }
 
   /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
-  /// p, p + P, ..., from `first` = p; with w programs a CTA the other CTA's program in p's
-  /// place is p xor w), and whether it has one (< `end`). P, num_programs(0), must be a
-  /// multiple of 2w for p's counterpart to stay p xor w from step to step: it is w times the
-  /// CTAs, which `.reqnctapercluster 2` makes even.
+  /// p, p + P, ..., from `first` = p; the other CTA's program in p's place is p xor 1, with two
+  /// programs a CTA too: program w of CTA c is w * C + c, C even on clusters of 2), and whether
+  /// it has one (< `end`). P, num_programs(0), is even (C, or 2C), so that p's counterpart
+  /// stays p xor 1 from step to step.
   std::pair<Value, Value> peerTile(OpBuilder &b, Location loc, Value first, Value tile, Value end) {
-    int64_t programs = tilePingPong_ ? 2 : 1, shift = tilePingPong_ ? 1 : 0;
-    // The CTA's rank in its cluster: bit `shift` of p.
-    Value bits = shift ? arith::ShRUIOp::create(b, loc, first, i32Constant(b, loc, shift)).getResult() : first;
-    Value rank = arith::AndIOp::create(b, loc, bits, i32Constant(b, loc, 1));
-    // tile + w - 2w * rank
-    Value other = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, tile, i32Constant(b, loc, programs)),
-                                        arith::ShLIOp::create(b, loc, rank, i32Constant(b, loc, shift + 1)));
+    // The CTA's rank in its cluster: bit 0 of p (of c).
+    Value rank = arith::AndIOp::create(b, loc, first, i32Constant(b, loc, 1));
+    // tile + 1 - 2 * rank
+    Value other = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, tile, i32Constant(b, loc, 1)),
+                                        arith::ShLIOp::create(b, loc, rank, i32Constant(b, loc, 1)));
     return {other, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, other, end)};
   }
 

@@ -1650,9 +1650,9 @@ def add_stdlib_cases():
     cacc = values_of("f8e4m3", ca).reshape(Mc, Kc) @ values_of("f8e4m3", cb).reshape(Nc, Kc).T
     # GROUP_M 1 (tiles along rows): tiles 2c and 2c + 1 share a's rows instead, and the lone last
     # tile's other (past the end) is where the group arithmetic would divide by zero.
-    # Two programs a CTA on clusters (warp_specialize 3: programs 4c, 4c + 1 and 4c + 2, 4c + 3
-    # on one cluster, the other CTA's tile 2 on): 2 programs (one CTA, rounded up to 2), 5 (3
-    # CTAs, rounded up to 4), 64x256.
+    # Two programs a CTA on clusters (warp_specialize 3, program w of CTA c w * C + c: programs
+    # 2k, 2k + 1, 2k + C, 2k + 1 + C on cluster k, the other CTA's tile 1 on or back): 2
+    # programs (one CTA, rounded up to 2), 5 (3 CTAs, rounded up to 4), 64x256.
     def shape_c_case(name, programs_, mode_, defines):
         """fp8_matmul_persistent on the Mc x Nc x Kc operands, per row/column (mode 1) or per tensor."""
         row_, col_ = (csa, csb) if mode_ == "1" else (np.array([0.5], np.float32), np.array([0.25], np.float32))
