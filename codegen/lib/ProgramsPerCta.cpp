@@ -165,8 +165,8 @@ void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer, bool afterAnother) {
               /*sideEffects=*/true);
   }
   MmaTurnPassOp::create(b, loc, b.getI32IntegerAttr(1));
-  // The tiles of the CTA's program 1 after this one (its loop from program_id + apart) or 1
-  // before it.
+  // The tiles of the CTA's other program: `apart` after this one (program 1, seen from program
+  // 0) or before it (program 0, seen from program 1).
   Value pid = outer.getLowerBound(), ub = outer.getUpperBound(), step = outer.getStep();
   b.setInsertionPointAfter(outer);
   Value apart = programsApart(b, loc, step);

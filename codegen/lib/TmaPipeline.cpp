@@ -28,8 +28,8 @@
 // induction variable advanced; the pointer tiles, masks and carried pointers are dropped.
 //
 // On clusters of 2 CTAs (`cluster_size: 2`, a producer over a persistent loop whose programs
-// differ in their tiles only), programs 2c and 2c + 1 run on one cluster (with two programs a
-// CTA also 2c + C and 2c + 1 + C, C CTAs; program p's counterpart p xor 1), and at the r-th
+// differ in their tiles only), programs 2k and 2k + 1 run on cluster k (with two programs a
+// CTA also 2k + C and 2k + 1 + C, C CTAs; program p's counterpart p xor 1), and at the r-th
 // tile of each program and its counterpart the two producers both compute both tiles'
 // coordinates: a copy whose coordinates are the same for the two tiles (B's columns, for two
 // tiles of one column) is made once, each CTA copying half of its rows into both CTAs' stage
@@ -415,7 +415,7 @@ private:
     IRMapping mapping;
     for (Operation *op : top) {
       Operation *copy = b.clone(*op, mapping);
-      // The tile loop starts from program 0 of the CTA's (program 1's tiles are the next ones).
+      // The tile loop starts from program 0 of the CTA's (program 1's are nctaid on: programsApart).
       if (tilePingPong_ && isa<ProgramIdOp>(copy))
         copy->setAttr(TkgDialect::kProgramInCta, b.getI32IntegerAttr(0));
     }
@@ -531,9 +531,10 @@ private:
 
   /// On clusters: the tile the other CTA's program takes with `tile` (program p's tiles are
   /// p, p + P, ..., from `first` = p; the other CTA's program in p's place is p xor 1, with two
-  /// programs a CTA too: program w of CTA c is w * C + c, C even on clusters of 2), and whether
-  /// it has one (< `end`). P, num_programs(0), is even (C, or 2C), so that p's counterpart
-  /// stays p xor 1 from step to step.
+  /// programs a CTA too: program w of CTA c is w * C + c), and whether it has one (< `end`).
+  /// C is even (the launcher rounds the CTAs up to whole clusters, `.reqnctapercluster 2`), so
+  /// that bit 0 of p is the CTA's rank in its cluster, and P, num_programs(0) (C, or 2C), is
+  /// even, so that p's counterpart stays p xor 1 from step to step.
   std::pair<Value, Value> peerTile(OpBuilder &b, Location loc, Value first, Value tile, Value end) {
     // The CTA's rank in its cluster: bit 0 of p (of c).
     Value rank = arith::AndIOp::create(b, loc, first, i32Constant(b, loc, 1));

@@ -1676,9 +1676,11 @@ def add_stdlib_cases():
     # Two programs a CTA with the tiles after the last whole wave in parts (TAIL_SPLIT): 9 tiles
     # of 128x128 with 7 k-steps. On 2 programs (one CTA) in 6 stages (both loops' staging in
     # halves): 4 whole tiles each, then one part each; on 3 (rounded up to 4, two CTAs) in 5: 2
-    # each, then the second CTA's programs have no part; on 5 (6) per tensor in quarters: 1
-    # each, then 2 parts each.
-    for programs_, mode_, tail_, stages in [("2", "1", "2", "6"), ("3", "1", "2", "5"), ("5", "0", "4", "5")]:
+    # each, then program 0 of each CTA a part (program w of CTA c is w * C + c) and program 1
+    # none; on 5 (6) per tensor in quarters: 1 each, then 2 parts each; on 7 (8, four CTAs): 1
+    # each, then CTAs 0 and 1 a part in program 0 and CTAs 2 and 3 none.
+    for programs_, mode_, tail_, stages in [("2", "1", "2", "6"), ("3", "1", "2", "5"), ("5", "0", "4", "5"),
+                                            ("7", "1", "2", "5")]:
         shape_c_case("bm128_bn128_p%s_mode%s_s%s_tail%s_tiles_ping_pong" % (programs_, mode_, stages, tail_), programs_,
                      mode_, {"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
                              "warp_specialize": "3", "TAIL_SPLIT": tail_})

@@ -45,13 +45,14 @@ def Tkg_Dialect : Dialect {
     /// On a kernel: the warps of its producer warpgroup (a warp-specialized TMA pipeline).
     static constexpr ::llvm::StringLiteral kProducerWarps = "tkg.producer_warps";
     /// On a kernel with a producer (i32, 2): its CTA holds that many programs of threadsOf
-    /// threads each (warpgroup w is program 2 * ctaid.x + w), before the producer's threads;
+    /// threads each (warpgroup w is program w * nctaid.x + ctaid.x), before the producer's threads;
     /// each takes its own tiles of the persistent loop, their turns at the tensor cores in
     /// order (`warp_specialize: 3`). Their exchanges through shared memory are each program's
     /// own (`tkg.shared_program_stride` bytes apart on the module), the rings shared.
     static constexpr ::llvm::StringLiteral kProgramsPerCta = "tkg.programs_per_cta";
-    /// On a kernel with a producer (i32, 2): it runs on clusters of that many CTAs, one
-    /// program each (programs 2c and 2c + 1 of the persistent loop), whose producers copy the
+    /// On a kernel with a producer (i32, 2): it runs on clusters of that many CTAs (cluster k
+    /// holds programs 2k and 2k + 1 of the persistent loop, with two programs a CTA also 2k + C
+    /// and 2k + 1 + C of C CTAs' programs), whose producers copy the
     /// operand tiles both programs' k-steps read at once as halves multicast into both CTAs
     /// (`tkg.tma_load ... shared`), and whose consumers release each stage on both CTAs' empty
     /// barriers (`tkg.barrier_arrive ... peer`); `cluster_size: 2`.
