@@ -168,10 +168,8 @@ public:
     if (tilePingPong_) {
       rewriter.setInsertionPoint(outer);
       tileSkip_ = positionsPerTile(rewriter, loc);
-      Value pid = outer.getLowerBound(); // program_id(0) (tilePingPongFits), w * C + c
-      Value second = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, pid,
-                                           programsApart(rewriter, loc, outer.getStep()));
-      Value program = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), second);
+      // (w itself, not program_id(0) >= C: a constant in each program's copy of the code.)
+      Value program = ProgramInCtaOp::create(rewriter, loc, rewriter.getI32Type());
       std::tie(outerStarts[0], outerStarts[1]) =
           advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));
     }

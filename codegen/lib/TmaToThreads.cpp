@@ -59,6 +59,14 @@ struct IsProducerPattern : public OpConversionPattern<IsProducerOp> {
   }
 };
 
+struct ProgramInCtaPattern : public OpConversionPattern<ProgramInCtaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ProgramInCtaOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, programInCta(rewriter, op.getLoc()));
+    return success();
+  }
+};
+
 struct SetMaxRegistersPattern : public OpConversionPattern<SetMaxRegistersOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SetMaxRegistersOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
@@ -392,7 +400,7 @@ struct TmaStoreWaitPattern : public OpConversionPattern<TmaStoreWaitOp> {
 } // namespace
 
 void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElectPattern, IsProducerPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
+  patterns.add<ElectPattern, IsProducerPattern, ProgramInCtaPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
                TmaLoadPattern, TmaStorePattern, TmaStoreWaitPattern, ClusterBarrierPattern>(converter, patterns.getContext());
 }
 

@@ -115,6 +115,18 @@ def Tkg_IsProducerOp : Tkg_Op<"is_producer", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def Tkg_ProgramInCtaOp : Tkg_Op<"program_in_cta", [Pure]> {
+  let summary = "the program's index in its CTA (two programs a CTA)";
+  let description = [{
+    In a kernel with `tkg.programs_per_cta` = 2: 0 or 1, the consumer warpgroup's program of
+    its CTA (program w of CTA c is w * nctaid.x + ctaid.x). Inside a program's own copy of the
+    consumers' code (`tkg.programs_split`) it lowers to that copy's constant, elsewhere to
+    tid.x / threads a program; 0 with one program a CTA.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tkg_SetMaxRegistersOp : Tkg_Op<"set_max_registers"> {
   let summary = "give the warpgroup's registers back (producer) or take more (consumers)";
   let description = [{
