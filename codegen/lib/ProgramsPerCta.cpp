@@ -174,8 +174,8 @@ void takeTileTurns(scf::ForOp pipelined, scf::ForOp outer, bool afterAnother) {
   Value mine = tilesFrom(pid);
   // Program 0: one more take when program 1 has as many tiles (its first pass is left);
   // program 1: one more when program 0 has one tile more (program 0's last pass is left).
-  Value sameAsNext =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tilesFrom(arith::AddIOp::create(b, loc, pid, apart)), mine);
+  Value sameAsNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           tilesFrom(arith::AddIOp::create(b, loc, pid, apart)), mine);
   Value fewerThanPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                                   tilesFrom(arith::SubIOp::create(b, loc, pid, apart)), mine);
   SmallVector<Value, 2> extraTurn{sameAsNext, fewerThanPrevious};

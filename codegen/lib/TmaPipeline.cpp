@@ -33,12 +33,13 @@
 // tile of each program and its counterpart the two producers both compute both tiles'
 // coordinates: a copy whose coordinates are the same for the two tiles (B's columns, for two
 // tiles of one column) is made once, each CTA copying half of its rows into both CTAs' stage
-// (TMA multicast), the others each CTA for itself. Every consumer warp then releases a stage on both CTAs' empty
-// barriers (which count both CTAs' warps), so that neither producer refills a stage the other
-// CTA still reads; where the other CTA has no r-th tile (the last wave's odd tile), a warp
-// arrives twice on its own instead. The rings stay in step: both CTAs' tiles have the same
-// k-steps, in the same order of positions, and where one CTA has a tile the other has not
-// (CTA 0's last one or two), every later position is that CTA's alone.
+// (TMA multicast), the others each CTA for itself. Every consumer warp then releases a stage
+// on both CTAs' empty barriers (which count both CTAs' warps), so that neither producer
+// refills a stage the other CTA still reads; where the other CTA has no r-th tile (the last
+// wave's odd tile), a warp arrives twice on its own instead. The rings stay in step: both
+// CTAs' tiles have the same k-steps, in the same order of positions, and where one CTA has a
+// tile the other has not (CTA 0's last one; with two programs a CTA, its program 0's or
+// program 1's), every later position is that CTA's alone.
 #include "DotLoadPipelines.h"
 #include "ProducerSlice.h"
 #include "ProgramsPerCta.h"
@@ -168,7 +169,8 @@ public:
     if (tilePingPong_) {
       rewriter.setInsertionPoint(outer);
       tileSkip_ = positionsPerTile(rewriter, loc);
-      // (w itself, not program_id(0) >= C: a constant in each program's copy of the code.)
+      // w: a constant in each program's copy of the code (tk-specialize-programs), where
+      // program_id(0) >= C would be a select at run time.
       Value program = ProgramInCtaOp::create(rewriter, loc, rewriter.getI32Type());
       std::tie(outerStarts[0], outerStarts[1]) =
           advancePosition(rewriter, loc, zero, zero, arith::MulIOp::create(rewriter, loc, program, tileSkip_));

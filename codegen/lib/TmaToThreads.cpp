@@ -400,8 +400,9 @@ struct TmaStoreWaitPattern : public OpConversionPattern<TmaStoreWaitOp> {
 } // namespace
 
 void populateTmaToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElectPattern, IsProducerPattern, ProgramInCtaPattern, SetMaxRegistersPattern, BarrierAllocPattern, BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern,
-               TmaLoadPattern, TmaStorePattern, TmaStoreWaitPattern, ClusterBarrierPattern>(converter, patterns.getContext());
+  patterns.add<ElectPattern, IsProducerPattern, ProgramInCtaPattern, SetMaxRegistersPattern, BarrierAllocPattern,
+               BarrierExpectPattern, BarrierWaitPattern, BarrierArrivePattern, TmaLoadPattern, TmaStorePattern,
+               TmaStoreWaitPattern, ClusterBarrierPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen
