@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Session 31, run 1: HEAD on CUDA. 1598d88 (the consumers' ring start from tkg.program_in_cta,
+# a constant in each program's copy) has not run on a GPU yet, nor has the 7-program TAIL_SPLIT
+# case (4d95f0a). About 5 minutes.
+#  1. conformance on CUDA against the interpreter: the whole tuned space of
+#     fp8_matmul_persistent, ping-pong (its cluster cases too) and TAIL_SPLIT cases;
+#  2. synccheck and racecheck on ws 3 with TAIL_SPLIT 2 on 7 programs (two CTAs without a
+#     part) and on 6, and on ws 3 clusters;
+#  3. per row/column timings, two rounds, against session 30's run 1 (a05a34e, H100).
+# (run from the repository root with $OUT; pack: tools/gpu-check --bench, carry .pack)
+set -u
+out=$OUT
+. bench/gpu-env.sh
+for k in fp8_matmul_persistent.tma ping_pong tail; do
+  timeout 170 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > $out/conformance-$k.txt 2>&1
+  echo "$k: $(grep -E "conformance cases passed" $out/conformance-$k.txt)"; grep -E "^FAIL|mismatch" $out/conformance-$k.txt | head -3
+done
+sanitize() { # tool grid M N K extra...
+  tool=$1 grid=$2 M=$3 N=$4 K=$5; shift 5
+  timeout 90 compute-sanitizer --tool $tool $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
+    --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D SCALE_MODE=1 \
+    --grid $grid "$@" $(fp8_args $M $N $K) 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | sed "s/^/$tool ${M}x${N}x$K grid $grid $* : /"
+}
+{
+for tool in synccheck racecheck; do
+  sanitize $tool 7 384 384 896 -D TAIL_SPLIT=2
+  sanitize $tool 6 330 264 800 -D TAIL_SPLIT=2
+  sanitize $tool 8 520 264 576 -D cluster_size=2
+done
+} 2>&1 | tee $out/sanitizers.txt
+for round in 1 2; do
+  for shape in "8192 8192 4096" "2048 11008 4096" "4096 4096 4096"; do
+    for cfg in "6 3 1" "6 3 2" "5 1 2"; do fp8_time $shape $cfg; done
+  done
+done 2>&1 | tee $out/timing.txt
