@@ -12,8 +12,10 @@ set -u
 out=$OUT
 . bench/gpu-env.sh
 for k in fp8_matmul_persistent.tma ping_pong tail; do
-  timeout 170 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > $out/conformance-$k.txt 2>&1
-  echo "$k: $(grep -E "conformance cases passed" $out/conformance-$k.txt)"; grep -E "^FAIL|mismatch" $out/conformance-$k.txt | head -3
+  echo "== -k $k" >> $out/conformance.txt
+  timeout 170 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > /tmp/conf.txt 2>&1
+  cat /tmp/conf.txt >> $out/conformance.txt
+  echo "$k: $(grep -E "conformance cases passed" /tmp/conf.txt)"; grep -E "^FAIL|mismatch" /tmp/conf.txt | head -3
 done
 sanitize() { # tool grid M N K extra...
   tool=$1 grid=$2 M=$3 N=$4 K=$5; shift 5
