@@ -6,7 +6,7 @@
 #     fp8_matmul_persistent, ping-pong (its cluster cases too) and TAIL_SPLIT cases;
 #  2. synccheck and racecheck on ws 3 with TAIL_SPLIT 2 on 7 programs (two CTAs without a
 #     part) and on 6, and on ws 3 clusters;
-#  3. per row/column timings, two rounds, against session 30's run 1 (a05a34e, H100).
+#  (the timings of these configs: run 2, without its switches)
 # (run from the repository root with $OUT; pack: tools/gpu-check --bench, carry .pack)
 set -u
 out=$OUT
@@ -30,8 +30,3 @@ for tool in synccheck racecheck; do
   sanitize $tool 8 520 264 576 -D cluster_size=2
 done
 } 2>&1 | tee $out/sanitizers.txt
-for round in 1 2; do
-  for shape in "8192 8192 4096" "2048 11008 4096" "4096 4096 4096"; do
-    for cfg in "6 3 1" "6 3 2" "5 1 2"; do fp8_time $shape $cfg; done
-  done
-done 2>&1 | tee $out/timing.txt
