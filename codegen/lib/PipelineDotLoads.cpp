@@ -396,7 +396,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         SmallVector<AsyncCopyOp> invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
-          DotOp inFlight = wgmma && stages >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
+          DotOp inFlight = wgmma && stages >= 3 && !getenv("TK_EXPERIMENT_MMA_WAIT_ALL") ? inFlightDot(loop, *plan, threads) : DotOp();
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
                                   << " loads in " << stages << " stages"
                                   << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");

@@ -27,7 +27,7 @@ cluster_time() { # M N K cluster
 }
 for round in 1 2; do
   for shape in "8192 8192 4096" "2048 11008 4096" "4096 4096 4096"; do
-    for cfg in "6 3 1" "5 1 1"; do
+    for cfg in "6 3 1" "6 3 2"; do
       fp8_time $shape $cfg | sed "s/^/in-flight /"
       TK_CACHE_DIR=/tmp/cache-wait-all TK_EXPERIMENT_MMA_WAIT_ALL=1 fp8_time $shape $cfg | sed "s/^/wait-all  /"
     done
