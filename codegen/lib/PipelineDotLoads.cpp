@@ -110,7 +110,13 @@ void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp in
       OpBuilder then = OpBuilder::atBlockBegin(&guarded.getThenRegion().front());
       auto wait = DotWaitOp::create(then, loc, TypeRange{result.getType()}, ValueRange{result}, /*pending=*/0);
       scf::YieldOp::create(then, loc, wait.getResult(0));
+      // No MMAs are in flight on that path, but ptxas sees the accumulators' registers, which
+      // the previous tile's wgmmas defined, used without a wait there: it injected one of its
+      // own (C7517), and where each program has its own copy of the code, in a path it took
+      // for divergent, serialized every wgmma of the kernel (C7518: 1.8x slower). A wait
+      // that ties nothing (nothing is defined near it) is on that path already.
       OpBuilder otherwise = OpBuilder::atBlockBegin(&guarded.getElseRegion().front());
+      DotWaitOp::create(otherwise, loc, TypeRange{}, ValueRange{}, /*pending=*/0);
       scf::YieldOp::create(otherwise, loc, result);
       result.replaceUsesWithIf(guarded.getResult(0),
                                [&](OpOperand &use) { return !guarded->isAncestor(use.getOwner()); });
@@ -396,7 +402,7 @@ struct PipelineDotLoads : public tk::impl::TkPipelineDotLoadsBase<PipelineDotLoa
         // Copies of loop invariants go first, so that the loop's first wait covers them.
         SmallVector<AsyncCopyOp> invariants = copyInvariantOperands(loop, threads);
         if (std::optional<LoopPlan> plan = planLoop(loop, threads)) {
-          DotOp inFlight = wgmma && stages >= 3 && !getenv("TK_EXPERIMENT_MMA_WAIT_ALL") ? inFlightDot(loop, *plan, threads) : DotOp();
+          DotOp inFlight = wgmma && stages >= 3 ? inFlightDot(loop, *plan, threads) : DotOp();
           LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loop at " << loop.getLoc() << ": " << plan->loads.size()
                                   << " loads in " << stages << " stages"
                                   << (inFlight ? ", MMAs in flight across iterations" : "") << "\n");

@@ -74,7 +74,7 @@ struct SpecializePrograms : public tk::impl::TkSpecializeProgramsBase<Specialize
       // On clusters the copies made the kernel 1.8x slower (0.67 ms against 0.41 at
       // 8192x8192x4096, `bench/results/2026-12-05-session28`, runs 7-8; correct), for a reason
       // not yet found: such kernels keep the one copy.
-      if (clusterCtasOf(kernel) > 1 && !getenv("TK_EXPERIMENT_COPIES_ON_CLUSTERS")) {
+      if (clusterCtasOf(kernel) > 1) {
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": on clusters, one copy\n");
         return;
       }

@@ -252,8 +252,12 @@ void lowerToWarpgroupMma(DotOp op, ValueRange aValues, ValueRange accValues, Con
 }
 
 SmallVector<Value> waitForWarpgroupMma(OpBuilder &b, Location loc, ValueRange accumulators, int pending) {
-  return tiedAsm(b, loc, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", accumulators, ValueRange{},
-                 "");
+  std::string text = "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (accumulators.empty()) {
+    inlinePtx(b, loc, TypeRange{}, ValueRange{}, text, "", /*sideEffects=*/true);
+    return {};
+  }
+  return tiedAsm(b, loc, text, accumulators, ValueRange{}, "");
 }
 
 } // namespace tk::codegen

@@ -2410,38 +2410,69 @@ def check_ptxas(args):
     return 1 if failures or assembled == 0 else 0
 
 
-def check_matmul_spills(args, ptxas):
-    """Every @autotune config of examples/matmul.tk's kernels, built for sm_90a as the JIT
-    specializes the benchmark's shapes (TMA pipelines), must not spill registers. Returns the
-    failures."""
-    path = os.path.join(EXAMPLES, "matmul.tk")
-    if args.filter not in "example.matmul.spills":
-        return 0
+# ptxas's reports that it gave up overlapping a kernel's wgmmas: C7515 and C7518 ("Potential
+# Performance Loss: wgmma.mma_async instructions are serialized ...") and C7517 (a
+# warpgroup.wait it injected). Each has cost a TMA pipeline a large part of its speed (session
+# 31: ws 3 on clusters 1.8x slower, bench/results/2026-12-06-session31).
+WGMMA_PTXAS_WARNINGS = re.compile(r"\((?:C7515|C7517|C7518)\)[^\n]*")
+
+
+def tuned_configs(path, kernel_name=None):
+    """The @autotune configs of `kernel_name` (of every kernel without it) in `path`: [(kernel, {name: value})]."""
     with open(path) as f:
         source = f.read()
-    builds = []  # (kernel, {name: value})
+    builds = []
     for configs, kernel in re.findall(r"@autotune\(key = \[[^\]]*\], configs = \[(.*?)\]\)\s*kernel (\w+)\(", source, re.S):
-        for config in re.findall(r"\{([^}]*)\}", configs):
-            builds.append((kernel, dict(re.findall(r"(\w+): (\d+)", config))))
-    failures = 0
+        if kernel_name in (None, kernel):
+            builds += [(kernel, dict(re.findall(r"(\w+): (\d+)", config))) for config in re.findall(r"\{([^}]*)\}", configs)]
+    return builds
+
+
+def check_matmul_spills(args, ptxas):
+    """Every @autotune config of examples/matmul.tk's kernels and of the stdlib's persistent FP8
+    GEMM (with its configs on clusters of 2), built for sm_90a as the JIT specializes the
+    benchmarks' shapes (TMA pipelines), must not spill registers, and ptxas must keep its
+    wgmmas overlapped (none of WGMMA_PTXAS_WARNINGS). Returns the failures."""
+    builds = []  # (name, path, kernel, {name: value})
+    if args.filter in "example.matmul.spills":
+        path = os.path.join(EXAMPLES, "matmul.tk")
+        builds += [("example.matmul.spills", path, kernel, config) for kernel, config in tuned_configs(path)]
+    if args.filter in "stdlib.fp8_matmul_persistent.wgmma":
+        path = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
+        configs = [config for _, config in tuned_configs(path, "fp8_matmul_persistent")]
+        configs += [{"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
+                     "warp_specialize": ws, "cluster_size": "2"} for stages, ws in (("5", "1"), ("6", "3"))]
+        builds += [("stdlib.fp8_matmul_persistent.wgmma", path, "fp8_matmul_persistent", dict(config, SCALE_MODE="1"))
+                   for config in configs]
+
+    def one(indexed):
+        i, (name, path, kernel, config) = indexed
+        ptx = os.path.join(tmp, "%d.ptx" % i)
+        cmd = [args.tkc, path, "--kernel", kernel, "--emit=ptx", "--arch=sm_90a", "-o", ptx]
+        for define, value in config.items():
+            cmd += ["-D", "%s=%s" % (define, value)]
+        for arg in ("M", "N", "K", "lda", "ldb", "ldc"):
+            cmd += ["--divisibility", arg + "=16"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TK_STDLIB_DIR=os.path.join(ROOT, "stdlib")))
+        result = subprocess.run([ptxas, "-arch=sm_90a", "-v", ptx, "-o", os.path.join(tmp, "%d.cubin" % i)],
+                                capture_output=True, text=True) if proc.returncode == 0 else proc
+        spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
+        serialized = WGMMA_PTXAS_WARNINGS.findall(result.stderr)
+        if result.returncode != 0 or not spills or any(int(n) for n in spills) or serialized or \
+                "cp.async.bulk.tensor" not in open(ptx).read():
+            return "FAIL %s %s %s: spills, fails, no TMA or wgmmas serialized\n  %s" % (
+                name, kernel, " ".join("%s=%s" % kv for kv in config.items()),
+                "; ".join(WGMMA_PTXAS_WARNINGS.findall(result.stderr)) or result.stderr.strip()[-500:])
+        return None
+
     with tempfile.TemporaryDirectory(prefix="tk-spills-") as tmp:
-        for kernel, config in builds:
-            ptx = os.path.join(tmp, "k.ptx")
-            cmd = [args.tkc, path, "--kernel", kernel, "--emit=ptx", "--arch=sm_90a", "-o", ptx]
-            for name, value in config.items():
-                cmd += ["-D", "%s=%s" % (name, value)]
-            for name in ("M", "N", "K", "lda", "ldb", "ldc"):
-                cmd += ["--divisibility", name + "=16"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            result = subprocess.run([ptxas, "-arch=sm_90a", "-v", ptx, "-o", os.path.join(tmp, "k.cubin")],
-                                    capture_output=True, text=True) if proc.returncode == 0 else proc
-            spills = re.findall(r"(\d+) bytes spill stores", result.stderr)
-            if result.returncode != 0 or not spills or any(int(n) for n in spills) or "cp.async.bulk.tensor" not in open(ptx).read():
-                failures += 1
-                print("FAIL example.matmul.spills %s %s: spills, fails or no TMA\n  %s"
-                      % (kernel, " ".join("%s=%s" % kv for kv in config.items()), result.stderr.strip()[-500:]))
-    print("matmul configs without spills on sm_90a (TMA): %d of %d" % (len(builds) - failures, len(builds)))
-    return failures
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            failed = [message for message in pool.map(one, enumerate(builds)) if message]
+    for message in failed:
+        print(message)
+    print("matmul configs on sm_90a (TMA) without spills, their wgmmas overlapped: %d of %d" % (len(builds) - len(failed),
+                                                                                             len(builds)))
+    return len(failed)
 
 
 def main():
