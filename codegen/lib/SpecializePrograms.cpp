@@ -69,16 +69,11 @@ void specialize(func::FuncOp kernel) {
 struct SpecializePrograms : public tk::impl::TkSpecializeProgramsBase<SpecializePrograms> {
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp kernel) {
-      if (programsPerCtaOf(kernel) == 1)
-        return;
-      // On clusters the copies made the kernel 1.8x slower (0.67 ms against 0.41 at
-      // 8192x8192x4096, `bench/results/2026-12-05-session28`, runs 7-8; correct), for a reason
-      // not yet found: such kernels keep the one copy.
-      if (clusterCtasOf(kernel) > 1) {
-        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << kernel.getName() << ": on clusters, one copy\n");
-        return;
-      }
-      specialize(kernel);
+      // (On clusters too. The copies there were 1.8x slower until session 31 found ptxas
+      // serializing every wgmma (C7518) for want of a wait after a k-loop that ran no
+      // iteration, which endPipeline now puts there.)
+      if (programsPerCtaOf(kernel) > 1)
+        specialize(kernel);
     });
   }
 };
