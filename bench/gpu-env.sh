@@ -18,3 +18,11 @@ fp8_time() {
     -D num_stages=$4 -D num_warps=4 -D warp_specialize=$5 -D TAIL_SPLIT=$6 -D SCALE_MODE=1 --grid $progs --time 100 \
     $(fp8_args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
 }
+# compute-sanitizer's summary line for fp8_matmul_persistent per row and column, 128x128x128 tiles of
+# 4 warps in 6 stages with two programs a CTA: fp8_sanitize TOOL GRID M N K [-D ...].
+fp8_sanitize() {
+  local tool=$1 grid=$2 M=$3 N=$4 K=$5; shift 5
+  timeout 90 compute-sanitizer --tool $tool $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
+    --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D SCALE_MODE=1 \
+    --grid $grid "$@" $(fp8_args $M $N $K) 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | sed "s/^/$tool ${M}x${N}x$K grid $grid $* : /"
+}

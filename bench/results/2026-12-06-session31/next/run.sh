@@ -14,11 +14,7 @@ out=$OUT
 timeout 150 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k cluster > $out/conformance.txt 2>&1
 grep -E "conformance cases passed|^FAIL|mismatch" $out/conformance.txt | head -6
 {
-for tool in synccheck racecheck; do
-  timeout 90 compute-sanitizer --tool $tool $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
-    --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D SCALE_MODE=1 \
-    -D cluster_size=2 --grid 8 $(fp8_args 520 264 576) 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | sed "s/^/$tool: /"
-done
+for tool in synccheck racecheck; do fp8_sanitize $tool 8 520 264 576 -D cluster_size=2; done
 } 2>&1 | tee $out/sanitizers.txt
 cluster_time() { # M N K stages ws cluster grid
   timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \

@@ -17,16 +17,10 @@ for k in fp8_matmul_persistent.tma ping_pong tail; do
   cat /tmp/conf.txt >> $out/conformance.txt
   echo "$k: $(grep -E "conformance cases passed" /tmp/conf.txt)"; grep -E "^FAIL|mismatch" /tmp/conf.txt | head -3
 done
-sanitize() { # tool grid M N K extra...
-  tool=$1 grid=$2 M=$3 N=$4 K=$5; shift 5
-  timeout 90 compute-sanitizer --tool $tool $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
-    --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D SCALE_MODE=1 \
-    --grid $grid "$@" $(fp8_args $M $N $K) 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | sed "s/^/$tool ${M}x${N}x$K grid $grid $* : /"
-}
 {
 for tool in synccheck racecheck; do
-  sanitize $tool 7 384 384 896 -D TAIL_SPLIT=2
-  sanitize $tool 6 330 264 800 -D TAIL_SPLIT=2
-  sanitize $tool 8 520 264 576 -D cluster_size=2
+  fp8_sanitize $tool 7 384 384 896 -D TAIL_SPLIT=2
+  fp8_sanitize $tool 6 330 264 800 -D TAIL_SPLIT=2
+  fp8_sanitize $tool 8 520 264 576 -D cluster_size=2
 done
 } 2>&1 | tee $out/sanitizers.txt
