@@ -317,7 +317,9 @@ def Tkg_DotWaitOp : Tkg_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
   }];
   let arguments = (ins Variadic<Tk_Tile>:$values, DefaultValuedAttr<I32Attr, "0">:$pending);
   let results = (outs Variadic<Tk_Tile>:$results);
-  let assemblyFormat = "$values attr-dict `:` type($values)";
+  // (No values: a wait that ties nothing, `tkg.dot_wait`; tk-pipeline-dot-loads puts one where a
+  // clustered k-loop ran no iteration.)
+  let assemblyFormat = "$values attr-dict (`:` type($values)^)?";
   let hasVerifier = 1;
 }
 
