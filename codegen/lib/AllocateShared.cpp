@@ -180,7 +180,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       extend(op);
     else if (isa<LocalLoadOp>(op))
       llvm::for_each(op->getUsers(), extend);
-    else if (isa<DotWaitOp>(op))
+    else if (isa<DotWaitOp, DotWaitAllOp>(op))
       extend(op);
   });
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);

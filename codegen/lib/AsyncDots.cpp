@@ -88,7 +88,7 @@ struct AsyncDots : public tk::impl::TkAsyncDotsBase<AsyncDots> {
         // Reads of the stages are fine, and so are waits for a stage's copies, the ping-pong's
         // turns (named barriers) and the release of a stage the dot does not read.
         auto release = dyn_cast<BarrierArriveOp>(op);
-        clear = isa<DotOp, DotWaitOp, BarrierWaitOp, MmaTurnPassOp, MmaTurnTakeOp>(op) ||
+        clear = isa<DotOp, DotWaitOp, DotWaitAllOp, BarrierWaitOp, MmaTurnPassOp, MmaTurnTakeOp>(op) ||
                 (release && releasesNoneOf(release, dot)) || !tk::mayWriteMemory(op);
       }
       if (!clear)

@@ -38,8 +38,9 @@ mlir::Value readFromStage(mlir::RewriterBase &rewriter, LoadOp load, mlir::Value
 /// After a pipelined `loop`: the wait for the MMAs `inFlight` left running (if any), then the
 /// wait for every copy ending in a barrier, after which the epilogue may reuse the rings' bytes
 /// (no warpgroup still reads a stage).
-/// With `onlyIfRan`, the wait for the MMAs in flight is skipped where the loop ran no
-/// iteration (see the definition).
+/// With `onlyIfRan`, the wait that ties the MMAs' accumulators stands only where the loop ran,
+/// and one that ties nothing (`tkg.dot_wait_all`) where it ran no iteration: ptxas must see a
+/// wait on both paths (see the definition).
 void endPipeline(mlir::RewriterBase &rewriter, mlir::Location loc, mlir::scf::ForOp loop, DotOp inFlight,
                  bool onlyIfRan = false);
 

@@ -141,6 +141,21 @@ struct DotWaitPattern : public OpConversionPattern<DotWaitOp> {
   ThreadTypeConverter &converter;
 };
 
+/// wgmma.wait_group 0 over no registers; elsewhere nothing.
+struct DotWaitAllPattern : public OpConversionPattern<DotWaitAllOp> {
+  DotWaitAllPattern(ThreadTypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context), converter(converter) {}
+
+  LogicalResult matchAndRewrite(DotWaitAllOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    if (converter.warpgroupMma())
+      waitForWarpgroupMma(rewriter, op.getLoc(), ValueRange{}, /*pending=*/0);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  ThreadTypeConverter &converter;
+};
+
 } // namespace
 
 int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
@@ -156,7 +171,7 @@ int64_t dotSharedBytes(DotOp op, const ThreadTypeConverter &converter) {
 }
 
 void populateDotToThreads(ThreadTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotPattern, DotWaitPattern>(converter, patterns.getContext());
+  patterns.add<DotPattern, DotWaitPattern, DotWaitAllPattern>(converter, patterns.getContext());
 }
 
 } // namespace tk::codegen

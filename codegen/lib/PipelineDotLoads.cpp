@@ -114,9 +114,9 @@ void endPipeline(RewriterBase &rewriter, Location loc, scf::ForOp loop, DotOp in
       // the previous tile's wgmmas defined, used without a wait there: it injected one of its
       // own (C7517), and where each program has its own copy of the code, in a path it took
       // for divergent, serialized every wgmma of the kernel (C7518: 1.8x slower). A wait
-      // that ties nothing (nothing is defined near it) is on that path already.
+      // that ties nothing (so nothing is defined near it) stands on that path.
       OpBuilder otherwise = OpBuilder::atBlockBegin(&guarded.getElseRegion().front());
-      DotWaitOp::create(otherwise, loc, TypeRange{}, ValueRange{}, /*pending=*/0);
+      DotWaitAllOp::create(otherwise, loc);
       scf::YieldOp::create(otherwise, loc, result);
       result.replaceUsesWithIf(guarded.getResult(0),
                                [&](OpOperand &use) { return !guarded->isAncestor(use.getOwner()); });

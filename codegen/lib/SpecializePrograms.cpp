@@ -69,9 +69,9 @@ void specialize(func::FuncOp kernel) {
 struct SpecializePrograms : public tk::impl::TkSpecializeProgramsBase<SpecializePrograms> {
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp kernel) {
-      // (On clusters too. The copies there were 1.8x slower until session 31 found ptxas
-      // serializing every wgmma (C7518) for want of a wait after a k-loop that ran no
-      // iteration, which endPipeline now puts there.)
+      // (On clusters too. There the copies were 1.8x slower: ptxas serialized every wgmma,
+      // C7518, for want of a wait after a k-loop that ran no iteration, which endPipeline puts
+      // there since session 31. ptxas no longer reports it; not yet timed on a GPU.)
       if (programsPerCtaOf(kernel) > 1)
         specialize(kernel);
     });

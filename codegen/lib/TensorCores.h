@@ -15,7 +15,7 @@ void lowerToWarpgroupMma(DotOp op, mlir::ValueRange a, mlir::ValueRange acc, mli
 /// The shared bytes a wgmma dot stages A in (none when A is a stage or in registers).
 int64_t warpgroupMmaSharedBytes(DotOp op, const ThreadTypeConverter &converter);
 /// `wgmma.wait_group pending`, after which `accumulators` (f32, returned) are valid: inline PTX
-/// that takes and returns them, so that no use moves above it.
+/// that takes and returns them, so that no use moves above it (with none, a plain wait).
 llvm::SmallVector<mlir::Value> waitForWarpgroupMma(mlir::OpBuilder &b, mlir::Location loc,
                                                    mlir::ValueRange accumulators, int pending);
 

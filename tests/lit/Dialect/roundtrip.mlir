@@ -100,8 +100,10 @@ func.func @stage_rings(%p: tensor<16x32x!tk.ptr<f16>>, %m: tensor<16x32xi1>, %s:
   // A wait for MMAs in flight over the values it makes valid, and one that ties nothing.
   // CHECK: tkg.dot_wait %{{.*}} {pending = 1 : i32} : tensor<16x32xf16>
   %w = tkg.dot_wait %t {pending = 1 : i32} : tensor<16x32xf16>
-  // CHECK-NEXT: tkg.dot_wait{{ *$}}
-  tkg.dot_wait
+  // CHECK-NEXT: tkg.dot_wait_all
+  // CHECK-NEXT: tkg.local_load
+  tkg.dot_wait_all
+  %v = tkg.local_load %buf[%s] : !tkg.shared<[3, 16, 32], f16> -> tensor<16x32xf16>
   return
 }
 

@@ -317,10 +317,22 @@ def Tkg_DotWaitOp : Tkg_Op<"dot_wait", [AllTypesMatch<["values", "results"]>]> {
   }];
   let arguments = (ins Variadic<Tk_Tile>:$values, DefaultValuedAttr<I32Attr, "0">:$pending);
   let results = (outs Variadic<Tk_Tile>:$results);
-  // (No values: a wait that ties nothing, `tkg.dot_wait`; tk-pipeline-dot-loads puts one where a
-  // clustered k-loop ran no iteration.)
-  let assemblyFormat = "$values attr-dict (`:` type($values)^)?";
+  let assemblyFormat = "$values attr-dict `:` type($values)";
   let hasVerifier = 1;
+}
+
+def Tkg_DotWaitAllOp : Tkg_Op<"dot_wait_all", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "waits for every wgmma group in flight, tying no values";
+  let description = [{
+    `wgmma.wait_group 0` over no registers, where no dot's values need it but ptxas must see
+    a wait: tk-pipeline-dot-loads puts one where a clustered persistent kernel's k-loop ran
+    no iteration, beside the `tkg.dot_wait` that ties the accumulators where it ran. Without
+    it ptxas saw the accumulators, which the previous tile's wgmmas defined, used without a
+    wait on that path: it injected a wait of its own (C7517) and, where each program has its
+    own copy of the code, serialized every wgmma of the kernel (C7518). Its memory effects
+    keep it where it is (nothing uses it). Elsewhere than on wgmma it is nothing.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif
