@@ -128,10 +128,18 @@ std::string readText(const std::string &path) {
 /// about 78 bytes a byte of '[' (7.9 GB for a 100 MiB header).
 constexpr size_t kMaxJsonNesting = 64;
 
+/// How many values (objects, arrays and the members and elements after a comma) a config,
+/// index or header may hold: a header takes about ten a tensor, so 4 Mi is 400 000 tensors,
+/// and the parsed document at most a few hundred MB.
+constexpr size_t kMaxJsonValues = size_t(1) << 22;
+
 json parseJson(const std::string &text, const std::string &what) {
   if (size_t at = jsonNestedTooDeep(text, kMaxJsonNesting); at != std::string::npos)
     fail(what, "not valid JSON: nested more than " + std::to_string(kMaxJsonNesting) + " levels deep at byte " +
                    std::to_string(at));
+  if (size_t at = jsonValuesMoreThan(text, kMaxJsonValues); at != std::string::npos)
+    fail(what, "more than " + std::to_string(kMaxJsonValues) + " JSON values (at byte " + std::to_string(at) +
+                   "), more than a checkpoint's file holds");
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded())
     fail(what, "not valid JSON");

@@ -324,14 +324,25 @@ struct LlamaModel::Impl {
 
   /// A tk::Error unless `bytes` fit the memory they would live in: the GPU's (onDevice, the
   /// CUDA backend) or the host's.
-  void requireMemory(const std::string &what, double bytes, bool onDevice) const {
+  void requireMemory(const std::string &what, double bytes, bool onDevice,
+                     const std::string &advice = "fewer sequences, a shorter context or fewer new tokens") const {
     bool gpu = onDevice && context->backend() == Backend::Cuda;
     double available = gpu ? double(context->device().totalMemory)
                            : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
     if (bytes > available)
       throw Error("llama: " + what + " need " + std::to_string(int64_t(bytes / double(1 << 20))) + " MiB, more than the " +
                   std::to_string(int64_t(available / double(1 << 20))) + " MiB of " + (gpu ? "the GPU" : "host memory") +
-                  ": fewer sequences, a shorter context or fewer new tokens");
+                  ": " + advice);
+  }
+  /// The bytes this rank's weights take once loaded: the projections (FP8 codes and a scale a
+  /// row, or bf16), the norms, the embedding table and the head.
+  double weightBytes(bool fp8Projections) const {
+    const LlamaConfig &c = config;
+    double d = double(c.hiddenSize), f = double(c.intermediateSize), kv = double(c.numKvHeads * c.headDim());
+    double ranks = double(parallel.size), vocab = double(c.vocabSize);
+    double projectionElements = d * d + 2 * kv * d + d * d + 3 * f * d, projectionRows = d + 2 * kv + d + 2 * f + d;
+    double layer = fp8Projections ? projectionElements + 4 * projectionRows : 2 * projectionElements;
+    return double(c.numLayers) * (layer / ranks + 2 * 2 * d) + 2 * d + 2 * 2 * vocab * d / ranks;
   }
 
   /// The logits (f32) of `ids` (`batch` sequences), over a KV cache of `maxContext` positions
@@ -454,6 +465,8 @@ struct LlamaModel::Impl {
   }
 };
 
+constexpr const char *kWeightsAdvice = "a smaller model, FP8 weights or more tensor-parallel ranks";
+
 LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOptions &options)
     : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
@@ -463,6 +476,10 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   const LlamaConfig &c = m.config;
   m.parallel = options.parallel;
   checkTensorParallel(c, m.parallel, true);
+  // Weights past memory are refused before any is read: here at their least (FP8 projections),
+  // once the checkpoint says how it stores them at their size (a sparse file may name more
+  // weights than memory holds while taking no room on disk).
+  m.requireMemory("the weights", m.weightBytes(true), true, kWeightsAdvice);
   Checkpoint ckpt = Checkpoint::open(folder);
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
   // This rank's shard of a matrix: its rows (output channels) of a column-parallel weight, its
@@ -478,6 +495,7 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   // matmuls on the weights as stored.
   bool storedFp8 = c.numLayers > 0 && ckpt.get("model.layers.0.self_attn.q_proj.weight", {d, d}).dtype == Scalar::F8E4M3;
   m.fp8 = m.fp8 || storedFp8;
+  m.requireMemory("the weights", m.weightBytes(m.fp8), true, kWeightsAdvice);
   // A projection's parts (Q, K and V: this rank's heads of each), sharded along `dim`, and
   // their stored FP8 scales: per output channel, sharded with the rows.
   auto projection = [&](const std::string &layer, std::vector<std::pair<std::string, std::array<int64_t, 2>>> parts,

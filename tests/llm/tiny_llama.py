@@ -571,6 +571,22 @@ def check_bad_requests(args, single, tmp, corpus):
                         "--max-context", str(1 << 20), "--max-new-tokens", "2"], capture_output=True, text=True, timeout=300)
     if r.returncode != 1 or "the KV caches need" not in r.stderr or "MiB of" not in r.stderr:
         sys.exit("KV caches past memory: exit %d, %r" % (r.returncode, r.stderr))
+    # Weights past any memory (1024 layers of width 16384: 4 TiB even as FP8), as a sparse
+    # safetensors file would name them while taking no room on disk: refused from config.json
+    # before the checkpoint is read (before, each weight was allocated in turn until memory ran
+    # out).
+    giant = os.path.join(tmp, "giant")
+    os.makedirs(giant, exist_ok=True)
+    with open(os.path.join(giant, "config.json"), "w") as f:
+        json.dump(dict(CONFIG, hidden_size=16384, intermediate_size=65536, num_attention_heads=128,
+                       num_key_value_heads=128, num_hidden_layers=1024), f)
+    with open(os.path.join(giant, "model.safetensors"), "wb") as f:
+        f.write(b"\x02" + bytes(7) + b"{}")
+    for extra in ([], ["--fp8"]):
+        r = subprocess.run([args.tk_llama, giant, "--backend", args.backend, "--prompt", "5"] + extra,
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 1 or "the weights need" not in r.stderr or "FP8 weights or more tensor-parallel ranks" not in r.stderr:
+            sys.exit("weights past memory %s: exit %d, %r" % (extra, r.returncode, r.stderr))
     # NaN logits (a NaN row in the LM head): an error, greedy or sampled (before, a token chosen
     # by a sort whose comparison was no order).
     nan_weights = weights(np.random.default_rng(4))

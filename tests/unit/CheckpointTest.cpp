@@ -43,6 +43,15 @@ std::string safetensors(const std::string &header, const std::string &data) {
   return out + header + data;
 }
 
+/// `piece` `times` times over.
+std::string repeated(const std::string &piece, size_t times) {
+  std::string out;
+  out.reserve(piece.size() * times);
+  for (size_t i = 0; i < times; ++i)
+    out += piece;
+  return out;
+}
+
 /// Two tensors: "a" bf16 [2, 3] (bytes 0..11) and "b" f32 [4] (bytes 12..27).
 std::string goodFile() {
   std::string data(28, '\0');
@@ -162,6 +171,10 @@ TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
       {"a dtype nested deeply", safetensors(R"({"a": {"dtype": )" + std::string(200000, '[') + std::string(200000, ']') +
                                                 R"(, "shape": [1], "data_offsets": [0, 4]}})", "abcd"),
        "header: not valid JSON: nested more than 64 levels deep at byte 78"},
+      // 5 Mi empty objects (15 MiB): refused before the parser builds them (nlohmann's document
+      // took 3.9 GB for 100 MiB of them).
+      {"a header of many values", safetensors("{\"__metadata__\": [" + repeated("{},", 5 << 20) + "{}]}", ""),
+       "header: more than 4194304 JSON values (at byte"},
       {"a dtype nested a little", safetensors(R"({"a": {"dtype": [[["F32"]]], "shape": [1], "data_offsets": [0, 4]}})", "abcd"),
        "tensor 'a': dtype an array is not supported"},
       {"a negative size", safetensors(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", "abcd"),
