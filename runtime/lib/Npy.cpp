@@ -126,10 +126,15 @@ NpyArray readNpy(const std::string &path) {
   std::stringstream dims(shape.substr(1, shape.size() - 2));
   std::string dim;
   uint64_t count = 1;
+  bool empty = false; // a part without a size: only after the last comma, as numpy's "(8,)"
   while (std::getline(dims, dim, ',')) {
     size_t first = dim.find_first_not_of(" ");
-    if (first == std::string::npos)
+    if (empty)
+      fail(path, "bad shape " + shape);
+    if (first == std::string::npos) {
+      empty = true;
       continue;
+    }
     char *end = nullptr;
     errno = 0;
     long long v = std::strtoll(dim.c_str() + first, &end, 10);

@@ -522,6 +522,7 @@ def check_bad_requests(args, single, tmp, corpus):
         with open(corpus, "w") as f:
             f.write("not a model\n")
     for extra, status, message in [(["--prompt", "3,x"], 2, "'x' is not a token id"),
+                                   (["--prompt", "3,"], 2, "'3,' ends with a comma"),
                                    (["--prompt", "3,300"], 1, "token id 300 (position 1) is outside the vocabulary of 300"),
                                    (["--prompt", "3", "--max-new-tokens", "0"], 2, "--max-new-tokens takes 1 to 65536"),
                                    (["--prompt", "3", "--top-p", "1.5"], 2, "--top-p takes a number in (0, 1]"),

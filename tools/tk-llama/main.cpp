@@ -153,6 +153,8 @@ std::vector<int32_t> parseIds(const std::string &text) {
   }
   if (ids.empty())
     throw tk::Error("--prompt needs at least one token id");
+  if (text.back() == ',') // (getline makes no empty last item of it)
+    throw tk::Error("--prompt: '" + text + "' ends with a comma");
   return ids;
 }
 

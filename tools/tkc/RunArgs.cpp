@@ -74,18 +74,24 @@ void finishRunOptions(RunOptions &o) {
 }
 
 std::vector<int64_t> parseShape(const std::string &text, const std::string &arg) {
+  // Sizes of decimal digits only, none empty: "", "64x", "+64" and " 64" are mistakes, not
+  // one element or 64 (strtoll and getline took them so).
   std::vector<int64_t> shape;
-  std::stringstream ss(text);
-  std::string dim;
-  while (std::getline(ss, dim, 'x')) {
-    char *end = nullptr;
+  size_t start = 0;
+  while (true) {
+    size_t end = std::min(text.find('x', start), text.size());
+    std::string dim = text.substr(start, end - start);
     errno = 0;
-    long long v = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end || v <= 0 || errno)
+    long long v = dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos
+                      ? 0
+                      : std::strtoll(dim.c_str(), nullptr, 10);
+    if (v <= 0 || errno)
       throw UsageError("argument '" + arg + "': bad shape '" + text + "' (use e.g. 64x64)");
     shape.push_back(v);
+    if (end == text.size())
+      return shape;
+    start = end + 1;
   }
-  return shape;
 }
 
 /// Fills a generated buffer from Philox-4x32-10 (tk/Support/Philox.h, the language's rand), so
@@ -120,6 +126,52 @@ void fillRandom(HostBuffer &buffer, uint64_t seed) {
   }
 }
 
+namespace {
+
+/// A generated buffer's spec (zeros:T:SHAPE or rand:T:SHAPE) checked against the kernel's
+/// pointee: its shape and bytes. Throws UsageError.
+struct GeneratedBuffer {
+  bool random = false;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+GeneratedBuffer parseGenerated(const std::string &name, const std::string &spec, Scalar pointee) {
+  size_t colon1 = spec.find(':'), colon2 = spec.find(':', colon1 + 1);
+  std::string kind = spec.substr(0, colon1);
+  if (colon1 == std::string::npos || colon2 == std::string::npos || (kind != "zeros" && kind != "rand"))
+    throw UsageError("argument '" + name + "': '" + spec + "' is not a buffer (use @file.npy, zeros:T:SHAPE or rand:T:SHAPE)");
+  std::string type = spec.substr(colon1 + 1, colon2 - colon1 - 1);
+  auto scalar = parseScalar(type);
+  if (!scalar || *scalar != pointee)
+    throw UsageError("argument '" + name + "': generated type '" + type + "' does not match the kernel's ptr<" +
+                     scalarName(pointee) + ">");
+  GeneratedBuffer out;
+  out.random = kind == "rand";
+  out.shape = parseShape(spec.substr(colon2 + 1), name);
+  uint64_t count = 1;
+  for (int64_t d : out.shape) {
+    uint64_t product;
+    if (__builtin_mul_overflow(count, uint64_t(d), &product) || product > kMaxBufferElements)
+      throw UsageError("argument '" + name + "': the shape " + spec.substr(colon2 + 1) + " has more than " +
+                       std::to_string(kMaxBufferElements) + " elements, the limit of a buffer");
+    count = product;
+  }
+  out.bytes = count * uint64_t((bitWidth(pointee) + 7) / 8);
+  return out;
+}
+
+/// A UsageError unless `bytes` more (argument `name`'s, after `before` of the arguments ahead
+/// of it) fit the machine's memory.
+void requireMemory(const std::string &name, uint64_t bytes, uint64_t before) {
+  double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (double(before) + double(bytes) > physical)
+    throw UsageError("argument '" + name + "': " + std::to_string(bytes) + " bytes" +
+                     (before ? " after the " + std::to_string(before) + " of the buffers before it" : "") +
+                     ", more than the " + std::to_string(int64_t(physical)) + " bytes of this machine's memory");
+}
+
+} // namespace
+
 HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar pointee, uint64_t seed) {
   HostBuffer buffer;
   buffer.name = name;
@@ -144,37 +196,19 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
     buffer.bytes = std::move(array.bytes);
     return buffer;
   }
-  size_t colon1 = spec.find(':'), colon2 = spec.find(':', colon1 + 1);
-  std::string kind = spec.substr(0, colon1);
-  if (colon1 == std::string::npos || colon2 == std::string::npos || (kind != "zeros" && kind != "rand"))
-    throw UsageError("argument '" + name + "': '" + spec + "' is not a buffer (use @file.npy, zeros:T:SHAPE or rand:T:SHAPE)");
-  std::string type = spec.substr(colon1 + 1, colon2 - colon1 - 1);
-  auto scalar = parseScalar(type);
-  if (!scalar || *scalar != pointee)
-    throw UsageError("argument '" + name + "': generated type '" + type + "' does not match the kernel's ptr<" +
-                     scalarName(pointee) + ">");
-  buffer.shape = parseShape(spec.substr(colon2 + 1), name);
-  uint64_t count = 1;
-  for (int64_t d : buffer.shape) {
-    uint64_t product;
-    if (__builtin_mul_overflow(count, uint64_t(d), &product) || product > kMaxBufferElements)
-      throw UsageError("argument '" + name + "': the shape " + spec.substr(colon2 + 1) + " has more than " +
-                       std::to_string(kMaxBufferElements) + " elements, the limit of a buffer");
-    count = product;
-  }
+  GeneratedBuffer generated = parseGenerated(name, spec, pointee);
+  buffer.shape = generated.shape;
+  uint64_t count = generated.bytes / uint64_t(bytes);
   // Past the machine's memory the allocation may well succeed (overcommitted) and the kernel
   // then be killed filling it: refused first.
-  double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  if (double(count) * double(bytes) > physical)
-    throw UsageError("argument '" + name + "': " + std::to_string(count * bytes) + " bytes, more than the " +
-                     std::to_string(int64_t(physical)) + " bytes of this machine's memory");
+  requireMemory(name, generated.bytes, 0);
   try {
     buffer.bytes.assign(count * bytes, 0);
   } catch (const std::bad_alloc &) {
     throw UsageError("argument '" + name + "': cannot allocate " + std::to_string(count * bytes) +
                      " bytes of host memory for it");
   }
-  if (kind == "rand")
+  if (generated.random)
     fillRandom(buffer, seed);
   return buffer;
 }
@@ -235,6 +269,17 @@ std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector
   if (!missing.empty())
     throw UsageError(std::string(missing.find(',') == std::string::npos ? "missing argument " : "missing arguments ") +
                      missing);
+  // The generated buffers fit the machine's memory together, each alone (makeBuffer) too: all
+  // checked before any is allocated.
+  uint64_t generatedBytes = 0;
+  for (auto &[param, type] : params) {
+    const std::string &spec = given.find(param)->second;
+    if (type.isPtr() && !(!spec.empty() && spec[0] == '@')) {
+      uint64_t bytes = parseGenerated(param, spec, type.elem.scalar).bytes;
+      requireMemory(param, bytes, generatedBytes);
+      generatedBytes += bytes;
+    }
+  }
   std::vector<ArgValue> args;
   for (auto &[param, type] : params) {
     auto it = given.find(param);
