@@ -579,6 +579,34 @@ private:
 
 } // namespace
 
+/// The lexer's tokens, at most ParseLimits::kMaxTokens of them: past that an end of file, and
+/// `capped()` says so, before a parse tree of them is built.
+class CappedTokenSource : public antlr4::TokenSource {
+public:
+  explicit CappedTokenSource(TkLexer &lexer) : lexer_(lexer) {}
+  std::unique_ptr<antlr4::Token> nextToken() override {
+    if (count_ == ParseLimits::kMaxTokens) {
+      capped_ = true;
+      return lexer_.getTokenFactory()->create(antlr4::Token::EOF, "<EOF>");
+    }
+    std::unique_ptr<antlr4::Token> token = lexer_.nextToken();
+    if (token->getType() != antlr4::Token::EOF)
+      ++count_;
+    return token;
+  }
+  size_t getLine() const override { return lexer_.getLine(); }
+  size_t getCharPositionInLine() override { return lexer_.getCharPositionInLine(); }
+  antlr4::CharStream *getInputStream() override { return lexer_.getInputStream(); }
+  std::string getSourceName() override { return lexer_.getSourceName(); }
+  antlr4::TokenFactory<antlr4::CommonToken> *getTokenFactory() override { return lexer_.getTokenFactory(); }
+  bool capped() const { return capped_; }
+
+private:
+  TkLexer &lexer_;
+  size_t count_ = 0;
+  bool capped_ = false;
+};
+
 std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fileId,
                                        DiagEngine &diags) {
   const std::string &text = sources.text(fileId);
@@ -597,8 +625,16 @@ std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fi
   lexer.removeErrorListeners();
   SyntaxErrorListener listener(fileId, diags);
   lexer.addErrorListener(&listener);
-  antlr4::CommonTokenStream tokens(&lexer);
+  CappedTokenSource source(lexer);
+  antlr4::CommonTokenStream tokens(&source);
   tokens.fill();
+  if (source.capped()) {
+    const antlr4::Token *last = tokens.get(tokens.size() - 2); // (the last one read, before the EOF)
+    SrcLoc loc = tokenBegin(fileId, last);
+    diags.error({loc, loc}, "the file has more than " + std::to_string(ParseLimits::kMaxTokens) +
+                                " tokens, more than a kernel's source needs");
+    return nullptr;
+  }
   if (!prescanTokens(tokens.getTokens(), fileId, diags))
     return nullptr;
 

@@ -188,6 +188,20 @@ TEST(Parser, DeepNestingIsRejectedNotCrashing) {
   EXPECT_EQ(diags2.diagnostics()[0].message, "nesting is too deep (more than 256 levels)");
 }
 
+TEST(Parser, TooManyTokensAreRefusedBeforeTheParseTree) {
+  // 300000 terms (600000 tokens, 600 KB): refused when the lexer passes the cap, before a parse
+  // tree of them (about a kilobyte a token: a 16 MiB file of them took 10 GB, then failed).
+  SourceManager sources;
+  DiagEngine diags(sources);
+  std::string terms;
+  for (int i = 0; i < 300000; ++i)
+    terms += i ? "+1" : "1";
+  EXPECT_FALSE(parse("kernel k() {\n  let x = " + terms + ";\n}", sources, diags));
+  ASSERT_EQ(diags.errorCount(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message, "the file has more than 524288 tokens, more than a kernel's source needs");
+  EXPECT_EQ(diags.diagnostics()[0].range.begin.line, 2u);
+}
+
 TEST(Parser, InvalidUtf8AndBinaryInput) {
   SourceManager sources;
   DiagEngine diags(sources);

@@ -11,6 +11,9 @@ namespace tk {
 struct ParseLimits {
   static constexpr int kMaxNesting = 256;      // brackets and braces, and prefix-operator runs
   static constexpr size_t kMaxFileBytes = 16u << 20;
+  /// Tokens a file may have (the stdlib's largest has about 9000): the parse tree takes up to
+  /// a kilobyte or so a token, which a 16 MiB file of `1+1+...` turned into 10 GB.
+  static constexpr size_t kMaxTokens = size_t(1) << 19;
   /// The depth of expressions (an operator chain `1 + 1 + ...` or `x as f32 as f32 ...` nests
   /// one level a link) and of statements (an `else if` chain nests one level a link): the
   /// walks of the tree (Sema, MLIRGen, on runWithLargeStack's stack) recurse at most this
