@@ -3,9 +3,44 @@
 #include "tk/Dialect/Tk/Transforms/Passes.h"
 #include "tk/Dialect/TkGpu/IR/TkGpu.h"
 #include "tk/Driver/Compiler.h"
+#include "tk/Frontend/Parser.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sys/stat.h>
+
+namespace {
+
+/// How deep an input's regions, attributes and types may nest (tk's IR: a few dozen levels):
+/// MLIR's parser recurses once or more a level, and 5000 levels overflowed the default stack.
+constexpr size_t kMaxMlirNesting = 10000;
+
+/// The byte where `text` nests its `{ ( [ <` deeper than `limit`, outside strings and `//`
+/// comments (an arrow's `>` closes nothing), or npos when it never does.
+size_t mlirNestedTooDeep(llvm::StringRef text, size_t limit) {
+  size_t depth = 0;
+  for (size_t at = 0; at < text.size(); ++at) {
+    char c = text[at];
+    if (c == '"') {
+      for (++at; at < text.size() && text[at] != '"'; ++at)
+        if (text[at] == '\\')
+          ++at;
+    } else if (c == '/' && text.substr(at).starts_with("//")) {
+      at = std::min(text.find('\n', at), text.size());
+    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
+      if (++depth > limit)
+        return at;
+    } else if ((c == '}' || c == ')' || c == ']' || (c == '>' && (at == 0 || text[at - 1] != '-'))) && depth) {
+      --depth;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+} // namespace
 
 int tk::optMain(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -17,5 +52,20 @@ int tk::optMain(int argc, char **argv) {
   mlir::PassPipelineRegistration<>("tk-tile-pipeline",
                                    "The tile-level cleanup pipeline of tkc --emit=tk",
                                    [](mlir::OpPassManager &pm) { buildTileOptimizationPipeline(pm); });
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "tk optimizer driver\n", registry);
+  // A regular file is checked for nesting first (standard input is read once, by MLIR).
+  struct stat st;
+  if (input != "-" && ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true)) {
+      if (size_t at = mlirNestedTooDeep((*buffer)->getBuffer(), kMaxMlirNesting); at != llvm::StringRef::npos) {
+        llvm::errs() << input << ": nested more than " << kMaxMlirNesting << " levels deep at byte " << at << "\n";
+        return 1;
+      }
+    }
+  }
+  // The parser, verifier and printer recurse as deep as the input nests: on a large stack.
+  int status = 1;
+  runWithLargeStack(
+      [&] { status = mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry)); });
+  return status;
 }
