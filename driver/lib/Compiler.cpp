@@ -198,9 +198,19 @@ bool Compiler::Impl::selectKernels() {
     std::string names;
     for (auto &k : main->kernels)
       names += (names.empty() ? "" : ", ") + k->name;
+    // A kernel of an imported file is compiled from that file (an import brings its functions
+    // and constants, not kernels to launch): say which.
+    std::string importedFrom;
+    for (const auto &module : program.modules())
+      for (auto &k : module->kernels)
+        if (module.get() != main && k->name == options.kernel && importedFrom.empty())
+          importedFrom = module->path;
     // Command-line mistakes have no place in the source: unlocated, as the option's own errors.
     diags.error({}, "no kernel named '" + options.kernel + "' in " + main->path +
-                                    (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")"));
+                        (names.empty() ? " (it has no kernels)" : " (kernels: " + names + ")") +
+                        (importedFrom.empty() ? ""
+                                              : "; '" + options.kernel + "' is a kernel of the imported " + importedFrom +
+                                                    ": compile or run that file"));
     return false;
   }
   // Every -D must name a constant of some selected kernel, or a launch option.

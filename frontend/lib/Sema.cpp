@@ -227,7 +227,7 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
     else if (argTypes[i].kind == Type::Kind::Function)
       raw->params.push_back(nullptr), body.declareConst(fn.params[i].name, fn.params[i].range, argTypes[i], ConstValue{});
     if (!constArgs[i] && argTypes[i].kind != Type::Kind::Function)
-      raw->params.push_back(body.declareVar(fn.params[i].name, fn.params[i].range, argTypes[i], false));
+      raw->params.push_back(body.declareVar(fn.params[i].name, fn.params[i].range, argTypes[i], VarDecl::Origin::Parameter));
     else if (constArgs[i])
       raw->params.push_back(nullptr);
   }
@@ -609,7 +609,7 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     if (auto it = defines.find(option); it != defines.end()) {
       auto v = parseConstText(it->second, Type::scalar(Scalar::I32));
       if (!v || v->i <= 0 || v->i > 32)
-        diags_.error(kernel.nameRange, definesLabel_ + option + "=" + it->second + " is not a valid value");
+        diags_.error(kernel.nameRange, definesLabel_ + option + "=" + it->second + " is not an integer from 1 to 32");
       else
         (std::string(option) == "num_warps" ? instance->numWarps : instance->numStages) = (int)v->i;
     }
@@ -652,7 +652,7 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
       if (p.defaultValue)
         diags_.error(p.defaultValue->range, "only const parameters may have a default value");
       KernelArg arg{p.name, p.range, type, nullptr, p.mode == KernelParam::Mode::Nospec};
-      arg.var = impl.declareVar(p.name, p.range, type, false);
+      arg.var = impl.declareVar(p.name, p.range, type, VarDecl::Origin::Parameter);
       instance->args.push_back(arg);
       continue;
     }

@@ -86,7 +86,7 @@ public:
   // Scopes
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
-  VarDecl *declareVar(const std::string &name, SrcRange range, Type type, bool isMutable);
+  VarDecl *declareVar(const std::string &name, SrcRange range, Type type, VarDecl::Origin origin);
   void declareConst(const std::string &name, SrcRange range, Type type, ConstValue value);
   const Sema::Symbol *lookupLocal(const std::string &name) const;
   std::optional<Sema::Symbol> evalModuleConst(const ConstItem &item);

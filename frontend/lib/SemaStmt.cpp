@@ -6,8 +6,8 @@
 
 namespace tk {
 
-VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type, bool isMutable) {
-  auto var = std::make_unique<VarDecl>(VarDecl{name, range, type, isMutable});
+VarDecl *SemaImpl::declareVar(const std::string &name, SrcRange range, Type type, VarDecl::Origin origin) {
+  auto var = std::make_unique<VarDecl>(VarDecl{name, range, type, origin});
   if (indexing() && !type.isError()) {
     indexHover(range, describe(name, type, nullptr));
     indexReference(range, range); // a declaration is its own definition
@@ -204,7 +204,7 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
     }
     // A mutable variable is a runtime value: literal weakness ends here.
     Type varType = let.isVar ? type.strong() : type;
-    let.decl = declareVar(let.name, let.nameRange, varType, let.isVar);
+    let.decl = declareVar(let.name, let.nameRange, varType, let.isVar ? VarDecl::Origin::Var : VarDecl::Origin::Let);
     if (let.annotation && !type.isError())
       let.init->type = let.init->type.isError() ? type : let.init->type;
     return;
@@ -228,8 +228,12 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
                                      : "unknown variable '" + assign.name + "'");
       return;
     }
-    if (symbol->kind == Sema::Symbol::Kind::Const || !symbol->var->isMutable) {
-      std::string what = symbol->kind == Sema::Symbol::Kind::Const ? "a constant" : "declared with 'let'";
+    if (symbol->kind == Sema::Symbol::Kind::Const || !symbol->var->isMutable()) {
+      VarDecl::Origin origin = symbol->kind == Sema::Symbol::Kind::Const ? VarDecl::Origin::Let : symbol->var->origin;
+      std::string what = symbol->kind == Sema::Symbol::Kind::Const      ? "a constant"
+                         : origin == VarDecl::Origin::Parameter    ? "a parameter (copy it into a 'var' to change it)"
+                         : origin == VarDecl::Origin::LoopVariable ? "the loop's variable"
+                                                                   : "declared with 'let'";
       Diagnostic &d = diags_.error(assign.nameRange, "cannot assign to '" + assign.name + "': it is " + what);
       DiagEngine::note(d, symbol->range, "'" + assign.name + "' declared here");
       return;
@@ -359,7 +363,7 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
       }
     } else {
       pushScope();
-      loop.inductionVar = declareVar(loop.var, loop.varRange, bounds, false);
+      loop.inductionVar = declareVar(loop.var, loop.varRange, bounds, VarDecl::Origin::LoopVariable);
       checkBlock(*loop.body);
       popScope();
     }

@@ -45,6 +45,9 @@ TEST(SemaRules, LetIsImmutable) {
   EXPECT_EQ(d.notes[0].message, "'a' declared here");
   EXPECT_EQ(d.notes[0].range.begin.line, 2u);
   EXPECT_EQ(firstError(kernel("B = 4;")), "2:1: cannot assign to 'B': it is a constant");
+  // A parameter or a loop's variable said so (both were "declared with 'let'").
+  EXPECT_EQ(firstError(kernel("n = 4;")), "2:1: cannot assign to 'n': it is a parameter (copy it into a 'var' to change it)");
+  EXPECT_EQ(firstError(kernel("for i in range(0, 4) { i = 2; }")), "2:24: cannot assign to 'i': it is the loop's variable");
   EXPECT_EQ(firstError(kernel("q = 4;")), "2:1: unknown variable 'q'");
 }
 

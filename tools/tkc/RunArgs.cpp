@@ -56,8 +56,10 @@ std::string onlyKernel(const std::string &file) {
   std::string names;
   for (const KernelDecl &k : kernels)
     names += (names.empty() ? "" : ", ") + k.name;
-  throw UsageError(file + " has " + std::to_string(kernels.size()) + " kernels" +
-                   (names.empty() ? "" : " (" + names + ")") + ": choose one with --kernel NAME");
+  if (kernels.empty())
+    throw UsageError(file + " has no kernels to run");
+  throw UsageError(file + " has " + std::to_string(kernels.size()) + " kernels (" + names +
+                   "): choose one with --kernel NAME");
 }
 
 void finishRunOptions(RunOptions &o) {
@@ -142,7 +144,9 @@ GeneratedBuffer parseGenerated(const std::string &name, const std::string &spec,
     throw UsageError("argument '" + name + "': '" + spec + "' is not a buffer (use @file.npy, zeros:T:SHAPE or rand:T:SHAPE)");
   std::string type = spec.substr(colon1 + 1, colon2 - colon1 - 1);
   auto scalar = parseScalar(type);
-  if (!scalar || *scalar != pointee)
+  if (!scalar)
+    throw UsageError("argument '" + name + "': '" + type + "' is not an element type (f32, bf16, f8e4m3, i32, ...)");
+  if (*scalar != pointee)
     throw UsageError("argument '" + name + "': generated type '" + type + "' does not match the kernel's ptr<" +
                      scalarName(pointee) + ">");
   GeneratedBuffer out;

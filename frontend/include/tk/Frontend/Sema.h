@@ -14,10 +14,13 @@ namespace tk {
 
 /// A runtime variable: a kernel or fn parameter, a `let`, a `var`, or a loop induction variable.
 struct VarDecl {
+  /// What declared it: only a `var` may be assigned to.
+  enum class Origin { Let, Var, Parameter, LoopVariable };
   std::string name;
   SrcRange range;
   Type type;
-  bool isMutable = false;
+  Origin origin = Origin::Let;
+  bool isMutable() const { return origin == Origin::Var; }
 };
 
 struct FnInstance {
