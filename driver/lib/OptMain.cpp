@@ -7,10 +7,11 @@
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <sys/stat.h>
 
 namespace {
 
@@ -43,6 +44,7 @@ size_t mlirNestedTooDeep(llvm::StringRef text, size_t limit) {
 } // namespace
 
 int tk::optMain(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv); // (a crash's stack trace, as mlir-opt prints it)
   mlir::DialectRegistry registry;
   registerTkDialects(registry);
   mlir::registerTransformsPasses();
@@ -53,19 +55,37 @@ int tk::optMain(int argc, char **argv) {
                                    "The tile-level cleanup pipeline of tkc --emit=tk",
                                    [](mlir::OpPassManager &pm) { buildTileOptimizationPipeline(pm); });
   auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "tk optimizer driver\n", registry);
-  // A regular file is checked for nesting first (standard input is read once, by MLIR).
-  struct stat st;
-  if (input != "-" && ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    if (auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true)) {
-      if (size_t at = mlirNestedTooDeep((*buffer)->getBuffer(), kMaxMlirNesting); at != llvm::StringRef::npos) {
-        llvm::errs() << input << ": nested more than " << kMaxMlirNesting << " levels deep at byte " << at << "\n";
-        return 1;
-      }
-    }
-  }
-  // The parser, verifier and printer recurse as deep as the input nests: on a large stack.
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   int status = 1;
-  runWithLargeStack(
-      [&] { status = mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry)); });
+  // The parser, verifier and printer recurse as deep as the input nests: on a large stack.
+  if (config.shouldShowDialects() || config.shouldListPasses()) { // (they read no input)
+    runWithLargeStack(
+        [&] { status = mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry)); });
+    return status;
+  }
+  // The input (a file or standard input) is read here, so that its nesting is checked before
+  // MLIR parses it, then handed to MLIR as MlirOptMain's own driver would.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = mlir::openInputFile(input, &error);
+  if (!buffer) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (size_t at = mlirNestedTooDeep(buffer->getBuffer(), kMaxMlirNesting); at != llvm::StringRef::npos) {
+    llvm::errs() << (input == "-" ? std::string("<stdin>") : input) << ": nested more than " << kMaxMlirNesting
+                 << " levels deep at byte " << at << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> file = mlir::openOutputFile(output, &error);
+  if (!file) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  runWithLargeStack([&] {
+    if (mlir::succeeded(mlir::MlirOptMain(file->os(), std::move(buffer), registry, config))) {
+      file->keep(); // (kept only when the run succeeded, as mlir-opt does)
+      status = 0;
+    }
+  });
   return status;
 }

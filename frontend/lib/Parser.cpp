@@ -585,13 +585,13 @@ class CappedTokenSource : public antlr4::TokenSource {
 public:
   explicit CappedTokenSource(TkLexer &lexer) : lexer_(lexer) {}
   std::unique_ptr<antlr4::Token> nextToken() override {
-    if (count_ == ParseLimits::kMaxTokens) {
+    std::unique_ptr<antlr4::Token> token = lexer_.nextToken();
+    if (token->getType() == antlr4::Token::EOF)
+      return token;
+    if (++count_ > ParseLimits::kMaxTokens) { // (that many is fine: one more is not)
       capped_ = true;
       return lexer_.getTokenFactory()->create(antlr4::Token::EOF, "<EOF>");
     }
-    std::unique_ptr<antlr4::Token> token = lexer_.nextToken();
-    if (token->getType() != antlr4::Token::EOF)
-      ++count_;
     return token;
   }
   size_t getLine() const override { return lexer_.getLine(); }
@@ -629,7 +629,7 @@ std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fi
   antlr4::CommonTokenStream tokens(&source);
   tokens.fill();
   if (source.capped()) {
-    const antlr4::Token *last = tokens.get(tokens.size() - 2); // (the last one read, before the EOF)
+    const antlr4::Token *last = tokens.get(tokens.size() - 2); // (the last one kept, before the EOF)
     SrcLoc loc = tokenBegin(fileId, last);
     diags.error({loc, loc}, "the file has more than " + std::to_string(ParseLimits::kMaxTokens) +
                                 " tokens, more than a kernel's source needs");

@@ -334,6 +334,9 @@ struct LlamaModel::Impl {
                   std::to_string(int64_t(available / double(1 << 20))) + " MiB of " + (gpu ? "the GPU" : "host memory") +
                   ": " + advice);
   }
+  /// How many ranks' weights share the memory this rank's live in: on the GPU its own, on the
+  /// interpreter the process's (its ranks join in one).
+  double ranksSharingMemory() const { return context->backend() == Backend::Cuda ? 1.0 : double(parallel.size); }
   /// The bytes this rank's weights take once loaded: the projections (FP8 codes and a scale a
   /// row, or bf16), the norms, the embedding table and the head.
   double weightBytes(bool fp8Projections) const {
@@ -479,7 +482,7 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   // Weights past memory are refused before any is read: here at their least (FP8 projections),
   // once the checkpoint says how it stores them at their size (a sparse file may name more
   // weights than memory holds while taking no room on disk).
-  m.requireMemory("the weights", m.weightBytes(true), true, kWeightsAdvice);
+  m.requireMemory("the weights", m.weightBytes(true) * m.ranksSharingMemory(), true, kWeightsAdvice);
   Checkpoint ckpt = Checkpoint::open(folder);
   int64_t d = c.hiddenSize, f = c.intermediateSize, hd = c.headDim(), kv = c.numKvHeads * hd;
   // This rank's shard of a matrix: its rows (output channels) of a column-parallel weight, its
@@ -495,7 +498,7 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
   // matmuls on the weights as stored.
   bool storedFp8 = c.numLayers > 0 && ckpt.get("model.layers.0.self_attn.q_proj.weight", {d, d}).dtype == Scalar::F8E4M3;
   m.fp8 = m.fp8 || storedFp8;
-  m.requireMemory("the weights", m.weightBytes(m.fp8), true, kWeightsAdvice);
+  m.requireMemory("the weights", m.weightBytes(m.fp8) * m.ranksSharingMemory(), true, kWeightsAdvice);
   // A projection's parts (Q, K and V: this rank's heads of each), sharded along `dim`, and
   // their stored FP8 scales: per output channel, sharded with the rows.
   auto projection = [&](const std::string &layer, std::vector<std::pair<std::string, std::array<int64_t, 2>>> parts,

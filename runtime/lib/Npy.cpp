@@ -2,6 +2,8 @@
 
 #include "tk/Frontend/FileIO.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
@@ -123,18 +125,20 @@ NpyArray readNpy(const std::string &path) {
   std::string shape = headerField(header, "shape", path);
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
     fail(path, "bad shape " + shape);
-  std::stringstream dims(shape.substr(1, shape.size() - 2));
-  std::string dim;
+  // Sizes between commas, none left out but after the last comma of numpy's "(8,)"; "()" is
+  // one element.
+  llvm::SmallVector<llvm::StringRef> dims;
+  llvm::StringRef inner = llvm::StringRef(shape).drop_front().drop_back();
+  if (!inner.trim().empty())
+    inner.split(dims, ',', -1, /*KeepEmpty=*/true);
+  if (dims.size() > 1 && dims.back().trim().empty())
+    dims.pop_back();
   uint64_t count = 1;
-  bool empty = false; // a part without a size: only after the last comma, as numpy's "(8,)"
-  while (std::getline(dims, dim, ',')) {
+  for (llvm::StringRef part : dims) {
+    std::string dim = part.str();
     size_t first = dim.find_first_not_of(" ");
-    if (empty)
+    if (first == std::string::npos)
       fail(path, "bad shape " + shape);
-    if (first == std::string::npos) {
-      empty = true;
-      continue;
-    }
     char *end = nullptr;
     errno = 0;
     long long v = std::strtoll(dim.c_str() + first, &end, 10);

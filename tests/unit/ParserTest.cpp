@@ -200,6 +200,24 @@ TEST(Parser, TooManyTokensAreRefusedBeforeTheParseTree) {
   ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.diagnostics()[0].message, "the file has more than 524288 tokens, more than a kernel's source needs");
   EXPECT_EQ(diags.diagnostics()[0].range.begin.line, 2u);
+  // Exactly 2^19 tokens pass the cap (the chain is then too deep, as it should be); one more does not.
+  auto chain = [](int terms, const char *extra) {
+    std::string text = "kernel k() {\n  let y = 0;\n  let x = ";
+    for (int i = 0; i < terms; ++i)
+      text += i ? "+1" : "1";
+    return text + ";" + extra + "\n}"; // 14 tokens and 2 * terms - 1
+  };
+  SourceManager atCap;
+  DiagEngine atCapDiags(atCap);
+  bool parsed = true; // (the chain's AST recurses as deep as it nests: on tkc's large stack)
+  runWithLargeStack([&] { parsed = bool(parse(chain(262137, ""), atCap, atCapDiags)); });
+  EXPECT_FALSE(parsed);
+  ASSERT_GE(atCapDiags.errorCount(), 1u);
+  EXPECT_EQ(atCapDiags.diagnostics()[0].message.find("tokens"), std::string::npos) << atCapDiags.diagnostics()[0].message;
+  SourceManager past;
+  DiagEngine pastDiags(past);
+  EXPECT_FALSE(parse(chain(262137, ";"), past, pastDiags));
+  EXPECT_EQ(pastDiags.diagnostics()[0].message, "the file has more than 524288 tokens, more than a kernel's source needs");
 }
 
 TEST(Parser, InvalidUtf8AndBinaryInput) {

@@ -4,5 +4,7 @@
 // RUN: %python -c "n = 20000; open('%t.deep.mlir', 'w').write('module {' * n + '}' * n)"
 // RUN: not %tk-opt %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
 // DEEP: deep.mlir: nested more than 10000 levels deep at byte 80007
+// RUN: not %tk-opt < %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=STDIN
+// STDIN: <stdin>: nested more than 10000 levels deep at byte 80007
 // RUN: %python -c "n = 6000; open('%t.ok.mlir', 'w').write('module {' * n + '}' * n)"
 // RUN: %tk-opt %t.ok.mlir -o /dev/null
