@@ -26,11 +26,9 @@ inline std::string jsonQuoted(const std::string &text) {
   return out + "\"";
 }
 
-/// The byte where `text`'s objects and arrays nest deeper than `limit` (outside strings), or
-/// npos when they never do: checked before a recursive parser (LLVM's json::parse) sees text
-/// another program wrote, which a deep enough nesting would run out of stack.
-inline size_t jsonNestedTooDeep(std::string_view text, size_t limit) {
-  size_t depth = 0;
+/// The byte of the first character of `text` outside its strings for which `stop(c)` holds, or
+/// npos: the walk the checks below share.
+template <typename Stop> size_t jsonFindOutsideStrings(std::string_view text, Stop stop) {
   bool inString = false;
   for (size_t at = 0; at < text.size(); ++at) {
     char c = text[at];
@@ -41,14 +39,25 @@ inline size_t jsonNestedTooDeep(std::string_view text, size_t limit) {
         inString = false;
     } else if (c == '"') {
       inString = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit)
-        return at;
-    } else if ((c == '}' || c == ']') && depth) {
-      --depth;
+    } else if (stop(c)) {
+      return at;
     }
   }
   return std::string_view::npos;
+}
+
+/// The byte where `text`'s objects and arrays nest deeper than `limit` (outside strings), or
+/// npos when they never do: checked before a recursive parser (LLVM's json::parse) sees text
+/// another program wrote, which a deep enough nesting would run out of stack.
+inline size_t jsonNestedTooDeep(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  return jsonFindOutsideStrings(text, [&](char c) {
+    if (c == '{' || c == '[')
+      return ++depth > limit;
+    if ((c == '}' || c == ']') && depth)
+      --depth;
+    return false;
+  });
 }
 
 /// The byte where `text` holds more than `limit` values (outside strings: each object and array
@@ -57,21 +66,7 @@ inline size_t jsonNestedTooDeep(std::string_view text, size_t limit) {
 /// for 100 MiB of "{},").
 inline size_t jsonValuesMoreThan(std::string_view text, size_t limit) {
   size_t values = 0;
-  bool inString = false;
-  for (size_t at = 0; at < text.size(); ++at) {
-    char c = text[at];
-    if (inString) {
-      if (c == '\\')
-        ++at;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if ((c == '{' || c == '[' || c == ',') && ++values > limit) {
-      return at;
-    }
-  }
-  return std::string_view::npos;
+  return jsonFindOutsideStrings(text, [&](char c) { return (c == '{' || c == '[' || c == ',') && ++values > limit; });
 }
 
 } // namespace tk
