@@ -15,7 +15,6 @@
 #include <cstring>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string_view>
 
 namespace tk::runargs {
@@ -76,20 +75,16 @@ void finishRunOptions(RunOptions &o) {
 }
 
 std::vector<int64_t> parseShape(const std::string &text, const std::string &arg) {
-  // Sizes of decimal digits only, none empty: "", "64x", "+64" and " 64" are mistakes, not
-  // one element or 64 (strtoll and getline took them so).
+  // Decimal sizes, none empty: "", "64x", "+64" and " 64" are mistakes, not one element or 64
+  // (strtoll and getline took them so).
   std::vector<int64_t> shape;
   size_t start = 0;
   while (true) {
     size_t end = std::min(text.find('x', start), text.size());
-    std::string dim = text.substr(start, end - start);
-    errno = 0;
-    long long v = dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos
-                      ? 0
-                      : std::strtoll(dim.c_str(), nullptr, 10);
-    if (v <= 0 || errno)
+    uint64_t v = 0;
+    if (getAsInteger(text.substr(start, end - start), 10, v) || v == 0 || v > uint64_t(INT64_MAX))
       throw UsageError("argument '" + arg + "': bad shape '" + text + "' (use e.g. 64x64)");
-    shape.push_back(v);
+    shape.push_back(int64_t(v));
     if (end == text.size())
       return shape;
     start = end + 1;
