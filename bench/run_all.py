@@ -449,6 +449,10 @@ class Bench:
                                                                "cuBLASLt fast accum": lambda: scaled_mm(True),  # noqa: B023
                                                                "Triton": lambda: triton_fp8()()}), reps)  # noqa: B023
                     row["tk_configs"] = {"fp8_matmul": tiled, "fp8_matmul_persistent": persistent}
+                    # What each tuner saw: every config's time (ms, its three rounds' median) or why none.
+                    row["tk_tuning"] = {name: {c["config"]: c["ms"] if c["ms"] is not None else c["status"]
+                                               for c in report.configs}
+                                        for name, report in (("fp8_matmul", tuning), ("fp8_matmul_persistent", p_tuning))}
                     # Each kernel's tuned config again, named "..._cutlass".
                     for kernel, kernel_grid, kernel_operands, best in (
                             ("fp8_matmul", grid, operands, tuning.best),
