@@ -4,6 +4,8 @@
 #include "tk/Graph/Llama.h"
 #include "tk/Graph/Parallel.h"
 #include "tk/Runtime/Error.h"
+#include "tk/Runtime/Files.h"
+#include "tk/Runtime/Jit.h"
 #include "tk/Support/FloatFormats.h"
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -321,6 +324,8 @@ struct LlamaModel::Impl {
   bool gemvChains = false; // and its GenerateOptions::gemvChains
   uint64_t uses = 0;
   GenerateStats stats;
+  std::optional<Module> sampling; // std/sampling.tk, loaded by the first greedy decode
+  class GreedySteps;
 
   /// A tk::Error unless `bytes` fit the memory they would live in: the GPU's (onDevice, the
   /// CUDA backend) or the host's.
@@ -596,6 +601,74 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
   return generate(std::vector<std::vector<int32_t>>{prompt}, options, stream).front();
 }
 
+/// Greedy decoding's choices on the device (std/sampling.tk's greedy_advance after each decode
+/// step): the tokens of every step, each step's logits when kept, and where a NaN logit was
+/// met, collected once after the last step.
+class LlamaModel::Impl::GreedySteps {
+public:
+  GreedySteps(LlamaModel::Impl &m, const std::vector<std::vector<int32_t>> &prompts, int64_t steps, bool keepLogits)
+      : batch_(int64_t(prompts.size())), steps_(steps), vocab_(m.config.vocabSize), keep_(keepLogits),
+        tokens_(*m.context, Scalar::I32, size_t(batch_ * steps)),
+        nanAt_(Buffer::of(*m.context, std::vector<int32_t>(size_t(2 * batch_), -1))),
+        starts_(Buffer::of(*m.context, startsOf(prompts))), kept_(*m.context, Scalar::BF16, keptCount(m)),
+        advance_(kernelOf(m)) {}
+
+  /// After a step: its tokens from its logits into `ids`, positions and lengths one further.
+  void advance(const Buffer &logits, Buffer &ids, Buffer &positions, Buffer &lengths, const Stream &stream) {
+    advance_.launch(GridSpec(batch_), {logits, ids, positions, lengths, starts_, tokens_, kept_, nanAt_,
+                                       int32_t(vocab_), int32_t(vocab_), int32_t(steps_)},
+                    {{"KEEP", Const(keep_)}}, stream);
+  }
+
+  /// After the last step: each sequence's tokens (and logits) of steps 1 on appended to `out`,
+  /// and in `lastInputs` the tokens the last step read.
+  void collect(std::vector<Generation> &out, std::vector<int32_t> &lastInputs, const Stream &stream) {
+    stream.synchronize();
+    std::vector<int32_t> nanAt = nanAt_.toVector<int32_t>(), tokens = tokens_.toVector<int32_t>();
+    for (int64_t b = 0; b < batch_; ++b)
+      if (nanAt[size_t(2 * b)] >= 0) // as the host's choice says it
+        throw Error("llama: the logit of token " + std::to_string(nanAt[size_t(2 * b + 1)]) +
+                    " is NaN: the model's weights or activations are not finite");
+    std::vector<uint16_t> kept = keep_ ? kept_.toVector<uint16_t>() : std::vector<uint16_t>();
+    for (int64_t b = 0; b < batch_; ++b) {
+      Generation &g = out[size_t(b)];
+      for (int64_t step = 1; step < steps_; ++step) {
+        g.tokens.push_back(tokens[size_t(b * steps_ + step)]);
+        if (keep_)
+          for (int64_t v = 0; v < vocab_; ++v)
+            g.logits.push_back(fp::bf16ToFloat(kept[size_t((b * steps_ + step) * vocab_ + v)]));
+      }
+      lastInputs[size_t(b)] = g.tokens[size_t(steps_ - 2)];
+    }
+  }
+
+private:
+  size_t keptCount(const LlamaModel::Impl &m) const {
+    if (!keep_)
+      return 1;
+    m.requireMemory("the logits kept on the GPU", double(batch_) * double(steps_) * double(vocab_) * 2, true);
+    return size_t(batch_ * steps_ * vocab_);
+  }
+  static Kernel kernelOf(LlamaModel::Impl &m) {
+    if (!m.sampling)
+      m.sampling.emplace(Module::fromFile(*m.context, stdlibDir() + "/std/sampling.tk"));
+    return m.sampling->kernel("greedy_advance");
+  }
+  /// A sequence's position at its first decode step, less one: a step's index is its position
+  /// less this.
+  static std::vector<int32_t> startsOf(const std::vector<std::vector<int32_t>> &prompts) {
+    std::vector<int32_t> starts;
+    for (const std::vector<int32_t> &p : prompts)
+      starts.push_back(int32_t(p.size()) - 1);
+    return starts;
+  }
+
+  int64_t batch_, steps_, vocab_;
+  bool keep_;
+  Buffer tokens_, nanAt_, starts_, kept_;
+  Kernel advance_;
+};
+
 std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32_t>> &prompts,
                                              const GenerateOptions &options, const Stream &stream) {
   if (options.maxNewTokens < 1 || options.temperature < 0 || !(options.topP > 0 && options.topP <= 1) ||
@@ -693,9 +766,12 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
   std::vector<int32_t> next(static_cast<size_t>(batch)), position(next.size()), length(next.size());
   for (size_t b = 0; b < size_t(batch); ++b)
     next[b] = choose(b, logits.data() + int64_t(b) * vocab);
-  // Decode: every step the same buffers, which only the host's uploads change (the tokens, each
-  // sequence's position and length), so that on the GPU one CUDA graph, captured after the
-  // first step, replays every later one.
+  // Decode: every step the same buffers, so that on the GPU one CUDA graph, captured after the
+  // first step, replays every later one. Sampling chooses each step's tokens on the host from its
+  // logits, which then uploads them with each sequence's position and length. Greedy decoding
+  // chooses on the device (std/sampling.tk's greedy_advance after each step, which also
+  // advances the positions and lengths), so that the steps go back to back: nothing is
+  // downloaded or uploaded between them, and the host waits once, for the last.
   if (options.maxNewTokens > 1) {
     Buffer ids(*m.context, Scalar::I32, size_t(batch)), positions(*m.context, Scalar::I32, size_t(batch));
     Buffer lengths(*m.context, Scalar::I32, size_t(batch)), stepLogits(*m.context, Scalar::BF16, size_t(batch * vocab));
@@ -705,12 +781,13 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     bindings["logits"] = &stepLogits;
     m.bindWeights(bindings);
     graph::Executable &decode = m.executable(batch, 1, context);
+    bool greedy = options.temperature <= 0 && options.greedyOnDevice;
+    std::optional<Impl::GreedySteps> onDevice;
+    if (greedy)
+      onDevice.emplace(m, prompts, options.maxNewTokens, options.keepLogits);
     // (A CUDA graph needs a stream of its own: on the default stream every step runs plainly.)
     bool captured = false, capture = m.context->backend() == Backend::Cuda && stream.handle();
-    auto decodeStart = Clock::now();
-    for (int64_t step = 1; step < options.maxNewTokens; ++step) {
-      if (step == 2) // the first step compiled, tuned and captured: not timed when others follow
-        decodeStart = Clock::now();
+    auto stepInputs = [&](int64_t step) {
       for (size_t b = 0; b < size_t(batch); ++b) {
         position[b] = int32_t(prompts[b].size() + size_t(step) - 1);
         length[b] = position[b] + 1;
@@ -718,6 +795,16 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       ids.upload(next.data(), next.size() * sizeof(int32_t));
       positions.upload(position.data(), position.size() * sizeof(int32_t));
       lengths.upload(length.data(), length.size() * sizeof(int32_t));
+    };
+    auto decodeStart = Clock::now();
+    for (int64_t step = 1; step < options.maxNewTokens; ++step) {
+      if (step == 2) { // the first step compiled, tuned and captured: not timed when others follow
+        if (onDevice)
+          stream.synchronize();
+        decodeStart = Clock::now();
+      }
+      if (!onDevice || step == 1)
+        stepInputs(step);
       if (captured) {
         decode.replay(stream);
       } else if (capture) {
@@ -726,15 +813,24 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       } else {
         decode.run(bindings, stream);
       }
+      if (onDevice) {
+        onDevice->advance(stepLogits, ids, positions, lengths, stream);
+        continue;
+      }
       stream.synchronize();
       logits = Impl::floats(stepLogits);
       for (size_t b = 0; b < size_t(batch); ++b)
         next[b] = choose(b, logits.data() + int64_t(b) * vocab);
     }
+    if (onDevice)
+      onDevice->collect(out, next, stream); // (timed: the host path's last download and choice are)
     m.stats.decodeMs = since(decodeStart);
     m.stats.decodeSteps = std::max<int64_t>(1, options.maxNewTokens - 2);
-    if (options.profile) // the last step again (its keys and values rewritten as they are)
+    if (options.profile) { // the last step again (its keys and values rewritten as they are)
+      if (onDevice) // (its inputs as they were: the device advanced them past it)
+        stepInputs(options.maxNewTokens - 1);
       m.stats.decodeProfile = decode.profile(bindings, stream);
+    }
   }
   return out;
 }

@@ -409,14 +409,18 @@ def main():
                                 "--max-new-tokens", str(new)] + list(extra), capture_output=True, text=True)
             if r.returncode:
                 sys.exit("tk-llama %s failed: %s" % (extra, r.stderr))
-            return r.stdout.split("tokens: ")[1].split()[0]
+            return ";".join(l[len("tokens: "):] for l in r.stdout.splitlines() if l.startswith("tokens: "))
         greedy = tokens_with()
         if tokens_with("--temperature", "5", "--top-k", "1") != greedy:
             sys.exit("top-k 1 is not greedy")
+        # Greedy tokens chosen on the device (the default) or on the host: the same, batched too.
+        if tokens_with("--greedy-on-host") != greedy or tokens_with("--prompt", "7,8", new=6) != tokens_with(
+                "--prompt", "7,8", "--greedy-on-host", new=6):
+            sys.exit("greedy decoding on the device and on the host differ")
         hot = [tokens_with("--temperature", "100", "--seed", str(seed)) for seed in (1, 1, 2)]
         if hot[0] != hot[1] or hot[0] == hot[2]:
             sys.exit("sampling with seeds 1, 1, 2 gave %s" % hot)
-        print("sampling: top-k 1 is greedy, seeds repeat")
+        print("sampling: top-k 1 is greedy, seeds repeat; greedy on the device as on the host")
         # Text in and out through a SentencePiece model trained here (Debian's sentencepiece):
         # the prompt's text becomes BOS + its pieces, as LlamaTokenizer encodes it.
         corpus = os.path.join(tmp, "corpus.txt")
@@ -599,6 +603,22 @@ def check_bad_requests(args, single, tmp, corpus):
                            capture_output=True, text=True)
         if r.returncode != 1 or "the logit of token 7 is NaN" not in r.stderr:
             sys.exit("NaN logits %s: exit %d, %r" % (extra, r.returncode, r.stderr))
+    # NaN logits first met in a decode step (greedy decoding chooses those on the device): the
+    # prefill's token has a NaN embedding row, so the next step's logits are all NaN.
+    nan_weights = weights(np.random.default_rng(4))
+    probe = os.path.join(tmp, "nan-embedding")
+    write_folder(probe, nan_weights, 1)
+    r = subprocess.run([args.tk_llama, probe, "--backend", args.backend, "--prompt", "5", "--max-new-tokens", "1"],
+                       capture_output=True, text=True)
+    chosen = int([l for l in r.stdout.splitlines() if l.startswith("tokens: ")][0][len("tokens: "):].split(",")[0])
+    if chosen == 5:
+        sys.exit("NaN logits in a decode step: the prompt's token was chosen; pick another prompt")
+    nan_weights["model.embed_tokens.weight"][chosen] = 0x7FC0
+    write_folder(probe, nan_weights, 1)
+    r = subprocess.run([args.tk_llama, probe, "--backend", args.backend, "--prompt", "5", "--max-new-tokens", "3"],
+                       capture_output=True, text=True)
+    if r.returncode != 1 or "the logit of token 0 is NaN" not in r.stderr:
+        sys.exit("NaN logits in a decode step: exit %d, %r" % (r.returncode, r.stderr))
     r = subprocess.run([args.tk_llama, os.path.join(tmp, "missing"), "--prompt", "1", "--backend", args.backend],
                        capture_output=True, text=True)
     if r.returncode != 1 or "config.json: cannot open it" not in r.stderr:

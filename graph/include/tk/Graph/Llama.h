@@ -96,6 +96,10 @@ struct GenerateOptions {
   /// Run the FP8 decode step's batch-1 GEMVs between two attentions as one persistent kernel
   /// (graph::GraphOptions::gemvChains); the tokens are the same.
   bool gemvChains = false;
+  /// Greedy decoding chooses each step's tokens on the device (std/sampling.tk), the steps
+  /// enqueued back to back; false chooses them on the host from each step's downloaded logits,
+  /// as sampling does. The tokens and logits are the same.
+  bool greedyOnDevice = true;
 };
 
 /// What the last generate() measured, on the host's clock around work it waited for.
