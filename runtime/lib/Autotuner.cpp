@@ -111,15 +111,20 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
                           std::to_string(device.maxThreadsPerBlock);
   }
 
-  if (context().backend() == Backend::Interpreter) {
-    // The interpreter cannot time a kernel: the first config that fits runs.
+  bool interpreter = context().backend() == Backend::Interpreter;
+  if (interpreter || candidates.size() == 1) {
+    // The interpreter cannot time a kernel: the first config that fits runs. Nor is one config
+    // timed, as Triton's autotuner does not time one: there is nothing to choose, and timing
+    // runs the kernel many times on the launch's own buffers (a kernel that updates them in
+    // place would see each run's updates).
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (!results[i].status.empty())
         continue;
       bool fromDisk = false;
       std::shared_ptr<Variant> winner = build(candidates[i], packed.spec, fromDisk);
       if (report) {
-        results[i].status = "chosen untimed (the interpreter cannot time kernels)";
+        results[i].status = interpreter ? "chosen untimed (the interpreter cannot time kernels)"
+                                        : "chosen untimed (the only config)";
         for (size_t later = i + 1; later < results.size(); ++later) // ("" would read as timed)
           if (results[later].status.empty())
             results[later].status = "not run (the interpreter runs the first config that fits)";

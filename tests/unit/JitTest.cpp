@@ -864,6 +864,27 @@ kernel count(x: ptr<f32>, total: ptr<f32>, n: i32, const BLOCK: i32) {
   EXPECT_EQ(total.toVector<float>(), std::vector<float>{float(n)});
 }
 
+TEST_F(JitGpuTest, OneConfigIsNotTimed) {
+  // As Triton's autotuner: a space of one config is chosen untimed. Timing it ran the kernel
+  // many times on the launch's buffers, and a kernel that updates them in place (a decode
+  // step's positions) saw every run's update.
+  const char *source = R"(
+@autotune(key = [n], configs = [{ BLOCK: 32 }])
+kernel bump(counter: ptr<i32>, n: i32, const BLOCK: i32) {
+    let i = arange(0, BLOCK);
+    store(counter + i, load(counter + i, mask = i < n, other = 0) + 1, mask = i < n);
+}
+)";
+  Buffer counter = Buffer::of(*context, std::vector<int32_t>(4, 0));
+  Kernel bump = Module::fromString(*context, source, "bump.tk", options()).kernel("bump");
+  bump.launch(Grid(1), {counter, 4});
+  EXPECT_EQ(counter.toVector<int32_t>(), std::vector<int32_t>(4, 1));
+  TuneReport report = bump.tune(Grid(1), {counter, 4});
+  ASSERT_EQ(report.results.size(), 1u);
+  EXPECT_FALSE(report.results[0].ms);
+  EXPECT_EQ(counter.toVector<int32_t>(), std::vector<int32_t>(4, 1));
+}
+
 // A kernel that calls gdc_wait launches as a programmatic dependent of the one before it in the
 // stream: it may start early, and its wait must still see everything that kernel wrote. A chain
 // of such kernels, each reading what the one before it wrote (slow enough to still be running
