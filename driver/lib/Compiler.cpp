@@ -454,6 +454,7 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
       if (std::optional<AutotuneSpec> tune = impl_->sema.autotune(*kernel)) {
         decl.tuneKey = tune->key;
         decl.resetToZero = tune->resetToZero;
+        decl.restoreValue = tune->restoreValue;
         for (const TuneConfig &config : tune->configs) {
           std::map<std::string, std::string> values;
           for (auto &[name, value] : config.values)

@@ -424,7 +424,7 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   for (size_t a = 0; a < deco->args.size(); ++a) {
     const auto &[name, value] = deco->args[a];
     SrcRange range = deco->argRanges[a];
-    // `key = [M, N]`, `reset_to_zero = [out]`: names of parameters of one kind.
+    // `key = [M, N]`, `reset_to_zero = [out]`, `restore_value = [x]`: names of parameters of one kind.
     auto names = [&](const std::set<std::string> &allowed, const std::string &kind, std::vector<std::string> &out) {
       if (value.kind != DecoratorValue::Kind::List) {
         diags_.error(value.range, "@autotune: " + name + " must be a list of " + kind + " parameter names");
@@ -442,13 +442,14 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     };
     if (name == "key") {
       names(runtimeNames, "runtime", spec.key);
-    } else if (name == "reset_to_zero") {
-      // Outputs a kernel accumulates into (atomics): zeroed before each timed run, as Triton does.
+    } else if (name == "reset_to_zero" || name == "restore_value") {
+      // Outputs a kernel accumulates into (atomics): zeroed before each timed run; buffers it
+      // updates in place: restored before each timed run and after the last, as Triton does.
       std::set<std::string> pointerNames;
       for (const KernelParam &p : kernel.params)
         if (p.mode != KernelParam::Mode::Const && p.type && p.type->name == "ptr")
           pointerNames.insert(p.name);
-      names(pointerNames, "pointer", spec.resetToZero);
+      names(pointerNames, "pointer", name == "reset_to_zero" ? spec.resetToZero : spec.restoreValue);
     } else if (name == "configs") {
       if (value.kind != DecoratorValue::Kind::List) {
         diags_.error(value.range, "@autotune: configs must be a list of { NAME: value } entries");
@@ -515,7 +516,8 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
       for (TuneConfig &config : configs)
         spec.configs.push_back(config);
     } else {
-      diags_.error(range, "@autotune has no argument '" + name + "' (key, configs, space, reset_to_zero)");
+      diags_.error(range, "@autotune has no argument '" + name +
+                              "' (key, configs, space, reset_to_zero, restore_value)");
     }
   }
   if (spec.configs.empty())

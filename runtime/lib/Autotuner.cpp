@@ -102,6 +102,10 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     if (args[index].kind() != Arg::Kind::Buffer)
       throw Error("kernel '" + decl.name + "': reset_to_zero needs a tk::Buffer for '" + params[index].name +
                   "' (the tuner must know its size)");
+  for (size_t index : restoreIndex)
+    if (args[index].kind() != Arg::Kind::Buffer)
+      throw Error("kernel '" + decl.name + "': restore_value needs a tk::Buffer for '" + params[index].name +
+                  "' (the tuner must know its size)");
   std::vector<TuneResult> results(candidates.size());
   std::vector<std::shared_ptr<Variant>> built(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -191,6 +195,18 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   // config, in list order, charged later configs with what the earlier ones drew; the median
   // of the rounds (not the least) does not favour a config that caught fast clocks once.
   constexpr int kRounds = 3;
+  // restore_value: the buffers' values as given, copied back before each timed run (as
+  // reset_to_zero's zeroing, inside the time: the same for every config) and after the last.
+  std::vector<Buffer> asGiven;
+  for (size_t index : restoreIndex) {
+    const Buffer &buffer = *args[index].buffer();
+    asGiven.emplace_back(context(), buffer.elem(), buffer.count());
+    context().copy(asGiven.back(), buffer, stream);
+  }
+  auto restore = [&] {
+    for (size_t k = 0; k < restoreIndex.size(); ++k)
+      context().copy(*args[restoreIndex[k]].buffer(), asGiven[k], stream);
+  };
   std::vector<std::function<void()>> launches(candidates.size());
   std::vector<int> repetitions(candidates.size(), 0);
   std::vector<std::vector<double>> rounds(candidates.size());
@@ -211,6 +227,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
           launches[i] = [&, g, function = v.function, threads = v.threads, shared = v.sharedBytes] {
             for (size_t index : resetIndex)
               context().zero(*args[index].buffer(), stream);
+            restore();
             context().launchFunction(function, decl.name, g, threads, shared, packed.pointers.data(), stream);
           };
           double estimate = context().timeMedian(launches[i], 1, 3, stream);
@@ -233,6 +250,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         step("timed " + candidates[i].str());
     }
   }
+  restore();
   if (!best) {
     std::string why;
     for (const TuneResult &r : results)

@@ -200,6 +200,21 @@ void Context::zero(const Buffer &buffer, const Stream &stream) {
                    "zeroing a buffer");
 }
 
+void Context::copy(const Buffer &to, const Buffer &from, const Stream &stream) {
+  if (to.bytes() != from.bytes())
+    throw Error("tk::Context::copy: " + std::to_string(from.bytes()) + " bytes into a buffer of " +
+                std::to_string(to.bytes()));
+  if (backend_ == Backend::Interpreter) {
+    auto lock = lockHostMemory();
+    const auto &source = const_cast<Buffer &>(from).hostBytes();
+    std::copy(source.begin(), source.end(), const_cast<Buffer &>(to).hostBytes().begin());
+    return;
+  }
+  if (to.bytes())
+    driver().check(driver().cuMemcpyDtoDAsync(to.devicePointer(), from.devicePointer(), to.bytes(), stream.handle()),
+                   "copying a buffer");
+}
+
 void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
   {
     std::lock_guard<std::mutex> lock(launches_);

@@ -54,6 +54,7 @@ Driver load() {
   bind(library, d.cuStreamDestroy, "cuStreamDestroy", "cuStreamDestroy_v2");
   bind(library, d.cuStreamSynchronize, "cuStreamSynchronize");
   bind(library, d.cuMemsetD8Async, "cuMemsetD8Async");
+  bind(library, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2");
   bind(library, d.cuStreamBeginCapture, "cuStreamBeginCapture", "cuStreamBeginCapture_v2");
   bind(library, d.cuStreamEndCapture, "cuStreamEndCapture");
   bind(library, d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");

@@ -319,10 +319,11 @@ bool isPointerType(const Type &t) { return t.isPtr(); }
 } // namespace
 
 void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
-                          std::vector<std::string> resetToZero) {
+                          std::vector<std::string> resetToZero, std::vector<std::string> restoreValue) {
   Impl &k = impl();
   std::vector<size_t> keyIndex = positionsOf(k, key, "tuning key", isIntegerType);
   std::vector<size_t> resetIndex = positionsOf(k, resetToZero, "reset_to_zero entry", isPointerType);
+  std::vector<size_t> restoreIndex = positionsOf(k, restoreValue, "restore_value entry", isPointerType);
   std::lock_guard<std::mutex> building(k.buildMutex); // not in the middle of a tuning
   std::lock_guard<std::mutex> lock(k.mutex);
   std::vector<Config> space;
@@ -332,6 +333,7 @@ void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> 
   k.key = std::move(key);
   k.keyIndex = std::move(keyIndex);
   k.resetIndex = std::move(resetIndex);
+  k.restoreIndex = std::move(restoreIndex);
   k.winners.clear();
 }
 
@@ -472,6 +474,7 @@ Kernel Module::kernel(const std::string &name) const {
   impl->key = decl->tuneKey;
   impl->keyIndex = positionsOf(*impl, decl->tuneKey, "tuning key", isIntegerType);
   impl->resetIndex = positionsOf(*impl, decl->resetToZero, "reset_to_zero entry", isPointerType);
+  impl->restoreIndex = positionsOf(*impl, decl->restoreValue, "restore_value entry", isPointerType);
   impl_->kernels[name] = impl;
   kernel.impl_ = impl;
   return kernel;

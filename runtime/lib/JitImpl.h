@@ -197,6 +197,7 @@ struct Kernel::Impl {
   std::vector<std::string> key;    // parameters whose values select a tuning entry
   std::vector<size_t> keyIndex;    // their positions among params
   std::vector<size_t> resetIndex;  // pointer parameters zeroed before each timed run
+  std::vector<size_t> restoreIndex; // pointer parameters restored before each timed run and after
   std::mutex mutex;      // the tables below
   std::mutex buildMutex; // held while a launch compiles a variant or tunes
   VariantTable variants; // untuned launches

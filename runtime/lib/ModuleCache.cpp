@@ -56,6 +56,8 @@ void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntr
       out << "key\t" << k << "\n";
     for (const std::string &r : decl.resetToZero)
       out << "reset\t" << r << "\n";
+    for (const std::string &r : decl.restoreValue)
+      out << "restore\t" << r << "\n";
     for (const auto &config : decl.configs) {
       out << "config";
       for (const auto &[name, value] : config)
@@ -100,6 +102,8 @@ std::optional<ModuleEntry> loadModuleEntry(DiskCache &cache, const std::string &
       entry.decls.back().tuneKey.push_back(f[1]);
     } else if (f[0] == "reset" && f.size() == 2 && !entry.decls.empty()) {
       entry.decls.back().resetToZero.push_back(f[1]);
+    } else if (f[0] == "restore" && f.size() == 2 && !entry.decls.empty()) {
+      entry.decls.back().restoreValue.push_back(f[1]);
     } else if (f[0] == "config" && !entry.decls.empty()) {
       std::map<std::string, std::string> config;
       for (size_t k = 1; k < f.size(); ++k) {

@@ -385,6 +385,9 @@ TEST_F(JitInterpreterTest, TuningSpacesNameTheirParameters) {
   EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {"a"}); }),
             "kernel 'axpy': reset_to_zero entry 'a' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
             "out: ptr<f32>, a: f32, n: i32)");
+  EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {}, {"n"}); }),
+            "kernel 'axpy': restore_value entry 'n' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
+            "out: ptr<f32>, a: f32, n: i32)");
 }
 
 TEST_F(JitInterpreterTest, BufferCopiesCheckTheirSizes) {
@@ -725,7 +728,8 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   };
   write(helper, "fn twice(x) { return x + x; }\n");
   std::string source = "import \"helper.tk\";\n"
-                       "@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] }, reset_to_zero = [p])\n"
+                       "@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] }, reset_to_zero = [p], "
+                       "restore_value = [p])\n"
                        "kernel k(p: ptr<f32>, n: i32, nospec s: i64, const B: i32) {\n"
                        "  store(p + arange(0, B), twice(full([B], 1.0, f32)));\n}\n";
   write(main, source);
@@ -750,6 +754,7 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   EXPECT_TRUE(k.params[3].isConst);
   EXPECT_EQ(k.tuneKey, std::vector<std::string>{"n"});
   EXPECT_EQ(k.resetToZero, std::vector<std::string>{"p"});
+  EXPECT_EQ(k.restoreValue, std::vector<std::string>{"p"});
   EXPECT_EQ(k.configs, decls[0].configs);
   EXPECT_EQ(k.configs.size(), 4u);
   write(helper, "fn twice(x) { return 2.0 * x; }\n"); // an import changed: parse again
@@ -883,6 +888,28 @@ kernel bump(counter: ptr<i32>, n: i32, const BLOCK: i32) {
   ASSERT_EQ(report.results.size(), 1u);
   EXPECT_FALSE(report.results[0].ms);
   EXPECT_EQ(counter.toVector<int32_t>(), std::vector<int32_t>(4, 1));
+}
+
+TEST_F(JitGpuTest, RestoreValueKeepsTimedRunsFromUpdatingInPlace) {
+  // A kernel that updates its operand in place, two configs to time: each timed run starts
+  // from the values given (restore_value, as Triton's), and they are as given after the tuning;
+  // the launch that follows updates them once.
+  const char *source = R"(
+@autotune(key = [n], configs = [{ BLOCK: 32 }, { BLOCK: 64 }], restore_value = [counter])
+kernel bump(counter: ptr<i32>, n: i32, const BLOCK: i32) {
+    let i = arange(0, BLOCK);
+    store(counter + i, load(counter + i, mask = i < n, other = 0) + 1, mask = i < n);
+}
+)";
+  Buffer counter = Buffer::of(*context, std::vector<int32_t>{5, 6, 7, 8});
+  Kernel bump = Module::fromString(*context, source, "bump.tk", options()).kernel("bump");
+  TuneReport report = bump.tune(Grid(1), {counter, 4});
+  for (const TuneResult &r : report.results)
+    EXPECT_TRUE(r.status.empty() && r.ms) << r.config.str() << ": " << r.status;
+  EXPECT_EQ(counter.toVector<int32_t>(), (std::vector<int32_t>{5, 6, 7, 8}));
+  Kernel again = Module::fromString(*context, source, "bump2.tk", options()).kernel("bump");
+  again.launch(Grid(1), {counter, 4}); // (tunes on its first launch, then runs once)
+  EXPECT_EQ(counter.toVector<int32_t>(), (std::vector<int32_t>{6, 7, 8, 9}));
 }
 
 // A kernel that calls gdc_wait launches as a programmatic dependent of the one before it in the

@@ -76,6 +76,7 @@ struct KernelDecl {
   std::vector<Param> params;
   std::vector<std::string> tuneKey;                         // @autotune(key = [...])
   std::vector<std::string> resetToZero;                     // @autotune(reset_to_zero = [...])
+  std::vector<std::string> restoreValue;                    // @autotune(restore_value = [...])
   std::vector<std::map<std::string, std::string>> configs; // constants and launch options, as text
 };
 

@@ -75,6 +75,7 @@ struct TuneConfig {
 struct AutotuneSpec {
   std::vector<std::string> key;
   std::vector<std::string> resetToZero; // pointer parameters zeroed before each timed run
+  std::vector<std::string> restoreValue; // pointer parameters restored before each timed run and after
   std::vector<TuneConfig> configs;
 };
 

@@ -179,6 +179,8 @@ public:
 
   /// Zeroes a buffer, in order on `stream`.
   void zero(const class Buffer &buffer, const Stream &stream);
+  /// Copies `from` into `to` (buffers of as many bytes), in order on `stream`.
+  void copy(const class Buffer &to, const class Buffer &from, const Stream &stream);
   /// Launch bookkeeping for error messages: the kernel enqueued last. With TK_LAUNCH_BLOCKING=1
   /// every launch synchronizes, so a fault names exactly the kernel that caused it.
   void noteLaunch(const std::string &kernel, const Stream &stream);

@@ -193,18 +193,20 @@ public:
               const Stream &stream = Stream());
 
   /// Replaces the @autotune space: these configs, tuned per value of the `key` parameters; the
-  /// `resetToZero` buffers (outputs the kernel accumulates into) are zeroed before each timed run.
+  /// `resetToZero` buffers (outputs the kernel accumulates into) are zeroed before each timed run,
+  /// the `restoreValue` ones (updated in place) copied back before each timed run and after.
   /// Like restrictTuneSpace, it may be called while other threads launch (it waits for a
   /// tuning in progress; launches already begun finish with the winner they found).
   void setTuneSpace(std::vector<Consts> configs, std::vector<std::string> key,
-                    std::vector<std::string> resetToZero = {});
+                    std::vector<std::string> resetToZero = {}, std::vector<std::string> restoreValue = {});
   /// Narrows the tuning space (the @autotune one, or setTuneSpace's) to the configs `keep`
-  /// accepts; the key and reset_to_zero stay. Throws tk::Error when it keeps none. Another
+  /// accepts; the key, reset_to_zero and restore_value stay. Throws tk::Error when it keeps none. Another
   /// Kernel of the same Module shares the space: narrow a Kernel of a Module of its own.
   void restrictTuneSpace(const std::function<bool(const Config &)> &keep);
   /// Tunes for these arguments now (the first launch would), or takes the winner from memory
   /// or the tuning database; the report lists every config. Runs the kernel on the arguments
-  /// several times per config: outputs it accumulates into must be named in reset_to_zero.
+  /// several times per config: outputs it accumulates into must be named in reset_to_zero, and
+  /// buffers it updates in place in restore_value.
   /// `progress` must not change this kernel's tuning space (the tuning holds it).
   TuneReport tune(const GridSpec &grid, const std::vector<Arg> &args, const Consts &consts = {},
                   const Stream &stream = Stream(), const TuneProgress &progress = nullptr);
