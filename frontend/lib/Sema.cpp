@@ -522,6 +522,11 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   }
   if (spec.configs.empty())
     diags_.error(deco->range, "@autotune needs configs = [...] or space = {...}");
+  for (const std::string &name : spec.restoreValue)
+    if (std::find(spec.resetToZero.begin(), spec.resetToZero.end(), name) != spec.resetToZero.end())
+      diags_.error(deco->range, "@autotune: '" + name +
+                                    "' is in both reset_to_zero and restore_value (each timed run starts from zeros "
+                                    "or from the values given: name it in one)");
   return spec;
 }
 

@@ -602,22 +602,34 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
 }
 
 /// Greedy decoding's choices on the device (std/sampling.tk's greedy_advance after each decode
-/// step): the tokens of every step, each step's logits when kept, and where a NaN logit was
-/// met, collected once after the last step.
+/// step): the tokens of every step and where a NaN logit was met, collected after the last
+/// step; and, when kept, each step's logits, gathered on the device in chunks of rows of at
+/// most kKeptChunkBytes, each downloaded as it fills (the only waits between steps: none at
+/// batch 1 of a 32000-token vocabulary for 4096 steps).
 class LlamaModel::Impl::GreedySteps {
 public:
-  GreedySteps(LlamaModel::Impl &m, const std::vector<std::vector<int32_t>> &prompts, int64_t steps, bool keepLogits)
-      : batch_(int64_t(prompts.size())), steps_(steps), vocab_(m.config.vocabSize), keep_(keepLogits),
-        tokens_(*m.context, Scalar::I32, size_t(batch_ * steps)),
-        nanAt_(Buffer::of(*m.context, std::vector<int32_t>(size_t(2 * batch_), -1))),
-        starts_(Buffer::of(*m.context, startsOf(prompts))), kept_(*m.context, Scalar::BF16, keptCount(m)),
-        advance_(kernelOf(m)) {}
+  static constexpr double kKeptChunkBytes = 256.0 * (1 << 20);
 
-  /// After a step: its tokens from its logits into `ids`, positions and lengths one further.
-  void advance(const Buffer &logits, Buffer &ids, Buffer &positions, Buffer &lengths, const Stream &stream) {
-    advance_.launch(GridSpec(batch_), {logits, ids, positions, lengths, starts_, tokens_, kept_, nanAt_,
-                                       int32_t(vocab_), int32_t(vocab_), int32_t(steps_)},
+  GreedySteps(LlamaModel::Impl &m, int64_t batch, int64_t steps, bool keepLogits)
+      : batch_(batch), steps_(steps), vocab_(m.config.vocabSize), keep_(keepLogits),
+        keptRows_(keepLogits ? std::clamp<int64_t>(int64_t(kKeptChunkBytes / (double(batch) * double(vocab_) * 2)), 1,
+                                                   std::max<int64_t>(1, steps - 1))
+                             : 1),
+        tokens_(*m.context, Scalar::I32, size_t(batch * steps)),
+        nanAt_(Buffer::of(*m.context, std::vector<int32_t>(size_t(2 * batch), -1))),
+        kept_(*m.context, Scalar::BF16, keptCount(m)), advance_(kernelOf(m)), logits_(size_t(batch)) {}
+
+  /// After decode step `step` (1 on): its tokens from its logits into `ids`, positions and
+  /// lengths one further; its logits kept.
+  void advance(int64_t step, const Buffer &logits, Buffer &ids, Buffer &positions, Buffer &lengths,
+               const Stream &stream) {
+    int64_t first = 1 + (step - 1) / keptRows_ * keptRows_; // the step of the chunk's first row
+    advance_.launch(GridSpec(batch_), {logits, ids, positions, lengths, tokens_, kept_, nanAt_, int32_t(vocab_),
+                                       int32_t(vocab_), int32_t(step), int32_t(steps_), int32_t(first),
+                                       int32_t(keptRows_)},
                     {{"KEEP", Const(keep_)}}, stream);
+    if (keep_ && (step - first == keptRows_ - 1 || step == steps_ - 1)) // the chunk full, or the last step's
+      downloadKept(step - first + 1, stream);
   }
 
   /// After the last step: each sequence's tokens (and logits) of steps 1 on appended to `out`,
@@ -625,19 +637,19 @@ public:
   void collect(std::vector<Generation> &out, std::vector<int32_t> &lastInputs, const Stream &stream) {
     stream.synchronize();
     std::vector<int32_t> nanAt = nanAt_.toVector<int32_t>(), tokens = tokens_.toVector<int32_t>();
+    // The earliest step's NaN (the lowest sequence's of that step), as the host's choice meets it.
+    std::optional<int64_t> nan;
     for (int64_t b = 0; b < batch_; ++b)
-      if (nanAt[size_t(2 * b)] >= 0) // as the host's choice says it
-        throw Error("llama: the logit of token " + std::to_string(nanAt[size_t(2 * b + 1)]) +
-                    " is NaN: the model's weights or activations are not finite");
-    std::vector<uint16_t> kept = keep_ ? kept_.toVector<uint16_t>() : std::vector<uint16_t>();
+      if (nanAt[size_t(2 * b)] >= 0 && (!nan || nanAt[size_t(2 * b)] < nanAt[size_t(2 * *nan)]))
+        nan = b;
+    if (nan)
+      throw Error("llama: the logit of token " + std::to_string(nanAt[size_t(2 * *nan + 1)]) +
+                  " is NaN: the model's weights or activations are not finite");
     for (int64_t b = 0; b < batch_; ++b) {
       Generation &g = out[size_t(b)];
-      for (int64_t step = 1; step < steps_; ++step) {
+      for (int64_t step = 1; step < steps_; ++step)
         g.tokens.push_back(tokens[size_t(b * steps_ + step)]);
-        if (keep_)
-          for (int64_t v = 0; v < vocab_; ++v)
-            g.logits.push_back(fp::bf16ToFloat(kept[size_t((b * steps_ + step) * vocab_ + v)]));
-      }
+      g.logits.insert(g.logits.end(), logits_[size_t(b)].begin(), logits_[size_t(b)].end());
       lastInputs[size_t(b)] = g.tokens[size_t(steps_ - 2)];
     }
   }
@@ -646,27 +658,32 @@ private:
   size_t keptCount(const LlamaModel::Impl &m) const {
     if (!keep_)
       return 1;
-    m.requireMemory("the logits kept on the GPU", double(batch_) * double(steps_) * double(vocab_) * 2, true);
-    return size_t(batch_ * steps_ * vocab_);
+    double bytes = double(batch_) * double(keptRows_) * double(vocab_) * 2;
+    m.requireMemory("the logits of a decode step kept on the GPU", bytes, true);
+    return size_t(batch_ * keptRows_ * vocab_);
+  }
+  /// The chunk's first `rows` rows, appended to each sequence's logits.
+  void downloadKept(int64_t rows, const Stream &stream) {
+    stream.synchronize();
+    std::vector<uint16_t> bits = kept_.toVector<uint16_t>();
+    for (int64_t b = 0; b < batch_; ++b) {
+      const uint16_t *row = bits.data() + b * keptRows_ * vocab_;
+      for (int64_t i = 0; i < rows * vocab_; ++i)
+        logits_[size_t(b)].push_back(fp::bf16ToFloat(row[i]));
+    }
   }
   static Kernel kernelOf(LlamaModel::Impl &m) {
     if (!m.sampling)
       m.sampling.emplace(Module::fromFile(*m.context, stdlibDir() + "/std/sampling.tk"));
     return m.sampling->kernel("greedy_advance");
   }
-  /// A sequence's position at its first decode step, less one: a step's index is its position
-  /// less this.
-  static std::vector<int32_t> startsOf(const std::vector<std::vector<int32_t>> &prompts) {
-    std::vector<int32_t> starts;
-    for (const std::vector<int32_t> &p : prompts)
-      starts.push_back(int32_t(p.size()) - 1);
-    return starts;
-  }
 
   int64_t batch_, steps_, vocab_;
   bool keep_;
-  Buffer tokens_, nanAt_, starts_, kept_;
+  int64_t keptRows_; // the chunk's rows of logits a sequence
+  Buffer tokens_, nanAt_, kept_;
   Kernel advance_;
+  std::vector<std::vector<float>> logits_; // each sequence's kept logits so far
 };
 
 std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32_t>> &prompts,
@@ -784,7 +801,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
     bool greedy = options.temperature <= 0 && options.greedyOnDevice;
     std::optional<Impl::GreedySteps> onDevice;
     if (greedy)
-      onDevice.emplace(m, prompts, options.maxNewTokens, options.keepLogits);
+      onDevice.emplace(m, batch, options.maxNewTokens, options.keepLogits);
     // (A CUDA graph needs a stream of its own: on the default stream every step runs plainly.)
     bool captured = false, capture = m.context->backend() == Backend::Cuda && stream.handle();
     auto stepInputs = [&](int64_t step) {
@@ -814,7 +831,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
         decode.run(bindings, stream);
       }
       if (onDevice) {
-        onDevice->advance(stepLogits, ids, positions, lengths, stream);
+        onDevice->advance(step, stepLogits, ids, positions, lengths, stream);
         continue;
       }
       stream.synchronize();

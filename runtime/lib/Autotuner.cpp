@@ -98,14 +98,6 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     }
   database.printWarnings();
 
-  for (size_t index : resetIndex)
-    if (args[index].kind() != Arg::Kind::Buffer)
-      throw Error("kernel '" + decl.name + "': reset_to_zero needs a tk::Buffer for '" + params[index].name +
-                  "' (the tuner must know its size)");
-  for (size_t index : restoreIndex)
-    if (args[index].kind() != Arg::Kind::Buffer)
-      throw Error("kernel '" + decl.name + "': restore_value needs a tk::Buffer for '" + params[index].name +
-                  "' (the tuner must know its size)");
   std::vector<TuneResult> results(candidates.size());
   std::vector<std::shared_ptr<Variant>> built(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -115,20 +107,15 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
                           std::to_string(device.maxThreadsPerBlock);
   }
 
-  bool interpreter = context().backend() == Backend::Interpreter;
-  if (interpreter || candidates.size() == 1) {
-    // The interpreter cannot time a kernel: the first config that fits runs. Nor is one config
-    // timed, as Triton's autotuner does not time one: there is nothing to choose, and timing
-    // runs the kernel many times on the launch's own buffers (a kernel that updates them in
-    // place would see each run's updates).
+  if (context().backend() == Backend::Interpreter) {
+    // The interpreter cannot time a kernel: the first config that fits runs.
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (!results[i].status.empty())
         continue;
       bool fromDisk = false;
       std::shared_ptr<Variant> winner = build(candidates[i], packed.spec, fromDisk);
       if (report) {
-        results[i].status = interpreter ? "chosen untimed (the interpreter cannot time kernels)"
-                                        : "chosen untimed (the only config)";
+        results[i].status = "chosen untimed (the interpreter cannot time kernels)";
         for (size_t later = i + 1; later < results.size(); ++later) // ("" would read as timed)
           if (results[later].status.empty())
             results[later].status = "not run (the interpreter runs the first config that fits)";
@@ -188,6 +175,27 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     if (!results[i].status.empty())
       built[i].reset();
   }
+  // One config that can run is not timed, as Triton's autotuner times none of a space of one:
+  // there is nothing to choose, and timing runs the kernel many times on the launch's own
+  // buffers (a kernel that updates them in place saw every run's update).
+  if (std::count_if(built.begin(), built.end(), [](const auto &v) { return bool(v); }) == 1) {
+    size_t only = size_t(std::find_if(built.begin(), built.end(), [](const auto &v) { return bool(v); }) - built.begin());
+    if (report) {
+      results[only].status = "chosen untimed (the only config that can run)";
+      report->results = results;
+      report->best = only;
+      report->compileSeconds = compileSeconds;
+    }
+    return remember(built[only], true);
+  }
+  for (size_t index : resetIndex)
+    if (args[index].kind() != Arg::Kind::Buffer)
+      throw Error("kernel '" + decl.name + "': reset_to_zero needs a tk::Buffer for '" + params[index].name +
+                  "' (the tuner must know its size)");
+  for (size_t index : restoreIndex)
+    if (args[index].kind() != Arg::Kind::Buffer)
+      throw Error("kernel '" + decl.name + "': restore_value needs a tk::Buffer for '" + params[index].name +
+                  "' (the tuner must know its size)");
 
   auto timeStart = std::chrono::steady_clock::now();
   // Timed in rounds over all configs, each config's time the median of its rounds' medians: a
@@ -207,6 +215,19 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     for (size_t k = 0; k < restoreIndex.size(); ++k)
       context().copy(*args[restoreIndex[k]].buffer(), asGiven[k], stream);
   };
+  // However the timing ends (an error a progress callback throws included): the values as
+  // given, and the copies done before asGiven is freed.
+  struct RestoreAtExit {
+    const std::function<void()> restore;
+    const Stream &stream;
+    ~RestoreAtExit() {
+      try {
+        restore();
+        stream.synchronize();
+      } catch (...) { // (a destructor does not throw; the error that ended the timing stands)
+      }
+    }
+  } restoreAtExit{restoreIndex.empty() ? std::function<void()>([] {}) : std::function<void()>(restore), stream};
   std::vector<std::function<void()>> launches(candidates.size());
   std::vector<int> repetitions(candidates.size(), 0);
   std::vector<std::vector<double>> rounds(candidates.size());
@@ -250,7 +271,6 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         step("timed " + candidates[i].str());
     }
   }
-  restore();
   if (!best) {
     std::string why;
     for (const TuneResult &r : results)

@@ -324,6 +324,11 @@ void Kernel::setTuneSpace(std::vector<Consts> configs, std::vector<std::string> 
   std::vector<size_t> keyIndex = positionsOf(k, key, "tuning key", isIntegerType);
   std::vector<size_t> resetIndex = positionsOf(k, resetToZero, "reset_to_zero entry", isPointerType);
   std::vector<size_t> restoreIndex = positionsOf(k, restoreValue, "restore_value entry", isPointerType);
+  for (const std::string &name : restoreValue)
+    if (std::find(resetToZero.begin(), resetToZero.end(), name) != resetToZero.end())
+      throw Error("kernel '" + k.decl.name + "': '" + name +
+                  "' is in both reset_to_zero and restore_value (each timed run starts from zeros or from the values "
+                  "given: name it in one)");
   std::lock_guard<std::mutex> building(k.buildMutex); // not in the middle of a tuning
   std::lock_guard<std::mutex> lock(k.mutex);
   std::vector<Config> space;

@@ -38,7 +38,7 @@ std::string sourcesHash(const std::vector<std::pair<std::string, std::string>> &
 //   source HASH | import PATH HASH | kernel NAME |
 //   param NAME CONST NOSPEC DEFAULT PTR SCALAR DTYPE ELEMFROM (DTYPE 1: a `const T: dtype`;
 //   ELEMFROM: the dtype parameter of the element type, "-" for none)
-//   key NAME | reset NAME | config NAME=VALUE...
+//   key NAME | reset NAME | restore NAME | config NAME=VALUE...
 void storeModuleEntry(DiskCache &cache, const std::string &key, const ModuleEntry &entry,
                       const std::vector<std::pair<std::string, std::string>> &sources) {
   std::ostringstream out;

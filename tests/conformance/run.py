@@ -2123,32 +2123,40 @@ def add_stdlib_cases():
          {"x": tr, "y": np.zeros(37 * 40, np.uint16), "rows": 37, "cols": 40, "sx": 50, "cx": 10},
          lambda out: {"y": tr.reshape(37, 50)[:, 10:].T.copy()})
     # Greedy decoding's step on the GPU (sampling.tk): each row's first maximum (a tie across
-    # blocks and one inside a block), NaNs kept out of the choice and reported, the masked tail
-    # of rows ldl apart, the row kept at its step, positions and lengths advanced.
+    # blocks and one inside a block), NaNs kept out of the choice and reported (the first, in a
+    # later block; none past V), the masked tail of rows ldl apart, positions and lengths
+    # advanced. Kept: the row in the chunk's rows [kept_first, kept_first + kept_rows).
     Bg, Vg, ldg, steps_g = 3, 2500, 2600, 4
     lg = RNG.uniform(-4, 4, (Bg, ldg)).astype(np.float32)
     lg[:, Vg:] = 100.0  # past V: never chosen
     lg[0, 1500] = lg[0, 2100] = 8.0
-    lg[1, 50], lg[1, 700] = 9.0, np.nan
-    lg[2, 10] = lg[2, 20] = 8.5
+    lg[0, Vg + 5] = np.nan  # past V: not reported
+    lg[1, 50], lg[1, 1700], lg[1, 2200] = 9.0, np.nan, np.nan
+    lg[2, :] = -np.inf
     lgb = b16(lg)
-    pos_g, starts_g, len_g = np.array([7, 3, 100], np.int32), np.array([6, 3, 98], np.int32), np.array([8, 4, 101], np.int32)
-    def greedy_ref(out):
-        rows = val(lgb).reshape(Bg, ldg)[:, :Vg]
-        chosen = np.array([1500, 50, 10], np.int32)
-        tokens = np.full((Bg, steps_g), -5, np.int32)
-        kept = np.zeros((Bg, steps_g, Vg), np.uint16)
-        for b_ in range(Bg):
-            tokens[b_, pos_g[b_] - starts_g[b_]] = chosen[b_]
-            kept[b_, pos_g[b_] - starts_g[b_]] = lgb.reshape(Bg, ldg)[b_, :Vg]
-        assert [int(np.nanargmax(r)) for r in rows] == list(chosen)
-        return {"ids": chosen, "positions": pos_g + 1, "lengths": len_g + 1, "tokens": tokens.ravel(),
-                "kept": kept.ravel(), "nan_at": np.array([-1, -1, 0, 700, -1, -1], np.int32)}
-    case("stdlib.bf16.greedy_advance", std("sampling"), "greedy_advance", str(Bg),
-         {"logits": lgb.ravel(), "ids": np.zeros(Bg, np.int32), "positions": pos_g, "lengths": len_g, "starts": starts_g,
-          "tokens": np.full(Bg * steps_g, -5, np.int32), "kept": np.zeros(Bg * steps_g * Vg, np.uint16),
-          "nan_at": np.full(2 * Bg, -1, np.int32), "V": Vg, "ldl": ldg, "steps": steps_g},
-         greedy_ref, defines={"BLOCK": "1024", "KEEP": "true"})
+    pos_g, len_g = np.array([7, 3, 100], np.int32), np.array([8, 4, 101], np.int32)
+    rows_g = val(lgb).reshape(Bg, ldg)[:, :Vg]
+    chosen_g = np.array([1500, 50, 0], np.int32)  # (all -inf: the first, as std::max_element)
+    assert [int(np.nanargmax(r)) for r in rows_g[:2]] == list(chosen_g[:2])
+    for step_g, keep_g, first_g in ((2, True, 1), (7, False, 0)):
+        def greedy_ref(out, step_g=step_g, keep_g=keep_g, first_g=first_g):
+            recorded = 0 <= step_g < steps_g
+            tokens = np.full((Bg, steps_g), -5, np.int32)
+            kept = np.zeros((Bg, 2, Vg), np.uint16)
+            if recorded:
+                tokens[:, step_g] = chosen_g
+            if keep_g:
+                kept[:, step_g - first_g] = lgb.reshape(Bg, ldg)[:, :Vg]
+            nan_at = np.array([-1, -1, step_g, 1700, -1, -1] if recorded else [-1] * 6, np.int32)
+            return {"ids": chosen_g, "positions": pos_g + 1, "lengths": len_g + 1, "tokens": tokens.ravel(),
+                    "kept": kept.ravel(), "nan_at": nan_at}
+        case("stdlib.bf16.greedy_advance.step%d%s" % (step_g, ".kept" if keep_g else ""), std("sampling"), "greedy_advance",
+             str(Bg),
+             {"logits": lgb.ravel(), "ids": np.zeros(Bg, np.int32), "positions": pos_g, "lengths": len_g,
+              "tokens": np.full(Bg * steps_g, -5, np.int32), "kept": np.zeros(Bg * 2 * Vg, np.uint16),
+              "nan_at": np.full(2 * Bg, -1, np.int32), "V": Vg, "ldl": ldg, "step": step_g, "steps": steps_g,
+              "kept_first": first_g, "kept_rows": 2},
+             greedy_ref, defines={"BLOCK": "1024", "KEEP": "true" if keep_g else "false"})
 
 
 def add_run_error_cases():

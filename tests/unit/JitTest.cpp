@@ -385,6 +385,9 @@ TEST_F(JitInterpreterTest, TuningSpacesNameTheirParameters) {
   EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {"a"}); }),
             "kernel 'axpy': reset_to_zero entry 'a' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
             "out: ptr<f32>, a: f32, n: i32)");
+  EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {"out"}, {"out"}); }),
+            "kernel 'axpy': 'out' is in both reset_to_zero and restore_value (each timed run starts from zeros or "
+            "from the values given: name it in one)");
   EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {}, {"n"}); }),
             "kernel 'axpy': restore_value entry 'n' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
             "out: ptr<f32>, a: f32, n: i32)");
@@ -729,8 +732,8 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   write(helper, "fn twice(x) { return x + x; }\n");
   std::string source = "import \"helper.tk\";\n"
                        "@autotune(key = [n], space = { B: [64, 128], num_warps: [2, 4] }, reset_to_zero = [p], "
-                       "restore_value = [p])\n"
-                       "kernel k(p: ptr<f32>, n: i32, nospec s: i64, const B: i32) {\n"
+                       "restore_value = [q])\n"
+                       "kernel k(p: ptr<f32>, n: i32, nospec s: i64, const B: i32, q: ptr<i32>) {\n"
                        "  store(p + arange(0, B), twice(full([B], 1.0, f32)));\n}\n";
   write(main, source);
   CompileOptions options;
@@ -747,14 +750,14 @@ TEST(JitModuleCache, DeclarationsComeBackUntilAnImportChanges) {
   ASSERT_EQ(back->decls.size(), 1u);
   const KernelDecl &k = back->decls[0];
   EXPECT_EQ(k.name, "k");
-  ASSERT_EQ(k.params.size(), 4u);
+  ASSERT_EQ(k.params.size(), 5u);
   EXPECT_EQ(k.params[0].type.str(), "ptr<f32>");
   EXPECT_TRUE(k.params[2].nospec);
   EXPECT_EQ(k.params[2].type.str(), "i64");
   EXPECT_TRUE(k.params[3].isConst);
   EXPECT_EQ(k.tuneKey, std::vector<std::string>{"n"});
   EXPECT_EQ(k.resetToZero, std::vector<std::string>{"p"});
-  EXPECT_EQ(k.restoreValue, std::vector<std::string>{"p"});
+  EXPECT_EQ(k.restoreValue, std::vector<std::string>{"q"});
   EXPECT_EQ(k.configs, decls[0].configs);
   EXPECT_EQ(k.configs.size(), 4u);
   write(helper, "fn twice(x) { return 2.0 * x; }\n"); // an import changed: parse again

@@ -111,8 +111,9 @@ tk_status tk_kernel_launch(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn 
  *    "configs": [{"config": "BM=128, BN=64", "constants": {"BM": "128", ...},
  *                 "ms": the config's median time or null, "status": "" or why it has no time}]}
  * Every config runs on the arguments (outputs are overwritten; reset_to_zero buffers are zeroed
- * before each timed run, restore_value ones copied back before each and after the last). A
- * space of one config is not timed. Later launches of this key run the winner. */
+ * before each timed run, restore_value ones copied back before each and after the last; both
+ * need buffers of a known size, which the C API's device pointers are not). One config that can
+ * run is not timed. Later launches of this key run the winner. */
 tk_status tk_kernel_tune(tk_kernel *kernel, const int64_t grid[3], tk_grid_fn grid_fn, void *grid_user,
                          const tk_arg *args, size_t arg_count, const tk_const *consts, size_t const_count,
                          void *stream, const char **report);

@@ -107,8 +107,10 @@ struct GenerateStats {
   int64_t prefillTokens = 0; // the prompts as prefilled: sequences times the longest (padding included)
   double prefillMs = 0;      // the prefill, its logits downloaded
   /// The decode steps timed: every step after the first (which compiles, tunes and captures the
-  /// CUDA graph), or the first when it is the only one; each uploads its tokens, runs, downloads
-  /// the logits and chooses the next tokens.
+  /// CUDA graph), or the first when it is the only one: greedy on the device, the steps enqueued
+  /// back to back and waited for after the last (the kept logits downloaded as each chunk
+  /// fills), or, choosing on the host, each uploading its tokens, running, downloading the
+  /// logits and choosing the next tokens.
   int64_t decodeSteps = 0;
   double decodeMs = 0;
   int64_t sequences = 0;
