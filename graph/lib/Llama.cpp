@@ -603,17 +603,18 @@ Generation LlamaModel::generate(const std::vector<int32_t> &prompt, const Genera
 
 /// Greedy decoding's choices on the device (std/sampling.tk's greedy_advance after each decode
 /// step): the tokens of every step and where a NaN logit was met, collected after the last
-/// step; and, when kept, each step's logits, gathered on the device in chunks of rows of at
-/// most kKeptChunkBytes, each downloaded as it fills (the only waits between steps: none at
-/// batch 1 of a 32000-token vocabulary for 4096 steps).
+/// step; and, when kept, each step's logits, gathered on the device in chunks of at most
+/// kKeptChunkRows steps and kKeptChunkBytes, each downloaded as it fills (the only waits between
+/// steps: one every 32 at batch 1 of a 32000-token vocabulary).
 class LlamaModel::Impl::GreedySteps {
 public:
   static constexpr double kKeptChunkBytes = 256.0 * (1 << 20);
+  static constexpr int64_t kKeptChunkRows = 32;
 
   GreedySteps(LlamaModel::Impl &m, int64_t batch, int64_t steps, bool keepLogits)
       : batch_(batch), steps_(steps), vocab_(m.config.vocabSize), keep_(keepLogits),
         keptRows_(keepLogits ? std::clamp<int64_t>(int64_t(kKeptChunkBytes / (double(batch) * double(vocab_) * 2)), 1,
-                                                   std::max<int64_t>(1, steps - 1))
+                                                   std::clamp<int64_t>(steps - 1, 1, kKeptChunkRows))
                              : 1),
         tokens_(*m.context, Scalar::I32, size_t(batch * steps)),
         nanAt_(Buffer::of(*m.context, std::vector<int32_t>(size_t(2 * batch), -1))),

@@ -417,6 +417,12 @@ def main():
         if tokens_with("--greedy-on-host") != greedy or tokens_with("--prompt", "7,8", new=6) != tokens_with(
                 "--prompt", "7,8", "--greedy-on-host", new=6):
             sys.exit("greedy decoding on the device and on the host differ")
+        # Past one chunk of kept logits (32 steps' rows on the device, downloaded as it fills):
+        # the same tokens and logits as the host's choice, bit for bit.
+        chunked = [run(args, single, prompt, 50, os.path.join(tmp, "chunk%d.npy" % i), extra)
+                   for i, extra in enumerate(([], ["--greedy-on-host"]))]
+        if chunked[0][0] != chunked[1][0] or not np.array_equal(chunked[0][1], chunked[1][1]):
+            sys.exit("50 greedy tokens and their logits: the device's differ from the host's")
         hot = [tokens_with("--temperature", "100", "--seed", str(seed)) for seed in (1, 1, 2)]
         if hot[0] != hot[1] or hot[0] == hot[2]:
             sys.exit("sampling with seeds 1, 1, 2 gave %s" % hot)
