@@ -660,17 +660,16 @@ private:
     if (!keep_)
       return 1;
     double bytes = double(batch_) * double(keptRows_) * double(vocab_) * 2;
-    m.requireMemory("the logits of a decode step kept on the GPU", bytes, true);
+    m.requireMemory("the logits of a chunk of decode steps kept on the GPU", bytes, true);
     return size_t(batch_ * keptRows_ * vocab_);
   }
   /// The chunk's first `rows` rows, appended to each sequence's logits.
   void downloadKept(int64_t rows, const Stream &stream) {
     stream.synchronize();
-    std::vector<uint16_t> bits = kept_.toVector<uint16_t>();
+    std::vector<float> chunk = Impl::floats(kept_);
     for (int64_t b = 0; b < batch_; ++b) {
-      const uint16_t *row = bits.data() + b * keptRows_ * vocab_;
-      for (int64_t i = 0; i < rows * vocab_; ++i)
-        logits_[size_t(b)].push_back(fp::bf16ToFloat(row[i]));
+      auto first = chunk.begin() + b * keptRows_ * vocab_;
+      logits_[size_t(b)].insert(logits_[size_t(b)].end(), first, first + rows * vocab_);
     }
   }
   static Kernel kernelOf(LlamaModel::Impl &m) {

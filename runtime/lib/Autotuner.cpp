@@ -7,6 +7,8 @@
 
 #include "tk/Runtime/DiskCache.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -188,14 +190,11 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
     }
     return remember(built[only], true);
   }
-  for (size_t index : resetIndex)
-    if (args[index].kind() != Arg::Kind::Buffer)
-      throw Error("kernel '" + decl.name + "': reset_to_zero needs a tk::Buffer for '" + params[index].name +
-                  "' (the tuner must know its size)");
-  for (size_t index : restoreIndex)
-    if (args[index].kind() != Arg::Kind::Buffer)
-      throw Error("kernel '" + decl.name + "': restore_value needs a tk::Buffer for '" + params[index].name +
-                  "' (the tuner must know its size)");
+  for (auto [indices, list] : {std::pair{&resetIndex, "reset_to_zero"}, std::pair{&restoreIndex, "restore_value"}})
+    for (size_t index : *indices)
+      if (args[index].kind() != Arg::Kind::Buffer)
+        throw Error("kernel '" + decl.name + "': " + list + " needs a tk::Buffer for '" + params[index].name +
+                    "' (the tuner must know its size)");
 
   auto timeStart = std::chrono::steady_clock::now();
   // Timed in rounds over all configs, each config's time the median of its rounds' medians: a
@@ -217,17 +216,15 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   };
   // However the timing ends (an error a progress callback throws included): the values as
   // given, and the copies done before asGiven is freed.
-  struct RestoreAtExit {
-    const std::function<void()> restore;
-    const Stream &stream;
-    ~RestoreAtExit() {
-      try {
-        restore();
-        stream.synchronize();
-      } catch (...) { // (a destructor does not throw; the error that ended the timing stands)
-      }
+  llvm::scope_exit restoreAtExit([&] {
+    if (restoreIndex.empty())
+      return;
+    try {
+      restore();
+      stream.synchronize();
+    } catch (...) { // (a guard's destructor does not throw: the error that ended the timing stands)
     }
-  } restoreAtExit{restoreIndex.empty() ? std::function<void()>([] {}) : std::function<void()>(restore), stream};
+  });
   std::vector<std::function<void()>> launches(candidates.size());
   std::vector<int> repetitions(candidates.size(), 0);
   std::vector<std::vector<double>> rounds(candidates.size());

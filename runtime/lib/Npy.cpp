@@ -7,12 +7,10 @@
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
-#include <cerrno>
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace tk {
@@ -135,20 +133,14 @@ NpyArray readNpy(const std::string &path) {
     dims.pop_back();
   uint64_t count = 1;
   for (llvm::StringRef part : dims) {
-    std::string dim = part.str();
-    size_t first = dim.find_first_not_of(" ");
-    if (first == std::string::npos)
+    uint64_t size;
+    if (part.trim(' ').getAsInteger(10, size)) // (decimal digits only, in range)
       fail(path, "bad shape " + shape);
-    char *end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(dim.c_str() + first, &end, 10);
-    if (v < 0 || errno || end == dim.c_str() + first || (end && *end && *end != ' '))
-      fail(path, "bad shape " + shape);
-    array.shape.push_back(v);
-    std::optional<uint64_t> product = llvm::checkedMulUnsigned<uint64_t>(count, uint64_t(v));
+    std::optional<uint64_t> product = llvm::checkedMulUnsigned<uint64_t>(count, size);
     if (!product || *product > kMaxBufferElements)
       fail(path, "the shape " + shape + " has more than " + std::to_string(kMaxBufferElements) +
                      " elements, the limit of a buffer");
+    array.shape.push_back(int64_t(size));
     count = *product;
   }
   int itemSize = descr.size() >= 3 ? std::atoi(descr.c_str() + 2) : 0;

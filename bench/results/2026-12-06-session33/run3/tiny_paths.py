@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Session 33, run 3: the tiny LLaMA of tests/llm/tiny_llama.py on CUDA, greedy on the device
-(the default) and on the host (--greedy-on-host), against the interpreter and the numpy model:
-each logits row's relative error, and the tokens. Usage: tiny_paths.py TK_LLAMA"""
+"""Session 33, runs 3 and 5: the tiny LLaMA of tests/llm/tiny_llama.py on CUDA, greedy on the
+device (the default, also with --profile) and on the host (--greedy-on-host), against the numpy
+model: each logits row's relative error, and the tokens. (Run 3 ran a first version: one cache
+for every run, and an interpreter row.) Usage: tiny_paths.py TK_LLAMA"""
 import os, subprocess, sys, tempfile
 import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../../tests/llm"))
