@@ -8,13 +8,16 @@
 #include "ModuleCache.h"
 #include "TuningDatabase.h"
 #include "tk/Runtime/CudaDriver.h"
+#include "tk/Runtime/Files.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -391,6 +394,18 @@ TEST_F(JitInterpreterTest, TuningSpacesNameTheirParameters) {
   EXPECT_EQ(errorOf([&] { axpy.setTuneSpace({{{"BLOCK", 64}}}, {"n"}, {}, {"n"}); }),
             "kernel 'axpy': restore_value entry 'n' is not a pointer parameter (x: ptr<f32>, y: ptr<f32>, "
             "out: ptr<f32>, a: f32, n: i32)");
+}
+
+TEST_F(JitInterpreterTest, GreedyAdvanceIsNotSpecializedOnItsStep) {
+  // Its step numbers change every decode step: specialized on their divisibility, a decode
+  // compiled new variants in its timed steps (2, 4, 8, 16). JitGpuTest's twin counts them.
+  Kernel advance = Module::fromFile(context, stdlibDir() + "/std/sampling.tk", options()).kernel("greedy_advance");
+  for (const char *name : {"step", "steps", "kept_first", "kept_rows"}) {
+    auto it = std::find_if(advance.params().begin(), advance.params().end(),
+                           [&](const ParamInfo &p) { return p.name == name; });
+    ASSERT_NE(it, advance.params().end()) << name;
+    EXPECT_TRUE(it->nospec) << name;
+  }
 }
 
 TEST_F(JitInterpreterTest, BufferCopiesCheckTheirSizes) {
@@ -891,6 +906,31 @@ kernel bump(counter: ptr<i32>, n: i32, const BLOCK: i32) {
   ASSERT_EQ(report.results.size(), 1u);
   EXPECT_FALSE(report.results[0].ms);
   EXPECT_EQ(counter.toVector<int32_t>(), std::vector<int32_t>(4, 1));
+}
+
+TEST_F(JitGpuTest, GreedyAdvanceCompilesOnceForEveryStep) {
+  // A decode's greedy_advance: steps 1 to 17 (every divisibility up to 16, and 1) run one
+  // variant, compiled once.
+  const int32_t vocab = 64, steps = 18;
+  std::vector<uint16_t> row(vocab); // bf16 bits of small integers: (v * 37) % 64
+  for (int32_t v = 0; v < vocab; ++v) {
+    float value = float((v * 37) % vocab);
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    row[size_t(v)] = uint16_t(bits >> 16);
+  }
+  Buffer logits = Buffer::ofBits(*context, Scalar::BF16, row), ids(*context, Scalar::I32, 1);
+  Buffer positions = Buffer::of(*context, std::vector<int32_t>{5}), lengths = Buffer::of(*context, std::vector<int32_t>{6});
+  Buffer tokens(*context, Scalar::I32, steps), kept(*context, Scalar::BF16, 4 * vocab);
+  Buffer nanAt = Buffer::of(*context, std::vector<int32_t>{-1, -1});
+  Kernel advance = Module::fromFile(*context, stdlibDir() + "/std/sampling.tk", options()).kernel("greedy_advance");
+  for (int32_t step = 1; step < steps; ++step)
+    advance.launch(Grid(1), {logits, ids, positions, lengths, tokens, kept, nanAt, vocab, vocab, step, steps,
+                             1 + (step - 1) / 4 * 4, 4},
+                   {{"KEEP", Const(true)}});
+  EXPECT_EQ(advance.stats().compiles + advance.stats().diskHits, 1);
+  EXPECT_EQ(positions.toVector<int32_t>(), std::vector<int32_t>{5 + steps - 1});
+  EXPECT_EQ(ids.toVector<int32_t>(), std::vector<int32_t>{19}); // 19 * 37 % 64 == 63
 }
 
 TEST_F(JitGpuTest, RestoreValueKeepsTimedRunsFromUpdatingInPlace) {
