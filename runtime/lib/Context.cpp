@@ -55,8 +55,16 @@ Stream &Stream::operator=(Stream &&other) noexcept {
 }
 
 void Stream::synchronize() const {
-  if (cuda::available())
-    driver().check(driver().cuStreamSynchronize(handle_), "synchronizing a stream");
+  if (!cuda::available())
+    return;
+  // The default stream of a thread with no CUDA context current (the interpreter's, on a
+  // machine with a GPU) has nothing to wait for; the driver would call it an invalid context.
+  if (!handle_) {
+    cuda::CUcontext current = nullptr;
+    if (driver().cuCtxGetCurrent(&current) != 0 || !current)
+      return;
+  }
+  driver().check(driver().cuStreamSynchronize(handle_), "synchronizing a stream");
 }
 
 void Stream::beginCapture() const {

@@ -908,6 +908,28 @@ kernel bump(counter: ptr<i32>, n: i32, const BLOCK: i32) {
   EXPECT_EQ(counter.toVector<int32_t>(), std::vector<int32_t>(4, 1));
 }
 
+TEST(JitInterpreterOnAGpuMachine, StreamsSynchronizeWithNoCudaContext) {
+  // tk-llama --backend interp on a machine with a GPU: a thread that never made a CUDA context
+  // synchronized the interpreter's stream through the driver ("invalid device context").
+  if (!cuda::available())
+    GTEST_SKIP() << "no GPU or CUDA driver on this machine: the interpreter's streams never reach the driver";
+  std::string failure;
+  std::thread([&] { // (a fresh thread: no context current, whatever the other tests left)
+    try {
+      Context interp(Backend::Interpreter);
+      Stream stream = interp.createStream();
+      Buffer x = Buffer::of(interp, std::vector<float>{1, 2, 3});
+      stream.synchronize();
+      Stream().synchronize();
+      if (x.toVector<float>() != std::vector<float>{1, 2, 3})
+        failure = "the buffer changed";
+    } catch (const Error &e) {
+      failure = e.what();
+    }
+  }).join();
+  EXPECT_EQ(failure, "");
+}
+
 TEST_F(JitGpuTest, GreedyAdvanceCompilesOnceForEveryStep) {
   // A decode's greedy_advance: steps 1 to 17 (every divisibility up to 16, and 1) run one
   // variant, compiled once.
