@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Session 34, run 5 (.pack/gemv_ring built here from this folder's gemv_ring.cu by
+# `nvcc -O3 -arch=sm_90a -std=c++17 -o .pack/gemv_ring gemv_ring.cu`): run 4 with a persistent variant whose consumers compute nothing
+# (gemv_ring.cu header). (run from the repository root with $OUT)
+set -u
+out=$OUT
+{ date -u; git log -1 --format=%h; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader; } | tee $out/machine.txt
+timeout 200 .pack/gemv_ring 2>&1 | tee $out/gemv_ring.txt
