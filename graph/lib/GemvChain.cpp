@@ -65,7 +65,7 @@ const char *kWait = R"(            if complete < $i {
 /// A block of GEMV $i, once the GEMV before it is complete ($wait).
 const char *kCompute = R"(            let block = item - $first;
 $wait            let out = fp8_gemv_row_sums(a$i, b$i, scale_b$i, bias$i, residual$i, mul$i, norm_x$i, block, 0, M$i, N$i,
-                                        K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate, $residual, $eps, false);
+                                        K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate, $residual, $eps);
             fp8_gemv_row_store(c$i, norm_w$i, norm_out$i, out as $T, block, 0, M$i, N$i, ldc$i, BN, $norm_out);
             finish_item(queue, $i);
 )";

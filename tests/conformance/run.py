@@ -1759,28 +1759,16 @@ def add_stdlib_cases():
     with open(std("fp8_matmul")) as f:
         text = f.read()
         row_text = text[text.index("fp8_gemv_row's configs ->"):text.index("kernel fp8_gemv_row(")]
-        row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+)(?:, *PRELOAD: *(true))? *\}", row_text)
+        row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
     no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
-    for bn_, bk_, warps, preload in row_configs:
-        case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s%s" % (bn_, bk_, warps, "_preload" if preload else ""), std("fp8_matmul"),
-             "fp8_gemv_row", "cdiv(N, BN), M",
+    for bn_, bk_, warps in row_configs:
+        case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
-             defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1", "PRELOAD": preload or "false"})
-    # PRELOAD over several k-steps (the next one's weights loaded before this one's products),
-    # the last k-step partial: K = 2.5 k-steps of 512.
-    Kp = 1280
-    ga[Kp] = rnd(Mg, Kp, scale=2.0)
-    tbp = f8_bits(RNG.uniform(-1, 1, (Nt, Kp)), 4, 3, False)
-    case("stdlib.fp8_gemv_row.preload_ksteps", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
-         {"a": ga[Kp], "b": tbp, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
-          "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": Mg, "N": Nt, "K": Kp, "lda": Kp, "ldb": Kp, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
-         gemv_ref(Kp, "f8e4m3", tbp, tsb, False, b16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
-         defines={"BN": "8", "BK": "512", "num_warps": "4", "SCALE_MODE": "1", "PRELOAD": "true"})
+             defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
     # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
     # scaled by the rstd it computes from x (RSTD_EPS), and its output times the next norm's
     # weight written beside it (NORM_OUT).
