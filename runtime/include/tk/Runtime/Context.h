@@ -82,7 +82,9 @@ public:
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
   cuda::CUstream_st *handle() const { return handle_; }
-  /// Waits for the work queued on this stream; throws tk::Error if a kernel on it faulted.
+  /// Waits for the work queued on this stream; throws tk::Error if a kernel on it faulted. The
+  /// default stream (a null handle: the interpreter's streams too) waits for the CUDA context
+  /// current on this thread, and with none there is nothing to wait for.
   void synchronize() const;
   /// CUDA graphs: beginCapture() makes the work later enqueued on this stream (a stream of its
   /// own, CUDA backend) be recorded instead of run, in relaxed mode; endCapture() instantiates
