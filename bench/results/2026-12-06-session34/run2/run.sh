@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 34, run 2 (pack of the commit in machine.txt; .pack/gemv_ring built here from `git show 3a3c4ba:bench/results/2026-12-06-session34/run2/gemv_ring.cu` (run 7's file has every form) by
+# Session 34, run 2 (pack of the commit in machine.txt; .pack/gemv_ring built here from `git show 3a3c4ba:bench/results/2026-12-06-session34/run2/gemv_ring.cu` (run 8's file has every form) by
 # `nvcc -O3 -arch=sm_90a -std=c++17 -o .pack/gemv_ring gemv_ring.cu`): the session's two fixes
 # on the GPU (greedy_advance compiled once for every step; the interpreter's streams on a GPU
 # machine: the GPU unit test and tests/llm/tiny_llama.py --backend interp), then the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 34, run 5 (.pack/gemv_ring built here from `git show 9f77e70:bench/results/2026-12-06-session34/run5/gemv_ring.cu` (run 7's file has every form) by
+# Session 34, run 5 (.pack/gemv_ring built here from `git show 9f77e70:bench/results/2026-12-06-session34/run5/gemv_ring.cu` (run 8's file has every form) by
 # `nvcc -O3 -arch=sm_90a -std=c++17 -o .pack/gemv_ring gemv_ring.cu`): run 4 with a persistent variant whose consumers compute nothing
 # (gemv_ring.cu header). (run from the repository root with $OUT)
 set -u

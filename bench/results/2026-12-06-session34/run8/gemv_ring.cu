@@ -22,7 +22,8 @@
 // Run 5 adds mega-nodot: mega whose consumers only take the stages and hand them back (no
 // products; its outputs are zeros): the persistent structure's own limit. Run 7 adds
 // mega-nowait and mega-nodot-nowait: without the wait between GEMVs (the outputs are wrong;
-// only their time counts): what the dependency itself costs.
+// only their time counts): what the dependency itself costs. Run 8 builds it with 16 consumer
+// warps too (-DCONSUMER_WARPS=16): do more warps take the products' cost away?
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <algorithm>
@@ -77,7 +78,10 @@ __global__ void __launch_bounds__(128) gemv_pdl(const __nv_bfloat16 *x, const ui
 }
 
 // ---- ring and mega: one consumer ----
-constexpr int kConsumers = 256, kMaxRowsPerCta = 168, kMaxK = 11008;
+#ifndef CONSUMER_WARPS
+#define CONSUMER_WARPS 8 // (run 8 builds 16 too)
+#endif
+constexpr int kConsumerWarps = CONSUMER_WARPS, kConsumers = 32 * kConsumerWarps, kMaxRowsPerCta = 168, kMaxK = 11008;
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t ok = 0;
@@ -128,14 +132,14 @@ __device__ __forceinline__ void produce(const uint8_t *w, int K, const Share &sh
 }
 
 // The 8 consumer warps: x (already in xs) times the share's rows as they arrive, y written.
-// Each row is summed by warpsPerRow warps (8 / the chunk's rows, at least 1), each over its
+// Each row is summed by warpsPerRow warps (the warps / the chunk's rows, at least 1), each over its
 // part of the columns: a warp's 32 lanes take 16-byte vectors in turn (independent loads).
 template <bool COMPUTE = true>
 __device__ __forceinline__ void consume(const float *scale, __nv_bfloat16 *y, int K, const Share &sh, int &chunk,
                                         const uint8_t *ring, int stages, int stageBytes, uint64_t *full, uint64_t *empty,
                                         const __nv_bfloat16 *xs, float *partial) {
   int t = threadIdx.x, warp = t >> 5, lane = t & 31, vecs = K / 16;
-  int warpsPerRow = max(1, 8 / sh.chunkRows), rowsAtOnce = 8 / warpsPerRow, q = warp % warpsPerRow;
+  int warpsPerRow = max(1, kConsumerWarps / sh.chunkRows), rowsAtOnce = kConsumerWarps / warpsPerRow, q = warp % warpsPerRow;
   int v0 = q * vecs / warpsPerRow, v1 = (q + 1) * vecs / warpsPerRow;
   for (int i = 0; i < sh.chunks; ++i, ++chunk) {
     int s = chunk % stages, n = min(sh.chunkRows, sh.rows - i * sh.chunkRows);
@@ -178,14 +182,14 @@ struct Layout {
   uint8_t *ring; __nv_bfloat16 *xs; float *partial; uint64_t *full, *empty;
   __device__ Layout(uint8_t *smem, int stages, int stageBytes) {
     ring = smem; xs = (__nv_bfloat16 *)(smem + stages * stageBytes); partial = (float *)(xs + kMaxK);
-    full = (uint64_t *)(partial + 8 * kMaxRowsPerCta); empty = full + stages;
+    full = (uint64_t *)(partial + kConsumerWarps * kMaxRowsPerCta); empty = full + stages;
   }
-  static size_t bytes(int stages, int stageBytes) { return (size_t)stages * stageBytes + kMaxK * 2 + 8 * kMaxRowsPerCta * 4 + 16 * stages; }
+  static size_t bytes(int stages, int stageBytes) { return (size_t)stages * stageBytes + kMaxK * 2 + kConsumerWarps * kMaxRowsPerCta * 4 + 16 * stages; }
   __device__ void init(int stages) {
     if (threadIdx.x == 0) {
       for (int s = 0; s < stages; ++s) {
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(full + s)));
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;" ::"r"(smem_addr(empty + s)));
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(empty + s)), "r"(kConsumerWarps));
       }
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -195,7 +199,7 @@ struct Layout {
 
 constexpr int kRingStages = 5, kRingStageBytes = 16384;   // two CTAs an SM
 constexpr int kMegaStages = 6, kMegaStageBytes = 32768;   // one CTA an SM
-__global__ void __launch_bounds__(kConsumers + 32, 2) gemv_ring(const __nv_bfloat16 *x, const uint8_t *w, const float *scale, __nv_bfloat16 *y, int N, int K) {
+__global__ void __launch_bounds__(kConsumers + 32, kConsumerWarps == 8 ? 2 : 1) gemv_ring(const __nv_bfloat16 *x, const uint8_t *w, const float *scale, __nv_bfloat16 *y, int N, int K) {
   extern __shared__ __align__(128) uint8_t smem[];
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   Layout l(smem, kRingStages, kRingStageBytes);
