@@ -23,7 +23,8 @@
 // products; its outputs are zeros): the persistent structure's own limit. Run 7 adds
 // mega-nowait and mega-nodot-nowait: without the wait between GEMVs (the outputs are wrong;
 // only their time counts): what the dependency itself costs. Run 8 builds it with 16 consumer
-// warps too (-DCONSUMER_WARPS=16): do more warps take the products' cost away?
+// warps too (-DCONSUMER_WARPS=16): do more warps take the products' cost away? And adds
+// mega-queue (and mega-queue-nodot): the items taken from a queue by the producers (below).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <algorithm>
@@ -248,6 +249,97 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) gemv_mega(const Desc *desc
 }
 static size_t megaSmem() { return Layout::bytes(kMegaStages, kMegaStageBytes); }
 
+// ---- mega-queue: the producers take the items (a GEMV's next chunk of rows) from one queue ----
+// Items are numbered GEMV after GEMV; a fast SM takes more of them, so the CTAs end a GEMV
+// together instead of all waiting for the slowest static share. The producer writes each
+// stage's item (GEMV, first row, rows) beside it; the consumers meet the GEMVs in order and
+// wait for GEMV g - 1's items (all taken before any of g's) before g's first. A stage of GEMV
+// -1 ends the work. (The smallest unfinished item belongs to a CTA that waits for nothing
+// unfinished, so the waits always end.)
+struct Item { int g, r0, n, pad; };
+template <bool COMPUTE>
+__global__ void __launch_bounds__(kConsumers + 32, 1) gemv_mega_queue(const Desc *descs, const int *firstItem, int count,
+                                                                       int *queue, int *done) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  Layout l(smem, kMegaStages, kMegaStageBytes);
+  __shared__ Item items[kMegaStages];
+  l.init(kMegaStages);
+  int total = firstItem[count];
+  if (threadIdx.x >= kConsumers) {
+    if (threadIdx.x == kConsumers) {
+      int g = 0;
+      for (int chunk = 0;; ++chunk) {
+        int i = atomicAdd(queue, 1), s = chunk % kMegaStages;
+        if (chunk >= kMegaStages) mbar_wait(smem_addr(l.empty + s), ((chunk / kMegaStages) - 1) & 1);
+        if (i >= total) { // the end: one stage of no GEMV
+          items[s] = Item{-1, 0, 0, 0};
+          asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(l.full + s)) : "memory");
+          break;
+        }
+        while (i >= firstItem[g + 1]) ++g;
+        Desc d = descs[g];
+        int rowsPerItem = max(1, kMegaStageBytes / d.K), r0 = (i - firstItem[g]) * rowsPerItem, n = min(rowsPerItem, d.N - r0);
+        items[s] = Item{g, r0, n, 0};
+        uint32_t bytes = (uint32_t)(n * d.K);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(l.full + s)), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(smem_addr(l.ring + s * kMegaStageBytes)), "l"(d.w + (size_t)r0 * d.K), "r"(bytes),
+                     "r"(smem_addr(l.full + s)) : "memory");
+      }
+    }
+    return;
+  }
+  int t = threadIdx.x, warp = t >> 5, lane = t & 31, current = -1;
+  for (int chunk = 0;; ++chunk) {
+    int s = chunk % kMegaStages;
+    mbar_wait(smem_addr(l.full + s), (chunk / kMegaStages) & 1);
+    Item it = items[s];
+    if (it.g < 0) break;
+    Desc d = descs[it.g];
+    if (it.g != current) { // GEMV g - 1 done by every CTA, then its output is g's x
+      if (it.g > 0 && t == 0) {
+        int seen = 0, need = firstItem[it.g] - firstItem[it.g - 1];
+        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(done + it.g - 1) : "memory");
+        while (seen < need);
+      }
+      asm volatile("bar.sync 1, %0;" ::"r"(kConsumers) : "memory");
+      load_x(d.x, d.K, l.xs);
+      current = it.g;
+    }
+    int vecs = d.K / 16, rowsPerItem = max(1, kMegaStageBytes / d.K);
+    int warpsPerRow = max(1, kConsumerWarps / rowsPerItem), rowsAtOnce = kConsumerWarps / warpsPerRow, q = warp % warpsPerRow;
+    int v0 = q * vecs / warpsPerRow, v1 = (q + 1) * vecs / warpsPerRow;
+    const uint8_t *stage = l.ring + s * kMegaStageBytes;
+    for (int r = warp / warpsPerRow; COMPUTE && r < it.n; r += rowsAtOnce) {
+      const uint8_t *row = stage + (size_t)r * d.K;
+      float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      int v = v0 + lane;
+      for (; v + 96 < v1; v += 128) {
+        a0 += dot16(*(const uint4 *)(row + v * 16), l.xs + v * 16);
+        a1 += dot16(*(const uint4 *)(row + (v + 32) * 16), l.xs + (v + 32) * 16);
+        a2 += dot16(*(const uint4 *)(row + (v + 64) * 16), l.xs + (v + 64) * 16);
+        a3 += dot16(*(const uint4 *)(row + (v + 96) * 16), l.xs + (v + 96) * 16);
+      }
+      for (; v < v1; v += 32) a0 += dot16(*(const uint4 *)(row + v * 16), l.xs + v * 16);
+      float acc = (a0 + a1) + (a2 + a3);
+      for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(~0u, acc, o);
+      if (lane == 0) l.partial[q * kMaxRowsPerCta + r] = acc;
+    }
+    __syncwarp();
+    if (lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(l.empty + s)) : "memory");
+    asm volatile("bar.sync 1, %0;" ::"r"(kConsumers) : "memory");
+    if (t < it.n) {
+      float sum = 0;
+      for (int p = 0; COMPUTE && p < warpsPerRow; ++p) sum += l.partial[p * kMaxRowsPerCta + t];
+      d.y[it.r0 + t] = __float2bfloat16(sum * d.scale[it.r0 + t]);
+    }
+    __threadfence();
+    asm volatile("bar.sync 1, %0;" ::"r"(kConsumers) : "memory"); // (the partial sums read before the next item's)
+    if (t == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(done + it.g) : "memory");
+  }
+}
+
+
 __global__ void read_all(const uint4 *p, size_t n, unsigned *sink) {
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -260,16 +352,32 @@ struct Gemv { int N, K; uint8_t *w; float *scale; };
 static size_t ringSmem() { return Layout::bytes(kRingStages, kRingStageBytes); }
 static int sms;
 
-enum Mode { PDL_L2, RING, RING_PLAIN, MEGA, MEGA_NOCOMPUTE, MEGA_NOWAIT, MEGA_NODOT_NOWAIT };
-static const char *names[] = {"pdl-l2", "ring", "ring-plain", "mega", "mega-nodot", "mega-nowait", "mega-nodot-nowait"};
+enum Mode { PDL_L2, RING, RING_PLAIN, MEGA, MEGA_NOCOMPUTE, MEGA_NOWAIT, MEGA_NODOT_NOWAIT, MEGA_QUEUE, MEGA_QUEUE_NODOT };
+static const char *names[] = {"pdl-l2", "ring", "ring-plain", "mega", "mega-nodot", "mega-nowait", "mega-nodot-nowait",
+                              "mega-queue", "mega-queue-nodot"};
 // mega: the chain's descriptors and counters (one launch for a whole chain).
 // The chain's descriptors uploaded (before any capture), then a launch: the counters zeroed, the kernel.
-struct MegaChain { Desc *descs; int *done; int count; };
+// (mega-queue: also each GEMV's first item number, and the queue's counter just before `done`.)
+struct MegaChain { Desc *descs; int *done; int count; int *firstItem; };
 static MegaChain uploadMega(const std::vector<Desc> &chain) {
-  MegaChain m{nullptr, nullptr, (int)chain.size()};
-  CK(cudaMalloc(&m.descs, chain.size() * sizeof(Desc))); CK(cudaMalloc(&m.done, chain.size() * 4));
+  MegaChain m{nullptr, nullptr, (int)chain.size(), nullptr};
+  CK(cudaMalloc(&m.descs, chain.size() * sizeof(Desc))); CK(cudaMalloc(&m.done, (chain.size() + 1) * 4));
   CK(cudaMemcpy(m.descs, chain.data(), chain.size() * sizeof(Desc), cudaMemcpyHostToDevice));
+  std::vector<int> first{0};
+  for (const Desc &d : chain) {
+    int rowsPerItem = std::max(1, kMegaStageBytes / d.K);
+    first.push_back(first.back() + (d.N + rowsPerItem - 1) / rowsPerItem);
+  }
+  CK(cudaMalloc(&m.firstItem, first.size() * 4));
+  CK(cudaMemcpy(m.firstItem, first.data(), first.size() * 4, cudaMemcpyHostToDevice));
   return m;
+}
+static size_t queueSmem() { return megaSmem(); } // (the items' table is static shared memory)
+static void launchMegaQueue(const MegaChain &m, cudaStream_t s, bool compute) {
+  CK(cudaMemsetAsync(m.done, 0, (m.count + 1) * 4, s));
+  if (compute) gemv_mega_queue<true><<<sms, kConsumers + 32, queueSmem(), s>>>(m.descs, m.firstItem, m.count, m.done + m.count, m.done);
+  else gemv_mega_queue<false><<<sms, kConsumers + 32, queueSmem(), s>>>(m.descs, m.firstItem, m.count, m.done + m.count, m.done);
+  CK(cudaGetLastError());
 }
 static void launchMega(const MegaChain &m, cudaStream_t s, bool compute = true, bool barrier = true) {
   CK(cudaMemsetAsync(m.done, 0, m.count * 4, s));
@@ -307,6 +415,8 @@ int main() {
   CK(cudaFuncSetAttribute(gemv_mega<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)megaSmem()));
   CK(cudaFuncSetAttribute(gemv_mega<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)megaSmem()));
   CK(cudaFuncSetAttribute(gemv_mega<false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)megaSmem()));
+  CK(cudaFuncSetAttribute(gemv_mega_queue<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)queueSmem()));
+  CK(cudaFuncSetAttribute(gemv_mega_queue<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)queueSmem()));
   int perSm = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, gemv_ring, kConsumers + 32, ringSmem()));
   printf("%s, %d SMs, ring: %zu B shared, %d CTAs an SM\n", prop.name, sms, ringSmem(), perSm);
   cudaStream_t s; CK(cudaStreamCreate(&s));
@@ -322,14 +432,15 @@ int main() {
       CK(cudaMemcpy(dw, w.data(), w.size(), cudaMemcpyHostToDevice)); CK(cudaMemcpy(ds, sc.data(), n * 4, cudaMemcpyHostToDevice));
       ws.push_back(dw); ss.push_back(ds); hw.push_back(w); hs.push_back(sc);
     }
-    for (int mode = 0; mode < 4; ++mode) {
+    for (int mode : {PDL_L2, RING, RING_PLAIN, MEGA, MEGA_QUEUE}) {
       __nv_bfloat16 *buf[5]; for (auto &b : buf) { CK(cudaMalloc(&b, 11008 * 2)); CK(cudaMemset(b, 0, 11008 * 2)); }
       std::vector<__nv_bfloat16> x0(11008); for (auto &v : x0) v = __float2bfloat16((rand() % 200 - 100) * 0.01f);
       CK(cudaMemcpy(buf[0], x0.data(), 11008 * 2, cudaMemcpyHostToDevice));
-      if (mode == MEGA) {
+      if (mode == MEGA || mode == MEGA_QUEUE) {
         std::vector<Desc> descs;
         for (size_t i = 0; i < shapes.size(); ++i) descs.push_back({shapes[i].first, shapes[i].second, ws[i], ss[i], buf[i], buf[i + 1]});
-        launchMega(uploadMega(descs), s);
+        if (mode == MEGA) launchMega(uploadMega(descs), s);
+        else launchMegaQueue(uploadMega(descs), s, true);
       } else {
         for (size_t i = 0; i < shapes.size(); ++i) launch(Mode(mode), {shapes[i].first, shapes[i].second, ws[i], ss[i]}, buf[i], buf[i + 1], s);
       }
@@ -391,10 +502,11 @@ int main() {
       std::vector<Desc> descs;
       for (size_t i = 0; i < c.gemvs.size(); ++i) descs.push_back({c.gemvs[i].N, c.gemvs[i].K, c.gemvs[i].w, c.gemvs[i].scale, buf[i % 2], buf[(i + 1) % 2]});
       MegaChain mega = uploadMega(descs);
-      for (int mode = 0; mode < 7; ++mode) {
+      for (int mode = 0; mode < 9; ++mode) {
         if (round == 1 && mode < MEGA) continue; // (run 5 has them twice)
         float ms = timeIt([&] {
-          if (mode >= MEGA) launchMega(mega, s, mode == MEGA || mode == MEGA_NOWAIT, mode < MEGA_NOWAIT);
+          if (mode >= MEGA_QUEUE) launchMegaQueue(mega, s, mode == MEGA_QUEUE);
+          else if (mode >= MEGA) launchMega(mega, s, mode == MEGA || mode == MEGA_NOWAIT, mode < MEGA_NOWAIT);
           else for (size_t i = 0; i < c.gemvs.size(); ++i) launch(Mode(mode), c.gemvs[i], buf[i % 2], buf[(i + 1) % 2], s);
         }, 11);
         double ideal = bytes / readRate / 1e9;

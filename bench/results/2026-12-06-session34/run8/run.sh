@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 34, run 8 (.pack/gemv_ring8 and .pack/gemv_ring16 built here from this folder's
 # gemv_ring.cu by `nvcc -O3 -arch=sm_90a -std=c++17 -DCONSUMER_WARPS=W -o .pack/gemv_ringW
-# gemv_ring.cu`): the persistent chain (mega forms) with 8 and with 16 consumer warps.
+# gemv_ring.cu`): the persistent chain (mega forms) with 8 and with 16 consumer warps, and
+# mega-queue (the producers take the items from a queue; its check against the CPU first).
 # (run from the repository root with $OUT)
 set -u
 out=$OUT
