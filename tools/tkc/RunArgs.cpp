@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <random>
 #include <string_view>
@@ -308,6 +309,43 @@ std::vector<std::string> splitGrid(const std::string &grid) {
     else parts.back() += c;
   }
   return parts;
+}
+
+std::string outputConflict(const std::vector<std::pair<std::string, std::string>> &outputs,
+                           const std::vector<std::string> &inputs) {
+  namespace fs = std::filesystem;
+  // One file by two names: the same path once symbolic links and "." / ".." are resolved, or,
+  // for files that exist, the same file (a hard link).
+  auto same = [](const std::string &a, const std::string &b) {
+    std::error_code ignored, ec1, ec2;
+    if (fs::equivalent(a, b, ignored))
+      return true;
+    fs::path ca = fs::weakly_canonical(fs::absolute(a), ec1), cb = fs::weakly_canonical(fs::absolute(b), ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto &[label, path] = outputs[i];
+    if (path == "-" || path.empty())
+      continue;
+    std::error_code ignored;
+    if (fs::is_directory(path, ignored))
+      return label + " '" + path + "' is a folder: it needs a file";
+    for (const std::string &input : inputs)
+      if (same(path, input))
+        return label + " '" + path + "' is " + (input == inputs.front() ? "the source file" : "a file it imports") +
+               ": writing it would replace it";
+    for (size_t j = 0; j < i; ++j)
+      if (outputs[j].second != "-" && same(path, outputs[j].second))
+        return label + " '" + path + "' names the file of " + outputs[j].first + " too";
+  }
+  return "";
+}
+
+std::vector<std::string> loadedFiles(const Compiler &compiler) {
+  std::vector<std::string> files;
+  for (const auto &[path, text] : compiler.sources())
+    files.push_back(path);
+  return files;
 }
 
 int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffers, std::ostream &err,

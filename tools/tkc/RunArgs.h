@@ -60,6 +60,14 @@ std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector
 /// status (1 with "COMMAND: error: ..." on `err`).
 int saveBuffers(const RunOptions &options, const std::vector<HostBuffer> &buffers, std::ostream &err,
                 const std::string &command);
+/// The first output (LABEL and PATH: what -o, -MF or --save names; "-" is standard output)
+/// that would replace one of `inputs` (the kernel's file and its imports), names the file of an
+/// output before it, or names a folder, as a message; empty when none. Checked before anything
+/// is written (a helper's audit: `--save out=x.tk` replaced the kernel's own source).
+std::string outputConflict(const std::vector<std::pair<std::string, std::string>> &outputs,
+                           const std::vector<std::string> &inputs);
+/// The files `compiler` loaded: its main file and every import.
+std::vector<std::string> loadedFiles(const Compiler &compiler);
 /// Splits "a,cdiv(n,b),1" at top-level commas.
 std::vector<std::string> splitGrid(const std::string &grid);
 

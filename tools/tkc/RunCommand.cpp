@@ -75,13 +75,17 @@ int runCommand(RunOptions options, std::ostream &out, std::ostream &err) {
     for (auto &[name, value] : sig.constants)
       if (int64_t integer; !getAsInteger(value, 10, integer)) // floats are not grid names
         gridNames[name] = integer;
+    std::vector<std::pair<std::string, std::string>> outputs;
     for (auto &[name, path] : options.saves) {
       bool isBuffer = false;
       for (auto &b : buffers)
         isBuffer |= b.name == name;
       if (!isBuffer)
         throw UsageError("--save " + name + ": '" + name + "' is not a buffer argument");
+      outputs.emplace_back("--save " + name, path);
     }
+    if (std::string conflict = outputConflict(outputs, loadedFiles(compiler)); !conflict.empty())
+      throw UsageError(conflict);
     std::vector<std::string> dims = splitGrid(options.grid);
     if (dims.size() > 3)
       throw UsageError("--grid has " + std::to_string(dims.size()) + " dimensions; at most 3");

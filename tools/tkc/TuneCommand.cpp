@@ -155,6 +155,17 @@ int tuneCommand(const RunOptions &options, std::ostream &out, std::ostream &err)
            "(--dry-run compiles every config without it)\n";
     return 1;
   }
+  if (!options.saves.empty()) { // (before the GPU's work: nothing is written over the sources)
+    std::vector<std::pair<std::string, std::string>> outputs;
+    for (auto &[name, path] : options.saves)
+      outputs.emplace_back("--save " + name, path);
+    Compiler files{CompileOptions{}};
+    std::vector<std::string> inputs = files.load(options.file) ? loadedFiles(files) : std::vector<std::string>{options.file};
+    if (std::string conflict = outputConflict(outputs, inputs); !conflict.empty()) {
+      err << "tkc tune: error: " << conflict << "\n";
+      return 1;
+    }
+  }
   try {
     Context context(Backend::Cuda);
     Module module = Module::fromFile(context, options.file);

@@ -152,12 +152,14 @@ int tkcMain(int argc, char **argv) {
     return usageError("-MD writes the dependencies of an output: not with 'tkc " + command + "'");
   if (dependencies && depfile.empty())
     depfile = output + ".d";
-  // An output that is the source itself would replace it (a helper's audit: `tkc x.tk -o x.tk`).
-  for (const std::string *written : std::initializer_list<const std::string *>{&output, &depfile}) {
-    std::error_code ignored;
-    if (file != "-" && *written != "-" && !written->empty() && std::filesystem::equivalent(file, *written, ignored))
-      return usageError("'" + *written + "' is the source file itself: tkc would overwrite it");
-  }
+  // Outputs that would replace the source or an import, or each other: checked once the
+  // imports are known (after the load), before anything is written.
+  std::vector<std::pair<std::string, std::string>> outputs{{"-o", output}};
+  if (dependencies)
+    outputs.emplace_back("-MF", depfile);
+  auto outputsConflict = [&](const tk::Compiler &loaded) {
+    return command == "compile" ? tk::runargs::outputConflict(outputs, tk::runargs::loadedFiles(loaded)) : "";
+  };
   // The dependency file, after the output: the main file and every file it imports.
   auto writeDependencies = [&](const std::vector<std::pair<std::string, std::string>> &sources) {
     std::string error;
@@ -187,11 +189,12 @@ int tkcMain(int argc, char **argv) {
     return usageError("unknown --emit '" + emit + "'"); // (the command line checked it)
 
   if (emit == "header" && command == "compile") {
-    if (!options.divisibility.empty()) {
-      tk::Compiler checker(options);
-      if (checker.load(file))
-        if (std::string error = unknownDivisibility(checker, options); !error.empty())
-          return usageError(error);
+    tk::Compiler checker(options);
+    if (checker.load(file)) { // (a file that does not load: emitAotHeader reports it)
+      if (std::string error = unknownDivisibility(checker, options); !error.empty())
+        return usageError(error);
+      if (std::string conflict = outputsConflict(checker); !conflict.empty())
+        return usageError(conflict);
     }
     std::string header, diagnostics, warnings;
     bool made = tk::emitAotHeader(file, options, header, diagnostics, warnings);
@@ -203,11 +206,8 @@ int tkcMain(int argc, char **argv) {
       std::cerr << "tkc: error: " << error << "\n";
       return 1;
     }
-    if (dependencies) { // (the header's compiler loaded the same files)
-      tk::Compiler loader(options);
-      if (!loader.load(file) || !writeDependencies(loader.sources()))
-        return 1;
-    }
+    if (dependencies && !writeDependencies(checker.sources())) // (the header's compiler loaded the same files)
+      return 1;
     return 0;
   }
 
@@ -226,9 +226,12 @@ int tkcMain(int argc, char **argv) {
     stdinText = text.str();
   }
   bool ok = fromStdin ? compiler.load("<stdin>", &stdinText) : compiler.load(file);
-  if (ok)
+  if (ok) {
     if (std::string error = unknownDivisibility(compiler, options); !error.empty())
       return usageError(error);
+    if (std::string conflict = outputsConflict(compiler); !conflict.empty())
+      return usageError(conflict);
+  }
   std::ostringstream out;
   if (ok)
     ok = command == "check" ? compiler.check() : compiler.emit(kind, out);
