@@ -685,6 +685,15 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
             configRejected = true;
             break;
           }
+          // As a default would be: a float is no integer's value (it was truncated: { BLOCK: 2.5 }
+          // compiled as 2, a helper's audit), nor an integer other than 0 and 1 a bool's.
+          if ((v.kind == ConstValue::Kind::Float && !type.isFloatValue()) ||
+              (v.kind == ConstValue::Kind::Int && type.isBool() && v.i != 0 && v.i != 1)) {
+            diags_.error(p.range, "@autotune sets '" + p.name + "' to " + v.str() + "; '" + p.name + "' is of type " +
+                                      type.str());
+            configRejected = true;
+            break;
+          }
           Type from = v.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32) : Type::scalar(Scalar::I64);
           if (v.kind == ConstValue::Kind::Int && type.isIntValue() && !type.isBool() &&
               !holdsInt(type.elem.scalar, exactInt(v, Scalar::I64))) {

@@ -271,6 +271,13 @@ TEST(SemaRules, DTypeParameters) {
   EXPECT_EQ(
       firstError("@autotune(key = [n], configs = [{ B: f16 }])\nkernel k(n: i32, const B: i32) { }"),
       "2:24: @autotune sets 'B' to the type f16; 'B' is of type i32 (a type parameter is declared 'const B: dtype')");
+  // A float for an integer (once truncated: 2.5 compiled as 2), 2 for a bool; an integer for a
+  // float is its value.
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ B: 2.5 }])\nkernel k(n: i32, const B: i32) { }"),
+            "2:24: @autotune sets 'B' to 2.5; 'B' is of type i32");
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ B: 2 }])\nkernel k(n: i32, const B: i1) { }"),
+            "2:24: @autotune sets 'B' to 2; 'B' is of type i1");
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ B: 2 }, { B: true }])\nkernel k(n: i32, const B: f32) { }"), "");
 }
 
 } // namespace
