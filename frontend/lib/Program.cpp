@@ -90,6 +90,7 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   byPath_[key] = module;
 
   stack.push_back(key);
+  std::vector<std::pair<ModuleAST *, SrcRange>> imported;
   for (const ImportItem &imp : module->imports) {
     std::string resolved = resolveImport(path, imp.path);
     if (resolved.empty()) {
@@ -104,12 +105,34 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
       ok_ = false;
       continue;
     }
-    if (ModuleAST *dep = load(resolved, nullptr, imp.range, stack))
+    if (ModuleAST *dep = load(resolved, nullptr, imp.range, stack)) {
       importsOf_[fileId].push_back(dep);
+      imported.emplace_back(dep, imp.range);
+    }
   }
   stack.pop_back();
   collectSymbols(*module);
+  checkImportClashes(*module, imported);
   return module;
+}
+
+void Program::checkImportClashes(const ModuleAST &module, const std::vector<std::pair<ModuleAST *, SrcRange>> &imports) {
+  const auto &own = scopes_[module.fileId];
+  std::map<std::string, std::pair<const ModuleAST *, const GlobalSymbol *>> first; // name -> its first import's
+  for (const auto &[dep, importRange] : imports)
+    for (const auto &[name, symbol] : scopes_[dep->fileId]) {
+      if (symbol.kind == GlobalSymbol::Kind::Kernel || own.count(name)) // (kernels are not imported; a local one wins)
+        continue;
+      auto [it, inserted] = first.emplace(name, std::make_pair(dep, &symbol));
+      if (inserted || it->second.first == dep) // (one file imported twice defines it once)
+        continue;
+      Diagnostic &d = diags_.error(importRange, "'" + name + "' is defined by two imports of this file, '" +
+                                                    sources_.path(it->second.first->fileId) + "' and '" +
+                                                    sources_.path(dep->fileId) + "': a use of it could mean either");
+      DiagEngine::note(d, it->second.second->range, "'" + name + "' defined here");
+      DiagEngine::note(d, symbol.range, "and here");
+      ok_ = false;
+    }
 }
 
 void Program::collectSymbols(ModuleAST &module) {

@@ -46,6 +46,9 @@ private:
                   std::vector<std::string> &stack);
   std::string resolveImport(const std::string &fromPath, const std::string &target) const;
   void collectSymbols(ModuleAST &module);
+  /// A name (const or fn) that two of a file's imports define, and the file itself does not:
+  /// a located error at the second import (a use of it took the first import's silently).
+  void checkImportClashes(const ModuleAST &module, const std::vector<std::pair<ModuleAST *, SrcRange>> &imports);
 
   SourceManager &sources_;
   DiagEngine &diags_;
