@@ -33,13 +33,20 @@ constexpr size_t kMaxRank = 8;
 
 [[noreturn]] void fail(const std::string &what, const std::string &message) { throw Error(what + ": " + message); }
 
-/// A JSON value as a message shows it: scalars as written (strings cut at 64 characters),
-/// arrays and objects by kind only. (nlohmann's dump() recurses: a value nested 200000 deep
-/// would overflow the stack while the message is made.)
-std::string shown(const json &v) {
+/// A JSON value as a message shows it: scalars as written (strings cut at 64 characters), an
+/// array by its first four elements (an array or object among them by kind only), an object by
+/// kind. (nlohmann's dump() recurses: a value nested 200000 deep would overflow the stack while
+/// the message is made.)
+std::string shown(const json &v, bool inArray = false) {
   if (v.is_string()) {
     std::string text = v.get<std::string>();
     return json(text.size() > 64 ? text.substr(0, 64) + "..." : text).dump();
+  }
+  if (v.is_array() && !inArray) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size() && i < 4; ++i)
+      out += (i ? ", " : "") + shown(v[i], true);
+    return out + (v.size() > 4 ? ", ...]" : "]");
   }
   if (v.is_array())
     return "an array";
@@ -246,6 +253,9 @@ bool exists(const std::string &path) {
 
 LlamaConfig LlamaConfig::parse(const std::string &text, const std::string &what) {
   json doc = parseJson(text, what);
+  // (transformers writes a list, or null; a name alone was taken for a LLaMA whatever it said)
+  if (doc.contains("architectures") && !doc["architectures"].is_array() && !doc["architectures"].is_null())
+    fail(what, "architectures " + shown(doc["architectures"]) + " must be a list of model names");
   if (doc.contains("architectures") && doc["architectures"].is_array()) {
     bool llama = false;
     for (const json &a : doc["architectures"])

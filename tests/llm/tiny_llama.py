@@ -551,6 +551,9 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--trace", "/nonexistent-folder/t.json"], 2,
                                     "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
                                    (["--prompt", "3", "--trace", ""], 2, "--trace needs a file name"),
+                                   # (a folder was found only after the generation)
+                                   (["--prompt", "3", "--save-logits", "/tmp"], 2,
+                                    "cannot write '/tmp': it is a folder; name a file"),
                                    (["--prompt", "3", "--save-logits", ""], 2, "--save-logits needs a file name"),
                                    (["--prompt", "3", "--trace", "/proc/t.json"], 2,
                                     "cannot write '/proc/t.json': the folder '/proc' takes no new file"),

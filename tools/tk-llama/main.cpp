@@ -261,6 +261,8 @@ int main(int argc, char **argv) {
       std::filesystem::path folder = std::filesystem::path(*path).parent_path();
       if (path->empty())
         continue;
+      if (std::error_code ignored; std::filesystem::is_directory(*path, ignored)) // (found only after the generation)
+        throw tk::Error("cannot write '" + *path + "': it is a folder; name a file");
       if (!folder.empty() && !std::filesystem::is_directory(folder))
         throw tk::Error("cannot write '" + *path + "': the folder '" + folder.string() + "' does not exist");
       // (A temporary file made and removed: what writing it will take, root or not.)
