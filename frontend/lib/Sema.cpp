@@ -365,10 +365,11 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
   for (const KernelParam &p : kernel.params)
     if (p.mode == KernelParam::Mode::Const)
       constNames.insert(p.name);
-  std::set<std::string> runtimeNames;
+  std::set<std::string> integerNames; // what a key may name: runtime integer parameters
   for (const KernelParam &p : kernel.params)
-    if (p.mode != KernelParam::Mode::Const)
-      runtimeNames.insert(p.name);
+    if (p.mode != KernelParam::Mode::Const && p.type && !p.type->inner &&
+        std::set<std::string>{"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}.count(p.type->name))
+      integerNames.insert(p.name);
 
   // Reads `{ BM: 128, num_warps: 4 }` (or one axis of a space) into values.
   auto constant = [&](const DecoratorValue &v, const std::string &name) -> std::optional<ConstValue> {
@@ -421,9 +422,18 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     }
   };
 
+  std::set<std::string> given; // (an argument twice, or configs beside space: the first was taken silently)
   for (size_t a = 0; a < deco->args.size(); ++a) {
     const auto &[name, value] = deco->args[a];
     SrcRange range = deco->argRanges[a];
+    if (!given.insert(name).second) {
+      diags_.error(range, "@autotune: '" + name + "' is given twice");
+      continue;
+    }
+    if ((name == "configs" && given.count("space")) || (name == "space" && given.count("configs"))) {
+      diags_.error(range, "@autotune: configs and space both give the tuning space: give one");
+      continue;
+    }
     // `key = [M, N]`, `reset_to_zero = [out]`, `restore_value = [x]`: names of parameters of one kind.
     auto names = [&](const std::set<std::string> &allowed, const std::string &kind, std::vector<std::string> &out) {
       if (value.kind != DecoratorValue::Kind::List) {
@@ -437,11 +447,15 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
                                        kernel.name + "'");
           continue;
         }
+        if (std::find(out.begin(), out.end(), n->name) != out.end()) {
+          diags_.error(item.range, "@autotune: '" + n->name + "' appears twice in " + name);
+          continue;
+        }
         out.push_back(n->name);
       }
     };
     if (name == "key") {
-      names(runtimeNames, "runtime", spec.key);
+      names(integerNames, "integer", spec.key);
     } else if (name == "reset_to_zero" || name == "restore_value") {
       // Outputs a kernel accumulates into (atomics): zeroed before each timed run; buffers it
       // updates in place: restored before each timed run and after the last, as Triton does.
@@ -478,6 +492,10 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
     } else if (name == "space") {
       if (value.kind != DecoratorValue::Kind::Dict) {
         diags_.error(value.range, "@autotune: space must be { NAME: [values], ... }");
+        continue;
+      }
+      if (value.entries.empty()) {
+        diags_.error(value.range, "@autotune: space names no parameter");
         continue;
       }
       std::vector<TuneConfig> configs(1);

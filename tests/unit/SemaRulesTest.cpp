@@ -203,7 +203,18 @@ TEST(SemaRules, Autotune) {
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }, { BX: 32 }])\nkernel k(n: i32, const BM: i32) { }"),
             "1:47: @autotune: 'BX' is not a const parameter of 'k' (nor a launch option: num_warps, num_stages, warp_specialize, cluster_size)");
   EXPECT_EQ(firstError("@autotune(key = [q], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
-            "1:18: @autotune: key entries must name runtime parameters of 'k'");
+            "1:18: @autotune: key entries must name integer parameters of 'k'");
+  // Arguments the first of which was taken silently, a key of a pointer or twice, an empty space.
+  EXPECT_EQ(firstError("@autotune(key = [n], key = [n], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
+            "1:22: @autotune: 'key' is given twice");
+  EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64 }], space = { BM: [128] })\nkernel k(n: i32, const BM: i32) { }"),
+            "1:46: @autotune: configs and space both give the tuning space: give one");
+  EXPECT_EQ(firstError("@autotune(key = [x], configs = [{ BM: 64 }])\nkernel k(x: ptr<f32>, n: i32, const BM: i32) { }"),
+            "1:18: @autotune: key entries must name integer parameters of 'k'");
+  EXPECT_EQ(firstError("@autotune(key = [n, n], configs = [{ BM: 64 }])\nkernel k(n: i32, const BM: i32) { }"),
+            "1:21: @autotune: 'n' appears twice in key");
+  EXPECT_EQ(firstError("@autotune(key = [n], space = {})\nkernel k(n: i32, const BM: i32 = 4) { }"),
+            "1:30: @autotune: space names no parameter");
   EXPECT_EQ(firstError("@autotune(key = [n], space = { BM: [64, 128], num_warps: [3] })\nkernel k(n: i32, const BM: i32) { }"),
             "1:47: @autotune: num_warps must be a small positive integer and a power of two, got 3");
   EXPECT_EQ(firstError("@autotune(key = [n], configs = [{ BM: 64, cluster_size: 4 }])\nkernel k(n: i32, const BM: i32) { }"),
