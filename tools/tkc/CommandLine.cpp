@@ -90,11 +90,15 @@ void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {
 }
 
 /// Options' NAME=VALUE texts (their validators checked the form), the last of a name winning.
-std::map<std::string, std::string> assignments(const std::vector<std::string> &texts) {
+/// NAME=VALUE options by name; a name given twice is a usage error (the last one won silently,
+/// where `tkc run` refuses an argument given twice).
+std::map<std::string, std::string> assignments(const std::vector<std::string> &texts, const std::string &option) {
   std::map<std::string, std::string> out;
   for (const std::string &t : texts)
     if (auto assignment = runargs::parseAssignment(t))
-      out.insert_or_assign(assignment->first, assignment->second);
+      if (auto [it, inserted] = out.emplace(assignment->first, assignment->second); !inserted)
+        throw runargs::UsageError(option + " " + assignment->first + " is given twice (" + it->second + ", then " +
+                                  assignment->second + ")");
   return out;
 }
 
@@ -307,8 +311,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
                   : app.got_subcommand(tune) ? TkcCommand::Tune
                   : app.got_subcommand(lsp)  ? TkcCommand::Lsp
                                              : TkcCommand::Compile;
-    inv.compile.defines = assignments(b.defines);
-    for (const auto &[name, amount] : assignments(b.divisibility))
+    inv.compile.defines = assignments(b.defines, "-D");
+    for (const auto &[name, amount] : assignments(b.divisibility, "--divisibility"))
       inv.compile.divisibility[name] = std::stoll(amount);
     if (!b.arch.empty())
       runargs::applyArch(b.arch, inv.compile);
