@@ -217,9 +217,11 @@ std::vector<CheckpointTensor> readSafetensors(const MappedFile &file) {
     if (!offsets.is_array() || offsets.size() != 2)
       fail(what, "data_offsets must be [begin, end]");
     int64_t begin = count(offsets[0], what + ": data_offsets", INT64_MAX), end = count(offsets[1], what + ": data_offsets", INT64_MAX);
-    if (begin > end || uint64_t(end) > dataBytes)
-      fail(what, "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] lie outside the " +
-                     std::to_string(dataBytes) + " bytes of data");
+    std::string range = "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+    if (begin > end)
+      fail(what, range + " end before they begin");
+    if (uint64_t(end) > dataBytes)
+      fail(what, range + " lie outside the " + std::to_string(dataBytes) + " bytes of data");
     if (bytes != static_cast<unsigned __int128>(end - begin))
       fail(what, dtypeName + shapeText(t.shape) + " does not take the " + std::to_string(end - begin) +
                      " bytes its data_offsets give");
