@@ -34,9 +34,11 @@ public:
   }
 
 private:
-  std::optional<int64_t> fail(const std::string &message) {
+  /// The error at `column` (0-based; by default where the parse is): an operator's or a name's
+  /// own column, not the end of what was read after it.
+  std::optional<int64_t> fail(const std::string &message, std::optional<size_t> column = std::nullopt) {
     if (error_.empty())
-      error_ = message + " (at column " + std::to_string(at_ + 1) + ")";
+      error_ = message + " (at column " + std::to_string(column.value_or(at_) + 1) + ")";
     return std::nullopt;
   }
   void skipSpace() {
@@ -77,16 +79,18 @@ private:
       int level = precedence(op);
       if (!level || level < minLevel)
         break;
+      size_t opAt = at_;
       at_ += op.size();
       std::optional<int64_t> rhs = binary(level + 1);
       if (!rhs)
         return std::nullopt;
-      lhs = apply(op, *lhs, *rhs);
+      lhs = apply(op, *lhs, *rhs, opAt);
     }
     return lhs;
   }
 
-  std::optional<int64_t> apply(const std::string &op, int64_t a, int64_t b) {
+  std::optional<int64_t> apply(const std::string &op, int64_t a, int64_t b, size_t opAt) {
+    auto fail = [&](const std::string &message) { return this->fail(message, opAt); };
     std::optional<int64_t> r;
     if (op == "+") r = llvm::checkedAdd(a, b);
     else if (op == "-") r = llvm::checkedSub(a, b);
@@ -126,10 +130,11 @@ private:
     if (++depth_ > ParseLimits::kMaxNesting)
       return fail("nesting is too deep (more than " + std::to_string(ParseLimits::kMaxNesting) + " levels)");
     std::optional<int64_t> result;
+    size_t opAt = at_;
     if (take("-")) {
       result = unary();
       if (result)
-        result = *result == INT64_MIN ? fail("integer overflow in a constant expression") : std::optional(-*result);
+        result = *result == INT64_MIN ? fail("integer overflow in a constant expression", opAt) : std::optional(-*result);
     } else if (take("~")) {
       if ((result = unary()))
         result = ~*result;
@@ -161,7 +166,7 @@ private:
       return fail(at_ < text_.size() ? "unexpected '" + text_.substr(at_, 1) + "'" : "expected an expression");
     if (take("(")) {
       if (name != "cdiv" && name != "minimum" && name != "maximum")
-        return fail("'" + name + "' is not a function of integers (cdiv, minimum, maximum)");
+        return fail("'" + name + "' is not a function of integers (cdiv, minimum, maximum)", start);
       std::optional<int64_t> a = binary(0);
       if (!a || !take(","))
         return a ? fail("expected ','") : std::nullopt;
@@ -173,11 +178,11 @@ private:
       if (name == "maximum")
         return std::max(*a, *b);
       if (*b == 0)
-        return fail("division by zero in a constant expression");
+        return fail("division by zero in a constant expression", start);
       // The quotient rounded up, as the language's cdiv: truncated, plus 1 when the remainder
       // is not zero and of the divisor's sign.
       if (*a == std::numeric_limits<int64_t>::min() && *b == -1)
-        return fail("integer overflow in a constant expression");
+        return fail("integer overflow in a constant expression", start);
       int64_t quotient = *a / *b, remainder = *a % *b;
       return quotient + (remainder != 0 && (remainder < 0) == (*b < 0) ? 1 : 0);
     }
@@ -186,7 +191,7 @@ private:
       std::string known;
       for (auto &[n, v] : names_)
         known += (known.empty() ? "" : ", ") + n;
-      return fail("unknown name '" + name + "'" + (known.empty() ? "" : " (known: " + known + ")"));
+      return fail("unknown name '" + name + "'" + (known.empty() ? "" : " (known: " + known + ")"), start);
     }
     return it->second;
   }

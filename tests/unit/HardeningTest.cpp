@@ -470,6 +470,15 @@ TEST(HardeningGrid, OneCheckedExpressionNeverSourceText) {
   EXPECT_FALSE(evaluateIntExpression(deep, names, value, error));
   EXPECT_EQ(error.rfind("nesting is too deep", 0), 0u) << error;
   EXPECT_FALSE(evaluateIntExpression(std::string(100000, '-') + "1", names, value, error));
+  // An error points at its operator or name (it pointed past them, at the end of what was read).
+  EXPECT_FALSE(evaluateIntExpression("q", names, value, error));
+  EXPECT_EQ(error, "unknown name 'q' (known: BLOCK, n) (at column 1)");
+  EXPECT_FALSE(evaluateIntExpression("1 + 1/0", names, value, error));
+  EXPECT_EQ(error, "division by zero in a constant expression (at column 6)");
+  EXPECT_FALSE(evaluateIntExpression("4294967296*4294967296", names, value, error));
+  EXPECT_EQ(error, "integer overflow in a constant expression (at column 11)");
+  EXPECT_FALSE(evaluateIntExpression("2 * cdiv(n, 0)", names, value, error));
+  EXPECT_EQ(error, "division by zero in a constant expression (at column 5)");
 }
 
 // --- 3: the tuning database's JSON ----------------------------------------------------------------
