@@ -367,8 +367,8 @@ std::optional<AutotuneSpec> Sema::autotune(const KernelItem &kernel) {
       constNames.insert(p.name);
   std::set<std::string> integerNames; // what a key may name: runtime integer parameters
   for (const KernelParam &p : kernel.params)
-    if (p.mode != KernelParam::Mode::Const && p.type && !p.type->inner &&
-        std::set<std::string>{"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}.count(p.type->name))
+    if (std::optional<Scalar> scalar = p.type && !p.type->inner ? parseScalar(p.type->name) : std::nullopt;
+        p.mode != KernelParam::Mode::Const && scalar && isInteger(*scalar) && *scalar != Scalar::I1)
       integerNames.insert(p.name);
 
   // Reads `{ BM: 128, num_warps: 4 }` (or one axis of a space) into values.

@@ -89,9 +89,8 @@ void addTarget(CLI::App &app, Bound &b, const std::string &archDefault) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-/// Options' NAME=VALUE texts (their validators checked the form), the last of a name winning.
-/// NAME=VALUE options by name; a name given twice is a usage error (the last one won silently,
-/// where `tkc run` refuses an argument given twice).
+/// Options' NAME=VALUE texts (their validators checked the form) by name; a name given twice is
+/// a usage error (the last one won silently, where `tkc run` refuses an argument given twice).
 std::map<std::string, std::string> assignments(const std::vector<std::string> &texts, const std::string &option) {
   std::map<std::string, std::string> out;
   for (const std::string &t : texts)
