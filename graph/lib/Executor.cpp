@@ -57,8 +57,9 @@ struct Executable::Impl {
   std::map<std::string, Kernel> chainKernels; // GemvChain steps' generated kernels, by source
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
-  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
-  /// of them: the steps run one after another on one stream.
+  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches; also decode
+  /// attention's per-head counters), shared by all of them: the steps run one after another on
+  /// one stream.
   std::unique_ptr<Buffer> splitWorkspace, splitCounters;
   /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
   /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
@@ -379,21 +380,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   typed({{"PAIR", flag(pair)}}), stream);
     return;
   }
-  case StepKind::DecodeSplit: {
-    const TensorInfo &q = first.out;
-    int64_t batch = q.shape[0], headDim = q.shape[1] / first.heads;
+  case StepKind::DecodeAttention: {
+    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
     int64_t maxContext = plan.info(graph, first.inputs[1]).shape[0] / batch;
     kernel.launch(Grid(batch * first.heads, step.heads),
-                  {in(0), in(1), in(2), in(3), out, storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
+                  {in(0), in(1), in(2), in(3), storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
                    i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
-                   i32(step.in[0].column)},
-                  typed({{"HEAD_DIM", headDim}}), stream);
-    return;
-  }
-  case StepKind::DecodeCombine: {
-    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
-    kernel.launch(Grid(batch * first.heads), {in(0), in(1), out, i32(step.heads)},
-                  typed({{"HEAD_DIM", headDim}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
+                   i32(step.in[0].column), *splitCounters, out},
+                  typed({{"HEAD_DIM", headDim}, {"COMBINE", flag(true)}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
     return;
   }
   case StepKind::Transpose: {
@@ -480,6 +474,14 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       workspace = std::max(workspace, 16 * out.shape[0] * out.shape[1]);
       tiles = std::max(tiles, cdiv(out.shape[0], 8) * cdiv(out.shape[1], 16));
     }
+  // Decode attention counts each (batch, head)'s splits in (its last merges them).
+  bool counted = false;
+  for (const Step &step : impl.plan.steps)
+    if (step.kind == StepKind::DecodeAttention) {
+      counted = true;
+      const Node &attention = impl.graph.nodes[step.nodes[0]];
+      tiles = std::max(tiles, attention.out.shape[0] * attention.heads); // batch x heads
+    }
   impl.dtype = Scalar::BF16;
   for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {
     const Node &n = impl.graph.nodes[k];
@@ -489,8 +491,9 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       break;
     }
   }
-  if (!fp8Operands.empty()) {
+  if (!fp8Operands.empty())
     impl.splitWorkspace = std::make_unique<Buffer>(context, Scalar::F32, size_t(workspace));
+  if (!fp8Operands.empty() || counted) {
     impl.splitCounters = std::make_unique<Buffer>(context, Scalar::I32, size_t(tiles));
     std::vector<int32_t> zeros(size_t(tiles), 0);
     impl.splitCounters->upload(zeros.data(), zeros.size() * sizeof(int32_t));
@@ -537,11 +540,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
     case StepKind::AppendKV: impl.kernels.push_back(impl.stdlibKernel("kv_cache.tk", "kv_append")); break;
     case StepKind::Embedding: impl.kernels.push_back(impl.stdlibKernel("embedding.tk", "embedding")); break;
-    case StepKind::DecodeSplit:
+    case StepKind::DecodeAttention:
       impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_split"));
-      break;
-    case StepKind::DecodeCombine:
-      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_combine"));
       break;
     case StepKind::AllReduce:
     case StepKind::AllGather: impl.kernels.emplace_back(); break; // (the communicator's, no kernel)
@@ -669,7 +669,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
     flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);
     if (first.causal)
       flops /= 2;
-  } else if (step.kind == StepKind::DecodeSplit) {
+  } else if (step.kind == StepKind::DecodeAttention) {
     const TensorInfo &q = first.out, &cache = plan.info(graph, first.inputs[1]);
     flops = 4 * double(q.shape[1]) * double(cache.shape[0]); // every head against all its cached rows
   }

@@ -584,19 +584,14 @@ struct Planner {
         step.in = {place(nd.inputs[1]), place(nd.inputs[2])};
         break;
       case Op::DecodeAttention: {
-        // The split kernel's partial outputs and (max, sum) pairs, f32, then the combine.
+        // One launch: the split kernel's programs write their partial outputs and (max, sum)
+        // pairs (f32, out2), and each head's last program merges them (COMBINE).
         int64_t batch = nd.out.shape[0], headDim = nd.out.shape[1] / nd.heads;
         int64_t splits = nd.seqLen ? nd.seqLen : 16;
-        Step split{StepKind::DecodeSplit};
-        split.nodes = {n};
-        split.out = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, headDim}});
-        split.out2 = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, 2}});
-        split.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2]), place(nd.inputs[3])};
-        split.heads = int(splits);
-        step.kind = StepKind::DecodeCombine;
-        step.in = {Operand{split.out, headDim, 0}, Operand{split.out2, 2, 0}};
+        step.kind = StepKind::DecodeAttention;
+        step.out2 = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, headDim + 2}});
+        step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2]), place(nd.inputs[3])};
         step.heads = int(splits);
-        newStep(std::move(split));
         break;
       }
       case Op::AllReduce:
@@ -845,8 +840,8 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Transpose: return "transpose";
   case StepKind::AppendKV: return nodes.size() > 1 ? "kv_append (keys and values at once)" : "kv_append";
   case StepKind::Embedding: return "embedding";
-  case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
-  case StepKind::DecodeCombine: return "decode_attention_combine";
+  case StepKind::DecodeAttention:
+    return "decode_attention_split (" + std::to_string(heads) + " splits, merged by the last)";
   case StepKind::AllReduce: return "all_reduce (sum over the ranks)";
   case StepKind::AllGather: return "all_gather (rank-major rows)";
   }

@@ -45,7 +45,7 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows,
+  AppendKV, DecodeAttention, Embedding, QuantizeRows,
   GemvChain, // fp8_gemv_row steps that follow each other, run by one persistent kernel (GraphOptions::gemvChains)
   AllReduce, AllGather // collectives (Communicator), no kernel: all_gather writes rank-major rows, copies reorder them
 };

@@ -1914,7 +1914,8 @@ def add_stdlib_cases():
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
     # splits of whole blocks of 16 (the later splits empty), grouped-query heads; then the
-    # combine, from the split kernel's numpy partials.
+    # combine, from the split kernel's numpy partials; then both in one launch (COMBINE: each
+    # head's last program merges, and leaves its counter zero).
     Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 4, 16
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
@@ -1938,12 +1939,14 @@ def add_stdlib_cases():
                     pml[b, h, sp] = (m, pr.sum())
         return po, pml
     po_ref, pml_ref = decode_partials()
+    partials_ref = np.concatenate([po_ref.ravel(), pml_ref.ravel()]).astype(np.float32)
+    decode_args = {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
+                   "partials": np.zeros(Bd * Hd * splits * (Dd + 2), np.float32),
+                   "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
+                   "q_stride": Hd * Dd, "q_col": 0, "counters": np.zeros(Bd * Hd, np.int32),
+                   "o": np.zeros(Bd * Hd * Dd, np.uint16)}
     case("stdlib.bf16.decode_attention_split", std("decode_attention"), "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
-         {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
-          "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
-          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
-          "q_stride": Hd * Dd, "q_col": 0},
-         lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
+         decode_args, lambda out: {"partials": partials_ref},
          tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
     def decode_combine_ref(out):
         w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
@@ -1957,9 +1960,12 @@ def add_stdlib_cases():
                 assert np.allclose(o[b, h], pr @ v_[b, :lengths[b], h // (Hd // KVd)] / pr.sum(), atol=1e-6)
         return {"o": b16(o.reshape(Bd, Hd * Dd))}
     case("stdlib.bf16.decode_attention_combine", std("decode_attention"), "decode_attention_combine", "%d" % (Bd * Hd),
-         {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel(),
-          "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
+         {"partials": partials_ref, "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
          decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "SPLITS": "4"})
+    case("stdlib.bf16.decode_attention_split.combine", std("decode_attention"), "decode_attention_split",
+         "%d, %d" % (Bd * Hd, splits), decode_args,
+         lambda out: dict(decode_combine_ref(out), counters=np.zeros(Bd * Hd, np.int32)),
+         tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d), "COMBINE": "true", "SPLITS": "4"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
     # With POSITIONS: each sequence's tokens start at positions[b] (a KV cache's length).
     T, S, heads, half = 6, 4, 2, 16

@@ -345,7 +345,7 @@ def main():
         if r.returncode or ("tokens: " + ",".join(map(str, tokens))) not in out:
             sys.exit("--max-context 40 --profile --decode-splits 3: exit %d, %r %r" % (r.returncode, out, r.stderr))
         for needle in ["prefill: 5 tokens in ", "decode: 4 steps of 1 sequences in ", "prefill profile: ",
-                       "decode step profile: ", "decode_attention_split (3 splits)", "decode_attention_combine",
+                       "decode step profile: ", "decode_attention_split (3 splits, merged by the last)",
                        "matmul_epilogue", "keys and values appended", "TFLOP/s"]:
             if needle not in out:
                 sys.exit("--profile printed no %r: %s" % (needle, out))

@@ -946,8 +946,8 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
             "graph: embedding: the table must be a matrix [rows, dim], got i32[2]");
   EXPECT_EQ(errorOf([&] { e.embedding(table, x); }), "graph: embedding: the ids must be an index input, got bf16[2, 4]");
   Executable exe = Executable::compile(context, g);
-  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append (keys and values at once)", "decode_attention_split (4 splits)",
-                                                     "decode_attention_combine"}));
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append (keys and values at once)",
+                                                     "decode_attention_split (4 splits, merged by the last)"}));
   auto wave = [](size_t n, double f) {
     std::vector<uint16_t> bits(n);
     for (size_t i = 0; i < n; ++i)
