@@ -164,7 +164,7 @@ struct Executable::Impl {
     return p;
   }
 
-  /// fp8_gemv_row's arguments a to norm_out for one of its steps (alone, or in a GemvChain).
+  /// fp8_gemv_row's arguments a to scale_b2 for one of its steps (alone, or in a GemvChain).
   void gemvRowArgs(const Step &step, const Bindings &bindings, std::vector<Arg> &args) {
     auto in = [&](size_t k) -> Buffer & { return storage(bindings, step.in[k].tensor); };
     auto i32 = [](int64_t v) { return int32_t(v); };
@@ -176,7 +176,8 @@ struct Executable::Impl {
                     Arg(i32(M)), Arg(i32(N)), Arg(i32(K)), Arg(i32(step.in[0].rowStride)), Arg(i32(step.in[1].rowStride)),
                     Arg(i32(step.outAt.rowStride)), Arg(i32(step.in[3].rowStride)), Arg(i32(step.in[4].rowStride)),
                     Arg(rstd ? in(7) : *dummy), Arg(normOut ? storage(bindings, step.normOutWeight) : *dummy),
-                    Arg(normOut ? storage(bindings, step.out2) : *dummy)})
+                    Arg(normOut ? storage(bindings, step.out2) : *dummy),
+                    Arg(in(step.paired ? 8 : 1)), Arg(in(step.paired ? 9 : 6))}) // (unpaired: b's, of b's type, unread)
       args.push_back(arg);
   }
 
@@ -210,6 +211,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
         if (step.eps > 0)
           consts.emplace("RSTD_EPS", Const(step.eps));
         consts.emplace("NORM_OUT", flag(step.normOutWeight >= 0));
+        consts.emplace("PAIRED", flag(step.paired));
         std::vector<Arg> args;
         gemvRowArgs(step, bindings, args);
         kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }), args, typed(consts), stream);

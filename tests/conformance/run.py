@@ -1762,11 +1762,12 @@ def add_stdlib_cases():
         row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
     no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
+    no_pair = {"b2": np.zeros(1, np.uint8), "scale_b2": np.zeros(1, np.float32)}
     for bn_, bk_, warps in row_configs:
         case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm, **no_pair},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
              defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
     # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
@@ -1783,9 +1784,29 @@ def add_stdlib_cases():
          {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
           "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
+          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16), **no_pair},
          gemv_norm_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
+    # A gated MLP's two projections in one launch (PAIRED, the graph layer's batch-1 SwiGLU):
+    # silu of the rows of b times those of b2 (each with its scales), the rstd of a folded norm
+    # and a residual after the product. (BN 16: the last block ragged at N = 136.)
+    tb2, tsb2 = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False), RNG.uniform(0.1, 2, Nt).astype(np.float32)
+    gres = rnd(Mg, Nt)
+    def gemv_paired_ref(out):
+        x_ = val(nx).reshape(Mg, Kt)
+        rstd = (1 / np.sqrt((x_ * x_).mean(1) + 1e-5))[:, None]
+        xw_ = val(xw).reshape(Mg, Kt)
+        gate_ = xw_ @ values_of("f8e4m3", tb).reshape(-1, Kt).T * tsb[None, :] * rstd
+        up_ = xw_ @ values_of("f8e4m3", tb2).reshape(-1, Kt).T * tsb2[None, :] * rstd
+        return {"c": b16(silu(gate_) * up_ + val(gres).reshape(Mg, Nt)).ravel()}
+    case("stdlib.fp8_gemv_row.paired.rstd.residual", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
+         {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
+          "bias": np.zeros(1, np.uint16), "residual": gres, "mul": np.zeros(1, np.uint16),
+          "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
+          "norm_x": nx, "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16), "b2": tb2, "scale_b2": tsb2},
+         gemv_paired_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
+         defines={"BN": "16", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "ACT": "1",
+                  "PAIRED": "true", "HAS_RESIDUAL": "true"})
     # A GEMV chain (kernels/work_queue.tk, the form graph/lib/GemvChain.cpp generates): three
     # dependent FP8 GEMVs in one persistent launch; grids of fewer programs than blocks of rows
     # and of more (most of them taking none), the work queue zero again afterwards.
@@ -1824,7 +1845,7 @@ def add_stdlib_cases():
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
           "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
           "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf,
-          **{k: v.astype(np.float16) for k, v in no_norm.items()}},
+          **{k: v.astype(np.float16) for k, v in no_norm.items()}, **no_pair},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
                   "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
