@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Session 35, run 2 (pack of the commit "Decode attention in one launch"; .pack/base-b99dd6f.tar.xz
-# and .pack/stdlib-base: session 34's last commit, `git archive b99dd6f stdlib`): decode
-# attention merged by each head's last split on the GPU: its conformance cases on CUDA against
-# the interpreter, the tiny LLaMA on CUDA, then tk-llama's decode A/B against b99dd6f (two
-# separate combine launches), rounds interleaved. (run from the repository root with $OUT)
+# Session 35, run 2: decode attention merged by each head's last split (63aeff6) and the
+# batch-1 gate/up projections paired in one fp8_gemv_row launch (bb8cb2b) on the GPU: their
+# conformance cases on CUDA against the interpreter, then tk-llama's decode A/B, rounds
+# interleaved: base b99dd6f (.pack/base-b99dd6f.tar.xz, .pack/stdlib-base), merged 63aeff6
+# (.pack/merged-63aeff6.tar.xz, .pack/stdlib-merged), paired bb8cb2b (.pack/tk-gpu.tar.xz, the
+# tree's stdlib); each stdlib by `git archive COMMIT stdlib`. (run from the repository root with $OUT)
 set -u
 out=$OUT
 . bench/gpu-env.sh
-mkdir -p /tmp/tkbase && tar -xJf .pack/base-b99dd6f.tar.xz -C /tmp/tkbase
-timeout 90 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 8 -k decode_attention > $out/conformance.txt 2>&1
-tail -2 $out/conformance.txt; grep -v "^ok" $out/conformance.txt | head -5
-TK_CACHE_DIR=$(mktemp -d) timeout 150 python3 tests/llm/tiny_llama.py --tk-llama /tmp/tkgpu/tk/bin/tk-llama --backend cuda \
-  --skip-tokenizer > $out/llm-tiny.txt 2>&1; echo "tiny llama exit $?"; tail -2 $out/llm-tiny.txt | cut -c1-200
-PROFILE=1 timeout 400 python3 bench/llm_ab.py 3 fp8b1 base=/tmp/tkbase/tk/bin/tk-llama:.pack/stdlib-base \
-  merged=/tmp/tkgpu/tk/bin/tk-llama:stdlib 2>&1 | grep -v "Writing model" | tee $out/ab.txt
+for v in base:base-b99dd6f merged:merged-63aeff6; do
+  mkdir -p /tmp/tk-${v%%:*} && tar -xJf .pack/${v#*:}.tar.xz -C /tmp/tk-${v%%:*}
+done
+timeout 60 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 8 -k decode_attention > $out/conformance.txt 2>&1
+timeout 60 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 8 -k fp8_gemv_row >> $out/conformance.txt 2>&1
+grep "conformance cases" $out/conformance.txt; grep -v "^ok" $out/conformance.txt | grep -v "conformance cases" | head -5
+timeout 450 python3 bench/llm_ab.py 2 fp8b1,fp8b8 base=/tmp/tk-base/tk/bin/tk-llama:.pack/stdlib-base \
+  merged=/tmp/tk-merged/tk/bin/tk-llama:.pack/stdlib-merged paired=/tmp/tkgpu/tk/bin/tk-llama:stdlib 2>&1 \
+  | grep -v "Writing model" | tee $out/ab.txt
