@@ -389,7 +389,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   {in(0), in(1), in(2), in(3), storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
                    i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
                    i32(step.in[0].column), *splitCounters, out},
-                  typed({{"HEAD_DIM", headDim}, {"COMBINE", flag(true)}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
+                  typed({{"HEAD_DIM", headDim}, {"COMBINE", flag(true)}}), stream);
     return;
   }
   case StepKind::Transpose: {
@@ -665,7 +665,7 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
   double flops = 0;
   if (step.kind == StepKind::MatMul) {
     double k = double(plan.info(graph, first.inputs[1]).shape[step.fp8 ? 1 : 0]);
-    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k;
+    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k * (step.paired ? 2 : 1); // (a pair: two weights)
   } else if (step.kind == StepKind::Attention) {
     // Every query against seqLen keys: QK^T and PV, two flops per multiply-add each.
     flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);

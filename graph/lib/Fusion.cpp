@@ -709,6 +709,13 @@ struct Planner {
       if (second == plan.steps.end() || !gemvRow(*second) || second->nodes.size() != 1 || !singleUse(up) ||
           second->out2 >= 0 || second->paired || second->factor != 1)
         continue;
+      // (No other step may read it, through a view either: its output is no longer written.)
+      bool otherReaders = false;
+      for (size_t r = 0; r < plan.steps.size(); ++r)
+        for (size_t k = 0; k < plan.steps[r].in.size(); ++k)
+          otherReaders |= plan.steps[r].in[k].tensor == up && !(r == s && k == 4);
+      if (otherReaders)
+        continue;
       auto same = [](const Operand &x, const Operand &y) {
         return x.tensor == y.tensor && x.rowStride == y.rowStride && x.column == y.column;
       };
@@ -809,6 +816,10 @@ struct Planner {
       for (const auto &[tensor, last] : lastUse)
         if (last == s && plan.slotOf.count(tensor) && tensor != out && tensor != out2)
           busy[plan.slotOf[tensor]] = false;
+      // What no step reads (decode attention's partials, its own workspace) is free after it.
+      for (int written : {out, out2})
+        if (written >= 0 && plan.slotOf.count(written) && !lastUse.count(written))
+          busy[plan.slotOf[written]] = false;
     }
   }
 };

@@ -1933,11 +1933,12 @@ def add_stdlib_cases():
          {"ids": ids + 1000, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab,
           "dim": dim, "stride": stride, "first": 1000},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
-    # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
-    # splits of whole blocks of 16 (the later splits empty), grouped-query heads; then the
-    # combine, from the split kernel's numpy partials; then both in one launch (COMBINE: each
-    # head's last program merges, and leaves its counter zero).
-    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 4, 16
+    # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 12
+    # splits of whole blocks of 4 (the later splits empty at lengths 1 and 37), grouped-query
+    # heads; then the combine, from the split kernel's numpy partials (more splits than one of
+    # its chunks); then both in one launch (COMBINE: each head's last program merges, and
+    # leaves its counter zero).
+    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 12, 4
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
     scale_d = 1 / math.sqrt(Dd)
@@ -1982,11 +1983,11 @@ def add_stdlib_cases():
         return {"o": b16(o.reshape(Bd, Hd * Dd))}
     case("stdlib.bf16.decode_attention_combine", std("decode_attention"), "decode_attention_combine", "%d" % (Bd * Hd),
          {"partials": partials_ref, "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
-         decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "SPLITS": "4"})
+         decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd)})
     case("stdlib.bf16.decode_attention_split.combine", std("decode_attention"), "decode_attention_split",
          "%d, %d" % (Bd * Hd, splits), decode_args,
          lambda out: dict(decode_combine_ref(out), counters=np.zeros(Bd * Hd, np.int32)),
-         tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d), "COMBINE": "true", "SPLITS": "4"})
+         tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d), "COMBINE": "true"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
     # With POSITIONS: each sequence's tokens start at positions[b] (a KV cache's length).
     T, S, heads, half = 6, 4, 2, 16

@@ -349,6 +349,26 @@ TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
                  /*quantizedActivations=*/false);
 }
 
+TEST_F(GraphRun, AnUpProjectionReadThroughAViewIsNotPaired) {
+  // The gate multiplies a reshape of the up projection, which another op reads too: pairing
+  // the two GEMVs would leave that reader with nothing written (it ran into a missing buffer).
+  const int d = 64, ff = 96;
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {1, d});
+  Tensor up = g.reshape(fp8Matmul(g, "wu", x, d, ff), {1, ff});
+  g.output(g.mul(g.silu(fp8Matmul(g, "wg", x, d, ff)), up), "h");
+  g.output(g.scale(up, 2.0), "twice");
+  Executable exe = Executable::compile(context, g);
+  for (const std::string &k : exe.kernels())
+    EXPECT_EQ(k.find("pair"), std::string::npos) << k;
+  bind("x", randomBf16(d, 61));
+  bindFp8({{"wu", quantizeColumns(randomBf16(size_t(d) * ff, 62, 0.3f), d, ff)},
+           {"wg", quantizeColumns(randomBf16(size_t(d) * ff, 63, 0.3f), d, ff)}});
+  output("h", ff);
+  output("twice", ff);
+  exe.run(bindings);
+}
+
 TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
   // Batch 1's residual stream: h = a @ wo + r (fp8_gemv_row), then rmsnorm(h) read by two FP8
   // matmuls. The first matmul also writes h * w (the norm's weight), the two readers multiply
@@ -422,7 +442,8 @@ TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) { return fp8Matmul(g, name, x, k, cols); };
   Tensor h = g.add(fp8("wo", a, d, d), r);
   Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
-  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), fp8("wu", normed, d, ff));
+  Tensor up = fp8("wu", normed, d, ff); // (first: the gate's matmul absorbs the product with it)
+  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
   Tensor h2 = g.add(fp8("wd", hidden, ff, d), h);
   g.output(fp8("wqkv", g.rmsnorm(h2, g.weight("nw2", Scalar::BF16, {d}), 1e-5), d, qkv), "qkv");
   g.output(h2, "h2");
@@ -923,6 +944,24 @@ TEST(GraphPlan, AppendsThatFeedEachOtherStayTwoLaunches) {
   Context context(Backend::Interpreter);
   Executable exe = Executable::compile(context, g);
   EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "embedding", "kv_append", "fused_8 (add)"}));
+}
+
+TEST(GraphPlan, DecodeAttentionsShareTheirPartialsSlot) {
+  // Each decode attention writes f32 partials that only its own launch reads: the slot is free
+  // again after it, so a second layer's attention reuses it (each had a slot of its own).
+  const int batch = 2, ctx = 8, heads = 4, dim = 16, splits = 4;
+  Graph g;
+  Tensor kCache = g.input("k_cache", Scalar::BF16, {batch * ctx, heads * dim});
+  Tensor vCache = g.input("v_cache", Scalar::BF16, {batch * ctx, heads * dim});
+  Tensor lengths = g.indexInput("lengths", batch);
+  Tensor q = g.input("q", Scalar::BF16, {batch, heads * dim});
+  for (int layer = 0; layer < 3; ++layer)
+    q = g.decodeAttention(q, kCache, vCache, lengths, heads, heads, splits);
+  g.output(q, "o");
+  Context context(Backend::Interpreter);
+  Executable exe = Executable::compile(context, g);
+  size_t partials = size_t(batch) * heads * splits * (dim + 2) * 4, between = size_t(batch) * heads * dim * 2;
+  EXPECT_EQ(exe.intermediateBytes(), partials + 2 * between); // one partials slot, two bf16 outputs taking turns
 }
 
 TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
