@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 35, run 2: decode attention merged by each head's last split (63aeff6) and the
-# batch-1 gate/up projections paired in one fp8_gemv_row launch (bb8cb2b) on the GPU: their
+# batch-1 gate/up projections paired in one fp8_gemv_row launch (bb8cb2b, mended in 301054c) on the GPU: their
 # conformance cases on CUDA against the interpreter, then tk-llama's decode A/B, rounds
 # interleaved: base b99dd6f (.pack/base-b99dd6f.tar.xz, .pack/stdlib-base), merged 63aeff6
-# (.pack/merged-63aeff6.tar.xz, .pack/stdlib-merged), paired bb8cb2b (.pack/tk-gpu.tar.xz, the
+# (.pack/merged-63aeff6.tar.xz, .pack/stdlib-merged), paired 301054c (.pack/tk-gpu.tar.xz, the
 # tree's stdlib); each stdlib by `git archive COMMIT stdlib`. (run from the repository root with $OUT)
 set -u
 out=$OUT
