@@ -12,6 +12,6 @@ mkdir -p /tmp/tk-base && tar -xJf .pack/base-b99dd6f.tar.xz -C /tmp/tk-base
 timeout 60 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 8 -k decode_attention > $out/conformance.txt 2>&1
 timeout 60 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 8 -k fp8_gemv_row >> $out/conformance.txt 2>&1
 grep "conformance cases" $out/conformance.txt; grep -v "^ok" $out/conformance.txt | grep -v "conformance cases" | head -5
-timeout 450 python3 bench/llm_ab.py 3 fp8b1,fp8b8 base=/tmp/tk-base/tk/bin/tk-llama:.pack/stdlib-base \
+timeout 330 python3 bench/llm_ab.py 2 fp8b1,fp8b8 base=/tmp/tk-base/tk/bin/tk-llama:.pack/stdlib-base \
   both=/tmp/tkgpu/tk/bin/tk-llama:stdlib 2>&1 \
   | grep -v "Writing model" | tee $out/ab.txt
