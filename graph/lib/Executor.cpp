@@ -57,9 +57,8 @@ struct Executable::Impl {
   std::map<std::string, Kernel> chainKernels; // GemvChain steps' generated kernels, by source
   std::vector<Buffer> slots;
   std::unique_ptr<Buffer> dummy, dummyF32, dummyI32; // what unused pointer parameters get
-  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches; also decode
-  /// attention's per-head counters), shared by all of them: the steps run one after another on
-  /// one stream.
+  /// FP8 matmuls' split-K partials and per-tile counters (zero between launches), shared by all
+  /// of them: the steps run one after another on one stream.
   std::unique_ptr<Buffer> splitWorkspace, splitCounters;
   /// What a matmul with a norm folded in multiplies by, made once per bound weight: diag(w) * W
   /// and, for a LayerNorm, the column sums of it and the norm's bias times W.
@@ -164,7 +163,7 @@ struct Executable::Impl {
     return p;
   }
 
-  /// fp8_gemv_row's arguments a to scale_b2 for one of its steps (alone, or in a GemvChain).
+  /// fp8_gemv_row's arguments a to norm_out for one of its steps (alone, or in a GemvChain).
   void gemvRowArgs(const Step &step, const Bindings &bindings, std::vector<Arg> &args) {
     auto in = [&](size_t k) -> Buffer & { return storage(bindings, step.in[k].tensor); };
     auto i32 = [](int64_t v) { return int32_t(v); };
@@ -176,8 +175,7 @@ struct Executable::Impl {
                     Arg(i32(M)), Arg(i32(N)), Arg(i32(K)), Arg(i32(step.in[0].rowStride)), Arg(i32(step.in[1].rowStride)),
                     Arg(i32(step.outAt.rowStride)), Arg(i32(step.in[3].rowStride)), Arg(i32(step.in[4].rowStride)),
                     Arg(rstd ? in(7) : *dummy), Arg(normOut ? storage(bindings, step.normOutWeight) : *dummy),
-                    Arg(normOut ? storage(bindings, step.out2) : *dummy),
-                    Arg(in(step.paired ? 8 : 1)), Arg(in(step.paired ? 9 : 6))}) // (unpaired: b's, of b's type, unread)
+                    Arg(normOut ? storage(bindings, step.out2) : *dummy)})
       args.push_back(arg);
   }
 
@@ -211,7 +209,6 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
         if (step.eps > 0)
           consts.emplace("RSTD_EPS", Const(step.eps));
         consts.emplace("NORM_OUT", flag(step.normOutWeight >= 0));
-        consts.emplace("PAIRED", flag(step.paired));
         std::vector<Arg> args;
         gemvRowArgs(step, bindings, args);
         kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }), args, typed(consts), stream);
@@ -382,14 +379,21 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                   typed({{"PAIR", flag(pair)}}), stream);
     return;
   }
-  case StepKind::DecodeAttention: {
-    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
+  case StepKind::DecodeSplit: {
+    const TensorInfo &q = first.out;
+    int64_t batch = q.shape[0], headDim = q.shape[1] / first.heads;
     int64_t maxContext = plan.info(graph, first.inputs[1]).shape[0] / batch;
     kernel.launch(Grid(batch * first.heads, step.heads),
-                  {in(0), in(1), in(2), in(3), storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
+                  {in(0), in(1), in(2), in(3), out, storage(bindings, step.out2), i32(first.heads), i32(first.kvHeads),
                    i32(maxContext), i32(step.heads), float(1.0 / std::sqrt(double(headDim))), i32(step.in[0].rowStride),
-                   i32(step.in[0].column), *splitCounters, out},
-                  typed({{"HEAD_DIM", headDim}, {"COMBINE", flag(true)}}), stream);
+                   i32(step.in[0].column)},
+                  typed({{"HEAD_DIM", headDim}}), stream);
+    return;
+  }
+  case StepKind::DecodeCombine: {
+    int64_t batch = outInfo.shape[0], headDim = outInfo.shape[1] / first.heads;
+    kernel.launch(Grid(batch * first.heads), {in(0), in(1), out, i32(step.heads)},
+                  typed({{"HEAD_DIM", headDim}, {"SPLITS", nextPowerOfTwo(step.heads)}}), stream);
     return;
   }
   case StepKind::Transpose: {
@@ -476,14 +480,6 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       workspace = std::max(workspace, 16 * out.shape[0] * out.shape[1]);
       tiles = std::max(tiles, cdiv(out.shape[0], 8) * cdiv(out.shape[1], 16));
     }
-  // Decode attention counts each (batch, head)'s splits in (its last merges them).
-  bool counted = false;
-  for (const Step &step : impl.plan.steps)
-    if (step.kind == StepKind::DecodeAttention) {
-      counted = true;
-      const Node &attention = impl.graph.nodes[step.nodes[0]];
-      tiles = std::max(tiles, attention.out.shape[0] * attention.heads); // batch x heads
-    }
   impl.dtype = Scalar::BF16;
   for (size_t k = 0; k < impl.graph.nodes.size(); ++k) {
     const Node &n = impl.graph.nodes[k];
@@ -493,9 +489,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
       break;
     }
   }
-  if (!fp8Operands.empty())
+  if (!fp8Operands.empty()) {
     impl.splitWorkspace = std::make_unique<Buffer>(context, Scalar::F32, size_t(workspace));
-  if (!fp8Operands.empty() || counted) {
     impl.splitCounters = std::make_unique<Buffer>(context, Scalar::I32, size_t(tiles));
     std::vector<int32_t> zeros(size_t(tiles), 0);
     impl.splitCounters->upload(zeros.data(), zeros.size() * sizeof(int32_t));
@@ -542,8 +537,11 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     case StepKind::Transpose: impl.kernels.push_back(impl.stdlibKernel("shape.tk", "transpose")); break;
     case StepKind::AppendKV: impl.kernels.push_back(impl.stdlibKernel("kv_cache.tk", "kv_append")); break;
     case StepKind::Embedding: impl.kernels.push_back(impl.stdlibKernel("embedding.tk", "embedding")); break;
-    case StepKind::DecodeAttention:
+    case StepKind::DecodeSplit:
       impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_split"));
+      break;
+    case StepKind::DecodeCombine:
+      impl.kernels.push_back(impl.stdlibKernel("decode_attention.tk", "decode_attention_combine"));
       break;
     case StepKind::AllReduce:
     case StepKind::AllGather: impl.kernels.emplace_back(); break; // (the communicator's, no kernel)
@@ -665,13 +663,13 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
   double flops = 0;
   if (step.kind == StepKind::MatMul) {
     double k = double(plan.info(graph, first.inputs[1]).shape[step.fp8 ? 1 : 0]);
-    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k * (step.paired ? 2 : 1); // (a pair: two weights)
+    flops = 2 * double(out.shape[0]) * double(out.shape[1]) * k;
   } else if (step.kind == StepKind::Attention) {
     // Every query against seqLen keys: QK^T and PV, two flops per multiply-add each.
     flops = 4 * double(out.shape[0]) * double(first.seqLen) * double(out.shape[1]);
     if (first.causal)
       flops /= 2;
-  } else if (step.kind == StepKind::DecodeAttention) {
+  } else if (step.kind == StepKind::DecodeSplit) {
     const TensorInfo &q = first.out, &cache = plan.info(graph, first.inputs[1]);
     flops = 4 * double(q.shape[1]) * double(cache.shape[0]); // every head against all its cached rows
   }

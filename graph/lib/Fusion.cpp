@@ -584,14 +584,19 @@ struct Planner {
         step.in = {place(nd.inputs[1]), place(nd.inputs[2])};
         break;
       case Op::DecodeAttention: {
-        // One launch: the split kernel's programs write their partial outputs and (max, sum)
-        // pairs (f32, out2), and each head's last program merges them (COMBINE).
+        // The split kernel's partial outputs and (max, sum) pairs, f32, then the combine.
         int64_t batch = nd.out.shape[0], headDim = nd.out.shape[1] / nd.heads;
         int64_t splits = nd.seqLen ? nd.seqLen : 16;
-        step.kind = StepKind::DecodeAttention;
-        step.out2 = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, headDim + 2}});
-        step.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2]), place(nd.inputs[3])};
+        Step split{StepKind::DecodeSplit};
+        split.nodes = {n};
+        split.out = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, headDim}});
+        split.out2 = newExtra(TensorInfo{Scalar::F32, {batch * nd.heads * splits, 2}});
+        split.in = {place(nd.inputs[0]), place(nd.inputs[1]), place(nd.inputs[2]), place(nd.inputs[3])};
+        split.heads = int(splits);
+        step.kind = StepKind::DecodeCombine;
+        step.in = {Operand{split.out, headDim, 0}, Operand{split.out2, 2, 0}};
         step.heads = int(splits);
+        newStep(std::move(split));
         break;
       }
       case Op::AllReduce:
@@ -693,55 +698,6 @@ struct Planner {
         step.outAt = Operand{step.out, plan.info(g, step.out).shape.size() == 2 ? plan.info(g, step.out).shape[1] : 0, 0};
   }
 
-  /// A gated MLP's projections at batch 1, act(x W1) * (x W2), as two fp8_gemv_row steps: the
-  /// second projection's (W2's: no hooks, read only as the first one's gate) joins the first
-  /// one's launch (fp8_gemv_row's PAIRED), each program streaming its rows of both weights.
-  /// One launch fewer, and W2's output is neither stored nor read back. After order(): the
-  /// first step reads only what the second one read.
-  void pairGemvRows() {
-    auto gemvRow = [&](const Step &s) { return s.kind == StepKind::MatMul && s.oneRow && s.foldedNormWeight < 0; };
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
-      Step &gated = plan.steps[s];
-      if (!gemvRow(gated) || !gated.gate || gated.bias || gated.paired || gated.in[4].column != 0)
-        continue;
-      int up = gated.in[4].tensor;
-      auto second = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const Step &p) { return p.out == up; });
-      if (second == plan.steps.end() || !gemvRow(*second) || second->nodes.size() != 1 || !singleUse(up) ||
-          second->out2 >= 0 || second->paired || second->factor != 1)
-        continue;
-      // (No other step may read it, through a view either: its output is no longer written.)
-      bool otherReaders = false;
-      for (size_t r = 0; r < plan.steps.size(); ++r)
-        for (size_t k = 0; k < plan.steps[r].in.size(); ++k)
-          otherReaders |= plan.steps[r].in[k].tensor == up && !(r == s && k == 4);
-      if (otherReaders)
-        continue;
-      auto same = [](const Operand &x, const Operand &y) {
-        return x.tensor == y.tensor && x.rowStride == y.rowStride && x.column == y.column;
-      };
-      const Step &w2 = *second;
-      bool alike = same(w2.in[0], gated.in[0]) && w2.eps == gated.eps && w2.rowScale == gated.rowScale &&
-                   w2.in.size() == gated.in.size() && (w2.in.size() < 8 || same(w2.in[7], gated.in[7])) &&
-                   plan.info(g, w2.out).shape == plan.info(g, gated.out).shape &&
-                   node(w2.nodes[0]).out.shape == node(gated.nodes[0]).out.shape &&
-                   plan.info(g, w2.in[1].tensor).shape == plan.info(g, gated.in[1].tensor).shape &&
-                   w2.in[1].rowStride == gated.in[1].rowStride;
-      if (!alike)
-        continue;
-      gated.paired = true;
-      gated.gate = false;
-      gated.in.resize(10);
-      gated.in[4] = Operand{};
-      gated.in[8] = w2.in[1];
-      gated.in[9] = w2.in[6];
-      gated.nodes.insert(gated.nodes.end(), w2.nodes.begin(), w2.nodes.end()); // (nodes[0] stays the first matmul)
-      size_t at = size_t(second - plan.steps.begin());
-      plan.steps.erase(second);
-      if (at < s)
-        --s;
-    }
-  }
-
   /// GraphOptions::gemvChains: the runs [first, end) of two to kGemvChainLength fp8_gemv_row
   /// steps that follow each other, each to become one GemvChain step (mergeGemvChains).
   std::vector<std::pair<size_t, size_t>> chains;
@@ -816,10 +772,6 @@ struct Planner {
       for (const auto &[tensor, last] : lastUse)
         if (last == s && plan.slotOf.count(tensor) && tensor != out && tensor != out2)
           busy[plan.slotOf[tensor]] = false;
-      // What no step reads (decode attention's partials, its own workspace) is free after it.
-      for (int written : {out, out2})
-        if (written >= 0 && plan.slotOf.count(written) && !lastUse.count(written))
-          busy[plan.slotOf[written]] = false;
     }
   }
 };
@@ -840,7 +792,6 @@ Plan planGraph(const Graph::Impl &graph, bool gemvChains) {
   planner.elementwiseGroups();
   planner.otherSteps();
   planner.order();
-  planner.pairGemvRows();
   if (gemvChains)
     planner.findGemvChains();
   planner.assignSlots();
@@ -852,13 +803,13 @@ std::string Step::describe(const Graph::Impl &graph) const {
   std::string text;
   switch (kind) {
   case StepKind::MatMul: {
-    text = paired ? "fp8_gemv_row pair" : oneRow ? "fp8_gemv_row" : weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
+    text = oneRow ? "fp8_gemv_row" : weightOnly ? "fp8_gemv" : fp8 ? "fp8_matmul" : "matmul_epilogue";
     std::vector<std::string> parts;
     if (rowScale) parts.push_back(center ? "layernorm folded in" : eps > 0 ? "rmsnorm and its rstd folded in" : "rmsnorm folded in");
     if (factor != 1) parts.push_back("scale");
     if (bias) parts.push_back("bias");
     if (act) parts.push_back(act == 1 ? "silu" : "gelu");
-    if (gate || paired) parts.push_back("gate");
+    if (gate) parts.push_back("gate");
     if (residual) parts.push_back("residual");
     if (normOutWeight >= 0) parts.push_back("times the next rmsnorm's weight");
     for (size_t k = 0; k < parts.size(); ++k)
@@ -894,8 +845,8 @@ std::string Step::describe(const Graph::Impl &graph) const {
   case StepKind::Transpose: return "transpose";
   case StepKind::AppendKV: return nodes.size() > 1 ? "kv_append (keys and values at once)" : "kv_append";
   case StepKind::Embedding: return "embedding";
-  case StepKind::DecodeAttention:
-    return "decode_attention_split (" + std::to_string(heads) + " splits, merged by the last)";
+  case StepKind::DecodeSplit: return "decode_attention_split (" + std::to_string(heads) + " splits)";
+  case StepKind::DecodeCombine: return "decode_attention_combine";
   case StepKind::AllReduce: return "all_reduce (sum over the ranks)";
   case StepKind::AllGather: return "all_gather (rank-major rows)";
   }

@@ -44,19 +44,15 @@ std::string fill(std::string text, std::vector<std::pair<std::string, std::strin
   return text;
 }
 
-/// One GEMV's parameters: fp8_gemv_row's a to scale_b2, suffixed with its index (Executor.cpp
+/// One GEMV's parameters: fp8_gemv_row's a to norm_out, suffixed with its index (Executor.cpp
 /// passes them in this order).
 const char *kParams = R"(            a$i: ptr<$T>, b$i: ptr<$B>, c$i: ptr<$T>, scale_b$i: ptr<f32>, bias$i: ptr<$T>,
             residual$i: ptr<$T>, mul$i: ptr<$T>, M$i: i32, N$i: i32, K$i: i32, lda$i: i32, ldb$i: i32, ldc$i: i32,
-            ldr$i: i32, ldm$i: i32, norm_x$i: ptr<$T>, norm_w$i: ptr<$T>, norm_out$i: ptr<$T>, b2$i: ptr<$B>,
-            scale_b2$i: ptr<f32>,
+            ldr$i: i32, ldm$i: i32, norm_x$i: ptr<$T>, norm_w$i: ptr<$T>, norm_out$i: ptr<$T>,
 )";
 
-/// A block of GEMV $i: its weights (and its pair's, $paired) sent toward L2.
+/// A block of GEMV $i: its weights sent toward L2.
 const char *kPrefetch = R"(            fp8_gemv_row_prefetch(b$i, $item - $first, N$i, K$i, ldb$i, PREFETCH_STEPS * BK, BN);
-            if $paired {
-                fp8_gemv_row_prefetch(b2$i, $item - $first, N$i, K$i, ldb$i, PREFETCH_STEPS * BK, BN);
-            }
 )";
 
 /// Before a block of GEMV $i: the GEMV before it complete, unless this program has seen so.
@@ -68,9 +64,8 @@ const char *kWait = R"(            if complete < $i {
 
 /// A block of GEMV $i, once the GEMV before it is complete ($wait).
 const char *kCompute = R"(            let block = item - $first;
-$wait            let out = fp8_gemv_row_sums(a$i, b$i, scale_b$i, bias$i, residual$i, mul$i, norm_x$i, b2$i, scale_b2$i, block,
-                                        0, M$i, N$i, K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate,
-                                        $residual, $eps, $paired);
+$wait            let out = fp8_gemv_row_sums(a$i, b$i, scale_b$i, bias$i, residual$i, mul$i, norm_x$i, block, 0, M$i, N$i,
+                                        K$i, lda$i, ldb$i, ldr$i, ldm$i, BN, BK, 1, $bias, $act, $gate, $residual, $eps);
             fp8_gemv_row_store(c$i, norm_w$i, norm_out$i, out as $T, block, 0, M$i, N$i, ldc$i, BN, $norm_out);
             finish_item(queue, $i);
 )";
@@ -88,9 +83,6 @@ $ends    // The first GEMV's blocks start coming into L2 while the kernel ahead 
     // program's first item is most likely the block of its own index).
     if program_id(0) < end0 {
         fp8_gemv_row_prefetch(b0, program_id(0), N0, K0, ldb0, PREFETCH_STEPS * BK, BN);
-        if $paired0 {
-            fp8_gemv_row_prefetch(b20, program_id(0), N0, K0, ldb0, PREFETCH_STEPS * BK, BN);
-        }
     }
     gdc_wait(); // everything below may read what earlier kernels wrote
     gdc_launch_dependents();
@@ -138,8 +130,7 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
                           {"gate", literal(part.gate)},
                           {"residual", literal(part.residual)},
                           {"eps", literal(part.eps > 0 ? part.eps : 0.0)},
-                          {"norm_out", literal(part.normOutWeight >= 0)},
-                          {"paired", literal(part.paired)}}) +
+                          {"norm_out", literal(part.normOutWeight >= 0)}}) +
               "        }";
     }
     return text + "\n";
@@ -158,7 +149,6 @@ std::string gemvChainSource(const Graph::Impl &graph, const Plan &plan, const St
                         {"configs", kConfigs},
                         {"params", params},
                         {"ends", ends},
-                        {"paired0", literal(step.chain[0].paired)},
                         {"prefetch_first", ops > 1 ? "    " + branches("item", 1, false, kPrefetch) : ""},
                         {"prefetch_next", branches("next", 0, false, kPrefetch)},
                         {"compute", branches("item", 0, true, kCompute)},

@@ -45,7 +45,7 @@ struct Operand {
 
 enum class StepKind {
   MatMul, RowRstd, RowMoments, Elementwise, RmsNorm, LayerNorm, Softmax, Rope, Attention, Transpose,
-  AppendKV, DecodeAttention, Embedding, QuantizeRows,
+  AppendKV, DecodeSplit, DecodeCombine, Embedding, QuantizeRows,
   GemvChain, // fp8_gemv_row steps that follow each other, run by one persistent kernel (GraphOptions::gemvChains)
   AllReduce, AllGather // collectives (Communicator), no kernel: all_gather writes rank-major rows, copies reorder them
 };
@@ -67,9 +67,6 @@ struct Step {
   bool bias = false, residual = false, gate = false, rowScale = false, center = false, fp8 = false;
   bool weightOnly = false; // an FP8 matmul of few rows by fp8_gemv: in[0] a's own (bf16) rows
   bool oneRow = false;      // weight-only of a single row: fp8_gemv_row (the CUDA cores)
-  /// oneRow: a gated MLP's two projections in one launch (pairGemvRows): in[8] and in[9] the
-  /// second weight and its scales, whose product replaces the gate operand (in[4], unused).
-  bool paired = false;
   int foldedNormWeight = -1; // b is diag(w) * b, made once from this weight node
   /// fp8_gemv_row: the RMSNorm weight (node) by which its epilogue also writes its output,
   /// into out2, for the norm's matmuls (normsIntoGemvRows); -1 none.

@@ -1762,12 +1762,11 @@ def add_stdlib_cases():
         row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
     no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
-    no_pair = {"b2": np.zeros(1, np.uint8), "scale_b2": np.zeros(1, np.float32)}
     for bn_, bk_, warps in row_configs:
         case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm, **no_pair},
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
              defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
     # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
@@ -1784,29 +1783,9 @@ def add_stdlib_cases():
          {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
           "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16), **no_pair},
+          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
          gemv_norm_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
-    # A gated MLP's two projections in one launch (PAIRED, the graph layer's batch-1 SwiGLU):
-    # silu of the rows of b times those of b2 (each with its scales), the rstd of a folded norm
-    # and a residual after the product. (BN 16: the last block ragged at N = 136.)
-    tb2, tsb2 = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False), RNG.uniform(0.1, 2, Nt).astype(np.float32)
-    gres = rnd(Mg, Nt)
-    def gemv_paired_ref(out):
-        x_ = val(nx).reshape(Mg, Kt)
-        rstd = (1 / np.sqrt((x_ * x_).mean(1) + 1e-5))[:, None]
-        xw_ = val(xw).reshape(Mg, Kt)
-        gate_ = xw_ @ values_of("f8e4m3", tb).reshape(-1, Kt).T * tsb[None, :] * rstd
-        up_ = xw_ @ values_of("f8e4m3", tb2).reshape(-1, Kt).T * tsb2[None, :] * rstd
-        return {"c": b16(silu(gate_) * up_ + val(gres).reshape(Mg, Nt)).ravel()}
-    case("stdlib.fp8_gemv_row.paired.rstd.residual", std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
-         {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
-          "bias": np.zeros(1, np.uint16), "residual": gres, "mul": np.zeros(1, np.uint16),
-          "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16), "b2": tb2, "scale_b2": tsb2},
-         gemv_paired_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
-         defines={"BN": "16", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "ACT": "1",
-                  "PAIRED": "true", "HAS_RESIDUAL": "true"})
     # A GEMV chain (kernels/work_queue.tk, the form graph/lib/GemvChain.cpp generates): three
     # dependent FP8 GEMVs in one persistent launch; grids of fewer programs than blocks of rows
     # and of more (most of them taking none), the work queue zero again afterwards.
@@ -1845,7 +1824,7 @@ def add_stdlib_cases():
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
           "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
           "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf,
-          **{k: v.astype(np.float16) for k, v in no_norm.items()}, **no_pair},
+          **{k: v.astype(np.float16) for k, v in no_norm.items()}},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
                   "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
@@ -1933,12 +1912,10 @@ def add_stdlib_cases():
          {"ids": ids + 1000, "table": table, "out": np.full(len(ids) * dim, 0x3f80, np.uint16), "vocab": vocab,
           "dim": dim, "stride": stride, "first": 1000},
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
-    # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 12
-    # splits of whole blocks of 4 (the later splits empty at lengths 1 and 37), grouped-query
-    # heads; then the combine, from the split kernel's numpy partials (more splits than one of
-    # its chunks); then both in one launch (COMBINE: each head's last program merges, and
-    # leaves its counter zero).
-    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 12, 4
+    # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
+    # splits of whole blocks of 16 (the later splits empty), grouped-query heads; then the
+    # combine, from the split kernel's numpy partials.
+    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 4, 16
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
     scale_d = 1 / math.sqrt(Dd)
@@ -1961,14 +1938,12 @@ def add_stdlib_cases():
                     pml[b, h, sp] = (m, pr.sum())
         return po, pml
     po_ref, pml_ref = decode_partials()
-    partials_ref = np.concatenate([po_ref.ravel(), pml_ref.ravel()]).astype(np.float32)
-    decode_args = {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
-                   "partials": np.zeros(Bd * Hd * splits * (Dd + 2), np.float32),
-                   "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
-                   "q_stride": Hd * Dd, "q_col": 0, "counters": np.zeros(Bd * Hd, np.int32),
-                   "o": np.zeros(Bd * Hd * Dd, np.uint16)}
     case("stdlib.bf16.decode_attention_split", std("decode_attention"), "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
-         decode_args, lambda out: {"partials": partials_ref},
+         {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
+          "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
+          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
+          "q_stride": Hd * Dd, "q_col": 0},
+         lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
          tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
     def decode_combine_ref(out):
         w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
@@ -1982,12 +1957,9 @@ def add_stdlib_cases():
                 assert np.allclose(o[b, h], pr @ v_[b, :lengths[b], h // (Hd // KVd)] / pr.sum(), atol=1e-6)
         return {"o": b16(o.reshape(Bd, Hd * Dd))}
     case("stdlib.bf16.decode_attention_combine", std("decode_attention"), "decode_attention_combine", "%d" % (Bd * Hd),
-         {"partials": partials_ref, "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
-         decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd)})
-    case("stdlib.bf16.decode_attention_split.combine", std("decode_attention"), "decode_attention_split",
-         "%d, %d" % (Bd * Hd, splits), decode_args,
-         lambda out: dict(decode_combine_ref(out), counters=np.zeros(Bd * Hd, np.int32)),
-         tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d), "COMBINE": "true"})
+         {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel(),
+          "o": np.zeros(Bd * Hd * Dd, np.uint16), "n_splits": splits},
+         decode_combine_ref, tol=(1e-2, 1e-2), defines={"HEAD_DIM": str(Dd), "SPLITS": "4"})
     # Rope of a column view: tokens 0..T-1 at positions t % S, from column 16 of rows of 80.
     # With POSITIONS: each sequence's tokens start at positions[b] (a KV cache's length).
     T, S, heads, half = 6, 4, 2, 16

@@ -227,7 +227,7 @@ def main():
         # another length sums in another order, a bf16 rounding flips): logits within 1e-2 up to
         # the first token that differs, which must be a near-tie (as without the KV cache).
         tokens8c, logits8c = run(args, single, prompt, new, os.path.join(tmp, "fp8c.npy"),
-                                 ["--fp8", "--gemv-chains", "--profile"], expect_kernel="fp8_gemv_chain (4 GEMVs")
+                                 ["--fp8", "--gemv-chains", "--profile"], expect_kernel="fp8_gemv_chain (5 GEMVs")
         if args.backend == "interp":
             if tokens8c != tokens8 or not np.array_equal(logits8c, logits8):
                 sys.exit("--fp8 --gemv-chains: tokens %s, logits %.3g from --fp8's (tokens %s)"
@@ -345,7 +345,7 @@ def main():
         if r.returncode or ("tokens: " + ",".join(map(str, tokens))) not in out:
             sys.exit("--max-context 40 --profile --decode-splits 3: exit %d, %r %r" % (r.returncode, out, r.stderr))
         for needle in ["prefill: 5 tokens in ", "decode: 4 steps of 1 sequences in ", "prefill profile: ",
-                       "decode step profile: ", "decode_attention_split (3 splits, merged by the last)",
+                       "decode step profile: ", "decode_attention_split (3 splits)", "decode_attention_combine",
                        "matmul_epilogue", "keys and values appended", "TFLOP/s"]:
             if needle not in out:
                 sys.exit("--profile printed no %r: %s" % (needle, out))

@@ -343,30 +343,9 @@ TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
   for (int rows : {2, 8})
     checkFp8SwiGlu(rows, {"rmsnorm", "fp8_gemv", "fp8_gemv (silu, gate)", "fp8_gemv (residual)"},
                    /*quantizedActivations=*/false);
-  // One row (batch 1) on the CUDA cores, the gate and up projections in one launch (PAIRED:
-  // the up projection's product is not rounded to bf16 before the gate multiplies it).
-  checkFp8SwiGlu(1, {"rmsnorm", "fp8_gemv_row pair (silu, gate)", "fp8_gemv_row (residual)"},
+  // One row (batch 1) on the CUDA cores.
+  checkFp8SwiGlu(1, {"rmsnorm", "fp8_gemv_row", "fp8_gemv_row (silu, gate)", "fp8_gemv_row (residual)"},
                  /*quantizedActivations=*/false);
-}
-
-TEST_F(GraphRun, AnUpProjectionReadThroughAViewIsNotPaired) {
-  // The gate multiplies a reshape of the up projection, which another op reads too: pairing
-  // the two GEMVs would leave that reader with nothing written (it ran into a missing buffer).
-  const int d = 64, ff = 96;
-  Graph g;
-  Tensor x = g.input("x", Scalar::BF16, {1, d});
-  Tensor up = g.reshape(fp8Matmul(g, "wu", x, d, ff), {1, ff});
-  g.output(g.mul(g.silu(fp8Matmul(g, "wg", x, d, ff)), up), "h");
-  g.output(g.scale(up, 2.0), "twice");
-  Executable exe = Executable::compile(context, g);
-  for (const std::string &k : exe.kernels())
-    EXPECT_EQ(k.find("pair"), std::string::npos) << k;
-  bind("x", randomBf16(d, 61));
-  bindFp8({{"wu", quantizeColumns(randomBf16(size_t(d) * ff, 62, 0.3f), d, ff)},
-           {"wg", quantizeColumns(randomBf16(size_t(d) * ff, 63, 0.3f), d, ff)}});
-  output("h", ff);
-  output("twice", ff);
-  exe.run(bindings);
 }
 
 TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
@@ -433,29 +412,28 @@ TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
 TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   // A decode layer's GEMVs between two attentions (batch 1): h = a @ wo + r, the SwiGLU on
   // rmsnorm(h) with its residual, and the next layer's QKV on rmsnorm(h2). With
-  // GraphOptions::gemvChains the four fp8_gemv_row launches (the gate and up projections
-  // paired) are one persistent kernel, whose outputs are those of the four launches bit for
-  // bit, run after run (its work queue is zero again after each).
+  // GraphOptions::gemvChains the five fp8_gemv_row launches are one persistent kernel, whose
+  // outputs are those of the five launches bit for bit, run after run (its work queue is zero
+  // again after each).
   const int d = 64, ff = 96, qkv = 80;
   Graph g;
   Tensor a = g.input("a", Scalar::BF16, {1, d}), r = g.input("r", Scalar::BF16, {1, d});
   auto fp8 = [&](const std::string &name, Tensor x, int64_t k, int64_t cols) { return fp8Matmul(g, name, x, k, cols); };
   Tensor h = g.add(fp8("wo", a, d, d), r);
   Tensor normed = g.rmsnorm(h, g.weight("nw", Scalar::BF16, {d}), 1e-5);
-  Tensor up = fp8("wu", normed, d, ff); // (first: the gate's matmul absorbs the product with it)
-  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
+  Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), fp8("wu", normed, d, ff));
   Tensor h2 = g.add(fp8("wd", hidden, ff, d), h);
   g.output(fp8("wqkv", g.rmsnorm(h2, g.weight("nw2", Scalar::BF16, {d}), 1e-5), d, qkv), "qkv");
   g.output(h2, "h2");
   GraphOptions chained;
   chained.gemvChains = true;
   Executable plain = Executable::compile(context, g), chain = Executable::compile(context, g, chained);
-  ASSERT_EQ(plain.kernels().size(), 4u);
+  ASSERT_EQ(plain.kernels().size(), 5u);
   ASSERT_EQ(chain.kernels().size(), 1u);
   std::string each;
   for (const std::string &k : plain.kernels())
     each += (each.empty() ? "" : "; ") + k;
-  EXPECT_EQ(chain.kernels()[0], "fp8_gemv_chain (4 GEMVs in one persistent launch: " + each + ")");
+  EXPECT_EQ(chain.kernels()[0], "fp8_gemv_chain (5 GEMVs in one persistent launch: " + each + ")");
   bind("a", randomBf16(d, 51));
   bind("r", randomBf16(d, 52));
   bind("nw", randomBf16(d, 53));
@@ -946,24 +924,6 @@ TEST(GraphPlan, AppendsThatFeedEachOtherStayTwoLaunches) {
   EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append", "embedding", "kv_append", "fused_8 (add)"}));
 }
 
-TEST(GraphPlan, DecodeAttentionsShareTheirPartialsSlot) {
-  // Each decode attention writes f32 partials that only its own launch reads: the slot is free
-  // again after it, so a second layer's attention reuses it (each had a slot of its own).
-  const int batch = 2, ctx = 8, heads = 4, dim = 16, splits = 4;
-  Graph g;
-  Tensor kCache = g.input("k_cache", Scalar::BF16, {batch * ctx, heads * dim});
-  Tensor vCache = g.input("v_cache", Scalar::BF16, {batch * ctx, heads * dim});
-  Tensor lengths = g.indexInput("lengths", batch);
-  Tensor q = g.input("q", Scalar::BF16, {batch, heads * dim});
-  for (int layer = 0; layer < 3; ++layer)
-    q = g.decodeAttention(q, kCache, vCache, lengths, heads, heads, splits);
-  g.output(q, "o");
-  Context context(Backend::Interpreter);
-  Executable exe = Executable::compile(context, g);
-  size_t partials = size_t(batch) * heads * splits * (dim + 2) * 4, between = size_t(batch) * heads * dim * 2;
-  EXPECT_EQ(exe.intermediateBytes(), partials + 2 * between); // one partials slot, two bf16 outputs taking turns
-}
-
 TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
   // Two sequences, one new token each, at positions 3 and 6 of caches of 8 rows; 4 query heads
   // over 2 key/value heads of 16; flash-decoding in 4 splits.
@@ -986,8 +946,8 @@ TEST_F(GraphRun, ADecodeStepAppendsToItsCacheAndAttendsToIt) {
             "graph: embedding: the table must be a matrix [rows, dim], got i32[2]");
   EXPECT_EQ(errorOf([&] { e.embedding(table, x); }), "graph: embedding: the ids must be an index input, got bf16[2, 4]");
   Executable exe = Executable::compile(context, g);
-  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append (keys and values at once)",
-                                                     "decode_attention_split (4 splits, merged by the last)"}));
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"kv_append (keys and values at once)", "decode_attention_split (4 splits)",
+                                                     "decode_attention_combine"}));
   auto wave = [](size_t n, double f) {
     std::vector<uint16_t> bits(n);
     for (size_t i = 0; i < n; ++i)

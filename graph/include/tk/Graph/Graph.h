@@ -192,7 +192,7 @@ public:
   /// One line per kernel: its template and what was fused into it.
   std::vector<std::string> kernels() const;
   size_t intermediateBytes() const; // the memory plan's total
-  size_t scratchBytes() const;      // FP8 matmuls' split-K workspace and tile counters, decode attention's head counters
+  size_t scratchBytes() const;      // FP8 matmuls' split-K workspace and tile counters
   std::string dot() const;          // the fused graph in Graphviz DOT
 
   struct Impl;
