@@ -18,7 +18,7 @@ fnItem   : FN IDENT '(' (fnParam (',' fnParam)* ','?)? ')' ('->' typeExpr)? bloc
 fnParam  : CONST? IDENT (':' typeExpr)? ;
 
 kernelItem  : decorator* KERNEL IDENT '(' (kernelParam (',' kernelParam)* ','?)? ')' block ;
-kernelParam : (CONST | NOSPEC)? IDENT ':' typeExpr ('=' expr)? ;
+kernelParam : (CONST | NOSPEC)* IDENT ':' typeExpr ('=' expr)? ;
 
 decorator : '@' IDENT '(' (decoratorArg (',' decoratorArg)* ','?)? ')' ;
 decoratorArg : IDENT '=' decoratorValue ;

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -65,7 +66,18 @@ std::string tokenDescription(const antlr4::Token *tok) {
   std::string text = tok->getText();
   if (text.size() > 40)
     text = text.substr(0, 40) + "...";
-  return "'" + text + "'";
+  // Control characters (a NUL byte) written as escapes: a terminal shows them as nothing.
+  std::string shown;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\x%02x", c);
+      shown += escape;
+    } else {
+      shown += char(c);
+    }
+  }
+  return "'" + shown + "'";
 }
 
 class SyntaxErrorListener : public antlr4::BaseErrorListener {
@@ -87,6 +99,9 @@ public:
         std::string expected = expectedTokens(parser);
         if (!expected.empty())
           message += ", expected " + expected;
+        // '>>' lexes as a shift: in a type it closes two pointers, and pointees are scalars.
+        if (offending->getText() == ">>" && expected == "'>'")
+          message += " (a pointer's pointee is a scalar type: there is no ptr<ptr<...>>)";
       }
     } else {
       message = msg;
@@ -304,9 +319,19 @@ private:
       KernelParam param;
       param.name = p->IDENT()->getText();
       param.range = range(p->IDENT()->getSymbol());
-      param.mode = p->CONST() ? KernelParam::Mode::Const
-                   : p->NOSPEC() ? KernelParam::Mode::Nospec
-                                 : KernelParam::Mode::Runtime;
+      // (The grammar takes any run of the two words, so that a second one gets this message
+      // rather than "expected identifier".)
+      size_t consts = p->CONST().size(), nospecs = p->NOSPEC().size();
+      if (consts + nospecs > 1) {
+        auto *second = dynamic_cast<antlr4::tree::TerminalNode *>(p->children[1]);
+        diags_.error(second ? range(second->getSymbol()) : range(p),
+                    consts && nospecs ? "a parameter is 'const' (specialized on its value) or 'nospec' (never "
+                                        "specialized), not both"
+                                      : std::string("'") + (consts ? "const" : "nospec") + "' twice");
+      }
+      param.mode = consts ? KernelParam::Mode::Const
+                   : nospecs ? KernelParam::Mode::Nospec
+                             : KernelParam::Mode::Runtime;
       param.type = typeExpr(p->typeExpr());
       if (p->expr())
         param.defaultValue = expr(p->expr());

@@ -41,6 +41,19 @@ std::string Program::resolveImport(const std::string &fromPath, const std::strin
   return "";
 }
 
+std::string Program::nonFileImport(const std::string &fromPath, const std::string &target) const {
+  std::vector<fs::path> candidates;
+  if (fromPath != mainWithoutFolder_)
+    candidates.push_back(fs::path(fromPath).parent_path() / target);
+  for (const std::string &dir : stdlibDirs_)
+    candidates.push_back(fs::path(dir) / target);
+  std::error_code ec;
+  for (const fs::path &candidate : candidates)
+    if (fs::exists(candidate, ec) && !fs::is_regular_file(candidate, ec))
+      return candidate.string();
+  return "";
+}
+
 ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRange importedAt,
                          std::vector<std::string> &stack) {
   std::string key = text ? path : canonical(path);
@@ -93,6 +106,11 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   std::vector<std::pair<ModuleAST *, SrcRange>> imported;
   for (const ImportItem &imp : module->imports) {
     std::string resolved = resolveImport(path, imp.path);
+    if (std::string other = nonFileImport(path, imp.path); resolved.empty() && !other.empty()) {
+      diags_.error(imp.range, "import \"" + imp.path + "\" names '" + other + "', which is not a regular file");
+      ok_ = false;
+      continue;
+    }
     if (resolved.empty()) {
       // Each folder looked in, so that a wrong TK_STDLIB_DIR or a misplaced file shows.
       std::string looked;

@@ -234,7 +234,27 @@ TEST(Parser, InvalidUtf8AndBinaryInput) {
   std::string binary("\x01\x02kernel\x00\x7f", 10);
   EXPECT_FALSE(parse(binary, sources2, diags2));
   EXPECT_GE(diags2.errorCount(), 1u);
-  EXPECT_EQ(diags2.diagnostics()[0].message, "unexpected character '\x01'");
+  EXPECT_EQ(diags2.diagnostics()[0].message, "unexpected character '\\x01'"); // (escaped: a terminal shows nothing)
+}
+
+TEST(Parser, ParameterModesAndPointeesSayWhatIsWrong) {
+  auto firstError = [](const std::string &text) {
+    SourceManager sources;
+    DiagEngine diags(sources);
+    parse(text, sources, diags);
+    return diags.diagnostics().empty() ? std::string("(none)") : diags.diagnostics()[0].message;
+  };
+  // Both words, or one twice: said so (was "unexpected 'const', expected identifier").
+  EXPECT_EQ(firstError("kernel k(nospec const n: i32) {}"),
+            "a parameter is 'const' (specialized on its value) or 'nospec' (never specialized), not both");
+  EXPECT_EQ(firstError("kernel k(nospec nospec n: i32) {}"), "'nospec' twice");
+  EXPECT_EQ(firstError("kernel k(const const n: i32) {}"), "'const' twice");
+  EXPECT_EQ(firstError("kernel k(nospec n: i32, const m: i32) {}"), "(none)");
+  // '>>' closing two pointers lexes as a shift.
+  EXPECT_EQ(firstError("kernel k(p: ptr<ptr<f32>>) {}"),
+            "unexpected '>>', expected '>' (a pointer's pointee is a scalar type: there is no ptr<ptr<...>>)");
+  // A NUL byte shown as an escape.
+  EXPECT_EQ(firstError(std::string("kernel k() {\0}", 14)), "unexpected character '\\x00'");
 }
 
 // Sequences a lead-byte-only check accepts but ANTLR's strict conversion throws on (a

@@ -51,6 +51,9 @@ std::string needsDivisibility(const std::string &text) {
   return "";
 }
 
+/// A file name option's check: '' names no file (it failed only when the output was written).
+std::string needsFileName(const std::string &text) { return text.empty() ? "needs a file name, got ''" : ""; }
+
 /// The options every command that checks a kernel takes, bound to `invocation`'s fields.
 struct Bound {
   std::vector<std::string> defines, divisibility, saves;
@@ -126,7 +129,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
       ->type_name("KIND")
       ->check(CLI::IsMember({"ast", "tk", "tkgpu", "llvm", "ptx", "cubin", "header"}));
   app.add_option("-o", inv.output, "the output file (default: standard output); its folder must exist")
-      ->type_name("OUT");
+      ->type_name("OUT")
+      ->check(CLI::Validator(needsFileName, ""));
   addTarget(app, top, "sm_90");
   app.add_option("-O", top.optLevel, "-O0: the tile IR as the front end made it; -O3: after the tile pipeline")
       ->type_name("LEVEL")
@@ -135,7 +139,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
   app.add_flag("--debug", inv.compile.debug, "keep `print` and device assertions");
   app.add_flag("--stats", inv.stats, "each kernel's summary (and ptxas's report with --emit=cubin) on stderr");
   app.add_flag("--MD", inv.dependencies, "(or -MD) also a make-format dependency file: OUT, FILE.tk, its imports");
-  app.add_option("--MF", inv.depfile, "(or -MF) where -MD writes (default: OUT.d)")->type_name("DEPFILE");
+  app.add_option("--MF", inv.depfile, "(or -MF) where -MD writes (default: OUT.d)")
+      ->type_name("DEPFILE")
+      ->check(CLI::Validator(needsFileName, ""));
   addColor(app, color);
 
   CLI::App *check = app.add_subcommand("check", "type-check a .tk file; print diagnostics only");
@@ -333,8 +339,11 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
       runargs::getAsInteger(timeText, 10, r.timedRuns);
     if (!seed.empty())
       runargs::getAsInteger(seed, 0, r.seed);
-    for (const std::string &save : b.saves)
+    for (const std::string &save : b.saves) {
       r.saves.push_back(runargs::splitAssignment(save, "--save"));
+      if (r.saves.back().second.empty())
+        throw UsageError("--save " + save + ": needs a file name after '='");
+    }
     for (const std::string &a : runArgs)
       r.args.push_back(runargs::splitAssignment(a, "argument"));
     if (inv.dryRun) { // compiles only: what a launch needs is not asked for

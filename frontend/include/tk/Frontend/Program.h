@@ -45,6 +45,9 @@ private:
   ModuleAST *load(const std::string &path, const std::string *text, SrcRange importedAt,
                   std::vector<std::string> &stack);
   std::string resolveImport(const std::string &fromPath, const std::string &target) const;
+  /// Where an import that resolveImport did not find names something that is no regular file (a
+  /// folder, a device), or "".
+  std::string nonFileImport(const std::string &fromPath, const std::string &target) const;
   void collectSymbols(ModuleAST &module);
   /// A name (const or fn) that two of a file's imports define, and the file itself does not:
   /// a located error at the second import (a use of it took the first import's silently).
