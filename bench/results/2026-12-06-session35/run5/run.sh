@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Session 35, run 5 (prepared, not run): is the persistent GEMV chain's products' cost (session
+# Session 35, run 5 is the persistent GEMV chain's products' cost (session
 # 34 run 7: 82% of the read with products and no waits, 99% with neither) shared-memory
-# traffic for the activations? This folder's gemv_ring.cu built both ways here, carried in .pack:
-#   nvcc -O3 -arch=sm_90a -std=c++17 -o .pack/gemv_ring_smem bench/results/2026-12-06-session35/run5/gemv_ring.cu
-#   nvcc -O3 -arch=sm_90a -std=c++17 -DX_IN_REGISTERS=1 -o .pack/gemv_ring_xreg bench/results/2026-12-06-session35/run5/gemv_ring.cu
+# traffic for the activations? Session 34's run8/gemv_ring.cu with this folder's patch, built both
+# ways here, carried in .pack:
+#   cp bench/results/2026-12-06-session34/run8/gemv_ring.cu /tmp/gemv_ring.cu
+#   patch /tmp/gemv_ring.cu bench/results/2026-12-06-session35/run5/x_in_registers.patch
+#   nvcc -O3 -arch=sm_90a -std=c++17 -o .pack/gemv_ring_smem /tmp/gemv_ring.cu
+#   nvcc -O3 -arch=sm_90a -std=c++17 -DX_IN_REGISTERS=1 -o .pack/gemv_ring_xreg /tmp/gemv_ring.cu
 # (X_IN_REGISTERS: mega's consumers 168 registers, no spills; the two-CTA `ring` kernel spills
 # with it, so only the mega lines count.) (run from the repository root with $OUT)
 set -u
