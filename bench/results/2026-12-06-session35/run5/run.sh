@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 35, run 5 is the persistent GEMV chain's products' cost (session
+# Session 35, run 5 (NVIDIA H100): is the persistent GEMV chain's products' cost (session
 # 34 run 7: 82% of the read with products and no waits, 99% with neither) shared-memory
 # traffic for the activations? Session 34's run8/gemv_ring.cu with this folder's patch, built both
 # ways here, carried in .pack:
