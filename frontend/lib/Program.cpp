@@ -28,29 +28,20 @@ bool Program::loadMain(const std::string &path, const std::string *text, bool ma
   return main && ok_;
 }
 
-std::string Program::resolveImport(const std::string &fromPath, const std::string &target) const {
-  fs::path besideFile = fs::path(fromPath).parent_path() / target;
-  std::error_code ec;
-  if (fromPath != mainWithoutFolder_ && fs::is_regular_file(besideFile, ec))
-    return canonical(besideFile.string());
-  for (const std::string &dir : stdlibDirs_) {
-    fs::path inStdlib = fs::path(dir) / target;
-    if (fs::is_regular_file(inStdlib, ec))
-      return canonical(inStdlib.string());
-  }
-  return "";
-}
-
-std::string Program::nonFileImport(const std::string &fromPath, const std::string &target) const {
+std::vector<fs::path> Program::importCandidates(const std::string &fromPath, const std::string &target) const {
   std::vector<fs::path> candidates;
   if (fromPath != mainWithoutFolder_)
     candidates.push_back(fs::path(fromPath).parent_path() / target);
   for (const std::string &dir : stdlibDirs_)
     candidates.push_back(fs::path(dir) / target);
+  return candidates;
+}
+
+std::string Program::resolveImport(const std::string &fromPath, const std::string &target) const {
   std::error_code ec;
-  for (const fs::path &candidate : candidates)
-    if (fs::exists(candidate, ec) && !fs::is_regular_file(candidate, ec))
-      return candidate.string();
+  for (const fs::path &candidate : importCandidates(fromPath, target))
+    if (fs::is_regular_file(candidate, ec))
+      return canonical(candidate.string());
   return "";
 }
 
@@ -106,12 +97,17 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   std::vector<std::pair<ModuleAST *, SrcRange>> imported;
   for (const ImportItem &imp : module->imports) {
     std::string resolved = resolveImport(path, imp.path);
-    if (std::string other = nonFileImport(path, imp.path); resolved.empty() && !other.empty()) {
-      diags_.error(imp.range, "import \"" + imp.path + "\" names '" + other + "', which is not a regular file");
-      ok_ = false;
-      continue;
-    }
     if (resolved.empty()) {
+      // A folder or a device where the file was looked for: said so, never opened.
+      std::error_code ec;
+      std::vector<fs::path> candidates = importCandidates(path, imp.path);
+      auto other = std::find_if(candidates.begin(), candidates.end(),
+                                [&](const fs::path &c) { return fs::exists(c, ec) && !fs::is_regular_file(c, ec); });
+      if (other != candidates.end()) {
+        diags_.error(imp.range, "import \"" + imp.path + "\" names '" + other->string() + "', which is not a regular file");
+        ok_ = false;
+        continue;
+      }
       // Each folder looked in, so that a wrong TK_STDLIB_DIR or a misplaced file shows.
       std::string looked;
       if (path != mainWithoutFolder_)

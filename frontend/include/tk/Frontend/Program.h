@@ -4,6 +4,7 @@
 
 #include "tk/Frontend/AST.h"
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,10 +45,11 @@ public:
 private:
   ModuleAST *load(const std::string &path, const std::string *text, SrcRange importedAt,
                   std::vector<std::string> &stack);
+  /// Where an import may be, in lookup order: beside the importing file (not for a main file
+  /// given without a folder), then in each stdlib folder.
+  std::vector<std::filesystem::path> importCandidates(const std::string &fromPath, const std::string &target) const;
+  /// The first candidate that is a regular file, canonical; "" if none.
   std::string resolveImport(const std::string &fromPath, const std::string &target) const;
-  /// Where an import that resolveImport did not find names something that is no regular file (a
-  /// folder, a device), or "".
-  std::string nonFileImport(const std::string &fromPath, const std::string &target) const;
   void collectSymbols(ModuleAST &module);
   /// A name (const or fn) that two of a file's imports define, and the file itself does not:
   /// a located error at the second import (a use of it took the first import's silently).
