@@ -7,14 +7,16 @@
 #     --arch sm_90a --divisibility X=16 (a b c scale_b K N lda ldb ldc ldr ldm residual mul bias) \
 #     --emit cubin -o .pack/sass/gemv_row.cubin
 # and of fp8_gemv (BM 8, BN 64, BK 512, SPLIT_K 1, 4 warps, 1 stage; also workspace counters) as gemv_mma.cubin,
-# and gemv_tune.sh (fp8_gemv's tensor cores at batch 1 over more configs, against fp8_gemv_row).
+# conv_rate.cu (the products' instruction rates with no memory traffic; nvcc -O3 -arch=sm_90a
+# -std=c++17 -o .pack/conv_rate conv_rate.cu), and gemv_tune.sh (fp8_gemv's tensor cores at batch 1 over more configs, against fp8_gemv_row).
 # (run from the repository root with $OUT; carry .pack)
 set -u
 out=$OUT
 R=bench/results/2026-12-06-session35
 mkdir -p $out/run6 $out/run4 $out/sass
 OUT=$out/run6 bash $R/run6/run.sh
-for f in .pack/gemv_ring_smem .pack/gemv_ring_half .pack/sass/gemv_row.cubin .pack/sass/gemv_mma.cubin; do
+timeout 60 .pack/conv_rate 2>&1 | tee $out/conv_rate.txt
+for f in .pack/gemv_ring_smem .pack/gemv_ring_half .pack/sass/gemv_row.cubin .pack/sass/gemv_mma.cubin .pack/conv_rate; do
   cuobjdump --dump-sass $f > $out/sass/$(basename $f).sass 2>&1
 done
 xz -9 $out/sass/*.sass
