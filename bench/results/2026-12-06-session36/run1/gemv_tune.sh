@@ -10,7 +10,7 @@ for shape in "12288 4096" "4096 11008"; do
     residual=zeros:bf16:1 mul=zeros:bf16:1 M=1 N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"
   echo "== fp8_gemv M=1 N=$N K=$K (.pack/v-gemv configs)"
   TK_STDLIB_DIR=.pack/v-gemv TK_CACHE_DIR=$(mktemp -d) timeout 90 $tkc tune .pack/v-gemv/std/fp8_matmul.tk --kernel fp8_gemv \
-    --grid "cdiv(N,BN),cdiv(M,BM),SPLIT_K" --time 200 $common workspace=zeros:f32:$((16*8*N)) counters=zeros:i32:$((N/16)) 2>&1 | tail -19
+    --grid "cdiv(N,BN),cdiv(M,BM),SPLIT_K" --time 200 $common workspace=zeros:f32:$((16*8*N)) counters=zeros:i32:$((N/16)) 2>&1 | tail -24
   echo "== fp8_gemv_row M=1 N=$N K=$K"
   TK_CACHE_DIR=$(mktemp -d) timeout 60 $tkc tune stdlib/std/fp8_matmul.tk --kernel fp8_gemv_row --grid "cdiv(N,BN),M" --time 200 \
     $common norm_x=zeros:bf16:1 norm_w=zeros:bf16:1 norm_out=zeros:bf16:1 2>&1 | tail -11
