@@ -147,5 +147,18 @@ TEST(SemaTypes, ConstantsFold) {
                {"arange(0, cdiv(100, 10) + 6)", "i32[16]"}, {"zeros([B / 4, -(-4)], f32)", "f32[16, 4]"}});
 }
 
+TEST(SemaTypes, WeakIntegerConstantsFoldExactly) {
+  // Two literals fold as Triton's constexprs do: past i32 the result widens to i64 (it wrapped:
+  // `1 << 40` was 0), past i64 it is an error. A typed operand keeps its type and wraps.
+  expectTypes({{"1 << 40", "i64 (weak)"}, {"2147483647 + 1", "i64 (weak)"}, {"65536 * 65536", "i64 (weak)"},
+               {"-2147483648 - 1", "i64 (weak)"}, {"1 << 30", "i32 (weak)"}, {"n << 40", "i32"},
+               {"arange(0, (1 << 40) >> 35)", "i32[32]"}, {"arange(0, (65536 * 65536) >> 27)", "i32[32]"},
+               {"arange(0, (2147483647 + 1) >> 26)", "i32[32]"}});
+  EXPECT_EQ(typeOf("1 << 64"), "integer overflow in a constant expression: the result does not fit in i64");
+  EXPECT_EQ(typeOf("9223372036854775807 + 1"), "integer overflow in a constant expression: the result does not fit in i64");
+  EXPECT_EQ(typeOf("1 << -1"), "shift amount -1 is negative in a constant expression");
+  EXPECT_EQ(typeOf("0", "let x: i32 = 1 << 40;"), "'x': 1099511627776 does not fit in i32; convert with 'as i32' to wrap it");
+}
+
 } // namespace
 } // namespace tk::test
