@@ -131,7 +131,11 @@ struct Compiler::Impl {
       fn.setAllArgAttrs(argAttrs);
     }
   }
-  bool instantiateAll(bool requireValues);
+  /// Instantiates each selected kernel for options.autotuneConfig (the first config by
+  /// default), or with everyConfig for each of its @autotune configs in turn (`tkc check`).
+  bool instantiateAll(bool requireValues, bool everyConfig = false);
+  /// One kernel for its config `index` (none where the kernel has no @autotune).
+  bool instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues);
   bool buildModule();
 };
 
@@ -227,35 +231,72 @@ bool Compiler::Impl::selectKernels() {
   return !diags.hasErrors();
 }
 
-bool Compiler::Impl::instantiateAll(bool requireValues) {
+namespace {
+/// A config as `tkc tune` lists it: `BLOCK=100, num_warps=4`.
+std::string describeConfig(const TuneConfig &config) {
+  std::string text;
+  auto add = [&](const std::string &name, const std::string &value) {
+    text += (text.empty() ? "" : ", ") + name + "=" + value;
+  };
+  for (const auto &[name, value] : config.values)
+    add(name, value.str());
+  for (auto [name, value] : {std::pair{"num_warps", config.numWarps}, {"num_stages", config.numStages},
+                             {"warp_specialize", config.warpSpecialize}, {"cluster_size", config.clusterSize}})
+    if (value)
+      add(name, std::to_string(*value));
+  return text;
+}
+} // namespace
+
+bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
   instances.clear();
   configCounts.clear();
   bool ok = true;
   runWithLargeStack([&] {
     for (const KernelItem *kernel : selected) {
       std::optional<AutotuneSpec> tune = sema.autotune(*kernel);
-      size_t index = options.autotuneConfig.value_or(0);
-      const TuneConfig *config = tune && index < tune->configs.size() ? &tune->configs[index] : nullptr;
-      auto missing = sema.unboundConstants(*kernel, options.defines, config);
-      if (!missing.empty() && !requireValues) {
-        std::string list;
-        for (auto &m : missing)
-          list += (list.empty() ? "" : ", ") + m;
-        diags.warning(kernel->nameRange, "kernel '" + kernel->name + "' was not type-checked: const " + list +
-                                             (missing.size() == 1 ? " has" : " have") +
-                                             " no value (give -D " + missing[0] + "=VALUE or a default)");
-        continue;
-      }
-      auto instance = sema.instantiate(*kernel, options.defines, config);
-      if (!instance) {
-        ok = false;
-        continue;
-      }
-      instances.push_back(std::move(instance));
-      configCounts.push_back(tune ? tune->configs.size() : 0);
+      size_t count = tune ? tune->configs.size() : 0;
+      size_t first = options.autotuneConfig.value_or(0);
+      size_t end = everyConfig && !options.autotuneConfig ? std::max<size_t>(count, 1) : first + 1;
+      for (size_t index = first; index < end; ++index)
+        ok &= instantiate(*kernel, tune ? &*tune : nullptr, index, requireValues);
     }
   });
   return ok && !diags.hasErrors();
+}
+
+bool Compiler::Impl::instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues) {
+  size_t count = tune ? tune->configs.size() : 0;
+  const TuneConfig *config = index < count ? &tune->configs[index] : nullptr;
+  auto missing = sema.unboundConstants(kernel, options.defines, config);
+  if (!missing.empty() && !requireValues) {
+    std::string list;
+    for (auto &m : missing)
+      list += (list.empty() ? "" : ", ") + m;
+    diags.warning(kernel.nameRange, "kernel '" + kernel.name + "' was not type-checked: const " + list +
+                                        (missing.size() == 1 ? " has" : " have") +
+                                        " no value (give -D " + missing[0] + "=VALUE or a default)");
+    return true;
+  }
+  size_t reported = diags.diagnostics().size(), errors = diags.errorCount();
+  auto instance = sema.instantiate(kernel, options.defines, config);
+  // A config past the first that does not compile is one the tuner and AOT headers leave out:
+  // a warning naming it, at its first error (the first config's errors are the kernel's own,
+  // and an error every config shares is reported once, by the first: DiagEngine drops repeats).
+  if (index > 0 && diags.errorCount() > errors) {
+    std::vector<Diagnostic> reports = diags.takeSince(reported);
+    auto first = std::find_if(reports.begin(), reports.end(), [](auto &d) { return d.severity == Severity::Error; });
+    diags.warning(first == reports.end() ? kernel.nameRange : first->range,
+                  "@autotune config " + std::to_string(index + 1) + " of " + std::to_string(count) + " (" +
+                      describeConfig(*config) + ") does not compile, and the tuner leaves it out: " +
+                      (first == reports.end() ? std::string("(too many errors)") : first->message));
+    return true;
+  }
+  if (!instance)
+    return false;
+  instances.push_back(std::move(instance));
+  configCounts.push_back(count);
+  return true;
 }
 
 bool Compiler::Impl::buildModule() {
@@ -288,7 +329,7 @@ bool Compiler::Impl::buildModule() {
 bool Compiler::check() {
   if (!impl_->loaded)
     return false;
-  return impl_->instantiateAll(false);
+  return impl_->instantiateAll(false, /*everyConfig=*/true);
 }
 
 bool Compiler::emit(EmitKind kind, std::ostream &out) {

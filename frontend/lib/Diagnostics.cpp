@@ -29,7 +29,19 @@ std::string SourceManager::lineText(uint32_t fileId, uint32_t line) const {
   return text;
 }
 
+Diagnostic *DiagEngine::repeated(Severity severity, SrcRange range, const std::string &message) {
+  for (const Diagnostic &d : diags_)
+    if (d.severity == severity && d.range == range && d.message == message) {
+      dropped_ = Diagnostic{severity, range, message, {}};
+      return &dropped_;
+    }
+  return nullptr;
+}
+
 Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
+  // The same error at the same place once (each @autotune config instantiates the kernel).
+  if (Diagnostic *again = repeated(Severity::Error, range, message))
+    return *again;
   ++errorCount_;
   if (errorCount_ > kMaxErrors) {
     dropped_ = Diagnostic{Severity::Error, range, std::move(message), {}};
@@ -40,12 +52,22 @@ Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
 }
 
 Diagnostic &DiagEngine::warning(SrcRange range, std::string message) {
+  if (Diagnostic *again = repeated(Severity::Warning, range, message))
+    return *again;
   diags_.push_back(Diagnostic{Severity::Warning, range, std::move(message), {}});
   return diags_.back();
 }
 
 void DiagEngine::note(Diagnostic &diag, SrcRange range, std::string message) {
   diag.notes.push_back(Diagnostic{Severity::Note, range, std::move(message), {}});
+}
+
+std::vector<Diagnostic> DiagEngine::takeSince(size_t first) {
+  std::vector<Diagnostic> taken(diags_.begin() + std::min(first, diags_.size()), diags_.end());
+  diags_.resize(std::min(first, diags_.size()));
+  for (const Diagnostic &d : taken)
+    errorCount_ -= d.severity == Severity::Error;
+  return taken;
 }
 
 namespace {

@@ -55,6 +55,26 @@ TEST(Diagnostics, ErrorsBeyondTheCapAreCountedNotListed) {
   EXPECT_NE(os.str().find("error: too many errors (60), stopped listing them after 50"), std::string::npos);
 }
 
+TEST(Diagnostics, AReportRepeatedAtTheSamePlaceIsKeptOnce) {
+  // (Each @autotune config instantiates a kernel: one bad num_warps was reported once a config.)
+  SourceManager sources;
+  uint32_t id = sources.addFile("t.tk", "x y");
+  DiagEngine diags(sources);
+  diags.error({{id, 1, 1}, {id, 1, 2}}, "bad");
+  DiagEngine::note(diags.error({{id, 1, 1}, {id, 1, 2}}, "bad"), {}, "a note on the repeat goes nowhere");
+  diags.error({{id, 1, 3}, {id, 1, 4}}, "bad");
+  diags.warning({{id, 1, 1}, {id, 1, 2}}, "bad");
+  diags.warning({{id, 1, 1}, {id, 1, 2}}, "bad");
+  EXPECT_EQ(diags.errorCount(), 2u);
+  ASSERT_EQ(diags.diagnostics().size(), 3u);
+  EXPECT_TRUE(diags.diagnostics()[0].notes.empty());
+  // takeSince removes the reports after an index, and their errors from the count.
+  std::vector<Diagnostic> taken = diags.takeSince(1);
+  EXPECT_EQ(taken.size(), 2u);
+  EXPECT_EQ(diags.errorCount(), 1u);
+  EXPECT_EQ(diags.diagnostics().size(), 1u);
+}
+
 TEST(Diagnostics, NoLocationPrintsMessageOnly) {
   SourceManager sources;
   DiagEngine diags(sources);

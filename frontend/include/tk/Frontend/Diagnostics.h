@@ -16,12 +16,14 @@ struct SrcLoc {
   uint32_t line = 0;
   uint32_t col = 0;
   bool valid() const { return fileId != 0; }
+  bool operator==(const SrcLoc &o) const { return fileId == o.fileId && line == o.line && col == o.col; }
 };
 
 /// A range on one line or across lines; `end` is one past the last character.
 struct SrcRange {
   SrcLoc begin;
   SrcLoc end;
+  bool operator==(const SrcRange &o) const { return begin == o.begin && end == o.end; }
 };
 
 class SourceManager {
@@ -60,6 +62,9 @@ public:
   Diagnostic &error(SrcRange range, std::string message);
   Diagnostic &warning(SrcRange range, std::string message);
   static void note(Diagnostic &diag, SrcRange range, std::string message);
+  /// Removes and returns the diagnostics from index `first` of diagnostics() on (errors past
+  /// kMaxErrors, counted but not kept, stay counted).
+  std::vector<Diagnostic> takeSince(size_t first);
 
   size_t errorCount() const { return errorCount_; }
   bool hasErrors() const { return errorCount_ > 0; }
@@ -75,6 +80,8 @@ public:
   static constexpr size_t kMaxErrors = 50;
 
 private:
+  /// A scratch diagnostic for a report identical to an earlier one (dropped), or null.
+  Diagnostic *repeated(Severity severity, SrcRange range, const std::string &message);
   void formatOne(std::string &out, const Diagnostic &diag) const;
   const SourceManager &sources_;
   std::vector<Diagnostic> diags_;
