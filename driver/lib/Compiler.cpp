@@ -134,8 +134,11 @@ struct Compiler::Impl {
   /// Instantiates each selected kernel for options.autotuneConfig (the first config by
   /// default), or with everyConfig for each of its @autotune configs in turn (`tkc check`).
   bool instantiateAll(bool requireValues, bool everyConfig = false);
-  /// One kernel for its config `index` (none where the kernel has no @autotune).
-  bool instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues);
+  /// One kernel for its config `index` (none where the kernel has no @autotune); with
+  /// leftOutIfBad (`tkc check`'s configs past the first) a config that does not compile is a
+  /// warning naming it.
+  bool instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues,
+                   bool leftOutIfBad);
   bool buildModule();
 };
 
@@ -259,13 +262,14 @@ bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
       size_t first = options.autotuneConfig.value_or(0);
       size_t end = everyConfig && !options.autotuneConfig ? std::max<size_t>(count, 1) : first + 1;
       for (size_t index = first; index < end; ++index)
-        ok &= instantiate(*kernel, tune ? &*tune : nullptr, index, requireValues);
+        ok &= instantiate(*kernel, tune ? &*tune : nullptr, index, requireValues, /*leftOutIfBad=*/index > first);
     }
   });
   return ok && !diags.hasErrors();
 }
 
-bool Compiler::Impl::instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues) {
+bool Compiler::Impl::instantiate(const KernelItem &kernel, const AutotuneSpec *tune, size_t index, bool requireValues,
+                                 bool leftOutIfBad) {
   size_t count = tune ? tune->configs.size() : 0;
   const TuneConfig *config = index < count ? &tune->configs[index] : nullptr;
   auto missing = sema.unboundConstants(kernel, options.defines, config);
@@ -283,7 +287,7 @@ bool Compiler::Impl::instantiate(const KernelItem &kernel, const AutotuneSpec *t
   // A config past the first that does not compile is one the tuner and AOT headers leave out:
   // a warning naming it, at its first error (the first config's errors are the kernel's own,
   // and an error every config shares is reported once, by the first: DiagEngine drops repeats).
-  if (index > 0 && diags.errorCount() > errors) {
+  if (leftOutIfBad && diags.errorCount() > errors) {
     std::vector<Diagnostic> reports = diags.takeSince(reported);
     auto first = std::find_if(reports.begin(), reports.end(), [](auto &d) { return d.severity == Severity::Error; });
     diags.warning(first == reports.end() ? kernel.nameRange : first->range,
