@@ -135,7 +135,8 @@ uint8_t *Interpreter::resolve(Operation *op, int64_t address, int bytes, size_t 
     if (slot < (int64_t)all.size())
       fault(op, "out-of-bounds " + std::string(access) + ": element " + std::to_string(element) +
                     " of the tile is 2^40 bytes or more outside buffer '" + all[slot].name + "', which has " +
-                    std::to_string(all[slot].bytes.size() / bytes) + " elements");
+                    std::to_string(all[slot].bytes.size() / bytes) +
+                    (all[slot].bytes.size() / bytes == 1 ? " element" : " elements"));
   }
   int64_t index = address >> kSlotBits;
   int64_t offset = address - bufferBase(int(index));
@@ -148,7 +149,8 @@ uint8_t *Interpreter::resolve(Operation *op, int64_t address, int bytes, size_t 
     fault(op, "out-of-bounds " + std::string(access) + ": element " + std::to_string(element) +
                   " of the tile is at " + where + std::to_string(offset) + " (index " +
                   std::to_string(offset / bytes) + ") of buffer '" + buffer.name + "', which has " +
-                  std::to_string(buffer.bytes.size() / bytes) + " elements");
+                  std::to_string(buffer.bytes.size() / bytes) +
+                  (buffer.bytes.size() / bytes == 1 ? " element" : " elements"));
   }
   return buffer.bytes.data() + offset;
 }

@@ -346,10 +346,7 @@ std::optional<int> parseCommandLine(int argc, char **argv, TkcInvocation &inv, s
     }
     for (const std::string &a : runArgs)
       r.args.push_back(runargs::splitAssignment(a, "argument"));
-    if (inv.dryRun) { // compiles only: what a launch needs is not asked for
-      if (!r.grid.empty() || !r.args.empty() || !r.backend.empty() || !r.saves.empty() || r.timedRuns || r.debug ||
-          !seed.empty())
-        throw UsageError("--dry-run takes --kernel, --arch, --divisibility and -D, not what a launch needs");
+    if (inv.dryRun) { // compiles only: what a launch needs (the same command line's) goes unused
       if (b.arch.empty())
         runargs::applyArch("sm_90a", inv.compile);
       if (r.file.empty())

@@ -68,7 +68,7 @@ void finishRunOptions(RunOptions &o) {
   if (o.kernel.empty())
     o.kernel = onlyKernel(o.file);
   if (o.grid.empty())
-    throw UsageError("--grid X[,Y,Z] is required");
+    throw UsageError("--grid X[,Y,Z] is required (the programs in each dimension; not empty)");
   if (!o.backend.empty() && o.backend != "interp" && o.backend != "cuda")
     throw UsageError("unknown backend '" + o.backend + "' (interp, cuda)");
   if (o.profile && o.timedRuns == 0)
@@ -298,7 +298,7 @@ std::vector<ArgValue> bindArguments(const std::string &kernel, const std::vector
   return args;
 }
 
-/// Splits "a,cdiv(n,b),1" at top-level commas.
+/// Splits "a,cdiv(n,b),1" at top-level commas; a usage error names an empty dimension ('4,').
 std::vector<std::string> splitGrid(const std::string &grid) {
   std::vector<std::string> parts(1);
   int depth = 0;
@@ -308,6 +308,10 @@ std::vector<std::string> splitGrid(const std::string &grid) {
     if (c == ',' && depth == 0) parts.emplace_back();
     else parts.back() += c;
   }
+  for (size_t d = 0; d < parts.size(); ++d)
+    if (parts[d].find_first_not_of(" \t") == std::string::npos)
+      throw UsageError("--grid '" + grid + "': dimension " + std::to_string(d + 1) + " of " +
+                       std::to_string(parts.size()) + " is empty");
   return parts;
 }
 

@@ -93,7 +93,7 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
     configs.push_back({});
   std::string arch = "sm_" + std::to_string(base.sm) + (base.archSpecific ? "a" : "");
   out << "kernel '" << decl.name << "' for " << arch << ": " << configs.size()
-      << " configs compiled, none run (--dry-run)"
+      << (configs.size() == 1 ? " config" : " configs") << " compiled, none run (--dry-run)"
       << (base.divisibility.empty() ? "; integer arguments of unknown divisibility (the JIT specializes them: "
                                       "--divisibility NAME=16 does the same)"
                                     : "")
@@ -228,7 +228,8 @@ int tuneCommand(const RunOptions &options, std::ostream &out, std::ostream &err)
         << (report.fromDatabase ? "from the tuning database, nothing timed\n" : "");
     if (!report.fromDatabase) {
       std::ostringstream line;
-      line << std::fixed << std::setprecision(2) << report.results.size() << " configs compiled in "
+      line << std::fixed << std::setprecision(2) << report.results.size()
+           << (report.results.size() == 1 ? " config" : " configs") << " compiled in "
            << report.compileSeconds << " s, timed in " << report.timeSeconds << " s\n";
       out << line.str();
     }
