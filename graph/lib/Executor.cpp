@@ -179,23 +179,6 @@ struct Executable::Impl {
       args.push_back(arg);
   }
 
-  /// GraphOptions::chainedGemvRows: by the reading step, the column counts (std/fp8_matmul.tk's
-  /// CHAIN_SEGMENT segments of the writer's output, and a finished-program count; zero between
-  /// runs: the reader's last program zeroes them) that the step before it (its writer) fills.
-  std::map<size_t, std::unique_ptr<Buffer>> chainCounts;
-  /// Plans them: a batch-1 GEMV whose `a` (and folded norm's input) the GEMV just before it
-  /// writes whole, and nothing else of it, waits for that one's columns, not for its end.
-  void planChainedGemvRows();
-  /// Step s as kernels() and the profile name it: the plan's description, and whether it
-  /// reads the step before it as that one writes (chainCounts).
-  std::string describe(size_t s) const {
-    std::string text = plan.steps[s].describe(graph);
-    if (!chainCounts.count(s))
-      return text;
-    const std::string reading = "reading the one before as it writes";
-    return text.back() == ')' ? text.substr(0, text.size() - 1) + ", " + reading + ")" : text + " (" + reading + ")";
-  }
-
   /// GemvChain steps' work queues (kGemvChainQueueStride x (1 + GEMVs) i32, zero between
   /// launches: each launch's last program zeroes it), by step.
   std::map<size_t, std::unique_ptr<Buffer>> chainQueues;
@@ -228,11 +211,6 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
         consts.emplace("NORM_OUT", flag(step.normOutWeight >= 0));
         std::vector<Arg> args;
         gemvRowArgs(step, bindings, args);
-        auto chainIn = chainCounts.find(s), chainOut = chainCounts.find(s + 1);
-        args.push_back(chainIn != chainCounts.end() ? Arg(*chainIn->second) : Arg(*dummyI32));
-        args.push_back(chainOut != chainCounts.end() ? Arg(*chainOut->second) : Arg(*dummyI32));
-        consts.emplace("CHAIN_IN", flag(chainIn != chainCounts.end()));
-        consts.emplace("CHAIN_OUT", flag(chainOut != chainCounts.end()));
         kernel.launch(GridSpec([N](const Config &c) { return Grid(cdiv(N, c["BN"]), 1); }), args, typed(consts), stream);
         return;
       }
@@ -520,8 +498,6 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.dummyI32 = std::make_unique<Buffer>(context, Scalar::I32, 16);
-  if (options.chainedGemvRows)
-    impl.planChainedGemvRows();
   impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
   impl.colSums = impl.stdlibKernel("norm.tk", "weighted_col_sums");
   for (const Step &step : impl.plan.steps) {
@@ -579,8 +555,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
   }
   impl.prepared.resize(impl.plan.steps.size());
-  for (size_t s = 0; s < impl.plan.steps.size(); ++s)
-    impl.stepNames.push_back(impl.describe(s));
+  for (const Step &step : impl.plan.steps)
+    impl.stepNames.push_back(step.describe(impl.graph));
   for (const Slot &slot : impl.plan.slots)
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {
@@ -702,28 +678,6 @@ std::pair<double, double> stepCost(const Graph::Impl &graph, const Plan &plan, c
 
 } // namespace
 
-void Executable::Impl::planChainedGemvRows() {
-  constexpr int64_t kSegment = 256; // std/fp8_matmul.tk's CHAIN_SEGMENT
-  auto gemvRow = [](const Step &step) { return step.kind == StepKind::MatMul && step.oneRow; };
-  for (size_t s = 1; s < plan.steps.size(); ++s) {
-    const Step &writer = plan.steps[s - 1], &reader = plan.steps[s];
-    if (!gemvRow(writer) || !gemvRow(reader) || writer.outAt.column != 0 || reader.in[0].column != 0)
-      continue;
-    auto written = [&](int t) { return t >= 0 && (t == writer.out || (writer.normOutWeight >= 0 && t == writer.out2)); };
-    bool rstd = reader.eps > 0, waitsOnA = written(reader.in[0].tensor) && (!rstd || written(reader.in[7].tensor));
-    bool othersEarlier = true; // (what the writer's own gdc_wait saw written, so visible through its counts)
-    for (size_t k = 1; k < reader.in.size(); ++k)
-      othersEarlier &= (k == 7 && rstd) || !written(reader.in[k].tensor);
-    int64_t columns = plan.info(graph, writer.out).shape[1];
-    if (!waitsOnA || !othersEarlier || plan.info(graph, graph.nodes[reader.nodes[0]].inputs[1]).shape[1] != columns)
-      continue;
-    size_t ints = size_t(cdiv(columns, kSegment) + 1);
-    chainCounts[s] = std::make_unique<Buffer>(*context, Scalar::I32, ints);
-    std::vector<int32_t> zeros(ints, 0);
-    chainCounts[s]->upload(zeros.data(), zeros.size() * sizeof(int32_t));
-  }
-}
-
 std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const Stream &stream, int runs) {
   Impl &impl = self();
   run(bindings, stream);
@@ -780,7 +734,10 @@ std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<Ker
 }
 
 std::vector<std::string> Executable::kernels() const {
-  return self().stepNames;
+  std::vector<std::string> lines;
+  for (const Step &step : self().plan.steps)
+    lines.push_back(step.describe(self().graph));
+  return lines;
 }
 
 size_t Executable::scratchBytes() const {

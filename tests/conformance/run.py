@@ -1762,34 +1762,13 @@ def add_stdlib_cases():
         row_configs = re.findall(r"\{ *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+) *\}", row_text)
         assert 0 < len(row_configs) == row_text.count("{ BN:"), "an fp8_gemv_row config the pattern does not read"
     no_norm = {"norm_x": np.zeros(1, np.uint16), "norm_w": np.zeros(1, np.uint16), "norm_out": np.zeros(1, np.uint16)}
-    no_chain = {"chain_in": np.zeros(1, np.int32), "chain_out": np.zeros(1, np.int32)}
     for bn_, bk_, warps in row_configs:
         case("stdlib.fp8_gemv_row.bn%s_bk%s_w%s" % (bn_, bk_, warps), std("fp8_matmul"), "fp8_gemv_row", "cdiv(N, BN), M",
              {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm, **no_chain},
+              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm},
              gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
              defines={"BN": bn_, "BK": bk_, "num_warps": warps, "SCALE_MODE": "1"})
-    # Chained launches (CHAIN_IN / CHAIN_OUT): a reader finds its input's column counts full (as
-    # its writer left them: 256 columns of each of the 3 rows a segment, the last segment's 32)
-    # and leaves them zero, finished-program count too; a writer counts its 136 columns.
-    full_counts = np.array([256 * Mg, 256 * Mg, 32 * Mg, 0], np.int32)
-    for chain_in_, chain_out_ in (("true", "false"), ("false", "true"), ("true", "true")):
-        def chain_ref(out, chain_in_=chain_in_, chain_out_=chain_out_):
-            expected = gemv_ref(Kt, "f8e4m3", tb, tsb, False, b16)(out)
-            expected["chain_in"] = np.zeros(4, np.int32) if chain_in_ == "true" else np.zeros(1, np.int32)
-            expected["chain_out"] = np.array([136 * Mg, 0], np.int32) if chain_out_ == "true" else np.zeros(1, np.int32)
-            return expected
-        case("stdlib.fp8_gemv_row.chain_in_%s.chain_out_%s" % (chain_in_, chain_out_), std("fp8_matmul"), "fp8_gemv_row",
-             "cdiv(N, BN), M",
-             {"a": ga[Kt], "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
-              "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **no_norm,
-              "chain_in": full_counts.copy() if chain_in_ == "true" else np.zeros(1, np.int32),
-              "chain_out": np.zeros(2 if chain_out_ == "true" else 1, np.int32)},
-             chain_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
-             defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "CHAIN_IN": chain_in_,
-                      "CHAIN_OUT": chain_out_})
     # An RMSNorm between two of them: this one's rows are x * w (the norm's weight), its sums
     # scaled by the rstd it computes from x (RSTD_EPS), and its output times the next norm's
     # weight written beside it (NORM_OUT).
@@ -1804,7 +1783,7 @@ def add_stdlib_cases():
          {"a": xw, "b": tb, "c": np.zeros(Mg * Nt, np.uint16), "scale_b": tsb,
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
           "M": Mg, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt,
-          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16), **no_chain},
+          "norm_x": nx, "norm_w": nw2, "norm_out": np.zeros(Mg * Nt, np.uint16)},
          gemv_norm_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "1", "RSTD_EPS": "1e-5", "NORM_OUT": "true"})
     # A GEMV chain (kernels/work_queue.tk, the form graph/lib/GemvChain.cpp generates): three
@@ -1845,7 +1824,7 @@ def add_stdlib_cases():
          {"a": ga16, "b": fb["f8e5m2"], "c": np.zeros(Mg * Nf, np.float16), "scale_b": np.array([0.25], np.float32),
           "bias": f16(fbias), "residual": f16(fres).ravel(), "mul": f16(fgate).ravel(),
           "M": Mg, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf,
-          **{k: v.astype(np.float16) for k, v in no_norm.items()}, **no_chain},
+          **{k: v.astype(np.float16) for k, v in no_norm.items()}},
          gemv_ref(Kf, "f8e5m2", fb["f8e5m2"], np.array([0.25]), True, f16), tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BN": "8", "BK": "256", "num_warps": "4", "SCALE_MODE": "0", "B": "f8e5m2", "T": "f16",
                   "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})

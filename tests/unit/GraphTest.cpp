@@ -344,11 +344,7 @@ TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
     checkFp8SwiGlu(rows, {"rmsnorm", "fp8_gemv", "fp8_gemv (silu, gate)", "fp8_gemv (residual)"},
                    /*quantizedActivations=*/false);
   // One row (batch 1) on the CUDA cores.
-  // (The down projection reads the gated product's columns as they are stored:
-  // GraphOptions::chainedGemvRows.)
-  checkFp8SwiGlu(1,
-                 {"rmsnorm", "fp8_gemv_row", "fp8_gemv_row (silu, gate)",
-                  "fp8_gemv_row (residual, reading the one before as it writes)"},
+  checkFp8SwiGlu(1, {"rmsnorm", "fp8_gemv_row", "fp8_gemv_row (silu, gate)", "fp8_gemv_row (residual)"},
                  /*quantizedActivations=*/false);
 }
 
@@ -365,13 +361,10 @@ TEST_F(GraphRun, AnRmsNormBetweenOneRowFp8MatmulsHasNoLaunch) {
   g.output(fp8("wq", normed, d, n), "q");
   g.output(fp8("wk", normed, d, n), "k");
   g.output(h, "h");
-  // The first reader reads h (and h * w) as the first matmul stores its columns
-  // (GraphOptions::chainedGemvRows); the second, after the first reader, waits for its end.
   Executable exe = Executable::compile(context, g);
-  EXPECT_EQ(exe.kernels(),
-            (std::vector<std::string>{"fp8_gemv_row (residual, times the next rmsnorm's weight)",
-                                      "fp8_gemv_row (rmsnorm and its rstd folded in, reading the one before as it writes)",
-                                      "fp8_gemv_row (rmsnorm and its rstd folded in)"}));
+  EXPECT_EQ(exe.kernels(), (std::vector<std::string>{"fp8_gemv_row (residual, times the next rmsnorm's weight)",
+                                                     "fp8_gemv_row (rmsnorm and its rstd folded in)",
+                                                     "fp8_gemv_row (rmsnorm and its rstd folded in)"}));
   auto as = randomBf16(d, 41), rs = randomBf16(d, 42), nws = randomBf16(d, 43);
   std::map<std::string, std::pair<std::vector<uint8_t>, std::vector<float>>> q{
       {"wo", quantizeColumns(randomBf16(size_t(d) * d, 44, 0.3f), d, d)},
@@ -432,25 +425,15 @@ TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   Tensor h2 = g.add(fp8("wd", hidden, ff, d), h);
   g.output(fp8("wqkv", g.rmsnorm(h2, g.weight("nw2", Scalar::BF16, {d}), 1e-5), d, qkv), "qkv");
   g.output(h2, "h2");
-  GraphOptions chained, unchained;
+  GraphOptions chained;
   chained.gemvChains = true;
-  unchained.chainedGemvRows = false;
-  // Three ways, the same outputs bit for bit, run after run: launch by launch (`plain`, three
-  // of whose GEMVs read the one before as it writes: GraphOptions::chainedGemvRows, whose
-  // counts are zero again after each run), each waiting for the one before to end
-  // (`waiting`), and one persistent chain.
-  Executable plain = Executable::compile(context, g), chain = Executable::compile(context, g, chained),
-             waiting = Executable::compile(context, g, unchained);
+  Executable plain = Executable::compile(context, g), chain = Executable::compile(context, g, chained);
   ASSERT_EQ(plain.kernels().size(), 5u);
   ASSERT_EQ(chain.kernels().size(), 1u);
   std::string each;
-  for (const std::string &k : waiting.kernels())
+  for (const std::string &k : plain.kernels())
     each += (each.empty() ? "" : "; ") + k;
   EXPECT_EQ(chain.kernels()[0], "fp8_gemv_chain (5 GEMVs in one persistent launch: " + each + ")");
-  int reading = 0;
-  for (const std::string &k : plain.kernels())
-    reading += k.find("reading the one before as it writes") != std::string::npos;
-  EXPECT_EQ(reading, 3) << "the gated product (it reads the up projection's output too) waits";
   bind("a", randomBf16(d, 51));
   bind("r", randomBf16(d, 52));
   bind("nw", randomBf16(d, 53));
@@ -463,14 +446,13 @@ TEST_F(GraphRun, OneRowFp8MatmulsThatFollowEachOtherRunAsOneGemvChain) {
   Buffer &qkvOut = output("qkv", qkv), &h2Out = output("h2", d);
   plain.run(bindings);
   std::vector<uint16_t> wantQkv = qkvOut.toVector<uint16_t>(), wantH2 = h2Out.toVector<uint16_t>();
-  for (Executable *other : {&chain, &waiting, &plain})
-    for (int run = 0; run < 2; ++run) {
-      output("qkv", qkv);
-      output("h2", d);
-      other->run(bindings);
-      EXPECT_EQ(buffers["qkv"]->toVector<uint16_t>(), wantQkv) << "run " << run;
-      EXPECT_EQ(buffers["h2"]->toVector<uint16_t>(), wantH2) << "run " << run;
-    }
+  for (int run = 0; run < 2; ++run) {
+    output("qkv", qkv);
+    output("h2", d);
+    chain.run(bindings);
+    EXPECT_EQ(buffers["qkv"]->toVector<uint16_t>(), wantQkv) << "run " << run;
+    EXPECT_EQ(buffers["h2"]->toVector<uint16_t>(), wantH2) << "run " << run;
+  }
 }
 
 TEST_F(GraphRun, WhatAGemvChainReadsKeepsItsSlotToTheChainsEnd) {

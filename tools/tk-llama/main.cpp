@@ -3,7 +3,7 @@
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
-//            [--gemv-chains] [--unchained-gemvs] [--greedy-on-host]
+//            [--gemv-chains] [--greedy-on-host]
 //            [--trace FILE.json] [--tp N] [--nccl]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
@@ -45,8 +45,8 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N] [--fp8] [--gemv-chains] [--unchained-gemvs] [--greedy-on-host]\n"
-    "                [--trace FILE.json] [--tp N] [--nccl]\n"
+    "                [--decode-splits N] [--fp8] [--gemv-chains] [--greedy-on-host] [--trace FILE.json]\n"
+    "                [--tp N] [--nccl]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
     "  --prompt          a prompt's token ids, comma-separated; again for more sequences (a static batch)\n"
@@ -72,8 +72,6 @@ constexpr const char *kUsage =
     "  --gemv-chains     with FP8 weights (--fp8 or an FP8 checkpoint) at batch 1: each decode step's GEMVs\n"
     "                    between two attentions (O, gate, up, down and the next layer's QKV) as one persistent\n"
     "                    kernel; otherwise it changes nothing\n"
-    "  --unchained-gemvs with FP8 weights at batch 1: each decode GEMV waits for the one before it to end, instead\n"
-    "                    of reading its columns as they are stored (the default; the same tokens)\n"
     "  --greedy-on-host  greedy decoding chooses each step's tokens on the host from the step's logits (as\n"
     "                    sampling does) instead of on the GPU between steps enqueued back to back; the same tokens\n"
     "  --tp N            tensor parallelism over N ranks (default 1), one thread each: GPUs 0 to N-1 over NCCL, or\n"
@@ -171,7 +169,7 @@ int main(int argc, char **argv) {
   long batch = 1;
   long maxNew = 16;
   long long maxContext = 0, decodeSplits = 0;
-  bool gemvChains = false, greedyOnHost = false, unchainedGemvs = false;
+  bool gemvChains = false, greedyOnHost = false;
   tk::llm::LoadOptions loadOptions;
   bool profile = false;
   std::string tracePath;
@@ -208,8 +206,6 @@ int main(int argc, char **argv) {
         batch = long(integerOption(a, value(), 1, 4096));
       } else if (a == "--gemv-chains") {
         gemvChains = true;
-      } else if (a == "--unchained-gemvs") {
-        unchainedGemvs = true;
       } else if (a == "--greedy-on-host") {
         greedyOnHost = true;
       } else if (a == "--decode-splits") {
@@ -318,7 +314,6 @@ int main(int argc, char **argv) {
     sampling.maxContext = maxContext;
     sampling.decodeSplits = int(decodeSplits);
     sampling.gemvChains = gemvChains;
-    sampling.chainedGemvRows = !unchainedGemvs;
     sampling.greedyOnDevice = !greedyOnHost;
     // One rank's generation (all of it without tensor parallelism): what rank 0 reports.
     struct Outcome {

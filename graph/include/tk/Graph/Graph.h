@@ -145,13 +145,6 @@ struct GraphOptions {
   /// runs on one stream at a time. A launch that faults leaves its queue as it was: after a
   /// fault, compile the graph again.
   bool gemvChains = false;
-  /// Batch-1 FP8 weight-only matmuls (fp8_gemv_row) whose input the one launched just before
-  /// them writes (a decode step's O -> gate/up -> down -> next QKV) read each k-step's columns
-  /// of it as soon as that launch's programs have stored them, instead of waiting for its end
-  /// (std/fp8_matmul.tk's CHAIN_IN / CHAIN_OUT): the next GEMV streams its weights through the
-  /// last one's tail. As with gemvChains, the counts belong to the Executable (one stream at a
-  /// time), and after a fault the graph must be compiled again.
-  bool chainedGemvRows = true;
 };
 
 /// Buffers by the names of the graph's inputs, weights and outputs.

@@ -96,9 +96,6 @@ struct GenerateOptions {
   /// Run the FP8 decode step's batch-1 GEMVs between two attentions as one persistent kernel
   /// (graph::GraphOptions::gemvChains); the tokens are the same.
   bool gemvChains = false;
-  /// The FP8 decode step's batch-1 GEMVs read the one before them as its columns are stored,
-  /// not after it ends (graph::GraphOptions::chainedGemvRows); the tokens are the same.
-  bool chainedGemvRows = true;
   /// Greedy decoding chooses each step's tokens on the device (std/sampling.tk), the steps
   /// enqueued back to back; false chooses them on the host from each step's downloaded logits,
   /// as sampling does. The tokens and logits are the same.
