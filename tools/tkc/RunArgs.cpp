@@ -83,10 +83,9 @@ std::vector<int64_t> parseShape(const std::string &text, const std::string &arg)
   while (true) {
     size_t end = std::min(text.find('x', start), text.size());
     uint64_t v = 0;
+    // (A size of 0 is a buffer of no elements, as an empty .npy is: a matmul's K of 0.)
     if (getAsInteger(text.substr(start, end - start), 10, v) || v > uint64_t(INT64_MAX))
       throw UsageError("argument '" + arg + "': bad shape '" + text + "' (use e.g. 64x64)");
-    if (v == 0)
-      throw UsageError("argument '" + arg + "': shape '" + text + "' has no elements (a buffer needs at least one)");
     shape.push_back(int64_t(v));
     if (end == text.size())
       return shape;
@@ -194,8 +193,6 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
                        " but the kernel reads ptr<" + scalarName(pointee) + ">, which needs " + need +
                        (raw ? " (raw bits: numpy has no " + std::string(scalarName(pointee)) + ")" : ""));
     }
-    if (array.bytes.empty()) // (as zeros:T:0 is refused: a kernel reading it could only fault)
-      throw UsageError("argument '" + name + "': " + path + " has no elements (a buffer needs at least one)");
     buffer.shape = array.shape;
     buffer.bytes = std::move(array.bytes);
     return buffer;
