@@ -63,6 +63,8 @@ struct Compiler::Impl {
                                                            : options.stdlibDirs),
         sema(program, diags) {
     sema.setDefinesLabel(options.definesLabel);
+    if (!options.tool.empty())
+      diags.setUnlocatedPrefix(options.tool + ": ");
     registerTkDialects(registry);
     registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
     context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);

@@ -98,6 +98,8 @@ void DiagEngine::formatOne(std::string &out, const Diagnostic &diag) const {
   if (loc.valid())
     out += sources_.path(loc.fileId) + ":" + std::to_string(loc.line) + ":" +
            std::to_string(loc.col) + ": ";
+  else if (diag.severity != Severity::Note)
+    out += unlocatedPrefix_;
   out += severityName(diag.severity);
   out += ": " + diag.message + "\n";
   if (!loc.valid())

@@ -55,6 +55,7 @@ int runCommand(RunOptions options, std::ostream &out, std::ostream &err) {
   }
 
   CompileOptions compileOptions;
+  compileOptions.tool = "tkc run";
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
   Compiler compiler(compileOptions);
@@ -192,6 +193,7 @@ std::string profileText(const CudaLaunch &launch, const CudaLaunch::Resources &r
 int runCuda(const RunOptions &options, const KernelSignature &sig, const InterpreterLaunch &launch,
             std::vector<HostBuffer> &buffers, bool chosen, std::ostream &err) {
   CompileOptions compileOptions;
+  compileOptions.tool = "tkc run";
   compileOptions.kernel = options.kernel;
   compileOptions.defines = options.defines;
   compileOptions.debug = options.debug;

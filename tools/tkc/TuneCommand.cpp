@@ -81,7 +81,9 @@ int runWinner(Context &context, Kernel &kernel, const GridSpec &grid, const Conf
 } // namespace
 
 int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream &out, std::ostream &err) {
-  Compiler declarations(base);
+  CompileOptions named = base;
+  named.tool = "tkc tune";
+  Compiler declarations(named);
   std::vector<KernelDecl> decls;
   if (!declarations.load(file) || !declarations.declarations(decls)) {
     err << declarations.diagnosticsText();

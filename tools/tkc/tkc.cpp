@@ -137,6 +137,7 @@ int tkcMain(int argc, char **argv) {
     break;
   }
   tk::CompileOptions &options = invocation.compile;
+  options.tool = "tkc";
   const std::string &file = invocation.file, &emit = invocation.emit, &output = invocation.output;
   std::string depfile = invocation.depfile;
   bool stats = invocation.stats, dependencies = invocation.dependencies, optionsEnded = invocation.fileAfterOptionsEnd;

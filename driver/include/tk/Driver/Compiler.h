@@ -44,6 +44,9 @@ struct CompileOptions {
   /// How diagnostics name a -D: "-D " (tkc), or "the config's " (the JIT, whose launches' and
   /// tuning configs' constants arrive as defines).
   std::string definesLabel = "-D ";
+  /// The program whose diagnostics these are: one with no place in the source then reads
+  /// "tkc: error: ..." as the program's own errors do; empty (a library's): "error: ...".
+  std::string tool;
   /// False: the file given as text lies in no folder (an editor's untitled buffer): its imports
   /// come from the stdlib only.
   bool mainHasFolder = true;

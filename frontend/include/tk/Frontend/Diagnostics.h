@@ -78,6 +78,9 @@ public:
   std::string format(const Diagnostic &diag) const;
 
   static constexpr size_t kMaxErrors = 50;
+  /// What a diagnostic with no place in the source starts with, as a command line's own errors
+  /// do ("tkc: "); none by default (a library's).
+  void setUnlocatedPrefix(std::string prefix) { unlocatedPrefix_ = std::move(prefix); }
 
 private:
   /// A scratch diagnostic for a report identical to an earlier one (dropped), or null.
@@ -87,6 +90,7 @@ private:
   std::vector<Diagnostic> diags_;
   Diagnostic dropped_;
   size_t errorCount_ = 0;
+  std::string unlocatedPrefix_;
 };
 
 } // namespace tk
