@@ -237,19 +237,16 @@ bool Compiler::Impl::selectKernels() {
 }
 
 namespace {
-/// A config as `tkc tune` lists it: `BLOCK=100, num_warps=4`.
-std::string describeConfig(const TuneConfig &config) {
-  std::string text;
-  auto add = [&](const std::string &name, const std::string &value) {
-    text += (text.empty() ? "" : ", ") + name + "=" + value;
-  };
-  for (const auto &[name, value] : config.values)
-    add(name, value.str());
+/// A config's constants and launch options as text, as KernelDecl::configs holds them.
+std::map<std::string, std::string> configValues(const TuneConfig &config) {
+  std::map<std::string, std::string> values;
+  for (auto &[name, value] : config.values)
+    values[name] = value.str();
   for (auto [name, value] : {std::pair{"num_warps", config.numWarps}, {"num_stages", config.numStages},
                              {"warp_specialize", config.warpSpecialize}, {"cluster_size", config.clusterSize}})
     if (value)
-      add(name, std::to_string(*value));
-  return text;
+      values[name] = std::to_string(*value);
+  return values;
 }
 } // namespace
 
@@ -258,14 +255,36 @@ bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
   configCounts.clear();
   bool ok = true;
   runWithLargeStack([&] {
+    std::vector<std::optional<AutotuneSpec>> tunes;
+    size_t first = options.autotuneConfig.value_or(0);
     for (const KernelItem *kernel : selected) {
-      std::optional<AutotuneSpec> tune = sema.autotune(*kernel);
-      size_t count = tune ? tune->configs.size() : 0;
-      size_t first = options.autotuneConfig.value_or(0);
-      size_t end = everyConfig && !options.autotuneConfig ? std::max<size_t>(count, 1) : first + 1;
-      for (size_t index = first; index < end; ++index)
-        ok &= instantiate(*kernel, tune ? &*tune : nullptr, index, requireValues, /*leftOutIfBad=*/index > first);
+      tunes.push_back(sema.autotune(*kernel));
+      ok &= instantiate(*kernel, tunes.back() ? &*tunes.back() : nullptr, first, requireValues, false);
     }
+    // The other configs once every kernel's own has been checked: they share the program's
+    // size budget (which bounds what they keep in memory), and what it leaves unchecked says so
+    // instead of failing on a size that no config alone has.
+    if (everyConfig && !options.autotuneConfig)
+      for (size_t k = 0; k < selected.size(); ++k) {
+        size_t count = tunes[k] ? tunes[k]->configs.size() : 0;
+        for (size_t index = 1; index < count; ++index) {
+          size_t reported = diags.diagnostics().size();
+          bool fine = !sema.sizeLimitReached() &&
+                      instantiate(*selected[k], &*tunes[k], index, requireValues, /*leftOutIfBad=*/true);
+          if (sema.sizeLimitReached()) {
+            diags.takeSince(reported);
+            diags.warning(selected[k]->nameRange,
+                          "@autotune config" +
+                              (index + 1 == count ? " " + std::to_string(count)
+                                                  : "s " + std::to_string(index + 1) + " to " + std::to_string(count)) +
+                              " of kernel '" + selected[k]->name +
+                              "' not type-checked: with the configs before, the program passes the compiler's size "
+                              "limit (tkc tune --dry-run compiles each config alone)");
+            break;
+          }
+          ok &= fine;
+        }
+      }
   });
   return ok && !diags.hasErrors();
 }
@@ -294,7 +313,7 @@ bool Compiler::Impl::instantiate(const KernelItem &kernel, const AutotuneSpec *t
     auto first = std::find_if(reports.begin(), reports.end(), [](auto &d) { return d.severity == Severity::Error; });
     diags.warning(first == reports.end() ? kernel.nameRange : first->range,
                   "@autotune config " + std::to_string(index + 1) + " of " + std::to_string(count) + " (" +
-                      describeConfig(*config) + ") does not compile, and the tuner leaves it out: " +
+                      configText(configValues(*config)) + ") does not compile, and the tuner leaves it out: " +
                       (first == reports.end() ? std::string("(too many errors)") : first->message));
     return true;
   }
@@ -502,20 +521,8 @@ bool Compiler::declarations(std::vector<KernelDecl> &out) {
         decl.tuneKey = tune->key;
         decl.resetToZero = tune->resetToZero;
         decl.restoreValue = tune->restoreValue;
-        for (const TuneConfig &config : tune->configs) {
-          std::map<std::string, std::string> values;
-          for (auto &[name, value] : config.values)
-            values[name] = value.str();
-          if (config.numWarps)
-            values["num_warps"] = std::to_string(*config.numWarps);
-          if (config.numStages)
-            values["num_stages"] = std::to_string(*config.numStages);
-          if (config.warpSpecialize)
-            values["warp_specialize"] = std::to_string(*config.warpSpecialize);
-          if (config.clusterSize)
-            values["cluster_size"] = std::to_string(*config.clusterSize);
-          decl.configs.push_back(std::move(values));
-        }
+        for (const TuneConfig &config : tune->configs)
+          decl.configs.push_back(configValues(config));
       }
       out.push_back(std::move(decl));
     }

@@ -132,6 +132,9 @@ public:
                                             const TuneConfig *config);
 
   const std::vector<std::unique_ptr<FnInstance>> &fnInstances() const { return fnInstances_; }
+  /// Whether this program's instantiations together passed SemaLimits::kMaxCheckedNodes (one
+  /// budget for all of them: what they keep in memory).
+  bool sizeLimitReached() const { return checkedNodes_ > SemaLimits::kMaxCheckedNodes; }
 
   // Helpers shared by the Sema implementation files.
   struct Symbol {
