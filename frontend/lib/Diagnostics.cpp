@@ -29,13 +29,16 @@ std::string SourceManager::lineText(uint32_t fileId, uint32_t line) const {
   return text;
 }
 
+DiagEngine::Key DiagEngine::keyOf(Severity severity, SrcRange range, const std::string &message) {
+  return {int(severity), range.begin.fileId, range.begin.line, range.begin.col, range.end.fileId, range.end.line,
+          range.end.col, message};
+}
+
 Diagnostic *DiagEngine::repeated(Severity severity, SrcRange range, const std::string &message) {
-  for (const Diagnostic &d : diags_)
-    if (d.severity == severity && d.range == range && d.message == message) {
-      dropped_ = Diagnostic{severity, range, message, {}};
-      return &dropped_;
-    }
-  return nullptr;
+  if (!kept_.count(keyOf(severity, range, message)))
+    return nullptr;
+  dropped_ = Diagnostic{severity, range, message, {}};
+  return &dropped_;
 }
 
 Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
@@ -47,6 +50,7 @@ Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
     dropped_ = Diagnostic{Severity::Error, range, std::move(message), {}};
     return dropped_;
   }
+  kept_.insert(keyOf(Severity::Error, range, message));
   diags_.push_back(Diagnostic{Severity::Error, range, std::move(message), {}});
   return diags_.back();
 }
@@ -54,6 +58,7 @@ Diagnostic &DiagEngine::error(SrcRange range, std::string message) {
 Diagnostic &DiagEngine::warning(SrcRange range, std::string message) {
   if (Diagnostic *again = repeated(Severity::Warning, range, message))
     return *again;
+  kept_.insert(keyOf(Severity::Warning, range, message));
   diags_.push_back(Diagnostic{Severity::Warning, range, std::move(message), {}});
   return diags_.back();
 }
@@ -65,8 +70,10 @@ void DiagEngine::note(Diagnostic &diag, SrcRange range, std::string message) {
 std::vector<Diagnostic> DiagEngine::takeSince(size_t first) {
   std::vector<Diagnostic> taken(diags_.begin() + std::min(first, diags_.size()), diags_.end());
   diags_.resize(std::min(first, diags_.size()));
-  for (const Diagnostic &d : taken)
+  for (const Diagnostic &d : taken) {
     errorCount_ -= d.severity == Severity::Error;
+    kept_.erase(keyOf(d.severity, d.range, d.message));
+  }
   return taken;
 }
 

@@ -73,6 +73,10 @@ TEST(Diagnostics, AReportRepeatedAtTheSamePlaceIsKeptOnce) {
   EXPECT_EQ(taken.size(), 2u);
   EXPECT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.diagnostics().size(), 1u);
+  // What was taken is no repeat any more: reported again, it is kept.
+  diags.error({{id, 1, 3}, {id, 1, 4}}, "bad");
+  EXPECT_EQ(diags.errorCount(), 2u);
+  EXPECT_EQ(diags.diagnostics().size(), 2u);
 }
 
 TEST(Diagnostics, NoLocationPrintsMessageOnly) {

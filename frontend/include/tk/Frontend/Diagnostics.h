@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <ostream>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tk {
@@ -16,14 +18,12 @@ struct SrcLoc {
   uint32_t line = 0;
   uint32_t col = 0;
   bool valid() const { return fileId != 0; }
-  bool operator==(const SrcLoc &o) const { return fileId == o.fileId && line == o.line && col == o.col; }
 };
 
 /// A range on one line or across lines; `end` is one past the last character.
 struct SrcRange {
   SrcLoc begin;
   SrcLoc end;
-  bool operator==(const SrcRange &o) const { return begin == o.begin && end == o.end; }
 };
 
 class SourceManager {
@@ -83,11 +83,16 @@ public:
   void setUnlocatedPrefix(std::string prefix) { unlocatedPrefix_ = std::move(prefix); }
 
 private:
-  /// A scratch diagnostic for a report identical to an earlier one (dropped), or null.
+  /// A report's identity: the same one again (each @autotune config instantiates the kernel)
+  /// is kept once.
+  using Key = std::tuple<int, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string>;
+  static Key keyOf(Severity severity, SrcRange range, const std::string &message);
+  /// A scratch diagnostic for a report identical to a kept one (dropped), or null.
   Diagnostic *repeated(Severity severity, SrcRange range, const std::string &message);
   void formatOne(std::string &out, const Diagnostic &diag) const;
   const SourceManager &sources_;
   std::vector<Diagnostic> diags_;
+  std::set<Key> kept_; // the keys of diags_ (a set: a file's many warnings are no quadratic scan)
   Diagnostic dropped_;
   size_t errorCount_ = 0;
   std::string unlocatedPrefix_;
