@@ -30,22 +30,23 @@ std::string intText(__int128 v) {
   return v < 0 ? "-" + std::to_string(uint64_t(-v)) : std::to_string(uint64_t(v));
 }
 
-// The exact value of a sum, difference, product or left shift of two integer constants (the
-// other operators cannot leave their operands' promoted type), or nothing where 128 bits
-// cannot hold it.
+// The operators whose result can leave their operands' promoted type (the others cannot).
+bool mayOverflow(BinOp op) { return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Shl; }
+
+// The exact value of x op y for such an operator on integer constants (each within 64 bits),
+// or nothing where 128 bits cannot hold it. (A negative shift amount: the caller's error.)
 std::optional<__int128> exactIntArith(BinOp op, __int128 x, __int128 y) {
-  __int128 r = x;
+  __int128 r = 0;
   switch (op) {
-  case BinOp::Add: return x + y; // (operands within 64 bits)
+  case BinOp::Add: return x + y;
   case BinOp::Sub: return x - y;
   case BinOp::Mul: return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional(r);
-  case BinOp::Shl:
+  default: // Shl
     if (x == 0 || y < 0)
       return __int128(0);
     if (y > 64 || __builtin_mul_overflow(x, __int128(1) << int(y), &r))
       return std::nullopt;
     return r;
-  default: return x;
   }
 }
 } // namespace
@@ -478,19 +479,18 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
   // Two weak integer constants fold exactly, as Triton's constexprs do: a sum, difference,
   // product or left shift that their type cannot hold widens to a weak i64 (`1 << 40` is 2^40,
   // and `2147483647 + 1` is 2^31; both wrapped to 0 and -2^31 in i32), and past i64 it is an error.
-  if (!comparison && lt.weak && rt.weak && lt.isIntValue() && rt.isIntValue() && !lt.isBool() && !rt.isBool() &&
+  if (mayOverflow(e.op) && lt.weak && rt.weak && lt.isIntValue() && rt.isIntValue() && !lt.isBool() && !rt.isBool() &&
       shape->empty() && e.lhs->value && e.rhs->value && e.lhs->value->kind == ConstValue::Kind::Int &&
       e.rhs->value->kind == ConstValue::Kind::Int && !unevaluated_) {
-    std::optional<__int128> exact = exactIntArith(e.op, exactInt(*e.lhs->value, lt.elem.scalar),
-                                                  exactInt(*e.rhs->value, rt.elem.scalar));
-    if (e.op == BinOp::Shl && exactInt(*e.rhs->value, rt.elem.scalar) < 0)
-      return error(e.opRange, "shift amount " + intText(exactInt(*e.rhs->value, rt.elem.scalar)) +
-                                  " is negative in a constant expression");
-    if (!holdsInt(operand.elem.scalar, exact.value_or(0)) || !exact) {
-      if (!exact || !holdsInt(Scalar::I64, *exact))
-        return error(e.opRange, "integer overflow in a constant expression: the result does not fit in i64");
+    __int128 x = exactInt(*e.lhs->value, lt.elem.scalar), y = exactInt(*e.rhs->value, rt.elem.scalar);
+    if (e.op == BinOp::Shl && y < 0)
+      return error(e.opRange, "shift amount " + intText(y) + " is negative in a constant expression");
+    std::optional<__int128> exact = exactIntArith(e.op, x, y);
+    bool fits = exact && holdsInt(operand.elem.scalar, *exact); // (a u64 literal's own range too)
+    if (!fits && !(exact && holdsInt(Scalar::I64, *exact)))
+      return error(e.opRange, "integer overflow in a constant expression: the result does not fit in i64");
+    if (!fits)
       operand = Type::scalar(Scalar::I64, true);
-    }
   }
   Scalar s = operand.elem.scalar;
   switch (e.op) {

@@ -153,7 +153,8 @@ TEST(SemaTypes, WeakIntegerConstantsFoldExactly) {
   expectTypes({{"1 << 40", "i64 (weak)"}, {"2147483647 + 1", "i64 (weak)"}, {"65536 * 65536", "i64 (weak)"},
                {"-2147483648 - 1", "i64 (weak)"}, {"1 << 30", "i32 (weak)"}, {"n << 40", "i32"},
                {"arange(0, (1 << 40) >> 35)", "i32[32]"}, {"arange(0, (65536 * 65536) >> 27)", "i32[32]"},
-               {"arange(0, (2147483647 + 1) >> 26)", "i32[32]"}});
+               {"arange(0, (2147483647 + 1) >> 26)", "i32[32]"}, {"18446744073709551615 - 1", "u64 (weak)"},
+               {"7 / 2", "i32 (weak)"}});
   EXPECT_EQ(typeOf("1 << 64"), "integer overflow in a constant expression: the result does not fit in i64");
   EXPECT_EQ(typeOf("9223372036854775807 + 1"), "integer overflow in a constant expression: the result does not fit in i64");
   EXPECT_EQ(typeOf("1 << -1"), "shift amount -1 is negative in a constant expression");
