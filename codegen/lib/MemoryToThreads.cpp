@@ -74,21 +74,47 @@ int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &convert
 
 namespace {
 
-/// PTX qualifiers of a load's or store's cache hints ("" for none). A cache operator (.ca,
-/// .cg) and an L1 eviction priority are alternative forms of ld in PTX; the operator wins
-/// (with .cg the line skips L1, where the priority would act). A load's L2 prefetch size
-/// (`.L2::256B`: the L2 fetches that many bytes around the access) follows either.
-std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict, uint32_t prefetchSize = 0) {
-  std::string size = prefetchSize ? ".L2::" + std::to_string(prefetchSize) + "B" : "";
+/// A load's or store's cache hints as PTX: the access's qualifiers ("" for none) and, for an
+/// eviction priority, the L2 policy that goes with them. A cache operator (.ca, .cg) and an L1
+/// eviction priority are alternative forms of ld in PTX; the operator wins (with .cg the line
+/// skips L1, where the priority would act). The priority also applies in L2, as Triton's
+/// `eviction_policy` does: `createpolicy.fractional.L2::evict_first` (or _last; sm_80, tk's
+/// oldest target) and the access's `.L2::cache_hint`, so that data read once (a GEMV's
+/// weights) does not push out of L2 what is read again (activations, lines a later kernel
+/// prefetched). A load's L2 prefetch size (`.L2::256B`: the L2 fetches that many bytes around
+/// the access) comes last.
+struct CacheHints {
+  std::string qualifiers;
+  llvm::StringRef l2Policy; // "evict_first", "evict_last" or ""
+
+  bool empty() const { return qualifiers.empty(); }
+};
+
+CacheHints cacheHints(CacheModifier cache, EvictionPolicy evict, uint32_t prefetchSize = 0) {
+  CacheHints hints;
   if (cache == CacheModifier::ca)
-    return ".ca" + size;
-  if (cache == CacheModifier::cg)
-    return ".cg" + size;
-  if (evict == EvictionPolicy::first)
-    return ".L1::evict_first" + size;
-  if (evict == EvictionPolicy::last)
-    return ".L1::evict_last" + size;
-  return size;
+    hints.qualifiers = ".ca";
+  else if (cache == CacheModifier::cg)
+    hints.qualifiers = ".cg";
+  else if (evict == EvictionPolicy::first)
+    hints.qualifiers = ".L1::evict_first";
+  else if (evict == EvictionPolicy::last)
+    hints.qualifiers = ".L1::evict_last";
+  if (evict != EvictionPolicy::normal) {
+    hints.l2Policy = evict == EvictionPolicy::first ? "evict_first" : "evict_last";
+    hints.qualifiers += ".L2::cache_hint";
+  }
+  if (prefetchSize)
+    hints.qualifiers += ".L2::" + std::to_string(prefetchSize) + "B";
+  return hints;
+}
+
+/// `access` (an ld or st whose last operand is `pol`) as the body of an asm block, after the
+/// creation of its L2 policy when it has one.
+std::string withPolicy(const CacheHints &hints, const std::string &access) {
+  if (hints.l2Policy.empty())
+    return access;
+  return "{ .reg .b64 pol; createpolicy.fractional.L2::" + hints.l2Policy.str() + ".b64 pol, 1.0; " + access + " }";
 }
 
 /// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one
@@ -110,7 +136,7 @@ std::string vectorPrefix(int count) { return count == 1 ? "" : ".v" + std::to_st
 /// ld.global with cache qualifiers, as inline PTX (LLVM's loads carry no cache hints). The asm
 /// has side effects: without them MLIR and LLVM take it for a pure computation and merge two
 /// such loads of one address across a store or a gdc_wait between them.
-Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t bytes, StringRef qualifiers) {
+Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t bytes, const CacheHints &hints) {
   AccessRegisters regs = registersFor(bytes);
   Type reg = b.getIntegerType(regs.bits);
   std::string list, constraints;
@@ -118,8 +144,10 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
     list += (i ? ", $" : "$") + std::to_string(i);
     constraints += regs.bits == 32 ? "=r," : "=h,";
   }
-  std::string text = "ld.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
-                     (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "];";
+  std::string policy = hints.l2Policy.empty() ? "" : ", pol";
+  std::string text = withPolicy(hints, "ld.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType +
+                                           " " + (regs.count == 1 ? list : "{" + list + "}") + ", [$" +
+                                           std::to_string(regs.count) + "]" + policy + ";");
   Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
   Value raw = inlinePtx(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*sideEffects=*/true);
   if (regs.count > 1) {
@@ -136,7 +164,7 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
 }
 
 /// st.global with cache qualifiers, as inline PTX.
-void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t bytes, StringRef qualifiers) {
+void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t bytes, const CacheHints &hints) {
   AccessRegisters regs = registersFor(bytes);
   Type reg = b.getIntegerType(regs.bits);
   SmallVector<Value> operands{ptr};
@@ -155,8 +183,9 @@ void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t byte
     list += (i ? ", $" : "$") + std::to_string(i + 1);
     constraints += regs.bits == 32 ? ",r" : ",h";
   }
-  std::string text = "st.global" + qualifiers.str() + vectorPrefix(regs.count) + "." + regs.ptxType + " [$0], " +
-                     (regs.count == 1 ? list : "{" + list + "}") + ";";
+  std::string policy = hints.l2Policy.empty() ? "" : ", pol";
+  std::string text = withPolicy(hints, "st.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType +
+                                           " [$0], " + (regs.count == 1 ? list : "{" + list + "}") + policy + ";");
   inlinePtx(b, loc, TypeRange{}, operands, text, constraints, /*sideEffects=*/true);
 }
 
@@ -218,7 +247,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
-    std::string qualifiers = cacheQualifiers(op.getCache(), op.getEvict(), op.getPrefetchSize());
+    CacheHints hints = cacheHints(op.getCache(), op.getEvict(), op.getPrefetchSize());
     // The default layout, or an accumulator's (an epilogue's operand read where it is used).
     Type ptrType = op.getPtr().getType();
     Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
@@ -244,8 +273,8 @@ struct LoadPattern : public AccessPattern<LoadOp> {
       Value loaded = guarded(
           rewriter, loc, pred, accessType,
           [&](OpBuilder &b) -> Value {
-            if (!qualifiers.empty())
-              return hintedLoad(b, loc, accessType, ptr, width * bytesOf(element), qualifiers);
+            if (!hints.empty())
+              return hintedLoad(b, loc, accessType, ptr, width * bytesOf(element), hints);
             return LLVM::LoadOp::create(b, loc, accessType, ptr, width * bytesOf(element));
           },
           [&](OpBuilder &b) -> Value {
@@ -289,7 +318,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
-    std::string qualifiers = cacheQualifiers(CacheModifier::none, op.getEvict());
+    CacheHints hints = cacheHints(CacheModifier::none, op.getEvict());
     Distribution l = Distribution::of(converter.layoutOf(op.getPtr().getType()));
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
@@ -305,8 +334,8 @@ struct StorePattern : public AccessPattern<StoreOp> {
                                                i32Constant(rewriter, loc, k));
       }
       auto emit = [&](OpBuilder &b) {
-        if (!qualifiers.empty())
-          hintedStore(b, loc, data, ptr, width * bytesOf(element), qualifiers);
+        if (!hints.empty())
+          hintedStore(b, loc, data, ptr, width * bytesOf(element), hints);
         else
           LLVM::StoreOp::create(b, loc, data, ptr, width * bytesOf(element));
       };
