@@ -330,13 +330,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
     bool append = step.keyCache >= 0; // the keys and values into their caches too (rope.tk's APPEND)
     const TensorInfo *cache = append ? &plan.info(graph, step.keyCache) : nullptr;
     int64_t kvHeads = append ? cache->shape[1] / headDim : 0, maxContext = append ? cache->shape[0] / (tokens / first.seqLen) : 0;
-    kernel.launch(Grid(tokens, step.heads + kvHeads),
-                  {in(0), out, i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
+    int64_t heads = step.heads + kvHeads;
+    kernel.launch(GridSpec([tokens, heads](const Config &c) { return Grid(cdiv(tokens, c["BT"]), heads); }),
+                  {in(0), out, i32(tokens), i32(first.seqLen), i32(step.in[0].rowStride), i32(step.in[0].column),
                    i32(step.outAt.rowStride), float(std::log2(first.value)), step.in.size() > 1 ? in(1) : *dummyI32,
                    i32(step.heads), append ? storage(bindings, step.keyCache) : *dummy,
                    append ? storage(bindings, step.valueCache) : *dummy, i32(maxContext), i32(step.heads - kvHeads)},
                   typed({{"HALF", headDim / 2}, {"POSITIONS", step.in.size() > 1}, {"APPEND", flag(append)}}),
-                  stream); // num_warps: tuned
+                  stream); // BT and num_warps: tuned
     return;
   }
   case StepKind::Attention: {

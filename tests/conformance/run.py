@@ -1974,11 +1974,14 @@ def add_stdlib_cases():
             c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
             x1, x2 = v[..., :half], v[..., half:]
             return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(T, -1))}
-        case("stdlib.bf16.rope" + (".positions" if with_positions else ""), std("rope"), "rope", "%d, %d" % (T, heads),
-             {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "seq_len": S, "in_stride": 80, "in_col": 16,
+        # BT tokens a program: 1 (the first config) and, with positions, 4 (the last block
+        # partly past the tokens).
+        case("stdlib.bf16.rope" + (".positions" if with_positions else ""), std("rope"), "rope", "cdiv(tokens, BT), %d" % heads,
+             {"x": src, "y": np.zeros(T * heads * 2 * half, np.uint16), "tokens": T, "seq_len": S, "in_stride": 80, "in_col": 16,
               "out_stride": heads * 2 * half, "log2_base": math.log2(10000.0), "positions": starts, "rope_heads": heads,
               "k_cache": np.zeros(1, np.uint16), "v_cache": np.zeros(1, np.uint16), "max_context": 0, "first_key_head": heads},
-             rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half), "POSITIONS": "true" if with_positions else "false"})
+             rope_ref, tol=(1e-2, 1e-2), defines={"HALF": str(half), "POSITIONS": "true" if with_positions else "false",
+                                                  "BT": "4" if with_positions else "1"})
     # APPEND: a fused QKV's rows (2 query heads, 1 key/value head of 32), two sequences of 2
     # tokens at 3 and 7 of caches of 8 (the last token past the end: nothing written there);
     # the queries and keys rotated into y, the rotated keys and the values into the caches.
@@ -2001,11 +2004,11 @@ def add_stdlib_cases():
                 kc[t // SA, p_] = y.reshape(TA, HQ + 1, hdA)[t, HQ]
                 vc[t // SA, p_] = srcA.reshape(TA, HQ + 2, hdA)[t, HQ + 1]
         return {"y": y, "k_cache": kc.ravel(), "v_cache": vc.ravel()}
-    case("stdlib.bf16.rope.append", std("rope"), "rope", "%d, %d" % (TA, HQ + 2),
-         {"x": srcA, "y": np.zeros(TA * (HQ + 1) * hdA, np.uint16), "seq_len": SA, "in_stride": (HQ + 2) * hdA,
+    case("stdlib.bf16.rope.append", std("rope"), "rope", "cdiv(tokens, BT), %d" % (HQ + 2),
+         {"x": srcA, "y": np.zeros(TA * (HQ + 1) * hdA, np.uint16), "tokens": TA, "seq_len": SA, "in_stride": (HQ + 2) * hdA,
           "in_col": 0, "out_stride": (HQ + 1) * hdA, "log2_base": math.log2(10000.0), "positions": atA,
           "rope_heads": HQ + 1, "k_cache": kc0, "v_cache": vc0, "max_context": 8, "first_key_head": HQ},
-         rope_append_ref, tol=(1e-2, 1e-2), defines={"HALF": str(halfA), "POSITIONS": "true", "APPEND": "true"})
+         rope_append_ref, tol=(1e-2, 1e-2), defines={"HALF": str(halfA), "POSITIONS": "true", "APPEND": "true", "BT": "8"})
     # A prefill's rope at length: one sequence of 2048 tokens from position 0, head dim 128, from
     # the columns of a wider matrix (the q block of a fused QKV's output).
     TL, HL, halfL, widthL = 2048, 2, 64, 3 * 2 * 128
@@ -2016,12 +2019,12 @@ def add_stdlib_cases():
         c, s_ = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
         x1, x2 = v[..., :halfL], v[..., halfL:]
         return {"y": b16(np.concatenate([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).reshape(TL, -1))}
-    case("stdlib.bf16.rope.positions_long", std("rope"), "rope", "%d, %d" % (TL, HL),
-         {"x": srcL, "y": np.zeros(TL * HL * 2 * halfL, np.uint16), "seq_len": TL, "in_stride": widthL, "in_col": 0,
+    case("stdlib.bf16.rope.positions_long", std("rope"), "rope", "cdiv(tokens, BT), %d" % HL,
+         {"x": srcL, "y": np.zeros(TL * HL * 2 * halfL, np.uint16), "tokens": TL, "seq_len": TL, "in_stride": widthL, "in_col": 0,
           "out_stride": HL * 2 * halfL, "log2_base": math.log2(10000.0), "positions": np.zeros(1, np.int32),
           "rope_heads": HL, "k_cache": np.zeros(1, np.uint16), "v_cache": np.zeros(1, np.uint16), "max_context": 0,
           "first_key_head": HL},
-         rope_long_ref, tol=(1e-2, 1e-2), defines={"HALF": str(halfL), "POSITIONS": "true"})
+         rope_long_ref, tol=(1e-2, 1e-2), defines={"HALF": str(halfL), "POSITIONS": "true", "BT": "32"})
     # A KV cache's append: 2 sequences of 3 new tokens from a column view, at 4 and at 6 of a
     # cache of 8 (the last token past its end: not written; what was there stays).
     xs, width, ctx_kv = rnd(6, 50), 20, 8
