@@ -9,10 +9,10 @@ set -u
 out=$OUT
 . bench/gpu-env.sh
 for k in rope fp8_gemv; do
-  timeout 60 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > $out/conformance-$k.txt 2>&1
+  timeout 45 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > $out/conformance-$k.txt 2>&1
   grep "conformance cases" $out/conformance-$k.txt; grep -v "^ok" $out/conformance-$k.txt | grep -v "conformance cases" | head -5
 done
-OUT=$out/bench timeout 480 bench/run-all --llm-without-peers llm llama > $out/log.txt 2>&1
+OUT=$out/bench timeout 410 bench/run-all --llm-without-peers llm llama > $out/log.txt 2>&1
 echo "run-all exit $?"
 grep "llm:\|llama\|took" $out/log.txt | cut -c1-260 | head -40
 rm -f $out/bench/log.txt
