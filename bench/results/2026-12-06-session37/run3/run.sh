@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Session 37, run 3: rope with BT tokens a program (the commit before this script), and the
-# GEMVs' L2 hint, on the numbers of record:
-#  1. conformance on CUDA against the interpreter: -k rope, -k fp8_gemv (the hinted GEMVs);
-#  2. bench/run-all --llm-without-peers llm llama: tk-llama's prefill and decode (bf16, FP8;
-#     batch 1, 8), and the LLaMA-7B layer against torch's modes (peers timed in the same run).
+# Session 37, run 3: rope with BT tokens a program (8062021), with the GEMVs' L2 hint:
+#  1. conformance on CUDA against the interpreter, -k rope;
+#  2. prefill_profile.py: tk-llama's prefill (FP8, bf16, batch 1) and its --profile table (rope's
+#     line against run 2's bench/llm/summary.md, the same model and prompt before the change);
+#  3. bench/run-all llama: the LLaMA-7B layer against torch's modes, peers timed in the same run.
 # (run from the repository root with $OUT; carry .pack: tools/gpu-check --bench)
 set -u
 out=$OUT
 . bench/gpu-env.sh
-for k in rope fp8_gemv; do
+for k in rope; do
   timeout 45 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k $k > $out/conformance-$k.txt 2>&1
   grep "conformance cases" $out/conformance-$k.txt; grep -v "^ok" $out/conformance-$k.txt | grep -v "conformance cases" | head -5
 done
-OUT=$out/bench timeout 410 bench/run-all --llm-without-peers llm llama > $out/log.txt 2>&1
+timeout 150 python3 bench/results/2026-12-06-session37/run3/prefill_profile.py 2>&1 | grep -v "Writing model" | tee $out/prefill.txt
+OUT=$out/bench timeout 200 bench/run-all llama > $out/log.txt 2>&1
 echo "run-all exit $?"
 grep "llm:\|llama\|took" $out/log.txt | cut -c1-260 | head -40
 rm -f $out/bench/log.txt
