@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 37, run 3: rope with BT tokens a program (8062021), with the GEMVs' L2 hint:
+# Session 37, run 3: rope with BT tokens a program (deb860a; pack of 8062021), with the GEMVs' L2 hint:
 #  1. conformance on CUDA against the interpreter, -k rope;
 #  2. prefill_profile.py: tk-llama's prefill (FP8, bf16, batch 1) and its --profile table (rope's
 #     line against run 2's bench/llm/summary.md, the same model and prompt before the change);
