@@ -81,6 +81,19 @@ template <typename MathOp> struct MathToNVVM : public ConvertOpToLLVMPattern<Mat
   }
 };
 
+/// An f32 division that may use an approximate reciprocal (`arcp`: sigmoid's) as Triton's f32
+/// division: div.full.f32 (2 ulp; one MUFU.RCP and a few FMAs, no slow path).
+struct ApproximateDivision : public ConvertOpToLLVMPattern<arith::DivFOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() || !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+      return rewriter.notifyMatchFailure(op, "only an f32 division with arcp is approximate");
+    rewriter.replaceOp(op, callIntrinsic(rewriter, op.getLoc(), "llvm.nvvm.div.full", op.getType(),
+                                         ValueRange{adaptor.getLhs(), adaptor.getRhs()}));
+    return success();
+  }
+};
+
 /// `%` as C's fmod: NVPTX expands frem as x - trunc(x / y) * y, which loses the sign of a
 /// zero result; fmod's result always carries x's sign, so it is copied back. f16 and bf16
 /// compute in f32 and round, as the interpreter does.
@@ -228,8 +241,8 @@ struct TkThreadsToLLVM : public tk::impl::TkThreadsToLLVMBase<TkThreadsToLLVM> {
     LLVMTypeConverter converter(context);
     RewritePatternSet patterns(context);
     patterns.add<MathToNVVM<math::ExpOp>, MathToNVVM<math::Exp2Op>, MathToNVVM<math::LogOp>, MathToNVVM<math::Log2Op>,
-                 MathToNVVM<math::RsqrtOp>, MathToNVVM<math::SinOp>, MathToNVVM<math::CosOp>, MathToNVVM<math::TanhOp>>(
-        converter, /*benefit=*/2);
+                 MathToNVVM<math::RsqrtOp>, MathToNVVM<math::SinOp>, MathToNVVM<math::CosOp>, MathToNVVM<math::TanhOp>,
+                 ApproximateDivision>(converter, /*benefit=*/2);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);

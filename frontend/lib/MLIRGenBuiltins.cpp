@@ -55,7 +55,10 @@ Value MLIRGenImpl::emitMath(const CallExpr &e, BuiltinId id) {
     Value one = constant(computeType, ConstValue::ofFloat(1), l);
     Value negated = arith::NegFOp::create(builder_, l, x);
     Value denom = arith::AddFOp::create(builder_, l, one, math::ExpOp::create(builder_, l, negated));
-    result = arith::DivFOp::create(builder_, l, one, denom);
+    // The reciprocal may be approximate (`arcp`: div.full.f32 on the GPU, as Triton's sigmoid
+    // divides): exp is approximate already, and an exact f32 division is a dozen instructions
+    // an element, which spilled a SwiGLU matmul's epilogue (128 sigmoids a thread).
+    result = arith::DivFOp::create(builder_, l, one, denom, arith::FastMathFlags::arcp);
     break;
   }
   case BuiltinId::Abs:
