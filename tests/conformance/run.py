@@ -2406,6 +2406,11 @@ def ptxas_builds(c, args, ptxas, tmp):
     return assembled, unsupported, fp8_off_hopper, too_big, failures
 
 
+def chosen(args, name):
+    """Whether -k selects the case `name`: it contains one of the filter's comma-separated texts."""
+    return any(text in name for text in args.filter.split(","))
+
+
 def check_ptxas(args):
     """ptxas must accept the PTX of every kernel the GPU backend compiles; kernels it cannot
     compile yet must fail with the backend's own "not supported yet" diagnostic. Cases run
@@ -2419,7 +2424,7 @@ def check_ptxas(args):
     seen, selected = set(), []
     for c in CASES:
         key = (c.file, c.kernel, tuple(sorted(c.defines.items())))
-        if key not in seen and args.filter in c.name:
+        if key not in seen and chosen(args, c.name):
             seen.add(key)
             selected.append(c)
     assembled, unsupported, too_big_for_sm80, fp8_off_hopper, failures = 0, [], [], [], 0
@@ -2474,10 +2479,10 @@ def check_matmul_spills(args, ptxas):
     benchmarks' shapes (TMA pipelines), must not spill registers, and ptxas must keep its
     wgmmas overlapped (none of WGMMA_PTXAS_WARNINGS). Returns the failures and the builds."""
     builds = []  # (name, path, kernel, {name: value})
-    if args.filter in "example.matmul.spills":
+    if chosen(args, "example.matmul.spills"):
         path = os.path.join(EXAMPLES, "matmul.tk")
         builds += [("example.matmul.spills", path, kernel, config) for kernel, config in tuned_configs(path)]
-    if args.filter in "stdlib.fp8_matmul_persistent.wgmma":
+    if chosen(args, "stdlib.fp8_matmul_persistent.wgmma"):
         path = os.path.join(ROOT, "stdlib", "std", "fp8_matmul.tk")
         configs = [config for _, config in tuned_configs(path, "fp8_matmul_persistent")]
         configs += [{"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
@@ -2522,7 +2527,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tkc", default=os.path.join(ROOT, "build", "bin", "tkc"))
     parser.add_argument("--backend", default="interp", choices=["interp", "cuda", "auto"])
-    parser.add_argument("-k", "--filter", default="")
+    parser.add_argument("-k", "--filter", default="", help="run the cases whose names contain one of these comma-separated texts")
     parser.add_argument("--examples-only", action="store_true")
     parser.add_argument("--compare-interp", action="store_true", help="also check each output against the interpreter's")
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -2542,7 +2547,7 @@ def main():
         SANITIZER[:] = ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "9", "--print-limit", "5"]
     if args.ptxas:
         return check_ptxas(args)
-    selected = [c for c in CASES if args.filter in c.name and (c.example or not args.examples_only)]
+    selected = [c for c in CASES if chosen(args, c.name) and (c.example or not args.examples_only)]
     if args.backend == "cuda":
         interp_only = [c.name for c in selected if c.interp_only]
         selected = [c for c in selected if not c.interp_only]
