@@ -86,6 +86,7 @@ namespace {
 struct CacheHints {
   std::string qualifiers;
   llvm::StringRef l2Policy; // "evict_first", "evict_last" or ""
+  Value policy;             // the op's L2 policy (createPolicy), the accesses' last operand
 
   bool empty() const { return qualifiers.empty(); }
 };
@@ -109,12 +110,13 @@ CacheHints cacheHints(CacheModifier cache, EvictionPolicy evict, uint32_t prefet
   return hints;
 }
 
-/// `access` (an ld or st whose last operand is `pol`) as the body of an asm block, after the
-/// creation of its L2 policy when it has one.
-std::string withPolicy(const CacheHints &hints, const std::string &access) {
+/// The op's L2 policy, once for all its accesses: pure inline PTX (a constant ptxas folds,
+/// which LLVM may share between ops and hoist out of loops), null without an eviction priority.
+Value createPolicy(OpBuilder &b, Location loc, const CacheHints &hints) {
   if (hints.l2Policy.empty())
-    return access;
-  return "{ .reg .b64 pol; createpolicy.fractional.L2::" + hints.l2Policy.str() + ".b64 pol, 1.0; " + access + " }";
+    return Value();
+  return inlinePtx(b, loc, b.getI64Type(), ValueRange{},
+                   "createpolicy.fractional.L2::" + hints.l2Policy.str() + ".b64 $0, 1.0;", "=l", /*sideEffects=*/false);
 }
 
 /// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one
@@ -144,12 +146,18 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
     list += (i ? ", $" : "$") + std::to_string(i);
     constraints += regs.bits == 32 ? "=r," : "=h,";
   }
-  std::string policy = hints.l2Policy.empty() ? "" : ", pol";
-  std::string text = withPolicy(hints, "ld.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType +
-                                           " " + (regs.count == 1 ? list : "{" + list + "}") + ", [$" +
-                                           std::to_string(regs.count) + "]" + policy + ";");
+  SmallVector<Value, 2> operands{ptr};
+  constraints += "l";
+  std::string policy;
+  if (hints.policy) {
+    operands.push_back(hints.policy);
+    policy = ", $" + std::to_string(regs.count + 1);
+    constraints += ",l";
+  }
+  std::string text = "ld.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
+                     (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "]" + policy + ";";
   Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
-  Value raw = inlinePtx(b, loc, result, ValueRange{ptr}, text, constraints + "l", /*sideEffects=*/true);
+  Value raw = inlinePtx(b, loc, result, operands, text, constraints, /*sideEffects=*/true);
   if (regs.count > 1) {
     auto vector = VectorType::get({regs.count}, reg);
     Value packed = LLVM::PoisonOp::create(b, loc, vector);
@@ -183,9 +191,14 @@ void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t byte
     list += (i ? ", $" : "$") + std::to_string(i + 1);
     constraints += regs.bits == 32 ? ",r" : ",h";
   }
-  std::string policy = hints.l2Policy.empty() ? "" : ", pol";
-  std::string text = withPolicy(hints, "st.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType +
-                                           " [$0], " + (regs.count == 1 ? list : "{" + list + "}") + policy + ";");
+  std::string policy;
+  if (hints.policy) {
+    operands.push_back(hints.policy);
+    policy = ", $" + std::to_string(regs.count + 1);
+    constraints += ",l";
+  }
+  std::string text = "st.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType + " [$0], " +
+                     (regs.count == 1 ? list : "{" + list + "}") + policy + ";";
   inlinePtx(b, loc, TypeRange{}, operands, text, constraints, /*sideEffects=*/true);
 }
 
@@ -248,6 +261,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
     CacheHints hints = cacheHints(op.getCache(), op.getEvict(), op.getPrefetchSize());
+    hints.policy = createPolicy(rewriter, loc, hints);
     // The default layout, or an accumulator's (an epilogue's operand read where it is used).
     Type ptrType = op.getPtr().getType();
     Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
@@ -319,6 +333,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
     CacheHints hints = cacheHints(CacheModifier::none, op.getEvict());
+    hints.policy = createPolicy(rewriter, loc, hints);
     Distribution l = Distribution::of(converter.layoutOf(op.getPtr().getType()));
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {

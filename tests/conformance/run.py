@@ -2,7 +2,9 @@
 """tk conformance suite: every builtin, statement and conversion of the language, run through
 `tkc run` and compared with references computed independently here with numpy.
 
-    run.py --tkc build/bin/tkc [--backend interp|cuda] [-k FILTER] [--examples-only]
+    run.py --tkc build/bin/tkc [--backend interp|cuda] [-k TEXT,...] [--examples-only]
+
+(-k: the cases whose names contain one of the comma-separated texts.)
 
 Each case writes its inputs as .npy files, runs one kernel, and checks every saved output
 (exactly where the arithmetic is exact, with a tolerance elsewhere), or checks that the run
@@ -2408,7 +2410,8 @@ def ptxas_builds(c, args, ptxas, tmp):
 
 def chosen(args, name):
     """Whether -k selects the case `name`: it contains one of the filter's comma-separated texts."""
-    return any(text in name for text in args.filter.split(","))
+    texts = [text.strip() for text in args.filter.split(",") if text.strip()] or [""]
+    return any(text in name for text in texts)
 
 
 def check_ptxas(args):
