@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """LLaMA-7B decode A/B of tk-llama builds (binary + stdlib + environment), one model folder, one run.
 Usage (on the GPU machine, from anywhere): bench/llm_ab.py ROUNDS MODES NAME=TK_LLAMA:STDLIB_DIR[:ENV=VALUE...] ...  (MODES: comma list of fp8b1, fp8b8, bf16b1).
-Rounds interleave the variants; medians printed, ratios against the first variant, tokens compared
-with the first variant's. With PROFILE=1 first prints each variant's --profile decode table (fp8 b1).
+Rounds interleave the variants; medians printed (the decode step's and the prefill's), ratios
+against the first variant, tokens compared with the first variant's. With PROFILE=1 first prints each variant's --profile decode table (fp8 b1).
 A variant's ARGS=... (space-separated) is not an environment variable: tk-llama's extra arguments
 (ARGS=--decode-splits 64)."""
 import os, sys, statistics, subprocess, numpy as np
@@ -29,15 +29,19 @@ if os.environ.get("PROFILE") == "1":
         print("== %s --fp8 --profile, batch 1:\n%s" % (name, out[out.index("decode step profile"):]), flush=True)
 for mode in modes:
     extra, batch = (["--fp8"] if mode.startswith("fp8") else []), int(mode.split("b")[-1])
-    ms, toks = {v[0]: [] for v in variants}, {}
+    ms, prefill, toks = {v[0]: [] for v in variants}, {v[0]: [] for v in variants}, {}
     for r in range(rounds):
         for name, exe, lib, extra_env, args in variants:
             env = dict(os.environ, TK_STDLIB_DIR=lib, LD_LIBRARY_PATH=os.path.dirname(exe), **extra_env)
             res = g.tk_generate(exe, folder, prompt, 65, batch, extra + args, env=env)
-            ms[name].append(res["decode_ms_per_step"]); toks[name] = res["tokens"]
-            print("  round %d %s %s: %.3f ms/step" % (r, mode, name, res["decode_ms_per_step"]), flush=True)
+            ms[name].append(res["decode_ms_per_step"]); prefill[name].append(res["prefill_ms"]); toks[name] = res["tokens"]
+            print("  round %d %s %s: %.3f ms/step, prefill %.1f ms" % (r, mode, name, res["decode_ms_per_step"],
+                                                                      res["prefill_ms"]), flush=True)
     med = {n: statistics.median(v) for n, v in ms.items()}
     base = variants[0][0]
     print("%s (median of %d): " % (mode, rounds) + ", ".join(
         "%s %.3f ms/step (%.3fx %s, tokens %s)" % (n, med[n], med[base] / med[n], base,
                                                    "same" if toks[n] == toks[base] else "differ") for n in med), flush=True)
+    pre = {n: statistics.median(v) for n, v in prefill.items()}
+    print("%s prefill (median of %d): " % (mode, rounds) + ", ".join(
+        "%s %.1f ms (%.3fx %s)" % (n, pre[n], pre[base] / pre[n], base) for n in pre), flush=True)
