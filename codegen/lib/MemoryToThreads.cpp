@@ -135,6 +135,16 @@ AccessRegisters registersFor(int64_t bytes) {
 
 std::string vectorPrefix(int count) { return count == 1 ? "" : ".v" + std::to_string(count); }
 
+/// The op's L2 policy as the access's last operand (number `number`), when it has one: added to
+/// `operands` and `constraints`; its text (", $n") for the end of the access.
+std::string policyOperand(const CacheHints &hints, int number, SmallVectorImpl<Value> &operands, std::string &constraints) {
+  if (!hints.policy)
+    return "";
+  operands.push_back(hints.policy);
+  constraints += ",l";
+  return ", $" + std::to_string(number);
+}
+
 /// ld.global with cache qualifiers, as inline PTX (LLVM's loads carry no cache hints). The asm
 /// has side effects: without them MLIR and LLVM take it for a pure computation and merge two
 /// such loads of one address across a store or a gdc_wait between them.
@@ -148,12 +158,7 @@ Value hintedLoad(OpBuilder &b, Location loc, Type accessType, Value ptr, int64_t
   }
   SmallVector<Value, 2> operands{ptr};
   constraints += "l";
-  std::string policy;
-  if (hints.policy) {
-    operands.push_back(hints.policy);
-    policy = ", $" + std::to_string(regs.count + 1);
-    constraints += ",l";
-  }
+  std::string policy = policyOperand(hints, regs.count + 1, operands, constraints);
   std::string text = "ld.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType + " " +
                      (regs.count == 1 ? list : "{" + list + "}") + ", [$" + std::to_string(regs.count) + "]" + policy + ";";
   Type result = regs.count == 1 ? reg : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(regs.count, reg));
@@ -191,12 +196,7 @@ void hintedStore(OpBuilder &b, Location loc, Value data, Value ptr, int64_t byte
     list += (i ? ", $" : "$") + std::to_string(i + 1);
     constraints += regs.bits == 32 ? ",r" : ",h";
   }
-  std::string policy;
-  if (hints.policy) {
-    operands.push_back(hints.policy);
-    policy = ", $" + std::to_string(regs.count + 1);
-    constraints += ",l";
-  }
+  std::string policy = policyOperand(hints, regs.count + 1, operands, constraints);
   std::string text = "st.global" + hints.qualifiers + vectorPrefix(regs.count) + "." + regs.ptxType + " [$0], " +
                      (regs.count == 1 ? list : "{" + list + "}") + policy + ";";
   inlinePtx(b, loc, TypeRange{}, operands, text, constraints, /*sideEffects=*/true);
