@@ -8,7 +8,9 @@
 #    programs may start while the QKV GEMV (rope's own wait) still runs; the attention's wait
 #    still waits for rope's completion, which follows the GEMV's;
 #  - both: rope_early and attn_pf, the prefetch then overlapping the QKV GEMV's tail.
-# Then the variants' decode attention and rope cases on CUDA against the interpreter.
+# Then decode_attention_split alone at the step's shape (32 heads, 2113 cached rows, 64 splits)
+# in each config of its space but 1 warp (tkc run --time: per call with L2 flushed, and back to
+# back), and the variants' decode attention and rope cases on CUDA against the interpreter.
 # (run from the repository root with $OUT; carry .pack: tools/gpu-check --bench)
 set -u
 out=$OUT
@@ -22,6 +24,13 @@ mk both; attn_pf /tmp/sl-both; rope_early /tmp/sl-both
 for v in attn_pf rope_early both; do echo "== $v"; diff -r stdlib /tmp/sl-$v; done | tee $out/variants.txt
 L=/tmp/tkgpu/tk/bin/tk-llama
 timeout 300 python3 bench/llm_ab.py 2 fp8b1 base=$L:stdlib attn_pf=$L:/tmp/sl-attn_pf rope_early=$L:/tmp/sl-rope_early both=$L:/tmp/sl-both 2>&1 | grep -v "Writing model" | tee $out/ab-b1.txt
+python3 -c "import numpy as np; np.save('/tmp/lengths.npy', np.array([2113], np.int32))"
+for bn in 32 64 128; do for w in 2 4 8; do
+  timeout 20 $tkc run stdlib/std/decode_attention.tk --kernel decode_attention_split --backend=cuda -D BLOCK_N=$bn -D num_warps=$w \
+    --grid 32,64 --time 100 q=rand:bf16:1x4096 k_cache=rand:bf16:2113x4096 v_cache=rand:bf16:2113x4096 lengths=@/tmp/lengths.npy \
+    partial_o=zeros:f32:2048x128 partial_ml=zeros:f32:2048x2 n_heads=32 n_kv_heads=32 max_context=2113 n_splits=64 \
+    scale=0.0884 q_stride=4096 q_col=0 2>&1 | tail -1 | sed "s/^/BLOCK_N $bn warps $w: /"
+done; done | tee $out/split-alone.txt
 # (the conformance suite reads stdlib/ of the tree)
 cp -r stdlib /tmp/stdlib-orig && rm -rf stdlib && cp -r /tmp/sl-both stdlib
 timeout 45 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k decode_attention,rope > $out/conformance.txt 2>&1
