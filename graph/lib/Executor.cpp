@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -184,6 +185,11 @@ struct Executable::Impl {
   std::map<size_t, std::unique_ptr<Buffer>> chainQueues;
 
   void runStep(size_t s, const Bindings &bindings, const Stream &stream);
+  /// One run's steps that `launched` keeps, captured into a CUDA graph (nothing compiles or
+  /// tunes inside: a run came first).
+  CudaGraph captureSteps(const Bindings &bindings, const Stream &stream, const std::function<bool(size_t)> &launched);
+  /// Throws unless `what` (capture, profileInGraph) can capture on `stream`.
+  void checkCapturable(const std::string &what, const Stream &stream) const;
   std::vector<std::string> stepNames; // each step's NVTX range (as its profile names it)
 };
 
@@ -601,22 +607,32 @@ void Executable::run(const Bindings &bindings, const Stream &stream) {
 }
 
 void Executable::capture(const Bindings &bindings, const Stream &stream) {
-  if (self().context->backend() != Backend::Cuda)
-    throw Error("graph: capture needs the CUDA backend");
-  if (!stream.handle())
-    throw Error("graph: capture needs a stream of its own (context.createStream()), not the default stream");
+  self().checkCapturable("capture", stream);
   run(bindings, stream); // compiles, tunes and prepares the weights outside the capture
   stream.synchronize();
   self().captured = CudaGraph();
+  self().captured = self().captureSteps(bindings, stream, [](size_t) { return true; });
+}
+
+void Executable::Impl::checkCapturable(const std::string &what, const Stream &stream) const {
+  if (context->backend() != Backend::Cuda)
+    throw Error("graph: " + what + " needs the CUDA backend");
+  if (!stream.handle())
+    throw Error("graph: " + what + " needs a stream of its own (context.createStream()), not the default stream");
+}
+
+CudaGraph Executable::Impl::captureSteps(const Bindings &bindings, const Stream &stream,
+                                         const std::function<bool(size_t)> &launched) {
   stream.beginCapture();
   try {
-    for (size_t s = 0; s < self().plan.steps.size(); ++s)
-      self().runStep(s, bindings, stream);
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      if (launched(s))
+        runStep(s, bindings, stream);
   } catch (...) {
     stream.abandonCapture();
     throw;
   }
-  self().captured = stream.endCapture();
+  return stream.endCapture();
 }
 
 void Executable::replay(const Stream &stream) {
@@ -704,6 +720,46 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
   return out;
 }
 
+InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream &stream, int runs) {
+  Impl &impl = self();
+  impl.checkCapturable("profileInGraph", stream);
+  run(bindings, stream); // compiles, tunes and prepares the weights outside the captures
+  stream.synchronize();
+  // The kernels by name, in the order they first run; collectives stay in every graph (a rank
+  // that skipped one would leave the others waiting in it).
+  InGraphProfile out;
+  for (size_t s = 0; s < impl.plan.steps.size(); ++s) {
+    StepKind kind = impl.plan.steps[s].kind;
+    if (kind == StepKind::AllReduce || kind == StepKind::AllGather)
+      continue;
+    auto known = std::find_if(out.kernels.begin(), out.kernels.end(),
+                              [&](const KernelCostInGraph &k) { return k.kernel == impl.stepNames[s]; });
+    if (known == out.kernels.end())
+      known = out.kernels.insert(out.kernels.end(), KernelCostInGraph{impl.stepNames[s], 0, 0});
+    ++known->launches;
+  }
+  std::vector<CudaGraph> graphs; // the whole run first, then the run without each kernel
+  graphs.push_back(impl.captureSteps(bindings, stream, [](size_t) { return true; }));
+  for (const KernelCostInGraph &k : out.kernels)
+    graphs.push_back(impl.captureSteps(bindings, stream, [&](size_t s) { return impl.stepNames[s] != k.kernel; }));
+  for (const CudaGraph &g : graphs) // (once each, untimed: the first replay uploads the graph)
+    g.launch(stream);
+  // Replays interleaved, so that the clocks' drift over the measurement falls on all alike.
+  int count = int(graphs.size()), rounds = std::max(runs, 1);
+  std::vector<double> ms = impl.context->timeSteps(count * rounds, [&](int i) { graphs[size_t(i % count)].launch(stream); },
+                                                   stream);
+  auto median = [&](int g) {
+    std::vector<double> t;
+    for (int r = 0; r < rounds; ++r)
+      t.push_back(ms[size_t(r * count + g)]);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  out.ms = median(0);
+  for (size_t k = 0; k < out.kernels.size(); ++k)
+    out.kernels[k].msWithout = median(int(k) + 1);
+  return out;
+}
 
 std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<KernelProfile>>> &runs) {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";

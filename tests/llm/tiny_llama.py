@@ -349,11 +349,19 @@ def main():
                        "matmul_epilogue", "keys and values appended", "TFLOP/s"]:
             if needle not in out:
                 sys.exit("--profile printed no %r: %s" % (needle, out))
-        decode_table = out[out.index("decode step profile: "):]
+        decode_table, in_graph = out[out.index("decode step profile: "):], ""
+        if "decode step in its CUDA graph: " in decode_table:  # (the GPU's decode steps run as a CUDA graph)
+            decode_table, in_graph = decode_table.split("decode step in its CUDA graph: ")
         kernels = int(decode_table.split()[3])
         launches = sum(int(l.split()[-5]) for l in decode_table.splitlines()[2:] if l.strip())
         if launches != kernels:
             sys.exit("the decode table's launches (%d) are not its %d kernels: %s" % (launches, kernels, decode_table))
+        # On the GPU, each kernel's cost inside the step's graph: a row for each of the same kernels.
+        if args.backend == "cuda":
+            rows = [l for l in in_graph.splitlines()[2:] if l.strip()]
+            graph_launches = sum(int(l.split()[-3]) for l in rows)
+            if graph_launches != kernels or not any("decode_attention_split" in l for l in rows):
+                sys.exit("the in-graph table has %d launches, not %d: %s" % (graph_launches, kernels, in_graph))
         # --trace: the same profile as a Chrome trace, a process each for the prefill and the step,
         # each kernel an event in launch order, back to back.
         with open(os.path.join(tmp, "trace.json")) as f:

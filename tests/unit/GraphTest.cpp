@@ -4,6 +4,7 @@
 #include "tk/Support/FloatFormats.h"
 
 #include "TestUtil.h"
+#include "tk/Runtime/CudaDriver.h"
 
 #include <gtest/gtest.h>
 
@@ -1028,6 +1029,7 @@ TEST_F(GraphRun, MissingOrWrongBindingsAreNamed) {
   Stream stream = context.createStream();
   EXPECT_EQ(errorOf([&] { exe.capture(bindings, stream); }), "graph: capture needs the CUDA backend");
   EXPECT_EQ(errorOf([&] { exe.replay(stream); }), "graph: replay() before capture()");
+  EXPECT_EQ(errorOf([&] { exe.profileInGraph(bindings, stream); }), "graph: profileInGraph needs the CUDA backend");
   // One buffer as an input and the output: the kernels would read what they overwrite.
   bind("x", std::vector<uint16_t>(64));
   bindings["out"] = bindings["x"];
@@ -1052,6 +1054,42 @@ TEST_F(GraphRun, ALongElementwiseChainIsCutIntoKernelsOf64Ops) {
   Buffer &y = output("y", 32);
   exe.run(bindings);
   EXPECT_EQ(y.toVector<uint16_t>(), xs);
+}
+
+// ---- On the GPU (tools/gpu-check's jit section runs the Jit* tests) ----
+
+// profileInGraph times the run's CUDA graph whole and without each kernel (by name, all its
+// launches) and leaves capture()'s graph alone: replayed after it, that writes the run's outputs again.
+TEST(JitGpuGraphTest, ProfileInGraphTimesTheRunWithoutEachKernel) {
+  if (!cuda::available())
+    GTEST_SKIP() << "no GPU or CUDA driver on this machine";
+  Context context(Backend::Cuda);
+  Graph g;
+  Tensor x = g.input("x", Scalar::BF16, {64, 128});
+  Tensor h = g.silu(g.matmul(x, g.weight("w1", Scalar::BF16, {128, 128})));
+  g.output(g.matmul(h, g.weight("w2", Scalar::BF16, {128, 128})), "out");
+  Executable exe = Executable::compile(context, g);
+  std::vector<uint16_t> xs = randomBf16(64 * 128, 1), ws = randomBf16(128 * 128, 2, 0.1f);
+  Buffer bx = Buffer::ofBits(context, Scalar::BF16, xs), bw1 = Buffer::ofBits(context, Scalar::BF16, ws),
+         bw2 = Buffer::ofBits(context, Scalar::BF16, ws), out(context, Scalar::BF16, 64 * 128);
+  Bindings bindings{{"x", &bx}, {"w1", &bw1}, {"w2", &bw2}, {"out", &out}};
+  Stream stream = context.createStream();
+  exe.capture(bindings, stream);
+  stream.synchronize();
+  std::vector<uint16_t> expected = out.toVector<uint16_t>();
+  InGraphProfile profile = exe.profileInGraph(bindings, stream, 5);
+  std::vector<std::string> names = exe.kernels();
+  int launches = 0;
+  for (const KernelCostInGraph &k : profile.kernels) {
+    launches += k.launches;
+    EXPECT_GT(k.msWithout, 0) << k.kernel;
+    EXPECT_EQ(std::count(names.begin(), names.end(), k.kernel), k.launches) << k.kernel;
+  }
+  EXPECT_EQ(launches, int(names.size()));
+  EXPECT_GT(profile.ms, 0);
+  exe.replay(stream); // capture()'s graph, whole
+  stream.synchronize();
+  EXPECT_EQ(out.toVector<uint16_t>(), expected);
 }
 
 } // namespace

@@ -143,6 +143,22 @@ void printProfile(const std::string &title, const std::vector<tk::graph::KernelP
   }
 }
 
+// Each kernel's cost inside the decode step's CUDA graph: the step's graph timed whole and
+// without it (Executable::profileInGraph), largest first.
+void printInGraph(const tk::graph::InGraphProfile &profile) {
+  std::vector<tk::graph::KernelCostInGraph> sorted = profile.kernels;
+  std::sort(sorted.begin(), sorted.end(), [&](const auto &a, const auto &b) { return a.msWithout < b.msWithout; });
+  std::printf("decode step in its CUDA graph: %.3f ms (the median replay); each kernel's cost, the step's graph "
+              "captured again without its launches (their outputs wrong)\n",
+              profile.ms);
+  std::printf("  %-58s %8s %10s %7s\n", "kernel", "launches", "cost ms", "%");
+  for (const tk::graph::KernelCostInGraph &k : sorted) {
+    double cost = profile.ms - k.msWithout;
+    std::printf("  %-58s %8d %10.3f %7.1f\n", k.kernel.substr(0, 58).c_str(), k.launches, cost,
+                profile.ms > 0 ? 100 * cost / profile.ms : 0.0);
+  }
+}
+
 std::vector<int32_t> parseIds(const std::string &text) {
   std::vector<int32_t> ids;
   std::stringstream in(text);
@@ -417,6 +433,8 @@ int main(int argc, char **argv) {
         printProfile("prefill profile", stats.prefillProfile);
         if (!stats.decodeProfile.empty())
           printProfile("decode step profile", stats.decodeProfile);
+        if (!stats.decodeInGraph.kernels.empty())
+          printInGraph(stats.decodeInGraph);
       }
       if (!tracePath.empty()) {
         std::vector<std::pair<std::string, std::vector<tk::graph::KernelProfile>>> runs{{"prefill", stats.prefillProfile}};

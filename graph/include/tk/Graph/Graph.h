@@ -160,6 +160,21 @@ struct KernelProfile {
   double flops = 0; // matmuls and attention: two per multiply-add (causal attention half)
 };
 
+/// What one kernel costs inside a CUDA graph of a run (Executable::profileInGraph).
+struct KernelCostInGraph {
+  std::string kernel;   // as Executable::kernels() and profile() name it: all its launches together
+  int launches = 0;
+  double msWithout = 0; // the run captured without them, the median replay
+};
+
+/// A run's CUDA graph timed whole and without each kernel: the kernel's cost in the run is
+/// ms - msWithout, which counts what its launches, waits and tails add where dependent launches
+/// overlap the kernels (events between kernels, as profile() puts them, keep them apart).
+struct InGraphProfile {
+  double ms = 0; // the whole run's graph, the median replay
+  std::vector<KernelCostInGraph> kernels; // in the order each first runs
+};
+
 /// Profiled runs as a Chrome trace (the JSON that chrome://tracing and Perfetto open): each run
 /// one process named by its label, its kernels back to back in launch order, each as long as
 /// its median time, with its bytes and flops as arguments.
@@ -188,6 +203,13 @@ public:
   /// kernel (Context::timeSteps), the median of each. Runs the graph like run(): its outputs
   /// (and caches appended to) are written again.
   std::vector<KernelProfile> profile(const Bindings &bindings, const Stream &stream = Stream(), int runs = 5);
+
+  /// Each kernel's cost inside the run's CUDA graph (InGraphProfile): after one run outside the
+  /// captures, the run is captured whole and once without each kernel's launches (collectives
+  /// always kept), and `runs` replays of each, interleaved, are timed (the median of each).
+  /// The graphs without a kernel compute wrong values: they leave the outputs, and the rows a
+  /// run appends to a cache, wrong until the next run. CUDA backend, a stream of its own.
+  InGraphProfile profileInGraph(const Bindings &bindings, const Stream &stream, int runs = 20);
 
   /// One line per kernel: its template and what was fused into it.
   std::vector<std::string> kernels() const;

@@ -116,6 +116,10 @@ struct GenerateStats {
   int64_t sequences = 0;
   /// With GenerateOptions::profile: each kernel of the prefill and of the last decode step.
   std::vector<graph::KernelProfile> prefillProfile, decodeProfile;
+  /// With GenerateOptions::profile, when the decode steps ran as a CUDA graph: each kernel's
+  /// cost inside the last step's graph (Executable::profileInGraph: the step captured without
+  /// it), where dependent launches overlap what the events of decodeProfile keep apart.
+  graph::InGraphProfile decodeInGraph;
 };
 
 struct Generation {
