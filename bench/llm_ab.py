@@ -2,13 +2,14 @@
 """LLaMA-7B decode A/B of tk-llama builds (binary + stdlib + environment), one model folder, one run.
 Usage (on the GPU machine, from anywhere): bench/llm_ab.py ROUNDS MODES NAME=TK_LLAMA:STDLIB_DIR[:ENV=VALUE...] ...  (MODES: comma list of fp8b1, fp8b8, bf16b1).
 Rounds interleave the variants; medians printed (the decode step's and the prefill's), ratios
-against the first variant, tokens compared with the first variant's. With PROFILE=1 first prints each variant's --profile decode table (fp8 b1).
+against the first variant, tokens compared with the first variant's. With PROFILE=1 first prints each variant's --profile decode tables (fp8 b1; between events and, on a
+CUDA graph, each kernel's cost inside it); MODES "" then times nothing more.
 A variant's ARGS=... (space-separated) is not an environment variable: tk-llama's extra arguments
 (ARGS=--decode-splits 64)."""
 import os, sys, statistics, subprocess, numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llm_generate as g
-rounds, modes = int(sys.argv[1]), sys.argv[2].split(",")
+rounds, modes = int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m]  # ("" with PROFILE=1: the profiles alone)
 variants = []
 for spec in sys.argv[3:]:
     name, rest = spec.split("=", 1)
