@@ -610,7 +610,7 @@ void Executable::capture(const Bindings &bindings, const Stream &stream) {
   self().checkCapturable("capture", stream);
   run(bindings, stream); // compiles, tunes and prepares the weights outside the capture
   stream.synchronize();
-  self().captured = CudaGraph();
+  self().captured = CudaGraph(); // (the old graph freed first: a failed capture leaves none)
   self().captured = self().captureSteps(bindings, stream, [](size_t) { return true; });
 }
 
@@ -725,17 +725,17 @@ InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream
   impl.checkCapturable("profileInGraph", stream);
   run(bindings, stream); // compiles, tunes and prepares the weights outside the captures
   stream.synchronize();
-  // The kernels by name, in the order they first run; collectives stay in every graph (a rank
-  // that skipped one would leave the others waiting in it).
+  // Not across ranks: one whose captures failed would leave the others waiting in a collective.
+  for (const Step &step : impl.plan.steps)
+    if (step.kind == StepKind::AllReduce || step.kind == StepKind::AllGather)
+      throw Error("graph: profileInGraph does not profile a graph with collectives (tensor parallel)");
+  // The kernels by name, in the order they first run.
   InGraphProfile out;
   for (size_t s = 0; s < impl.plan.steps.size(); ++s) {
-    StepKind kind = impl.plan.steps[s].kind;
-    if (kind == StepKind::AllReduce || kind == StepKind::AllGather)
-      continue;
     auto known = std::find_if(out.kernels.begin(), out.kernels.end(),
                               [&](const KernelCostInGraph &k) { return k.kernel == impl.stepNames[s]; });
     if (known == out.kernels.end())
-      known = out.kernels.insert(out.kernels.end(), KernelCostInGraph{impl.stepNames[s], 0, 0});
+      known = out.kernels.insert(out.kernels.end(), KernelCostInGraph{impl.stepNames[s], 0, 0, 0});
     ++known->launches;
   }
   std::vector<CudaGraph> graphs; // the whole run first, then the run without each kernel
@@ -748,16 +748,20 @@ InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream
   int count = int(graphs.size()), rounds = std::max(runs, 1);
   std::vector<double> ms = impl.context->timeSteps(count * rounds, [&](int i) { graphs[size_t(i % count)].launch(stream); },
                                                    stream);
-  auto median = [&](int g) {
+  // A cost is the median of each round's difference: a round's replays run close together.
+  auto median = [&](const std::function<double(int)> &ofRound) {
     std::vector<double> t;
     for (int r = 0; r < rounds; ++r)
-      t.push_back(ms[size_t(r * count + g)]);
+      t.push_back(ofRound(r));
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   };
-  out.ms = median(0);
-  for (size_t k = 0; k < out.kernels.size(); ++k)
-    out.kernels[k].msWithout = median(int(k) + 1);
+  auto replay = [&](int round, size_t g) { return ms[size_t(round * count) + g]; };
+  out.ms = median([&](int r) { return replay(r, 0); });
+  for (size_t k = 0; k < out.kernels.size(); ++k) {
+    out.kernels[k].msWithout = median([&](int r) { return replay(r, k + 1); });
+    out.kernels[k].ms = median([&](int r) { return replay(r, 0) - replay(r, k + 1); });
+  }
   return out;
 }
 
@@ -790,12 +794,7 @@ std::string chromeTrace(const std::vector<std::pair<std::string, std::vector<Ker
   return out + "\n]}\n";
 }
 
-std::vector<std::string> Executable::kernels() const {
-  std::vector<std::string> lines;
-  for (const Step &step : self().plan.steps)
-    lines.push_back(step.describe(self().graph));
-  return lines;
-}
+std::vector<std::string> Executable::kernels() const { return self().stepNames; }
 
 size_t Executable::scratchBytes() const {
   size_t bytes = 0;

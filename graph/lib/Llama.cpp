@@ -847,7 +847,9 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
       if (onDevice) // (its inputs as they were: the device advanced them past it)
         stepInputs(options.maxNewTokens - 1);
       m.stats.decodeProfile = decode.profile(bindings, stream);
-      if (captured) // (last: its graphs without a kernel leave the step's outputs and cache rows wrong)
+      // (Last: its graphs without a kernel leave the step's outputs and cache rows wrong. Not
+      // across ranks: one whose captures failed would leave the others in a collective.)
+      if (captured && !m.parallel.collectives())
         m.stats.decodeInGraph = decode.profileInGraph(bindings, stream);
     }
   }

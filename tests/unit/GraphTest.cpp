@@ -1,10 +1,11 @@
 // The graph layer on the interpreter: shape errors with exact messages, what fuses into which
-// kernel, the memory plan's reuse, and results against plain references.
+// kernel, the memory plan's reuse, and results against plain references (and, at the end, a
+// test on the GPU).
 #include "tk/Graph/Graph.h"
+#include "tk/Runtime/CudaDriver.h"
 #include "tk/Support/FloatFormats.h"
 
 #include "TestUtil.h"
-#include "tk/Runtime/CudaDriver.h"
 
 #include <gtest/gtest.h>
 
@@ -1083,6 +1084,7 @@ TEST(JitGpuGraphTest, ProfileInGraphTimesTheRunWithoutEachKernel) {
   for (const KernelCostInGraph &k : profile.kernels) {
     launches += k.launches;
     EXPECT_GT(k.msWithout, 0) << k.kernel;
+    EXPECT_TRUE(std::isfinite(k.ms)) << k.kernel;
     EXPECT_EQ(std::count(names.begin(), names.end(), k.kernel), k.launches) << k.kernel;
   }
   EXPECT_EQ(launches, int(names.size()));

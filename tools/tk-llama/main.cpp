@@ -14,7 +14,8 @@
 // for a batch): the logits each generated token was chosen from. The prompt goes into a KV
 // cache in one pass, then one token per step attends to it (flash-decoding); --no-cache runs
 // the whole prefix for every token instead. --profile prints each kernel's time in the prefill
-// and in one decode step. --tp N splits the model over N ranks (Megatron-style tensor
+// and in one decode step, and (decode steps as a CUDA graph, one rank) each kernel's cost
+// inside the step's graph. --tp N splits the model over N ranks (Megatron-style tensor
 // parallelism, TensorParallel in Llama.h), one thread each with its own Context: GPUs 0 to N-1
 // joined by NCCL on the CUDA backend, an in-process group on the interpreter; rank 0 prints.
 // --nccl runs even one rank through NCCL (its collectives then copy).
@@ -62,7 +63,8 @@ constexpr const char *kUsage =
     "  --tokenizer       a SentencePiece model (the folder's tokenizer.model): prints the text too\n"
     "  --prompt-text     the prompt as text, encoded by --tokenizer (instead of --prompt)\n"
     "  --no-cache        run the whole prefix again for every token instead of a KV cache\n"
-    "  --profile         print each kernel's time in the prefill and in one decode step\n"
+    "  --profile         print each kernel's time in the prefill and in one decode step, and (on the GPU, one\n"
+    "                    rank) each kernel's cost inside the decode step's CUDA graph\n"
     "  --decode-splits   the ranges flash-decoding cuts each cache into, 1 to 64 (default: chosen)\n"
     "  --trace FILE.json the profile (--profile) as a Chrome trace: the prefill and a decode step, each kernel\n"
     "                    in launch order (chrome://tracing, ui.perfetto.dev)\n"
@@ -147,16 +149,14 @@ void printProfile(const std::string &title, const std::vector<tk::graph::KernelP
 // without it (Executable::profileInGraph), largest first.
 void printInGraph(const tk::graph::InGraphProfile &profile) {
   std::vector<tk::graph::KernelCostInGraph> sorted = profile.kernels;
-  std::sort(sorted.begin(), sorted.end(), [&](const auto &a, const auto &b) { return a.msWithout < b.msWithout; });
-  std::printf("decode step in its CUDA graph: %.3f ms (the median replay); each kernel's cost, the step's graph "
-              "captured again without its launches (their outputs wrong)\n",
+  std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.ms > b.ms; });
+  std::printf("decode step in its CUDA graph: %.3f ms (the median replay); each kernel's cost: the median of each "
+              "round's replay less the step's graph captured without its launches (their outputs wrong)\n",
               profile.ms);
   std::printf("  %-58s %8s %10s %7s\n", "kernel", "launches", "cost ms", "%");
-  for (const tk::graph::KernelCostInGraph &k : sorted) {
-    double cost = profile.ms - k.msWithout;
-    std::printf("  %-58s %8d %10.3f %7.1f\n", k.kernel.substr(0, 58).c_str(), k.launches, cost,
-                profile.ms > 0 ? 100 * cost / profile.ms : 0.0);
-  }
+  for (const tk::graph::KernelCostInGraph &k : sorted)
+    std::printf("  %-58s %8d %10.3f %7.1f\n", k.kernel.substr(0, 58).c_str(), k.launches, k.ms,
+                profile.ms > 0 ? 100 * k.ms / profile.ms : 0.0);
 }
 
 std::vector<int32_t> parseIds(const std::string &text) {

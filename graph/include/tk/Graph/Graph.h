@@ -165,11 +165,14 @@ struct KernelCostInGraph {
   std::string kernel;   // as Executable::kernels() and profile() name it: all its launches together
   int launches = 0;
   double msWithout = 0; // the run captured without them, the median replay
+  /// The median over the rounds of the whole run's replay less this one's (taken in the same
+  /// round): what its launches, waits and tails add where dependent launches overlap the
+  /// kernels (events between kernels, as profile() puts them, keep them apart). Noise can make
+  /// a small cost negative.
+  double ms = 0;
 };
 
-/// A run's CUDA graph timed whole and without each kernel: the kernel's cost in the run is
-/// ms - msWithout, which counts what its launches, waits and tails add where dependent launches
-/// overlap the kernels (events between kernels, as profile() puts them, keep them apart).
+/// A run's CUDA graph timed whole and without each kernel.
 struct InGraphProfile {
   double ms = 0; // the whole run's graph, the median replay
   std::vector<KernelCostInGraph> kernels; // in the order each first runs
@@ -205,10 +208,10 @@ public:
   std::vector<KernelProfile> profile(const Bindings &bindings, const Stream &stream = Stream(), int runs = 5);
 
   /// Each kernel's cost inside the run's CUDA graph (InGraphProfile): after one run outside the
-  /// captures, the run is captured whole and once without each kernel's launches (collectives
-  /// always kept), and `runs` replays of each, interleaved, are timed (the median of each).
-  /// The graphs without a kernel compute wrong values: they leave the outputs, and the rows a
-  /// run appends to a cache, wrong until the next run. CUDA backend, a stream of its own.
+  /// captures, the run is captured whole and once without each kernel's launches, and `runs`
+  /// rounds of one replay of each are timed. The graphs without a kernel compute wrong values:
+  /// they leave the outputs, and the rows a run appends to a cache, wrong until the next run.
+  /// CUDA backend, a stream of its own, no collectives (tensor parallelism).
   InGraphProfile profileInGraph(const Bindings &bindings, const Stream &stream, int runs = 20);
 
   /// One line per kernel: its template and what was fused into it.
