@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 38, run 3 (prepared for the next session's device time; needs a pack of 8735ab7 or
-# later: Executable::profileInGraph). Run 1 found decode attention 0.43 ms of a 2.72 ms FP8
+# Session 38, run 3 (prepared for the next session's device time; needs a pack of 18e5554 or
+# later: Executable::profileInGraph as reviewed). Run 1 found decode attention 0.43 ms of a 2.72 ms FP8
 # batch-1 step on an H200, of which the cache's 1.09 GB at the copy rate is about 0.25: the
 # split kernel's 2048 programs (32 heads x 64 splits; at 2113 cached rows only 34 splits have
 # rows, the rest end at once) cost some 5 us a layer beyond their bytes. This run:
