@@ -644,6 +644,12 @@ void Executable::replay(const Stream &stream) {
 
 namespace {
 
+/// The median of timed runs (the upper middle one of an even count), as the profiles report.
+double medianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 double tensorBytes(const TensorInfo &info) { return double(elements(info)) * double(Buffer::elementBytes(info.dtype)); }
 
 /// KernelProfile's bytes and flops of one step.
@@ -709,11 +715,9 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
   std::vector<KernelProfile> out;
   for (int s = 0; s < count; ++s) {
     const Step &step = impl.plan.steps[size_t(s)];
-    std::vector<double> &t = times[size_t(s)];
-    std::sort(t.begin(), t.end());
     KernelProfile p;
     p.kernel = impl.stepNames[size_t(s)];
-    p.ms = t[t.size() / 2];
+    p.ms = medianOf(times[size_t(s)]);
     std::tie(p.bytes, p.flops) = stepCost(impl.graph, impl.plan, step);
     out.push_back(std::move(p));
   }
@@ -723,12 +727,12 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
 InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream &stream, int runs) {
   Impl &impl = self();
   impl.checkCapturable("profileInGraph", stream);
-  run(bindings, stream); // compiles, tunes and prepares the weights outside the captures
-  stream.synchronize();
   // Not across ranks: one whose captures failed would leave the others waiting in a collective.
   for (const Step &step : impl.plan.steps)
     if (step.kind == StepKind::AllReduce || step.kind == StepKind::AllGather)
       throw Error("graph: profileInGraph does not profile a graph with collectives (tensor parallel)");
+  run(bindings, stream); // compiles, tunes and prepares the weights outside the captures
+  stream.synchronize();
   // The kernels by name, in the order they first run.
   InGraphProfile out;
   for (size_t s = 0; s < impl.plan.steps.size(); ++s) {
@@ -753,8 +757,7 @@ InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream
     std::vector<double> t;
     for (int r = 0; r < rounds; ++r)
       t.push_back(ofRound(r));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return medianOf(std::move(t));
   };
   auto replay = [&](int round, size_t g) { return ms[size_t(round * count) + g]; };
   out.ms = median([&](int r) { return replay(r, 0); });
