@@ -1917,12 +1917,13 @@ def add_stdlib_cases():
          embedding_ref, tol=(0, 0), defines={"BLOCK": "256"})
     # Flash-decoding: one query per sequence over its cache's first lengths[b] positions, in 4
     # splits of whole blocks of 16 (the later splits empty), grouped-query heads; then the
-    # combine, from the split kernel's numpy partials.
-    Bd, Hd, KVd, Dd, ctx, splits, block_d = 3, 4, 2, 32, 48, 4, 16
+    # combine, from the split kernel's numpy partials. In one split too (up to 3 blocks a
+    # program: the loop over a split's blocks).
+    Bd, Hd, KVd, Dd, ctx, block_d = 3, 4, 2, 32, 48, 16
     lengths = np.array([1, 37, 48], np.int32)
     qd, kc, vc = rnd(Bd, Hd * Dd), rnd(Bd, ctx, KVd * Dd), rnd(Bd, ctx, KVd * Dd)
     scale_d = 1 / math.sqrt(Dd)
-    def decode_partials():
+    def decode_partials(splits):
         q_ = val(qd).reshape(Bd, Hd, Dd) * scale_d * math.log2(math.e)
         k_, v_ = val(kc).reshape(Bd, ctx, KVd, Dd), val(vc).reshape(Bd, ctx, KVd, Dd)
         po, pml = np.zeros((Bd, Hd, splits, Dd)), np.zeros((Bd, Hd, splits, 2))
@@ -1940,14 +1941,17 @@ def add_stdlib_cases():
                     po[b, h, sp] = pr @ v_[b, lo:hi, h // (Hd // KVd)]
                     pml[b, h, sp] = (m, pr.sum())
         return po, pml
-    po_ref, pml_ref = decode_partials()
-    case("stdlib.bf16.decode_attention_split", std("decode_attention"), "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
-         {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
-          "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
-          "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
-          "q_stride": Hd * Dd, "q_col": 0},
-         lambda out: {"partial_o": po_ref.astype(np.float32).ravel(), "partial_ml": pml_ref.astype(np.float32).ravel()},
-         tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
+    for splits in (1, 4):  # (4 last: the combine's case below merges those partials)
+        po_ref, pml_ref = decode_partials(splits)
+        case("stdlib.bf16.decode_attention_split" + ("_one_split" if splits == 1 else ""), std("decode_attention"),
+             "decode_attention_split", "%d, %d" % (Bd * Hd, splits),
+             {"q": qd, "k_cache": kc, "v_cache": vc, "lengths": lengths,
+              "partial_o": np.zeros(Bd * Hd * splits * Dd, np.float32), "partial_ml": np.zeros(Bd * Hd * splits * 2, np.float32),
+              "n_heads": Hd, "n_kv_heads": KVd, "max_context": ctx, "n_splits": splits, "scale": scale_d,
+              "q_stride": Hd * Dd, "q_col": 0},
+             lambda out, po_ref=po_ref, pml_ref=pml_ref: {"partial_o": po_ref.astype(np.float32).ravel(),
+                                                          "partial_ml": pml_ref.astype(np.float32).ravel()},
+             tol=(2e-3, 2e-3), defines={"HEAD_DIM": str(Dd), "BLOCK_N": str(block_d)})
     def decode_combine_ref(out):
         w = np.where(np.isfinite(pml_ref[..., 0]), np.exp2(pml_ref[..., 0] - pml_ref[..., 0].max(-1, keepdims=True)), 0)
         o = (w[..., None] * po_ref).sum(2) / (w * pml_ref[..., 1]).sum(-1)[..., None]
