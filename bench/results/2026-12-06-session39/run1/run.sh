@@ -29,6 +29,10 @@ rm -rf stdlib && cp -r /tmp/stdlib-orig stdlib
 grep "conformance cases" $out/conformance-pipe.txt
 PROFILE=1 timeout 45 python3 bench/llm_ab.py 1 "" base=$L:stdlib 2>&1 | grep -v "Writing model" > $out/profile-b1.txt
 grep -A40 "in its CUDA graph" $out/profile-b1.txt | head -40
+timeout 60 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='CudaBackend*:Jit*' > $out/gtest.txt 2>&1; echo "unit tests exit $?"
+grep -E "FAILED|PASSED|InGraph" $out/gtest.txt | head
+TK_CACHE_DIR=$(mktemp -d) timeout 90 python3 tests/llm/tiny_llama.py --tk-llama $L --backend cuda \
+  --skip-tokenizer > $out/llm-tiny.txt 2>&1; echo "tiny llama exit $?"; tail -4 $out/llm-tiny.txt | cut -c1-200
 python3 -c "import numpy as np; np.save('/tmp/lengths.npy', np.array([2113], np.int32))"
 for lib in stdlib /tmp/sl-pipe; do for s in 64 16; do for bn in 32 64; do
   timeout 20 $tkc run $lib/std/decode_attention.tk --kernel decode_attention_split --backend=cuda -D BLOCK_N=$bn -D num_warps=4 \
@@ -36,7 +40,3 @@ for lib in stdlib /tmp/sl-pipe; do for s in 64 16; do for bn in 32 64; do
     partial_o=zeros:f32:$((32*s))x128 partial_ml=zeros:f32:$((32*s))x2 n_heads=32 n_kv_heads=32 max_context=2113 n_splits=$s \
     scale=0.0884 q_stride=4096 q_col=0 2>&1 | tail -1 | sed "s|^|$lib splits $s BN $bn: |"
 done; done; done | tee $out/split-alone.txt
-timeout 60 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='CudaBackend*:Jit*' > $out/gtest.txt 2>&1; echo "unit tests exit $?"
-grep -E "FAILED|PASSED|InGraph" $out/gtest.txt | head
-TK_CACHE_DIR=$(mktemp -d) timeout 90 python3 tests/llm/tiny_llama.py --tk-llama $L --backend cuda \
-  --skip-tokenizer > $out/llm-tiny.txt 2>&1; echo "tiny llama exit $?"; tail -4 $out/llm-tiny.txt | cut -c1-200
