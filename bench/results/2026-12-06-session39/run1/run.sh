@@ -3,9 +3,9 @@
 # counts and run 2's software-pipelined split kernel, then what session 38 built and never ran
 # on a GPU.
 #  - the step's time (tk-llama --fp8 batch 1, LLaMA-7B-shaped, 2048-token prompt;
-#    bench/llm_ab.py, two rounds interleaved) at 64 splits (chosen), and with
+#    bench/llm_ab.py, two rounds interleaved) at 64 splits (chosen) and 16, and with
 #    decode_attention_split software-pipelined by hand (../run2/decode_attention_pipelined.tk:
-#    the next block's K and V tiles loaded before this block's scores) at 64 and 16; the
+#    the next block's K and V tiles loaded before this block's scores) at 64, 16 and 8; the
 #    pipelined kernel on CUDA against the interpreter;
 #  - the decode step's --profile tables, the one inside its CUDA graph among them;
 #  - decode_attention_split alone at the step's shape (32 heads, 2113 rows), both versions, 64
@@ -20,7 +20,8 @@ out=$OUT
 L=/tmp/tkgpu/tk/bin/tk-llama
 rm -rf /tmp/sl-pipe && cp -r stdlib /tmp/sl-pipe
 cp bench/results/2026-12-06-session39/run2/decode_attention_pipelined.tk /tmp/sl-pipe/std/decode_attention.tk
-timeout 170 python3 bench/llm_ab.py 2 fp8b1 base=$L:stdlib pipe=$L:/tmp/sl-pipe "pipe16=$L:/tmp/sl-pipe:ARGS=--decode-splits 16" \
+timeout 260 python3 bench/llm_ab.py 2 fp8b1 base=$L:stdlib "splits16=$L:stdlib:ARGS=--decode-splits 16" pipe=$L:/tmp/sl-pipe \
+  "pipe16=$L:/tmp/sl-pipe:ARGS=--decode-splits 16" "pipe8=$L:/tmp/sl-pipe:ARGS=--decode-splits 8" \
   2>&1 | grep -v "Writing model" | tee $out/ab-b1.txt | tail -12
 cp -r stdlib /tmp/stdlib-orig && cp /tmp/sl-pipe/std/decode_attention.tk stdlib/std/decode_attention.tk
 timeout 40 python3 -u tests/conformance/run.py --tkc $tkc --backend cuda --compare-interp -j 14 -k decode_attention > $out/conformance-pipe.txt 2>&1
