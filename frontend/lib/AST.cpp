@@ -1,5 +1,6 @@
 #include "tk/Frontend/AST.h"
 
+#include <new>
 #include <ostream>
 #include <sstream>
 
@@ -13,16 +14,22 @@ struct Graveyard {
 };
 thread_local Graveyard *graveyard = nullptr;
 
-template <typename P> void bury(P &node, std::vector<P> Graveyard::*list) {
+// (Called from destructors, so it must not throw: out of memory for the list, a node is freed
+// where it is, its children deferred if they can be; the memory it gives back is what was short.)
+template <typename P> void bury(P &node, std::vector<P> Graveyard::*list) noexcept {
   if (!node)
     return;
-  if (graveyard) {
-    (graveyard->*list).push_back(std::move(node));
-    return;
-  }
   Graveyard dead;
-  graveyard = &dead;
-  (dead.*list).push_back(std::move(node));
+  bool outermost = !graveyard;
+  if (outermost)
+    graveyard = &dead;
+  try {
+    (graveyard->*list).push_back(std::move(node));
+  } catch (const std::bad_alloc &) {
+    node.reset();
+  }
+  if (!outermost)
+    return;
   while (!dead.exprs.empty() || !dead.stmts.empty()) {
     if (!dead.exprs.empty()) {
       ExprPtr next = std::move(dead.exprs.back());

@@ -350,7 +350,14 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
           error(call->range, "static_range unrolls " + std::to_string(trips) +
                                  " iterations; the limit is " + std::to_string(SemaLimits::kMaxUnroll));
         } else {
-          for (int64_t n = 0; n < trips && !diags_.tooManyErrors() && spend(call->range); ++n) {
+          // A trip that fails ends the unrolling: the later copies would repeat its errors
+          // (reported once each) at the cost of cloning and checking every one of them, up to
+          // the whole budget (a million nested copies of a loop whose bounds are wrong).
+          size_t errorsBefore = diags_.errorCount();
+          auto more = [&](int64_t n) {
+            return n < trips && diags_.errorCount() == errorsBefore && !diags_.tooManyErrors() && spend(call->range);
+          };
+          for (int64_t n = 0; more(n); ++n) {
             int64_t i = int64_t(__int128(*start) + __int128(n) * *step);
             BlockPtr copy = loop.body->cloneBlock();
             pushScope();

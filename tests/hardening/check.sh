@@ -93,6 +93,23 @@ deep-sum|deep-casts|deep-elseif|deep-angles)
 # 2: a total budget for unrolling; parameters in linear memory.
 unroll-product)
   expect 1 "unroll-product.tk:4:[0-9]+: error: the program is too large to compile" limited 3000000 "$tkc" check "$here/inputs/unroll-product.tk";;
+unroll-error)
+  # (the first failing copy ends the unrolling: once 775 MB, now well under this limit)
+  expect 1 "unroll-error.tk:5:96: error: range bounds must be scalar integers, found f32" limited 300000 "$tkc" check "$here/inputs/unroll-error.tk"
+  expect 1 "unroll-error.tk:5:96: error: range bounds must be scalar integers" limited 300000 "$tkc" "$here/inputs/unroll-error.tk" --emit=ptx -o /dev/null;;
+# Out of memory at any point of the front end: a clean error, never std::terminate (freeing the
+# syntax tree once allocated in a destructor, and a bad_alloc there aborted the process).
+out-of-memory)
+  for kb in 150000 175000 200000 225000 250000 275000; do
+    for emit in check ptx; do
+      if [ $emit = check ]; then set -- "$tkc" check "$here/inputs/unroll-product.tk"
+      else set -- "$tkc" "$here/inputs/unroll-product.tk" --emit=ptx -o /dev/null; fi
+      limited $kb "$@" >"$scratch/out" 2>"$scratch/err"
+      got=$?
+      [ $got = 1 ] || fail "exit status $got under $kb KB: $* $(head -c 2000 "$scratch/err")"
+      grep -qE "^tkc: error: out of memory|too large to compile" "$scratch/err" || fail "under $kb KB: $(head -c 2000 "$scratch/err")"
+    done
+  done;;
 many-params)
   python3 "$here/gen.py" params "$scratch/params.tk" 20000
   expect 1 "params.tk:1:8: error: kernel 'k' has 20000 parameters; at most 4096" limited 3000000 "$tkc" "$scratch/params.tk" --emit=ptx -o /dev/null
