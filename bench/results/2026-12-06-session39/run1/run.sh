@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 39, run 1 (pack of 67aac3b, tools/gpu-check): session 38's run 3 with more split
+# Session 39, run 1 (pack of 67aac3b or later, tools/gpu-check): session 38's run 3 with more split
 # counts and run 2's software-pipelined split kernel, then what session 38 built and never ran
 # on a GPU.
 #  - the step's time (tk-llama --fp8 batch 1, LLaMA-7B-shaped, 2048-token prompt;
