@@ -726,6 +726,11 @@ std::vector<KernelProfile> Executable::profile(const Bindings &bindings, const S
 
 InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream &stream, int runs) {
   Impl &impl = self();
+  // (At most a graph a step and the whole run's, replayed once a round.)
+  int rounds = std::max(runs, 1);
+  if (int64_t(rounds) * int64_t(impl.plan.steps.size() + 1) > (int64_t(1) << 20))
+    throw Error("graph: profileInGraph: " + std::to_string(rounds) + " rounds of up to " +
+                std::to_string(impl.plan.steps.size() + 1) + " graphs is more than 2^20 replays");
   impl.checkCapturable("profileInGraph", stream);
   // Not across ranks: one whose captures failed would leave the others waiting in a collective.
   for (const Step &step : impl.plan.steps)
@@ -749,7 +754,7 @@ InGraphProfile Executable::profileInGraph(const Bindings &bindings, const Stream
   for (const CudaGraph &g : graphs) // (once each, untimed: the first replay uploads the graph)
     g.launch(stream);
   // Replays interleaved, so that the clocks' drift over the measurement falls on all alike.
-  int count = int(graphs.size()), rounds = std::max(runs, 1);
+  int count = int(graphs.size());
   std::vector<double> ms = impl.context->timeSteps(count * rounds, [&](int i) { graphs[size_t(i % count)].launch(stream); },
                                                    stream);
   // A cost is the median of each round's difference: a round's replays run close together.

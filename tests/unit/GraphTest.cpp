@@ -1031,6 +1031,9 @@ TEST_F(GraphRun, MissingOrWrongBindingsAreNamed) {
   EXPECT_EQ(errorOf([&] { exe.capture(bindings, stream); }), "graph: capture needs the CUDA backend");
   EXPECT_EQ(errorOf([&] { exe.replay(stream); }), "graph: replay() before capture()");
   EXPECT_EQ(errorOf([&] { exe.profileInGraph(bindings, stream); }), "graph: profileInGraph needs the CUDA backend");
+  EXPECT_EQ(errorOf([&] { exe.profileInGraph(bindings, stream, 1 << 30); }),
+            "graph: profileInGraph: 1073741824 rounds of up to " + std::to_string(exe.kernels().size() + 1) +
+                " graphs is more than 2^20 replays");
   // One buffer as an input and the output: the kernels would read what they overwrite.
   bind("x", std::vector<uint16_t>(64));
   bindings["out"] = bindings["x"];
@@ -1060,7 +1063,8 @@ TEST_F(GraphRun, ALongElementwiseChainIsCutIntoKernelsOf64Ops) {
 // ---- On the GPU (tools/gpu-check's jit section runs the Jit* tests) ----
 
 // profileInGraph times the run's CUDA graph whole and without each kernel (by name, all its
-// launches) and leaves capture()'s graph alone: replayed after it, that writes the run's outputs again.
+// launches) and leaves capture()'s graph alone: replayed after it onto a zeroed output, that
+// writes the run's outputs again.
 TEST(JitGpuGraphTest, ProfileInGraphTimesTheRunWithoutEachKernel) {
   if (!cuda::available())
     GTEST_SKIP() << "no GPU or CUDA driver on this machine";
@@ -1089,7 +1093,9 @@ TEST(JitGpuGraphTest, ProfileInGraphTimesTheRunWithoutEachKernel) {
   }
   EXPECT_EQ(launches, int(names.size()));
   EXPECT_GT(profile.ms, 0);
-  exe.replay(stream); // capture()'s graph, whole
+  // capture()'s graph, whole: it writes `out` again (a graph without the last kernel would not).
+  out.upload(std::vector<uint16_t>(64 * 128, 0).data(), 64 * 128 * sizeof(uint16_t));
+  exe.replay(stream);
   stream.synchronize();
   EXPECT_EQ(out.toVector<uint16_t>(), expected);
 }

@@ -211,7 +211,8 @@ public:
   /// captures, the run is captured whole and once without each kernel's launches, and `runs`
   /// rounds of one replay of each are timed. The graphs without a kernel compute wrong values:
   /// they leave the outputs, and the rows a run appends to a cache, wrong until the next run.
-  /// CUDA backend, a stream of its own, no collectives (tensor parallelism).
+  /// CUDA backend, a stream of its own, no collectives (tensor parallelism); at most 2^20
+  /// replays in all (runs times the graphs).
   InGraphProfile profileInGraph(const Bindings &bindings, const Stream &stream, int runs = 20);
 
   /// One line per kernel: its template and what was fused into it.
