@@ -395,6 +395,8 @@ private:
     if (!deeper.ok)
       return std::make_unique<BlockStmt>(range(ctx));
     auto result = std::make_unique<BlockStmt>(range(ctx));
+    if (ctx->getStop())
+      result->tokens = ctx->getStop()->getTokenIndex() - ctx->getStart()->getTokenIndex() + 1;
     for (auto *s : ctx->stmt())
       result->stmts.push_back(stmt(s));
     return result;

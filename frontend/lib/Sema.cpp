@@ -206,6 +206,9 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
   }
   if (sema_.fnInstances_.size() >= SemaLimits::kMaxInstances)
     return error(e.calleeRange, "too many device-function instances");
+  // The copy of the body costs its tokens, as an unrolled loop's copy does.
+  if (!spend(e.calleeRange, fn.body->tokens))
+    return Type::error();
 
   auto instance = std::make_unique<FnInstance>();
   instance->decl = &fn;

@@ -97,6 +97,9 @@ unroll-error)
   # (the first failing copy ends the unrolling: once 775 MB, now well under this limit)
   expect 1 "unroll-error.tk:5:96: error: range bounds must be scalar integers, found f32" limited 300000 "$tkc" check "$here/inputs/unroll-error.tk"
   expect 1 "unroll-error.tk:5:96: error: range bounds must be scalar integers" limited 300000 "$tkc" "$here/inputs/unroll-error.tk" --emit=ptx -o /dev/null;;
+unroll-empty)
+  # (the copies of a loop that never runs count their tokens: once 775 MB, now well under this limit)
+  expect 1 "unroll-empty.tk:5:47: error: the program is too large to compile" limited 300000 "$tkc" check "$here/inputs/unroll-empty.tk";;
 # Out of memory at any point of the front end: a clean error, never std::terminate (freeing the
 # syntax tree once allocated in a destructor, and a bad_alloc there aborted the process).
 out-of-memory)

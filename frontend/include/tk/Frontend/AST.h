@@ -228,6 +228,10 @@ struct BlockStmt : Stmt {
   TK_STMT_CLONE(Block);
   std::unique_ptr<BlockStmt> cloneBlock() const;
   std::vector<StmtPtr> stmts;
+  /// The source tokens the block spans (0 for one Sema made): what a copy of it costs at most,
+  /// charged when a static_range unrolls or a function is instantiated, before the copy is
+  /// checked (a loop that never runs is copied, never checked).
+  size_t tokens = 0;
 };
 using BlockPtr = std::unique_ptr<BlockStmt>;
 
