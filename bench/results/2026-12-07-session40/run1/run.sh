@@ -10,7 +10,7 @@
 # interleaved; tk-llama --fp8 batch 1, LLaMA-7B-shaped, 2048-token prompt); both variants on CUDA
 # against the interpreter; the split kernel alone at the step's shape (tkc run --time: per call
 # with L2 flushed, and back to back); then session 38's code never run on a GPU: the GPU unit
-# tests (JitGpuGraphTest.ProfileInGraphTimesTheRunWithoutEachKernel) and tiny_llama.py on CUDA.
+# tests (JitGpuGraphTest.ProfileInGraphTimesTheRunWithoutEachKernel). Cut to fit a short device budget.
 # (run from the repository root with $OUT; carry .pack)
 set -u
 out=$OUT
@@ -21,9 +21,9 @@ here=bench/results/2026-12-07-session40/run1
 mk() { rm -rf /tmp/sl-$1 && cp -r stdlib /tmp/sl-$1 && cp $2 /tmp/sl-$1/std/decode_attention.tk; }
 mk pipe bench/results/2026-12-06-session39/run2/decode_attention_pipelined.tk
 mk mma $here/decode_attention_mma.tk
-timeout 330 python3 bench/llm_ab.py 2 fp8b1 base=$L:stdlib pipe=$L:/tmp/sl-pipe "pipe16=$L:/tmp/sl-pipe:ARGS=--decode-splits 16" \
+timeout 230 python3 bench/llm_ab.py 2 fp8b1 base=$L:stdlib "pipe16=$L:/tmp/sl-pipe:ARGS=--decode-splits 16" \
   "mma8=$L:/tmp/sl-mma:ARGS=--decode-splits 8" "mma16=$L:/tmp/sl-mma:ARGS=--decode-splits 16" \
-  "mma32=$L:/tmp/sl-mma:ARGS=--decode-splits 32" 2>&1 | grep -v "Writing model" > $out/ab-b1.txt
+  2>&1 | grep -v "Writing model" > $out/ab-b1.txt
 tail -3 $out/ab-b1.txt
 cp -r stdlib /tmp/stdlib-orig
 for v in pipe mma; do
@@ -42,12 +42,9 @@ alone() { # lib splits defines...
 }
 { alone stdlib 64 -D BLOCK_N=64 -D num_warps=4
   alone /tmp/sl-pipe 16 -D BLOCK_N=64 -D num_warps=4
-  alone /tmp/sl-pipe 16 -D BLOCK_N=32 -D num_warps=4
-  for s in 8 16; do for c in "16 64 4 3" "16 64 4 4" "16 32 4 4" "16 128 4 2" "64 64 4 3"; do set -- $c
+  for s in 8 16; do for c in "16 64 4 3" "16 64 4 4" "16 32 4 4"; do set -- $c
     alone /tmp/sl-mma $s -D BLOCK_M=$1 -D BLOCK_N=$2 -D num_warps=$3 -D num_stages=$4; done; done
 } > $out/split-alone.txt
 cat $out/split-alone.txt
 timeout 60 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='CudaBackend*:Jit*' > $out/gtest.txt 2>&1; echo "unit tests exit $?"
 grep -E "FAILED|PASSED|InGraph" $out/gtest.txt | head
-TK_CACHE_DIR=$(mktemp -d) timeout 90 python3 tests/llm/tiny_llama.py --tk-llama $L --backend cuda \
-  --skip-tokenizer > $out/llm-tiny.txt 2>&1; echo "tiny llama exit $?"; tail -4 $out/llm-tiny.txt | cut -c1-200
