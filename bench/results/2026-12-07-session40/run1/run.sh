@@ -8,9 +8,10 @@
 #    with few splits, so that a program loops over several blocks (at 64 splits each has one).
 # In order, each written to $OUT as it comes: the step A/B (bench/llm_ab.py, two rounds
 # interleaved; tk-llama --fp8 batch 1, LLaMA-7B-shaped, 2048-token prompt); both variants on CUDA
-# against the interpreter; the split kernel alone at the step's shape (tkc run --time: per call
-# with L2 flushed, and back to back); then session 38's code never run on a GPU: the GPU unit
-# tests (JitGpuGraphTest.ProfileInGraphTimesTheRunWithoutEachKernel). Cut to fit a short device budget.
+# against the interpreter; session 38's code never run on a GPU: the GPU unit tests
+# (JitGpuGraphTest.ProfileInGraphTimesTheRunWithoutEachKernel); then the split kernel alone at
+# the step's shape (tkc run --time: per call with L2 flushed, and back to back).
+# Cut to fit a short device budget.
 # (run from the repository root with $OUT; carry .pack)
 set -u
 out=$OUT
@@ -32,6 +33,8 @@ for v in pipe mma; do
   echo "$v: $(grep 'conformance cases' $out/conformance-$v.txt)"
 done
 rm -rf stdlib && cp -r /tmp/stdlib-orig stdlib
+timeout 60 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='CudaBackend*:Jit*' > $out/gtest.txt 2>&1; echo "unit tests exit $?"
+grep -E "FAILED|PASSED|InGraph" $out/gtest.txt | head
 python3 -c "import numpy as np; np.save('/tmp/lengths.npy', np.array([2113], np.int32))"
 alone() { # lib splits defines...
   local lib=$1 s=$2; shift 2
@@ -46,5 +49,3 @@ alone() { # lib splits defines...
     alone /tmp/sl-mma $s -D BLOCK_M=$1 -D BLOCK_N=$2 -D num_warps=$3 -D num_stages=$4; done; done
 } > $out/split-alone.txt
 cat $out/split-alone.txt
-timeout 60 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='CudaBackend*:Jit*' > $out/gtest.txt 2>&1; echo "unit tests exit $?"
-grep -E "FAILED|PASSED|InGraph" $out/gtest.txt | head
