@@ -262,7 +262,8 @@ bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
       ok &= instantiate(*kernel, tunes.back() ? &*tunes.back() : nullptr, first, requireValues, false);
     }
     // The other configs once every kernel's own has been checked: they share the program's
-    // size budget (which bounds what they keep in memory), and what it leaves unchecked says so
+    // size budget (each config's copy of the body is charged to it before it is made, which
+    // bounds what they keep in memory), and what it leaves unchecked says so
     // instead of failing on a size that no config alone has.
     if (everyConfig && !options.autotuneConfig)
       for (size_t k = 0; k < selected.size(); ++k) {

@@ -110,6 +110,7 @@ ExprPtr ListExpr::clone() const {
 std::unique_ptr<BlockStmt> BlockStmt::cloneBlock() const {
   auto copy = std::make_unique<BlockStmt>(range);
   copy->tokens = tokens;
+  copy->bytes = bytes;
   for (const StmtPtr &s : stmts)
     copy->stmts.push_back(s->clone());
   return copy;

@@ -395,8 +395,10 @@ private:
     if (!deeper.ok)
       return std::make_unique<BlockStmt>(range(ctx));
     auto result = std::make_unique<BlockStmt>(range(ctx));
-    if (ctx->getStop())
-      result->tokens = ctx->getStop()->getTokenIndex() - ctx->getStart()->getTokenIndex() + 1;
+    if (antlr4::Token *stop = ctx->getStop(); stop && stop->getTokenIndex() >= ctx->getStart()->getTokenIndex()) {
+      result->tokens = stop->getTokenIndex() - ctx->getStart()->getTokenIndex() + 1;
+      result->bytes = stop->getStopIndex() + 1 - ctx->getStart()->getStartIndex();
+    }
     for (auto *s : ctx->stmt())
       result->stmts.push_back(stmt(s));
     return result;

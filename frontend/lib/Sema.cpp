@@ -206,8 +206,8 @@ Type SemaImpl::checkFnCall(CallExpr &e, const FnItem &fn) {
   }
   if (sema_.fnInstances_.size() >= SemaLimits::kMaxInstances)
     return error(e.calleeRange, "too many device-function instances");
-  // The copy of the body costs its tokens, as an unrolled loop's copy does.
-  if (!spend(e.calleeRange, fn.body->tokens))
+  // The copy of the body costs its size, as an unrolled loop's copy does.
+  if (!spend(e.calleeRange, fn.body->copyCost()))
     return Type::error();
 
   auto instance = std::make_unique<FnInstance>();
@@ -760,7 +760,9 @@ std::unique_ptr<KernelInstance> Sema::instantiate(const KernelItem &kernel,
     diags_.error(kernel.nameRange, "kernel '" + kernel.name + "' takes " + std::to_string(paramBytes) +
                                        " bytes of parameters; a launch passes at most " +
                                        std::to_string(SemaLimits::kMaxKernelParamBytes) + " (4095 pointers)");
-  if (diags_.errorCount() > errorsBefore)
+  // Each config's copy of the body costs its size (4096 configs of a body that is never
+  // checked, under `if false`, were kept for free).
+  if (diags_.errorCount() > errorsBefore || !impl.spend(kernel.nameRange, kernel.body->copyCost()))
     return nullptr;
   instance->body = kernel.body->cloneBlock();
   impl.checkBody(*instance->body);

@@ -162,9 +162,9 @@ bool SemaImpl::spend(SrcRange range, size_t nodes) {
     return false;
   checked += std::min(nodes, SemaLimits::kMaxCheckedNodes + 1);
   if (checked > SemaLimits::kMaxCheckedNodes) {
-    error(range, "the program is too large to compile: more than " + std::to_string(SemaLimits::kMaxCheckedNodes) +
-                     " statements and expressions checked and tokens copied while unrolling static_range loops "
-                     "and inlining functions");
+    error(range, "the program is too large to compile: the statements and expressions it checks and the blocks it "
+                 "copies (unrolled static_range loops, inlined functions, autotune configs) pass the budget of " +
+                     std::to_string(SemaLimits::kMaxCheckedNodes));
     return false;
   }
   return true;
@@ -354,12 +354,12 @@ void SemaImpl::checkStmt(Stmt &stmt, std::vector<StmtPtr> &siblings, size_t inde
           // A trip that fails ends the unrolling: the later copies would repeat its errors
           // (reported once each) at the cost of cloning and checking every one of them, up to
           // the whole budget (a million nested copies of a loop whose bounds are wrong). Each
-          // copy costs its tokens besides what checking it costs: the copies of a nested loop
+          // copy costs its size besides what checking it costs: the copies of a nested loop
           // that never runs are made and kept, never checked.
           size_t errorsBefore = diags_.errorCount();
           auto more = [&](int64_t n) {
             return n < trips && diags_.errorCount() == errorsBefore && !diags_.tooManyErrors() &&
-                   spend(call->range, 1 + loop.body->tokens);
+                   spend(call->range, 1 + loop.body->copyCost());
           };
           for (int64_t n = 0; more(n); ++n) {
             int64_t i = int64_t(__int128(*start) + __int128(n) * *step);

@@ -18,6 +18,14 @@ elif kind == "params":     # N parameters (gen.py params OUT N): 20,000 once too
     n = int(sys.argv[3])
     text = "kernel k(" + ", ".join("p%d: ptr<f32>" % i for i in range(n)) + ") {\n" + \
         " store(p0 + arange(0, 16), load(p%d + arange(0, 16)));\n}\n" % (n - 1)
+elif kind == "configs":    # 4096 configs of a body never checked: each config's copy once kept for free (3.4 GB)
+    values = "[" + ", ".join(str(i) for i in range(64)) + "]"
+    text = "@autotune(key = [], space = { A: %s, B: %s })\nkernel k(p: ptr<f32>, const A: i32, const B: i32) {\n" \
+        " if false {\n%s }\n}\n" % (values, values, "  store(p, 1.0);\n" * 1000)
+elif kind in ("longname", "longname-checked"):  # 2^20 copies of a long name: a token's text is copied too
+    body = "for l in static_range(0, 0) { let %s = 1; }" % ("a" * 100_000) if kind == "longname" else \
+        "let %s = i + j;" % ("a" * 10_000)  # (once 5.2 GB, and 812 MB checked)
+    text = "kernel k(p: ptr<f32>) {\n    for i in static_range(0, 1024) { for j in static_range(0, 1024) { %s } }\n}\n" % body
 elif kind == "grid":       # a --grid expression of 10,000 terms
     text = "+".join(["1"] * 10_000)
 else:

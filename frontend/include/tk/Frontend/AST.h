@@ -228,10 +228,13 @@ struct BlockStmt : Stmt {
   TK_STMT_CLONE(Block);
   std::unique_ptr<BlockStmt> cloneBlock() const;
   std::vector<StmtPtr> stmts;
-  /// The source tokens the block spans (0 for one Sema made): what a copy of it costs at most,
-  /// charged when a static_range unrolls or a function is instantiated, before the copy is
-  /// checked (a loop that never runs is copied, never checked).
-  size_t tokens = 0;
+  /// The source tokens and bytes the block spans (0 for one Sema made): what a copy of it
+  /// costs, charged before a static_range unrolls it, a function is instantiated or a kernel
+  /// is checked in another config (a loop that never runs is copied, never checked).
+  size_t tokens = 0, bytes = 0;
+  /// A copy's cost in units of the compile's budget (SemaLimits::kMaxCheckedNodes): a node a
+  /// token, and its text (a name may be megabytes long, and every copy has its own).
+  size_t copyCost() const { return tokens + bytes / 16; }
 };
 using BlockPtr = std::unique_ptr<BlockStmt>;
 

@@ -94,8 +94,9 @@ struct SemaLimits {
   static constexpr size_t kMaxKernelParamBytes = 32764;
   /// The total work of one Sema: statements and expressions checked, counting every unrolled
   /// copy and inlined instance (nested static_ranges multiply: each is under kMaxUnroll, their
-  /// product need not be), plus the source tokens of every block copied to be unrolled or
-  /// instantiated (a copy of a loop that never runs is kept but never checked).
+  /// product need not be), plus the size of every block copied to be unrolled or
+  /// instantiated (BlockStmt::copyCost; a copy of a loop that never runs is kept but never
+  /// checked).
   static constexpr size_t kMaxCheckedNodes = size_t(1) << 20;
 };
 
