@@ -199,7 +199,10 @@ bool prescanTokens(const std::vector<antlr4::Token *> &tokens, uint32_t fileId, 
 /// Builds the AST from a parse tree that had no syntax errors.
 class ASTBuilder {
 public:
-  ASTBuilder(uint32_t fileId, DiagEngine &diags) : fileId_(fileId), diags_(diags) {}
+  /// `textBefore[i]`: the characters of the tokens before token i (comments and whitespace
+  /// are not tokens), so that a block's copy cost counts the text a copy holds.
+  ASTBuilder(uint32_t fileId, DiagEngine &diags, std::vector<size_t> textBefore)
+      : fileId_(fileId), diags_(diags), textBefore_(std::move(textBefore)) {}
 
   std::unique_ptr<ModuleAST> build(TkParser::ProgramContext *program, const std::string &path) {
     auto module = std::make_unique<ModuleAST>();
@@ -397,7 +400,7 @@ private:
     auto result = std::make_unique<BlockStmt>(range(ctx));
     if (antlr4::Token *stop = ctx->getStop(); stop && stop->getTokenIndex() >= ctx->getStart()->getTokenIndex()) {
       result->tokens = stop->getTokenIndex() - ctx->getStart()->getTokenIndex() + 1;
-      result->bytes = stop->getStopIndex() + 1 - ctx->getStart()->getStartIndex();
+      result->bytes = textBefore_[stop->getTokenIndex() + 1] - textBefore_[ctx->getStart()->getTokenIndex()];
     }
     for (auto *s : ctx->stmt())
       result->stmts.push_back(stmt(s));
@@ -604,6 +607,7 @@ private:
 
   uint32_t fileId_;
   DiagEngine &diags_;
+  std::vector<size_t> textBefore_;
 };
 
 } // namespace
@@ -688,7 +692,11 @@ std::unique_ptr<ModuleAST> parseModule(const SourceManager &sources, uint32_t fi
   if (listener.count > 0 || diags.errorCount() > errorsBefore || !tree)
     return nullptr;
 
-  ASTBuilder builder(fileId, diags);
+  std::vector<size_t> textBefore{0};
+  for (const antlr4::Token *token : tokens.getTokens())
+    textBefore.push_back(textBefore.back() + (token->getType() == antlr4::Token::EOF
+                                                  ? 0 : token->getStopIndex() + 1 - token->getStartIndex()));
+  ASTBuilder builder(fileId, diags, std::move(textBefore));
   auto module = builder.build(tree, sources.path(fileId));
   if (diags.errorCount() > errorsBefore)
     return nullptr;

@@ -109,7 +109,10 @@ copies-cost-their-size)
   for kind in longname longname-checked; do
     python3 "$here/gen.py" $kind "$scratch/$kind.tk"
     expect 1 "$kind.tk:2:[0-9]+: error: the program is too large to compile" limited 300000 "$tkc" check "$scratch/$kind.tk"
-  done;;
+  done
+  # (what a copy holds: comments are not copied, and a well-commented unrolled body is no larger)
+  python3 "$here/gen.py" commented "$scratch/commented.tk"
+  "$tkc" check "$scratch/commented.tk" 2>"$scratch/err" || fail "a commented unrolled body: $(head -c 2000 "$scratch/err")";;
 # Out of memory at any point of the front end: a clean error, never std::terminate (freeing the
 # syntax tree once allocated in a destructor, and a bad_alloc there aborted the process).
 out-of-memory)

@@ -26,6 +26,9 @@ elif kind in ("longname", "longname-checked"):  # 2^20 copies of a long name: a 
     body = "for l in static_range(0, 0) { let %s = 1; }" % ("a" * 100_000) if kind == "longname" else \
         "let %s = i + j;" % ("a" * 10_000)  # (once 5.2 GB, and 812 MB checked)
     text = "kernel k(p: ptr<f32>) {\n    for i in static_range(0, 1024) { for j in static_range(0, 1024) { %s } }\n}\n" % body
+elif kind == "commented":  # an unrolled body with 20 KB of comments, which its copies do not hold: it compiles
+    text = "kernel k(p: ptr<f32>) {\n    for i in static_range(0, 1024) {\n%s        store(p + i, 1.0);\n    }\n}\n" % \
+        ("        // %s\n" % ("c" * 100) * 200)
 elif kind == "grid":       # a --grid expression of 10,000 terms
     text = "+".join(["1"] * 10_000)
 else:

@@ -228,7 +228,8 @@ struct BlockStmt : Stmt {
   TK_STMT_CLONE(Block);
   std::unique_ptr<BlockStmt> cloneBlock() const;
   std::vector<StmtPtr> stmts;
-  /// The source tokens and bytes the block spans (0 for one Sema made): what a copy of it
+  /// The source tokens the block spans and their characters (comments and whitespace are not
+  /// tokens; 0 for a block Sema made): what a copy of it
   /// costs, charged before a static_range unrolls it, a function is instantiated or a kernel
   /// is checked in another config (a loop that never runs is copied, never checked).
   size_t tokens = 0, bytes = 0;
