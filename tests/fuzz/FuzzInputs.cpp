@@ -1,13 +1,17 @@
 // libFuzzer target: the readers of untrusted input besides the front end. The first byte picks
 // one: 0 the .npy reader (the rest is the file), 1 the tuning database's JSON, 2 the --grid
-// expression evaluator. An error (an exception, a false return) is the right answer to bad
+// expression evaluator, and a checkpoint's readers (the graph layer's, which tk-llama runs on
+// downloaded files): 3 a LLaMA config.json, 4 model.safetensors (every tensor's first and last
+// bytes read from the mapping), 5 model.safetensors.index.json beside a shard of one tensor. An error (an exception, a false return) is the right answer to bad
 // input; a crash, a hang or a sanitizer report is a bug. Built as tk-fuzz-inputs by tools/fuzz,
 // and as tk-fuzz-inputs-replay in every build, which ctest runs over tests/fuzz/inputs/.
 #include "TuningDatabase.h"
 #include "tk/Driver/Compiler.h"
+#include "tk/Graph/Checkpoint.h"
 #include "tk/Runtime/Npy.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -26,13 +30,78 @@ void readNpyBytes(const std::string &bytes) {
   } catch (const std::exception &) {
   }
 }
+const char *const kCheckpointFiles[] = {"model.safetensors", "model.safetensors.index.json", "shard.safetensors"};
+
+const std::string &checkpointFolder();
+
+void removeCheckpointFiles() {
+  for (const char *name : kCheckpointFiles)
+    std::remove((checkpointFolder() + "/" + name).c_str());
+}
+
+/// This process's folder for the checkpoint cases, made once (mkdtemp: no other process's
+/// file or link can stand in for it) and removed at exit (the name is never destroyed, so the
+/// exit handler may still read it).
+const std::string &checkpointFolder() {
+  static const std::string *folder = [] {
+    auto *made = new std::string("/tmp/tk-fuzz-checkpoint-XXXXXX");
+    if (!::mkdtemp(made->data()))
+      std::abort();
+    return made;
+  }();
+  static const bool removedAtExit = [] {
+    return std::atexit([] {
+      removeCheckpointFiles();
+      ::rmdir(checkpointFolder().c_str());
+    }) == 0;
+  }();
+  (void)removedAtExit;
+  return *folder;
+}
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+/// A safetensors file of one tensor: the header's length (8 bytes, little-endian), its JSON, the data.
+std::string oneTensorFile() {
+  std::string header = R"({"w":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}})";
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = char((header.size() >> (8 * i)) & 0xff);
+  return bytes + header + std::string(8, '\1');
+}
+
+/// Opens the checkpoint of `file`'s bytes (the only checkpoint file of the folder, beside the
+/// index's shard) and reads each tensor's first and last byte, as loading a model would.
+void openCheckpoint(const std::string &file, const std::string &bytes) {
+  const std::string &folder = checkpointFolder();
+  removeCheckpointFiles();
+  writeFile(folder + "/" + file, bytes);
+  if (file != "model.safetensors")
+    writeFile(folder + "/shard.safetensors", oneTensorFile());
+  try {
+    tk::llm::Checkpoint checkpoint = tk::llm::Checkpoint::open(folder);
+    unsigned sum = 0;
+    for (const std::string &name : checkpoint.names()) {
+      const tk::llm::CheckpointTensor &tensor = checkpoint.get(name);
+      if (tensor.bytes)
+        sum += static_cast<const unsigned char *>(tensor.data)[0] +
+               static_cast<const unsigned char *>(tensor.data)[tensor.bytes - 1];
+    }
+    volatile unsigned sink = sum;
+    (void)sink;
+  } catch (const std::exception &) {
+  }
+}
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
   std::string rest(reinterpret_cast<const char *>(data) + 1, size - 1);
-  switch (data[0] % 3) {
+  switch (data[0] % 6) {
   case 0:
     readNpyBytes(rest);
     break;
@@ -41,6 +110,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tk::parseTuningEntry(rest, error);
     break;
   }
+  case 3:
+    try {
+      tk::llm::LlamaConfig::parse(rest, "config.json");
+    } catch (const std::exception &) {
+    }
+    break;
+  case 4:
+    openCheckpoint("model.safetensors", rest);
+    break;
+  case 5:
+    openCheckpoint("model.safetensors.index.json", rest);
+    break;
   default: {
     static const std::map<std::string, int64_t> names = {{"n", 1000}, {"M", 4096}, {"N", 4096}, {"BM", 128},
                                                          {"BN", 256}, {"BLOCK", 1024}, {"seq_len", 4096}};
