@@ -19,40 +19,31 @@
 #include <unistd.h>
 
 namespace {
-void readNpyBytes(const std::string &bytes) {
-  static const std::string path = "/tmp/tk-fuzz-inputs-" + std::to_string(::getpid()) + ".npy";
-  {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file.write(bytes.data(), std::streamsize(bytes.size()));
-  }
-  try {
-    tk::readNpy(path);
-  } catch (const std::exception &) {
-  }
-}
-const char *const kCheckpointFiles[] = {"model.safetensors", "model.safetensors.index.json", "shard.safetensors"};
+// The files a case writes, all in this process's scratch folder.
+const char *const kScratchFiles[] = {"input.npy", "model.safetensors", "model.safetensors.index.json",
+                                     "shard.safetensors"};
 
-const std::string &checkpointFolder();
+const std::string &scratchFolder();
 
-void removeCheckpointFiles() {
-  for (const char *name : kCheckpointFiles)
-    std::remove((checkpointFolder() + "/" + name).c_str());
+void removeScratchFiles() {
+  for (const char *name : kScratchFiles)
+    std::remove((scratchFolder() + "/" + name).c_str());
 }
 
-/// This process's folder for the checkpoint cases, made once (mkdtemp: no other process's
-/// file or link can stand in for it) and removed at exit (the name is never destroyed, so the
+/// This process's folder for the files it reads back, made once (mkdtemp: no other process's
+/// file or link can stand in for them) and removed at exit (the name is never destroyed, so the
 /// exit handler may still read it).
-const std::string &checkpointFolder() {
+const std::string &scratchFolder() {
   static const std::string *folder = [] {
-    auto *made = new std::string("/tmp/tk-fuzz-checkpoint-XXXXXX");
+    auto *made = new std::string("/tmp/tk-fuzz-inputs-XXXXXX");
     if (!::mkdtemp(made->data()))
       std::abort();
     return made;
   }();
   static const bool removedAtExit = [] {
     return std::atexit([] {
-      removeCheckpointFiles();
-      ::rmdir(checkpointFolder().c_str());
+      removeScratchFiles();
+      ::rmdir(scratchFolder().c_str());
     }) == 0;
   }();
   (void)removedAtExit;
@@ -62,6 +53,15 @@ const std::string &checkpointFolder() {
 void writeFile(const std::string &path, const std::string &bytes) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+void readNpyBytes(const std::string &bytes) {
+  std::string path = scratchFolder() + "/input.npy";
+  writeFile(path, bytes);
+  try {
+    tk::readNpy(path);
+  } catch (const std::exception &) {
+  }
 }
 
 /// A safetensors file of one tensor: the header's length (8 bytes, little-endian), its JSON, the data.
@@ -76,8 +76,8 @@ std::string oneTensorFile() {
 /// Opens the checkpoint of `file`'s bytes (the only checkpoint file of the folder, beside the
 /// index's shard) and reads each tensor's first and last byte, as loading a model would.
 void openCheckpoint(const std::string &file, const std::string &bytes) {
-  const std::string &folder = checkpointFolder();
-  removeCheckpointFiles();
+  const std::string &folder = scratchFolder();
+  removeScratchFiles();
   writeFile(folder + "/" + file, bytes);
   if (file != "model.safetensors")
     writeFile(folder + "/shard.safetensors", oneTensorFile());
