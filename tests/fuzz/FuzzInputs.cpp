@@ -1,10 +1,11 @@
 // libFuzzer target: the readers of untrusted input besides the front end. The first byte picks
-// one: 0 the .npy reader (the rest is the file), 1 the tuning database's JSON, 2 the --grid
+// one (the rest is the input): 0 the .npy reader, 1 the tuning database's JSON, 2 the --grid
 // expression evaluator, and a checkpoint's readers (the graph layer's, which tk-llama runs on
-// downloaded files): 3 a LLaMA config.json, 4 model.safetensors (every tensor's first and last
-// bytes read from the mapping), 5 model.safetensors.index.json beside a shard of one tensor. An error (an exception, a false return) is the right answer to bad
-// input; a crash, a hang or a sanitizer report is a bug. Built as tk-fuzz-inputs by tools/fuzz,
-// and as tk-fuzz-inputs-replay in every build, which ctest runs over tests/fuzz/inputs/.
+// downloaded files): 3 a LLaMA config.json, 4 model.safetensors (each tensor's first and last
+// byte read from the mapping), 5 model.safetensors.index.json beside a shard of one tensor.
+// An error (an exception, a false return) is the right answer to bad input; a crash, a hang or
+// a sanitizer report is a bug. Built as tk-fuzz-inputs by tools/fuzz, and as
+// tk-fuzz-inputs-replay in every build, which ctest runs over tests/fuzz/inputs/.
 #include "TuningDatabase.h"
 #include "tk/Driver/Compiler.h"
 #include "tk/Graph/Checkpoint.h"
