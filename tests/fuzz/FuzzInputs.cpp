@@ -6,49 +6,26 @@
 // An error (an exception, a false return) is the right answer to bad input; a crash, a hang or
 // a sanitizer report is a bug. Built as tk-fuzz-inputs by tools/fuzz, and as
 // tk-fuzz-inputs-replay in every build, which ctest runs over tests/fuzz/inputs/.
+#include "../unit/TestUtil.h"
 #include "TuningDatabase.h"
 #include "tk/Driver/Compiler.h"
 #include "tk/Graph/Checkpoint.h"
 #include "tk/Runtime/Npy.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <map>
 #include <string>
-#include <unistd.h>
 
 namespace {
-// The files a case writes, all in this process's scratch folder.
-const char *const kScratchFiles[] = {"input.npy", "model.safetensors", "model.safetensors.index.json",
-                                     "shard.safetensors"};
-
-const std::string &scratchFolder();
-
-void removeScratchFiles() {
-  for (const char *name : kScratchFiles)
-    std::remove((scratchFolder() + "/" + name).c_str());
-}
-
-/// This process's folder for the files it reads back, made once (mkdtemp: no other process's
-/// file or link can stand in for them) and removed at exit (the name is never destroyed, so the
-/// exit handler may still read it).
+/// This process's folder for the files it reads back: made once by mkdtemp (no other process's
+/// file or link can stand in for them), removed with them at exit.
 const std::string &scratchFolder() {
-  static const std::string *folder = [] {
-    auto *made = new std::string("/tmp/tk-fuzz-inputs-XXXXXX");
-    if (!::mkdtemp(made->data()))
-      std::abort();
-    return made;
-  }();
-  static const bool removedAtExit = [] {
-    return std::atexit([] {
-      removeScratchFiles();
-      ::rmdir(scratchFolder().c_str());
-    }) == 0;
-  }();
-  (void)removedAtExit;
-  return *folder;
+  static const tk::test::TempDir folder("tk-fuzz-inputs");
+  if (folder.path().empty())
+    std::abort();
+  return folder.path();
 }
 
 void writeFile(const std::string &path, const std::string &bytes) {
@@ -65,23 +42,16 @@ void readNpyBytes(const std::string &bytes) {
   }
 }
 
-/// A safetensors file of one tensor: the header's length (8 bytes, little-endian), its JSON, the data.
-std::string oneTensorFile() {
-  std::string header = R"({"w":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}})";
-  std::string bytes(8, '\0');
-  for (int i = 0; i < 8; ++i)
-    bytes[i] = char((header.size() >> (8 * i)) & 0xff);
-  return bytes + header + std::string(8, '\1');
-}
-
 /// Opens the checkpoint of `file`'s bytes (the only checkpoint file of the folder, beside the
 /// index's shard) and reads each tensor's first and last byte, as loading a model would.
 void openCheckpoint(const std::string &file, const std::string &bytes) {
   const std::string &folder = scratchFolder();
-  removeScratchFiles();
+  for (const char *name : {"model.safetensors", "model.safetensors.index.json", "shard.safetensors"})
+    std::remove((folder + "/" + name).c_str());
   writeFile(folder + "/" + file, bytes);
   if (file != "model.safetensors")
-    writeFile(folder + "/shard.safetensors", oneTensorFile());
+    writeFile(folder + "/shard.safetensors",
+              tk::test::safetensors(R"({"w":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}})", std::string(8, '\1')));
   try {
     tk::llm::Checkpoint checkpoint = tk::llm::Checkpoint::open(folder);
     unsigned sum = 0;

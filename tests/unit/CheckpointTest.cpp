@@ -1,5 +1,6 @@
 // Hugging Face checkpoints (graph/include/tk/Graph/Checkpoint.h): safetensors files written
 // here, good and broken in every way the loader checks, and LLaMA config.json files.
+#include "TestUtil.h"
 #include "tk/Graph/Checkpoint.h"
 #include "tk/Runtime/Error.h"
 
@@ -14,6 +15,7 @@
 
 using tk::llm::Checkpoint;
 using tk::llm::LlamaConfig;
+using tk::test::safetensors;
 
 namespace {
 
@@ -33,15 +35,6 @@ public:
 private:
   std::string path_;
 };
-
-/// A safetensors file: the 8-byte little-endian header length, the header, the data.
-std::string safetensors(const std::string &header, const std::string &data) {
-  std::string out(8, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i)
-    out[i] = char(n >> (8 * i) & 0xff);
-  return out + header + data;
-}
 
 /// `piece` `times` times over.
 std::string repeated(const std::string &piece, size_t times) {

@@ -1,4 +1,5 @@
-// Helpers for front-end unit tests: compile a source string and look at what came out.
+// Helpers for the unit tests and the fuzz targets: compile a source string and look at what came
+// out; a private temporary folder; a safetensors file.
 #ifndef TK_TESTS_UNIT_TESTUTIL_H
 #define TK_TESTS_UNIT_TESTUTIL_H
 
@@ -41,6 +42,15 @@ public:
 private:
   std::string path_;
 };
+
+/// A safetensors file: the 8-byte little-endian header length, the header, the data.
+inline std::string safetensors(const std::string &header, const std::string &data) {
+  std::string out(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i)
+    out[i] = char(n >> (8 * i) & 0xff);
+  return out + header + data;
+}
 
 /// The first error as "LINE:COL: message", or "" when the source compiled to tk IR.
 inline std::string firstError(const std::string &source, std::map<std::string, std::string> defines = {}) {

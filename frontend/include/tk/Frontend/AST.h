@@ -229,9 +229,9 @@ struct BlockStmt : Stmt {
   std::unique_ptr<BlockStmt> cloneBlock() const;
   std::vector<StmtPtr> stmts;
   /// The source tokens the block spans and their characters (comments and whitespace are not
-  /// tokens; 0 for a block Sema made): what a copy of it
-  /// costs, charged before a static_range unrolls it, a function is instantiated or a kernel
-  /// is checked in another config (a loop that never runs is copied, never checked).
+  /// tokens; 0 for a block Sema made): what a copy of it costs, charged before a static_range
+  /// unrolls it, a function is instantiated or a kernel is checked in another config (a loop
+  /// that never runs is copied, never checked).
   size_t tokens = 0, bytes = 0;
   /// A copy's cost in units of the compile's budget (SemaLimits::kMaxCheckedNodes): a node a
   /// token, and its text (a name may be megabytes long, and every copy has its own).
