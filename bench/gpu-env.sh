@@ -6,9 +6,11 @@ mkdir -p /tmp/tkgpu && tar -xJf .pack/tk-gpu.tar.xz -C /tmp/tkgpu
 export LD_LIBRARY_PATH=/tmp/tkgpu/tk/bin:${LD_LIBRARY_PATH:-}
 export TK_STDLIB_DIR=$PWD/stdlib
 tkc=/tmp/tkgpu/tk/bin/tkc
-# The operands of fp8_matmul_persistent per row and column at M N K, for `tkc run`.
+# The operands of fp8_matmul_persistent per row and column at M N K, for `tkc run` (the
+# workspace and counters of STREAM_K for tiles of up to 128x256 on up to 264 programs).
 fp8_args() { local M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N}x$K c=zeros:bf16:${M}x$N scale_a=rand:f32:$M
-  scale_b=rand:f32:$N bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
+  scale_b=rand:f32:$N bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 workspace=zeros:f32:$((264 * 128 * 256))
+  counters=zeros:i32:$(( (M / 64 + 1) * (N / 64 + 1) )) M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
 # One timing line of fp8_matmul_persistent per row and column, 128x128x128 tiles of 4 warps,
 # by `tkc run --time 100`: fp8_time M N K STAGES WS TAIL. The grid is the 132 multiprocessors
 # of the H100 SXM and H200 the device tool lends (two programs each with ws 3).

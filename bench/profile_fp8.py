@@ -94,8 +94,9 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     m, n, k = args.shape
     operands = ("a=rand:f8e4m3:{m}x{k} b=rand:f8e4m3:{n}x{k} c=zeros:bf16:{m}x{n} scale_a=rand:f32:{m} scale_b=rand:f32:{n} "
-                "bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 M={m} N={n} K={k} lda={k} ldb={k} ldc={n} "
-                "ldr={n} ldm={n}").format(m=m, n=n, k=k).split()
+                "bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 workspace=zeros:f32:8650752 counters=zeros:i32:{t} "
+                "M={m} N={n} K={k} lda={k} ldb={k} ldc={n} "
+                "ldr={n} ldm={n}").format(m=m, n=n, k=k, t=(m // 64 + 1) * (n // 64 + 1)).split()
     columns = {}
     for config in args.config or ["128 128 5 4 1 1 8"]:
         bm, bn, stages, warps, ws, cluster, group = config.split()

@@ -377,8 +377,9 @@ class Bench:
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         configs = autotune_configs(source, "fp8_matmul")
         for (m, n, k) in shapes:
-            # Split-K's partials and per-tile counters, for every config the tuner may try.
-            workspace = max(c["SPLIT_K"] * m * n for c in configs if c["SPLIT_K"] > 1)
+            # Split-K's partials and per-tile counters, for every config the tuner may try, and
+            # the persistent kernel's STREAM_K slots (a tile of at most 128x256 a program).
+            workspace = max(max(c["SPLIT_K"] * m * n for c in configs if c["SPLIT_K"] > 1), 2 * sms * 128 * 256)
             counters = max(-(-m // c["BM"]) * -(-n // c["BN"]) for c in configs)
             grid = lambda meta: (tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"]), meta["SPLIT_K"])  # noqa: E731
             a = (torch.randn(m, k, device="cuda") * 0.5).to(e4m3)
@@ -421,7 +422,6 @@ class Bench:
                                     counters=torch.zeros(counters, device="cuda", dtype=torch.int32),
                                     M=m, N=n, K=k, lda=k, ldb=k, ldc=n, ldr=n, ldm=n)
                     check = lambda: peers.check("tk fp8 %s" % label, c, want, 1e-2)  # noqa: E731
-                    persistent_operands = {name: v for name, v in operands.items() if name not in ("workspace", "counters")}
 
                     def fastest(constants):
                         """fp8_matmul and the persistent kernel (one program per multiprocessor over
@@ -433,7 +433,7 @@ class Bench:
                         pt, pe, p_tuning, persistent_launch = self.tk_measure(
                             self.kernel(source, "fp8_matmul_persistent"),  # noqa: B023
                             lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
-                            persistent_operands, constants, reps, c, check, tune=True)  # noqa: B023
+                            operands, constants, reps, c, check, tune=True)  # noqa: B023
                         tiled = dict(t, config=tuning.best_text, error=e)
                         persistent = dict(pt, config=p_tuning.best_text, error=pe)
                         best = tiled if t["per_call_ms"] <= pt["per_call_ms"] else \
@@ -458,7 +458,7 @@ class Bench:
                             ("fp8_matmul", grid, operands, tuning.best),
                             ("fp8_matmul_persistent",
                              lambda meta: (min(persistent_programs(sms, meta), tkc.cdiv(m, meta["BM"]) * tkc.cdiv(n, meta["BN"])),),  # noqa: B023
-                             persistent_operands, p_tuning.best)):
+                             operands, p_tuning.best)):
                         named, named_err, _, _ = self.tk_measure(self.kernel(renamed, kernel + "_cutlass"), kernel_grid,
                                                               kernel_operands, dict(best, SCALE_MODE=mode), reps, c, check)
                         row["tk_configs"]["%s_cutlass (%s's config)" % (kernel, kernel)] = dict(named, error=named_err)

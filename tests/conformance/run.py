@@ -1601,27 +1601,32 @@ def add_stdlib_cases():
     with open(std("fp8_matmul")) as f:
         text = f.read()
         persistent_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), "
-                                        r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *TAIL_SPLIT: *(\d+))? *\}",
+                                        r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *TAIL_SPLIT: *(\d+))?"
+                                        r"(?:, *STREAM_K: *(true))? *\}",
                                         text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
                                              text.index("kernel fp8_matmul_persistent")])
         space = text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
                      text.index("kernel fp8_matmul_persistent")]
         assert len(persistent_configs) == space.count("{ BM:"), "a config of fp8_matmul_persistent the pattern missed"
+    # STREAM_K's slots (a tile of up to 128x256 for each of up to 8 programs) and its per-tile
+    # counts, which every launch leaves zero; the persistent kernel takes them in every mode.
+    stream_k_scratch = {"workspace": np.zeros(8 * 128 * 256, np.float32), "counters": np.zeros(64, np.int32)}
     def persistent_args(scale_a, scale_b):
         return {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": scale_a, "scale_b": scale_b,
                 "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-                "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt}
+                "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **stream_k_scratch}
     # (With TAIL_SPLIT: 128x128 tiles leave 3 whole and one in parts, the second part's columns
     # all past N; 128x256 tiles are all in the tail, no whole wave.)
-    for bm_, bn_, bk_, warps, stages, ws, tail in persistent_configs:
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s" % (bm_, bn_, bk_, warps, stages,
-                                                                            {"1": "_ws", "3": "_ws3"}.get(ws, ""),
-                                                                            "_tail%s" % tail if tail else ""),
+    for bm_, bn_, bk_, warps, stages, ws, tail, stream_k in persistent_configs:
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s%s" % (bm_, bn_, bk_, warps, stages,
+                                                                              {"1": "_ws", "3": "_ws3"}.get(ws, ""),
+                                                                              "_tail%s" % tail if tail else "",
+                                                                              "_stream_k" if stream_k else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
-                      "TAIL_SPLIT": tail or "1"})
+                      "TAIL_SPLIT": tail or "1", "STREAM_K": stream_k or "false"})
     # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
     sa0, sb0 = np.array([0.5], np.float32), np.array([0.25], np.float32)
     case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
@@ -1662,7 +1667,7 @@ def add_stdlib_cases():
         case("stdlib.fp8_matmul_persistent.tma." + name, std("fp8_matmul"), "fp8_matmul_persistent", programs_,
              {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc},
+              "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc, **stream_k_scratch},
              (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
                  csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL, defines=dict(defines, SCALE_MODE=mode_))
@@ -1687,6 +1692,26 @@ def add_stdlib_cases():
         shape_c_case("bm128_bn128_p%s_mode%s_s%s_tail%s_tiles_ping_pong" % (programs_, mode_, stages, tail_), programs_,
                      mode_, {"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
                              "warp_specialize": "3", "TAIL_SPLIT": tail_})
+    # STREAM_K: the tiles of the last, part-filled wave as one run of k-steps in equal shares.
+    # 9 tiles of 128x128 with 7 k-steps: on 2 programs tile 8 in halves (4 and 3 k-steps); on 4
+    # tile 8 in shares of 2 (the last 1); on 5 four tiles in shares of 6, most spanning two
+    # tiles; on 7 two tiles in shares of 2; 6 tiles of 128x256 on 4 programs (two shared in
+    # shares of 4); without a producer; per tensor; warp_specialize 3 (one program a CTA: its
+    # programs differ in their k-steps, not only in their tiles). Then Mt x Nt x Kt's 4 tiles of
+    # 5 k-steps on 7 programs, all shared, 3 k-steps each: program 2's share inside tile 1,
+    # which three programs share.
+    for bm_, bn_, warps, stages, programs_, mode_, ws_ in [
+            ("128", "128", "4", "5", "2", "1", "1"), ("128", "128", "4", "5", "4", "1", "1"),
+            ("128", "128", "4", "5", "5", "1", "1"), ("128", "128", "4", "5", "7", "0", "1"),
+            ("128", "256", "8", "4", "4", "1", "1"), ("128", "256", "8", "3", "4", "1", "0"),
+            ("128", "128", "4", "6", "4", "1", "3")]:
+        shape_c_case("bm%s_bn%s_p%s_mode%s_s%s_ws%s_stream_k" % (bm_, bn_, programs_, mode_, stages, ws_), programs_, mode_,
+                     {"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
+                      "STREAM_K": "true"})
+    case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p7_stream_k_short_shares", std("fp8_matmul"),
+         "fp8_matmul_persistent", "7", persistent_args(tsa, tsb), fp8_tma_ref, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+         defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
+                  "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3", "STREAM_K": "true"})
     # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
     # step CTA 0 has both its tiles and CTA 1 only its program 0's (n - t0 = 3), whose copy of
     # b it still shares with CTA 0's program 0 tile.
@@ -1698,7 +1723,7 @@ def add_stdlib_cases():
          "fp8_matmul_persistent", "2",
          {"a": a7, "b": cb[:N7 * Kc], "c": np.zeros(M7 * N7, np.uint16), "scale_a": sa7, "scale_b": csb[:N7],
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": M7, "N": N7, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": N7, "ldr": N7, "ldm": N7},
+          "M": M7, "N": N7, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": N7, "ldr": N7, "ldm": N7, **stream_k_scratch},
          lambda out: {"c": b16(acc7 * sa7[:, None] * csb[None, :N7]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
                   "cluster_size": "2", "SCALE_MODE": "1"})
@@ -1716,14 +1741,14 @@ def add_stdlib_cases():
     case("stdlib.fp8_matmul_persistent.mode2_tail4", std("fp8_matmul"), "fp8_matmul_persistent", "3",
          {"a": ba, "b": bb, "c": np.zeros(Mb * Nb, np.uint16), "scale_a": bsa.ravel(), "scale_b": bsb.ravel(),
           "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": Mb, "N": Nb, "K": Kb, "lda": Kb, "ldb": Kb, "ldc": Nb, "ldr": Nb, "ldm": Nb},
+          "M": Mb, "N": Nb, "K": Kb, "lda": Kb, "ldb": Kb, "ldc": Nb, "ldr": Nb, "ldm": Nb, **stream_k_scratch},
          fp8_block_tail_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BM": "128", "BN": "256", "BK": "128", "num_warps": "8", "num_stages": "3", "warp_specialize": "1",
                   "TAIL_SPLIT": "4", "SCALE_MODE": "2"})
     case("stdlib.fp8_matmul_persistent.mode2.epilogue", std("fp8_matmul"), "fp8_matmul_persistent", "2",
          {"a": fa, "b": fb["f8e5m2"], "c": np.zeros(Mf * Nf, np.uint16), "scale_a": scales[2][0].ravel(),
           "scale_b": scales[2][1].ravel(), "bias": b16(fbias), "residual": b16(fres).ravel(), "mul": b16(fgate).ravel(),
-          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf},
+          "M": Mf, "N": Nf, "K": Kf, "lda": Kf, "ldb": Kf, "ldc": Nf, "ldr": Nf, "ldm": Nf, **stream_k_scratch},
          fp8_split_ref, tol=BF16_ULP_TOL, gpu_tol=(2e-2, 2e-2),
          defines={"BM": "64", "BN": "32", "BK": "128", "num_warps": "4", "num_stages": "3", "SCALE_MODE": "2",
                   "B": "f8e5m2", "HAS_BIAS": "true", "ACT": "1", "HAS_MUL": "true", "HAS_RESIDUAL": "true"})
