@@ -7,18 +7,14 @@
 set -u
 . bench/gpu-env.sh
 export TK_CACHE_DIR=/tmp/tkcache
-t() { # M N K grid -D...
-  local M=$1 N=$2 K=$3 grid=$4; shift 4
-  timeout 60 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BK=128 -D SCALE_MODE=1 "$@" \
-    --grid $grid --time 200 $(fp8_args $M $N $K) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${M}x${N}x$K $* grid $grid/"
-}
+# (Each ran with this function inline as `t`; it is bench/gpu-env.sh's fp8_persistent_time now.)
 {
 for round in 1 2; do
   for shape in "2048 4096 11008" "8192 8192 4096"; do
-    t $shape 132 -D BM=128 -D BN=256 -D num_warps=8 -D num_stages=4 -D warp_specialize=1
-    t $shape 132 -D BM=128 -D BN=256 -D num_warps=8 -D num_stages=4 -D warp_specialize=1 -D STREAM_K=true
-    t $shape 132 -D BM=128 -D BN=128 -D num_warps=4 -D num_stages=5 -D warp_specialize=1 -D STREAM_K=true
-    t $shape 264 -D BM=128 -D BN=128 -D num_warps=4 -D num_stages=6 -D warp_specialize=3
+    fp8_persistent_time $shape 132 -D BM=128 -D BN=256 -D num_warps=8 -D num_stages=4 -D warp_specialize=1
+    fp8_persistent_time $shape 132 -D BM=128 -D BN=256 -D num_warps=8 -D num_stages=4 -D warp_specialize=1 -D STREAM_K=true
+    fp8_persistent_time $shape 132 -D BM=128 -D BN=128 -D num_warps=4 -D num_stages=5 -D warp_specialize=1 -D STREAM_K=true
+    fp8_persistent_time $shape 264 -D BM=128 -D BN=128 -D num_warps=4 -D num_stages=6 -D warp_specialize=3
   done
 done
 } > $OUT/times.txt 2>&1
