@@ -21,12 +21,12 @@ fp8_time() {
     $(fp8_args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
 }
 # One timing line of fp8_matmul_persistent per row and column at M N K on GRID programs with
-# k-steps of 128 and the -D constants given, by `tkc run --time 200`:
-# fp8_persistent_time M N K GRID -D NAME=VALUE...
+# k-steps of 128 and the -D constants given, by `tkc run --time 200` (of $FP8_SOURCE when set, a
+# copy of the stdlib's file): fp8_persistent_time M N K GRID -D NAME=VALUE...
 fp8_persistent_time() {
   local M=$1 N=$2 K=$3 grid=$4; shift 4
-  timeout 60 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BK=128 -D SCALE_MODE=1 "$@" \
-    --grid $grid --time 200 $(fp8_args $M $N $K) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${M}x${N}x$K $* grid $grid/"
+  timeout 60 $tkc run ${FP8_SOURCE:-stdlib/std/fp8_matmul.tk} --kernel fp8_matmul_persistent --backend=cuda -D BK=128 \
+    -D SCALE_MODE=1 "$@" --grid $grid --time 200 $(fp8_args $M $N $K) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${M}x${N}x$K $* grid $grid/"
 }
 # compute-sanitizer's summary line for fp8_matmul_persistent per row and column, 128x128x128 tiles of
 # 4 warps in 6 stages with two programs a CTA: fp8_sanitize TOOL GRID M N K [-D ...].
