@@ -252,6 +252,29 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
 /// (loaded in that layout where it can be, else converted once before the loop): left in the
 /// default layout, the value would be converted twice every iteration (an accumulator that
 /// reaches its yield through a branch, from a loaded start).
+/// Whether `value` is computed from the loop argument `arg` by at most `depth` elementwise ops
+/// whose other operands are uniform or can be produced in any layout (`adoptable`): a running
+/// sum of loaded tiles (`acc += load(...)`, stream-K's partials), which can then stay in the
+/// layout its start arrives in.
+bool elementwiseOf(const LayoutState &state, Value value, BlockArgument arg, int depth) {
+  if (value == arg)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth == 0 || !def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+    return false;
+  bool onPath = false;
+  for (Value operand : def->getOperands()) {
+    SmallVector<Value> adopted;
+    if (!isTile(operand) || isUniform(operand))
+      continue;
+    if (!onPath && elementwiseOf(state, operand, arg, depth - 1))
+      onPath = true;
+    else if (!adoptable(state, operand, adopted, 6))
+      return false;
+  }
+  return onPath;
+}
+
 struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto loop = cast<scf::ForOp>(op);
@@ -260,7 +283,18 @@ struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp
     for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
       const LayoutBits *yielded = state.layoutOf(yield.getOperand(k));
       Value init = loop.getInitArgs()[k];
-      if (!yielded || state.layoutOf(arg))
+      if (state.layoutOf(arg))
+        continue;
+      // A start in a non-default layout that the body only adds adoptable tiles to keeps it
+      // (the body's elementwise ops then take it from the argument).
+      if (const LayoutBits *started = yielded ? nullptr : state.layoutOf(init);
+          started && elementwiseOf(state, yield.getOperand(k), arg, 4)) {
+        LayoutBits bits = *started;
+        changed |= state.assign(arg, bits);
+        changed |= state.assign(loop.getResult(k), bits);
+        continue;
+      }
+      if (!yielded)
         continue;
       if (!isUniform(init) && !sameAs(state, init, *yielded) && !state.defaultSlices())
         continue;
@@ -425,6 +459,38 @@ template <typename Op> struct SlotBySlotRule : public LayoutRuleOpInterface::Ext
   }
 };
 
+/// A store of 4-byte elements held where the tensor cores left them (each thread two adjacent
+/// columns, four lanes eight: a whole 32-byte sector a quad) writes them from there, its
+/// pointers and mask made in that layout too (`adoptable`), instead of the tile crossing shared
+/// memory into the default layout first (stream-K's and split-K's f32 partials).
+struct StoreRule : public LayoutRuleOpInterface::ExternalModel<StoreRule, StoreOp> {
+  static bool sectorRuns(const LayoutBits &bits, Type element) {
+    return element.getIntOrFloatBitWidth() == 32 && bits.slot.size() > 0 && bits.slot[0] == 0 &&
+           bits.thread.size() > 1 && bits.thread[0] == 1 && bits.thread[1] == 2;
+  }
+  bool inferResultLayouts(Operation *op, LayoutState &state) const {
+    auto store = cast<StoreOp>(op);
+    const LayoutBits *held = isTile(store.getValue()) ? state.layoutOf(store.getValue()) : nullptr;
+    if (!held || !sectorRuns(*held, getElementTypeOrSelf(store.getValue().getType())) || state.layoutOf(store.getPtr()))
+      return false;
+    SmallVector<Value> adopted;
+    for (Value operand : {store.getPtr(), store.getMask()})
+      if (operand && !adoptable(state, operand, adopted, 6))
+        return false;
+    LayoutBits bits = *held;
+    bool changed = false;
+    for (Value value : adopted)
+      changed |= state.assign(value, bits);
+    return changed;
+  }
+  bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
+    auto store = cast<StoreOp>(op);
+    const LayoutBits &bits = operandLayout(state, operand);
+    return sectorRuns(bits, getElementTypeOrSelf(store.getValue().getType())) && sameAs(state, store.getPtr(), bits) &&
+           (!store.getMask() || sameAs(state, store.getMask(), bits)) && sameAs(state, store.getValue(), bits);
+  }
+};
+
 /// Broadcasts and transposes move elements from any layout into the default one.
 template <typename Op> struct FromAnyRule : public LayoutRuleOpInterface::ExternalModel<FromAnyRule<Op>, Op> {
   bool inferResultLayouts(Operation *, LayoutState &) const { return false; }
@@ -504,7 +570,8 @@ void registerLayoutRules(DialectRegistry &registry) {
     TransOp::attachInterface<FromAnyRule<TransOp>>(*context);
     AddPtrOp::attachInterface<SlotBySlotRule<AddPtrOp>>(*context);
     LoadOp::attachInterface<SlotBySlotRule<LoadOp>>(*context);
-    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, StoreOp, PrefetchL2Op, AtomicRMWOp, AtomicCASOp, ScanOp, RandOp, HintOp,
+    StoreOp::attachInterface<StoreRule>(*context);
+    attachDefaultOnly<MakeRangeOp, SplatOp, BitcastOp, PrefetchL2Op, AtomicRMWOp, AtomicCASOp, ScanOp, RandOp, HintOp,
                       PrintOp, AssertOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, tk::gpu::TkgDialect *) {

@@ -334,7 +334,10 @@ struct StorePattern : public AccessPattern<StoreOp> {
     int64_t width = widthFor(op, op.getValue());
     CacheHints hints = cacheHints(CacheModifier::none, op.getEvict());
     hints.policy = createPolicy(rewriter, loc, hints);
-    Distribution l = Distribution::of(converter.layoutOf(op.getPtr().getType()));
+    // The default layout, or an accumulator's (4-byte partials written where they are held).
+    Type ptrType = op.getPtr().getType();
+    Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
+                                              : Distribution::of(converter.layoutOf(ptrType));
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);

@@ -109,6 +109,51 @@ func.func @adopted(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %r: !tk.ptr<f16
 
 // -----
 
+// An f32 partial (split-K's, stream-K's) stored through pointers of broadcast rows and
+// columns, and read back into a running sum from the same start: the store takes the
+// accumulator's layout as it is (each thread writes its two adjacent columns, a quad of lanes a
+// 32-byte sector), its pointers made there; the loop's sum starts in that layout and the load
+// adds into it where it is. Nothing crosses shared memory.
+// CHECK-LABEL: func.func @partial
+// CHECK: %[[D:.*]] = tk.dot {{.*}} -> tensor<32x32xf32, #tkg.linear<[[ACC:.*]]>>
+// CHECK-NOT: tkg.convert_layout
+// CHECK: tk.store %{{.*}}, %[[D]] : tensor<32x32x!tk.ptr<f32>, #tkg.linear<[[ACC]]>>, tensor<32x32xf32, #tkg.linear<[[ACC]]>>
+// CHECK: scf.for {{.*}} -> (tensor<32x32xf32, #tkg.linear<[[ACC]]>>)
+// CHECK: tk.load {{.*}} -> tensor<32x32xf32, #tkg.linear<[[ACC]]>>
+// CHECK-NOT: tkg.convert_layout
+func.func @partial(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %w: !tk.ptr<f32>, %n: i32) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %i = tk.make_range 0, 32 : tensor<32xi32>
+  %rows = tk.expand_dims %i, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %i, 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %s32 = arith.constant dense<32> : tensor<32x1xi32>
+  %rowoff = arith.muli %rows, %s32 : tensor<32x1xi32>
+  %ws = tk.splat %w : !tk.ptr<f32> -> tensor<32x1x!tk.ptr<f32>>
+  %wrow = tk.addptr %ws, %rowoff : tensor<32x1x!tk.ptr<f32>>, tensor<32x1xi32>
+  %wb = tk.broadcast %wrow : tensor<32x1x!tk.ptr<f32>> -> tensor<32x32x!tk.ptr<f32>>
+  %cb = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+  %wp = tk.addptr %wb, %cb : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xi32>
+  tk.store %wp, %d : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %sum = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %d) -> (tensor<32x32xf32>) : i32 {
+    %ws2 = tk.splat %w : !tk.ptr<f32> -> tensor<32x1x!tk.ptr<f32>>
+    %wrow2 = tk.addptr %ws2, %rowoff : tensor<32x1x!tk.ptr<f32>>, tensor<32x1xi32>
+    %wb2 = tk.broadcast %wrow2 : tensor<32x1x!tk.ptr<f32>> -> tensor<32x32x!tk.ptr<f32>>
+    %cb2 = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+    %wp2 = tk.addptr %wb2, %cb2 : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xi32>
+    %v = tk.load %wp2 : (tensor<32x32x!tk.ptr<f32>>) -> tensor<32x32xf32>
+    %next = arith.addf %acc, %v : tensor<32x32xf32>
+    scf.yield %next : tensor<32x32xf32>
+  }
+  %wp3 = tk.addptr %wb, %cb : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xi32>
+  tk.store %wp3, %sum : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xf32>
+  return
+}
+
+// -----
+
 // A 32x32 f32 dot of f16 tiles on mma.sync: 4 warps split the result 2x2. In its layout,
 // element (r, c) = 32r + c: slots hold c's bit 0 (the pair in a register), r's bit 3 (rows g
 // and g + 8) and c's bit 3 (two n-tiles of 8); lanes hold c's bits 1-2 and r's bits 0-2;

@@ -85,12 +85,12 @@ func.func @other_threads(%x: !tk.ptr<f32>) attributes {tk.kernel, tk.num_warps =
 
 // -----
 
-// Hand-written IR may put a tensor-core layout where a lowering needs the blocked one (a store
-// here); the pass fails with that said, instead of aborting.
+// Hand-written IR may put a tensor-core layout where a lowering needs the blocked one (an
+// atomic here); the pass fails with that said, instead of aborting.
 #acc2 = #tkg.linear<slots = [0, 8, 3], lanes = [1, 2, 5, 6, 7], warps = [4, 9]>
 // expected-error @+1 {{reached an op that takes tiles only in the blocked layout}}
-func.func @store_in_mma_layout(%c: !tk.ptr<f32>, %x: tensor<32x32xf32, #acc2>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+func.func @atomic_in_mma_layout(%c: !tk.ptr<f32>, %x: tensor<32x32xf32, #acc2>) attributes {tk.kernel, tk.num_warps = 4 : i32} {
   %cs = tk.splat %c : !tk.ptr<f32> -> tensor<32x32x!tk.ptr<f32>, #acc2>
-  tk.store %cs, %x : tensor<32x32x!tk.ptr<f32>, #acc2>, tensor<32x32xf32, #acc2>
+  %old = tk.atomic_rmw add %cs, %x : (tensor<32x32x!tk.ptr<f32>, #acc2>, tensor<32x32xf32, #acc2>) -> tensor<32x32xf32, #acc2>
   return
 }
