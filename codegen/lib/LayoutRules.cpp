@@ -247,16 +247,13 @@ struct DotRule : public LayoutRuleOpInterface::ExternalModel<DotRule, DotOp> {
   }
 };
 
-/// A loop's iteration argument and result take the layout its yield arrives in, when its init
-/// is uniform or already in that layout; once the other rules have settled, whatever the init
-/// (loaded in that layout where it can be, else converted once before the loop): left in the
-/// default layout, the value would be converted twice every iteration (an accumulator that
-/// reaches its yield through a branch, from a loaded start).
-/// Whether `value` is computed from the loop argument `arg` by at most `depth` elementwise ops
-/// whose other operands are uniform or can be produced in any layout (`adoptable`): a running
-/// sum of loaded tiles (`acc += load(...)`, stream-K's partials), which can then stay in the
-/// layout its start arrives in.
-bool elementwiseOf(const LayoutState &state, Value value, BlockArgument arg, int depth) {
+/// Whether `value` is the loop argument `arg` updated by at most `depth` elementwise ops, each
+/// value on the way used only by the next (so nothing else in the body wants it in another
+/// layout), whose other operands are uniform or can be produced in any layout (`adoptable`): a
+/// running sum of loaded tiles (`acc += load(...)`, stream-K's partials).
+bool updatedByAdoptables(const LayoutState &state, Value value, BlockArgument arg, int depth) {
+  if (!value.hasOneUse())
+    return false;
   if (value == arg)
     return true;
   Operation *def = value.getDefiningOp();
@@ -267,7 +264,7 @@ bool elementwiseOf(const LayoutState &state, Value value, BlockArgument arg, int
     SmallVector<Value> adopted;
     if (!isTile(operand) || isUniform(operand))
       continue;
-    if (!onPath && elementwiseOf(state, operand, arg, depth - 1))
+    if (!onPath && updatedByAdoptables(state, operand, arg, depth - 1))
       onPath = true;
     else if (!adoptable(state, operand, adopted, 6))
       return false;
@@ -275,6 +272,12 @@ bool elementwiseOf(const LayoutState &state, Value value, BlockArgument arg, int
   return onPath;
 }
 
+/// A loop's iteration argument and result take the layout its yield arrives in, when its init
+/// is uniform or already in that layout; once the other rules have settled, whatever the init
+/// (loaded in that layout where it can be, else converted once before the loop): left in the
+/// default layout, the value would be converted twice every iteration (an accumulator that
+/// reaches its yield through a branch, from a loaded start). A start in a non-default layout
+/// that the body only updates with adoptable tiles (`updatedByAdoptables`) keeps its layout.
 struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp> {
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto loop = cast<scf::ForOp>(op);
@@ -285,10 +288,9 @@ struct ForRule : public LayoutRuleOpInterface::ExternalModel<ForRule, scf::ForOp
       Value init = loop.getInitArgs()[k];
       if (state.layoutOf(arg))
         continue;
-      // A start in a non-default layout that the body only adds adoptable tiles to keeps it
-      // (the body's elementwise ops then take it from the argument).
+      // (The body's elementwise ops then take the start's layout from the argument.)
       if (const LayoutBits *started = yielded ? nullptr : state.layoutOf(init);
-          started && elementwiseOf(state, yield.getOperand(k), arg, 4)) {
+          started && updatedByAdoptables(state, yield.getOperand(k), arg, 4)) {
         LayoutBits bits = *started;
         changed |= state.assign(arg, bits);
         changed |= state.assign(loop.getResult(k), bits);
@@ -461,17 +463,19 @@ template <typename Op> struct SlotBySlotRule : public LayoutRuleOpInterface::Ext
 
 /// A store of 4-byte elements held where the tensor cores left them (each thread two adjacent
 /// columns, four lanes eight: a whole 32-byte sector a quad) writes them from there, its
-/// pointers and mask made in that layout too (`adoptable`), instead of the tile crossing shared
-/// memory into the default layout first (stream-K's and split-K's f32 partials).
+/// pointers and mask made in that layout too (`adoptable`: used by this store alone), instead
+/// of the tile crossing shared memory into the default layout first (stream-K's f32 partials,
+/// f32 results).
 struct StoreRule : public LayoutRuleOpInterface::ExternalModel<StoreRule, StoreOp> {
-  static bool sectorRuns(const LayoutBits &bits, Type element) {
-    return element.getIntOrFloatBitWidth() == 32 && bits.slot.size() > 0 && bits.slot[0] == 0 &&
-           bits.thread.size() > 1 && bits.thread[0] == 1 && bits.thread[1] == 2;
+  static bool sectorRuns(const LayoutBits &bits, RankedTensorType tile) {
+    return tile.getElementTypeBitWidth() == 32 && tile.getShape().back() >= 8 && bits.slot.size() > 0 &&
+           bits.slot[0] == 0 && bits.thread.size() > 1 && bits.thread[0] == 1 && bits.thread[1] == 2;
   }
   bool inferResultLayouts(Operation *op, LayoutState &state) const {
     auto store = cast<StoreOp>(op);
-    const LayoutBits *held = isTile(store.getValue()) ? state.layoutOf(store.getValue()) : nullptr;
-    if (!held || !sectorRuns(*held, getElementTypeOrSelf(store.getValue().getType())) || state.layoutOf(store.getPtr()))
+    auto tile = dyn_cast<RankedTensorType>(store.getValue().getType());
+    const LayoutBits *held = tile ? state.layoutOf(store.getValue()) : nullptr;
+    if (!held || !sectorRuns(*held, tile) || state.layoutOf(store.getPtr()))
       return false;
     SmallVector<Value> adopted;
     for (Value operand : {store.getPtr(), store.getMask()})
@@ -486,7 +490,7 @@ struct StoreRule : public LayoutRuleOpInterface::ExternalModel<StoreRule, StoreO
   bool acceptsOperandLayout(Operation *op, OpOperand &operand, const LayoutState &state) const {
     auto store = cast<StoreOp>(op);
     const LayoutBits &bits = operandLayout(state, operand);
-    return sectorRuns(bits, getElementTypeOrSelf(store.getValue().getType())) && sameAs(state, store.getPtr(), bits) &&
+    return sectorRuns(bits, cast<RankedTensorType>(store.getValue().getType())) && sameAs(state, store.getPtr(), bits) &&
            (!store.getMask() || sameAs(state, store.getMask(), bits)) && sameAs(state, store.getValue(), bits);
   }
 };

@@ -154,6 +154,46 @@ func.func @partial(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %w: !tk.ptr<f32
 
 // -----
 
+// The same running sum also used by another op of the body (rounded and stored as f16, which
+// takes the default layout): it stays in the default layout, converted once before the loop,
+// not at every iteration.
+// CHECK-LABEL: func.func @partial_used
+// CHECK: tkg.convert_layout
+// CHECK: scf.for {{.*}} -> (tensor<32x32xf32, #tkg.blocked
+// CHECK-NOT: tkg.convert_layout
+// CHECK: scf.yield
+func.func @partial_used(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %w: !tk.ptr<f32>, %h: !tk.ptr<f16>, %n: i32) attributes {tk.kernel, tk.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
+  %d = tk.dot %a, %b, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %i = tk.make_range 0, 32 : tensor<32xi32>
+  %rows = tk.expand_dims %i, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %i, 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %s32 = arith.constant dense<32> : tensor<32x1xi32>
+  %rowoff = arith.muli %rows, %s32 : tensor<32x1xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %sum = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %d) -> (tensor<32x32xf32>) : i32 {
+    %ws = tk.splat %w : !tk.ptr<f32> -> tensor<32x1x!tk.ptr<f32>>
+    %wrow = tk.addptr %ws, %rowoff : tensor<32x1x!tk.ptr<f32>>, tensor<32x1xi32>
+    %wb = tk.broadcast %wrow : tensor<32x1x!tk.ptr<f32>> -> tensor<32x32x!tk.ptr<f32>>
+    %cb = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+    %wp = tk.addptr %wb, %cb : tensor<32x32x!tk.ptr<f32>>, tensor<32x32xi32>
+    %v = tk.load %wp : (tensor<32x32x!tk.ptr<f32>>) -> tensor<32x32xf32>
+    %next = arith.addf %acc, %v : tensor<32x32xf32>
+    %r = arith.truncf %acc : tensor<32x32xf32> to tensor<32x32xf16>
+    %hs = tk.splat %h : !tk.ptr<f16> -> tensor<32x1x!tk.ptr<f16>>
+    %hrow = tk.addptr %hs, %rowoff : tensor<32x1x!tk.ptr<f16>>, tensor<32x1xi32>
+    %hb = tk.broadcast %hrow : tensor<32x1x!tk.ptr<f16>> -> tensor<32x32x!tk.ptr<f16>>
+    %cb2 = tk.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+    %hp = tk.addptr %hb, %cb2 : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xi32>
+    tk.store %hp, %r : tensor<32x32x!tk.ptr<f16>>, tensor<32x32xf16>
+    scf.yield %next : tensor<32x32xf32>
+  }
+  return
+}
+
+// -----
+
 // A 32x32 f32 dot of f16 tiles on mma.sync: 4 warps split the result 2x2. In its layout,
 // element (r, c) = 32r + c: slots hold c's bit 0 (the pair in a register), r's bit 3 (rows g
 // and g + 8) and c's bit 3 (two n-tiles of 8); lanes hold c's bits 1-2 and r's bits 0-2;
