@@ -93,6 +93,8 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     m, n, k = args.shape
+    # (workspace: STREAM_K's slots for up to 264 programs of 128x256 tiles, the device tool's
+    # 132-multiprocessor GPUs; counters: one a tile of 64x64 or more)
     operands = ("a=rand:f8e4m3:{m}x{k} b=rand:f8e4m3:{n}x{k} c=zeros:bf16:{m}x{n} scale_a=rand:f32:{m} scale_b=rand:f32:{n} "
                 "bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 workspace=zeros:f32:8650752 counters=zeros:i32:{t} "
                 "M={m} N={n} K={k} lda={k} ldb={k} ldc={n} "

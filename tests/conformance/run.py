@@ -1609,7 +1609,8 @@ def add_stdlib_cases():
                      text.index("kernel fp8_matmul_persistent")]
         assert len(persistent_configs) == space.count("{ BM:"), "a config of fp8_matmul_persistent the pattern missed"
     # STREAM_K's slots (a tile of up to 128x256 for each of up to 8 programs) and its per-tile
-    # counts, which every launch leaves zero; the persistent kernel takes them in every mode.
+    # counts, which every launch leaves zero (the stream-K cases check that); the persistent
+    # kernel takes them in every mode.
     stream_k_scratch = {"workspace": np.zeros(8 * 128 * 256, np.float32), "counters": np.zeros(64, np.int32)}
     def persistent_args(scale_a, scale_b):
         return {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": scale_a, "scale_b": scale_b,
@@ -1668,7 +1669,7 @@ def add_stdlib_cases():
              {"a": ca, "b": cb, "c": np.zeros(Mc * Nc, np.uint16), "scale_a": row_, "scale_b": col_,
               "bias": np.zeros(1, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
               "M": Mc, "N": Nc, "K": Kc, "lda": Kc, "ldb": Kc, "ldc": Nc, "ldr": Nc, "ldm": Nc, **stream_k_scratch},
-             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel()})(
+             (lambda r, c: lambda out: {"c": b16(cacc * r * c).ravel(), "counters": np.zeros(64, np.int32)})(
                  csa[:, None] if mode_ == "1" else 0.5, csb[None, :] if mode_ == "1" else 0.25),
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL, defines=dict(defines, SCALE_MODE=mode_))
     for bm_, bn_, warps, stages, programs_, mode_, group_, ws_ in [
@@ -1709,7 +1710,8 @@ def add_stdlib_cases():
                      {"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
                       "STREAM_K": "true"})
     case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p7_stream_k_short_shares", std("fp8_matmul"),
-         "fp8_matmul_persistent", "7", persistent_args(tsa, tsb), fp8_tma_ref, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+         "fp8_matmul_persistent", "7", persistent_args(tsa, tsb),
+         lambda out: dict(fp8_tma_ref(out), counters=np.zeros(64, np.int32)), tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
                   "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3", "STREAM_K": "true"})
     # Two programs a CTA on one cluster (4 programs) over 7 tiles of one column: at the second
