@@ -19,7 +19,10 @@
 // without an eviction hint; its rows a multiple of 8 (each 128-byte column block of the buffer
 // then starts on the 1024-byte period of TMA's swizzle) and at least 16 bytes wide (a box's
 // smallest row). The copy completes after the program went on, so nothing else in the kernel
-// may touch that memory: no other access through the same argument. An atomic that releases
+// may touch that memory: no other access through the same argument, but for a plain store
+// after every loop with such copies, which first waits until they have written (stream-K's
+// finishing parts after the whole waves' tiles, which that store kept from TMA before;
+// bench/results/2026-12-07-session42, run 8). An atomic that releases
 // (acq_rel or release: it could tell another program the tile is there, as stream-K's and
 // split-K's counters tell of their partials) first waits until the program's copies have
 // written (`tkg.tma_store_wait written`); in a loop over tiles that is the previous tile's copy,
@@ -66,9 +69,27 @@ bool storesEachTile(StoreOp store, func::FuncOp kernel) {
   return true;
 }
 
+/// Whether `op` is a plain store that runs after every loop of the kernel's top level holding a
+/// store in `tmaStores` or one already by TMA: it then writes after their copies have (the
+/// wait before it, below), whatever it overlaps (stream-K's finishing parts after the whole
+/// waves' tiles).
+bool storesAfterTheCopies(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation *> &tmaStores, Operation *op) {
+  Block *top = topBlock(kernel);
+  Operation *own = isa<StoreOp>(op) ? top->findAncestorOpInBlock(*op) : nullptr;
+  if (!own)
+    return false;
+  auto before = [&](Operation *copy) {
+    Operation *loop = top->findAncestorOpInBlock(*copy);
+    return loop && loop != own && loop->isBeforeInBlock(own);
+  };
+  WalkResult copies = kernel.walk([&](TmaStoreOp copy) { return before(copy) ? WalkResult::advance() : WalkResult::interrupt(); });
+  return !copies.wasInterrupted() && llvm::all_of(tmaStores, before);
+}
+
 /// Whether anything but the stores in `tmaStores` (those by TMA: `store` and the others this
 /// pass takes, all writes the issuing thread orders) may read or write `base`'s memory: an
-/// access through it (or through a pointer of unknown origin), a load's TMA map of it.
+/// access through it (or through a pointer of unknown origin) other than a plain store after
+/// the copies, a load's TMA map of it.
 bool touchedOtherwise(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation *> &tmaStores, BlockArgument base) {
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (auto map = kernel.getArgAttrOfType<TensorMapAttr>(i, TkgDialect::kTensorMap);
@@ -80,7 +101,9 @@ bool touchedOtherwise(func::FuncOp kernel, const llvm::SmallPtrSetImpl<Operation
     if (!ptr)
       return WalkResult::advance();
     BlockArgument other = baseArgument(ptr);
-    return other && other != base ? WalkResult::advance() : WalkResult::interrupt();
+    if (other && other != base)
+      return WalkResult::advance();
+    return other && storesAfterTheCopies(kernel, tmaStores, op) ? WalkResult::advance() : WalkResult::interrupt();
   });
   return walk.wasInterrupted();
 }
@@ -152,7 +175,6 @@ void storeByTma(func::FuncOp kernel) {
     return "";
   };
   llvm::SmallPtrSet<Operation *, 4> tmaStores;
-  SmallVector<StoreOp> left; // candidates whose staging did not fit
   for (StoreOp store : stores)
     if (qualifies(store).empty())
       tmaStores.insert(store);
@@ -255,7 +277,6 @@ void storeByTma(func::FuncOp kernel) {
         needed = neededFor(width /= 2);
     if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
-      left.push_back(store);
       continue;
     }
     OpBuilder b(context);
@@ -288,15 +309,18 @@ void storeByTma(func::FuncOp kernel) {
   }
   if (!stored)
     return;
-  // A store left beside TMA stores to its matrix writes after their copies have (a wait of
-  // the issuing thread, then a barrier of the program).
+  // A store left beside TMA stores to its matrix (one whose staging did not fit, or a plain
+  // store after their loops) writes after their copies have (a wait of the issuing thread,
+  // then a barrier of the program).
   llvm::SmallPtrSet<Value, 4> tmaStored;
   kernel.walk([&](TmaStoreOp store) {
     auto map = kernel.getArgAttrOfType<TensorMapAttr>(cast<BlockArgument>(store.getMap()).getArgNumber(),
                                                       TkgDialect::kTensorMap);
     tmaStored.insert(kernel.getArgument(map.getBase()));
   });
-  for (StoreOp store : left) {
+  SmallVector<StoreOp> plain;
+  kernel.walk([&](StoreOp store) { plain.push_back(store); });
+  for (StoreOp store : plain) {
     if (!tmaStored.contains(baseArgument(store.getPtr())))
       continue;
     OpBuilder b(store);
