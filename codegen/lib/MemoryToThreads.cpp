@@ -246,6 +246,13 @@ template <typename Op> struct AccessPattern : public OpConversionPattern<Op> {
     return accessWidth(axis, converter, op.getPtr(), op.getMask(), tile);
   }
 
+  /// Where the access's slots are: the default layout, or an accumulator's (an epilogue's
+  /// operand read where it is used, 4-byte partials written where they are held).
+  Distribution distributionFor(Value ptr) const {
+    Type type = ptr.getType();
+    return hasLinearLayout(type) ? Distribution{*layoutBitsOf(type), std::nullopt} : Distribution::of(converter.layoutOf(type));
+  }
+
   const AxisAnalysis &axis;
   ThreadTypeConverter &converter;
 };
@@ -262,10 +269,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     int64_t width = widthFor(op, op.getResult());
     CacheHints hints = cacheHints(op.getCache(), op.getEvict(), op.getPrefetchSize());
     hints.policy = createPolicy(rewriter, loc, hints);
-    // The default layout, or an accumulator's (an epilogue's operand read where it is used).
-    Type ptrType = op.getPtr().getType();
-    Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
-                                              : Distribution::of(converter.layoutOf(ptrType));
+    Distribution l = distributionFor(op.getPtr());
     auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
     // Slots that differ only in broadcast bits hold the same pointer and mask values (the
@@ -334,10 +338,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     int64_t width = widthFor(op, op.getValue());
     CacheHints hints = cacheHints(CacheModifier::none, op.getEvict());
     hints.policy = createPolicy(rewriter, loc, hints);
-    // The default layout, or an accumulator's (4-byte partials written where they are held).
-    Type ptrType = op.getPtr().getType();
-    Distribution l = hasLinearLayout(ptrType) ? Distribution{*layoutBitsOf(ptrType), std::nullopt}
-                                              : Distribution::of(converter.layoutOf(ptrType));
+    Distribution l = distributionFor(op.getPtr());
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
       Value ptr = slotPointer(rewriter, loc, op.getPtr(), ptrs, l, start, coefficients);
