@@ -1709,6 +1709,17 @@ def add_stdlib_cases():
         shape_c_case("bm%s_bn%s_p%s_mode%s_s%s_ws%s_stream_k" % (bm_, bn_, programs_, mode_, stages, ws_), programs_, mode_,
                      {"BM": bm_, "BN": bn_, "BK": "128", "num_warps": warps, "num_stages": stages, "warp_specialize": ws_,
                       "STREAM_K": "true"})
+    # K = 0 (one empty k-step a tile: the shares' arithmetic divided by zero before): 4 tiles of
+    # zeros on 3 programs, the fourth shared.
+    case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p3_stream_k_empty_k", std("fp8_matmul"), "fp8_matmul_persistent",
+         "3", {"a": np.zeros(16, np.uint8), "b": np.zeros(16, np.uint8), "c": np.full(130 * 136, 0x3f80, np.uint16),
+               "scale_a": tsa[:130], "scale_b": tsb[:136], "bias": np.zeros(1, np.uint16),
+               "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16), "M": 130, "N": 136, "K": 0, "lda": 16,
+               "ldb": 16, "ldc": 136, "ldr": 136, "ldm": 136, **stream_k_scratch},
+         lambda out: {"c": np.zeros(130 * 136, np.uint16), "counters": np.zeros(64, np.int32)}, tol=BF16_ULP_TOL,
+         gpu_tol=FP8_FAST_ACCUM_TOL,
+         defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "5", "warp_specialize": "1",
+                  "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3", "STREAM_K": "true"})
     case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_p7_stream_k_short_shares", std("fp8_matmul"),
          "fp8_matmul_persistent", "7", persistent_args(tsa, tsb),
          lambda out: dict(fp8_tma_ref(out), counters=np.zeros(64, np.int32)), tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
