@@ -369,6 +369,8 @@ std::string reportJson(const tk::TuneReport &report) {
             json.attribute("ms", *result.ms);
           else
             json.attribute("ms", nullptr);
+          if (result.finalMs)
+            json.attribute("final_ms", *result.finalMs);
           json.attribute("status", result.status);
         });
     });

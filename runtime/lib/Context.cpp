@@ -279,24 +279,59 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
   noteLaunch(kernel, stream);
 }
 
-double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
-                           bool flushL2) {
-  if (backend_ != Backend::Cuda)
-    throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
+std::function<void(int)> Context::l2Flush(const Stream &stream, bool flushL2) {
+  if (!flushL2)
+    return [](int) {};
   size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
   {
     std::lock_guard<std::mutex> lock(launches_);
     if (!flush_)
       driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
   }
+  return [this, flushBytes, handle = stream.handle()](int r) {
+    driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, handle), "flushing the L2 cache");
+  };
+}
+
+namespace {
+template <typename T> T medianOf(std::vector<T> values) {
+  if (values.empty())
+    return T(0);
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+} // namespace
+
+double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
+                           bool flushL2) {
+  if (backend_ != Backend::Cuda)
+    throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
+  auto flush = l2Flush(stream, flushL2);
   for (int r = 0; r < warmup; ++r)
     launch();
-  auto flush = [&](int r) {
-    if (flushL2)
-      driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, stream.handle()), "flushing the L2 cache");
-  };
-  std::vector<float> times = eventTimes(repetitions, flush, launch, stream);
-  return times.empty() ? 0 : times[times.size() / 2];
+  return medianOf(eventTimes(repetitions, flush, [&](int) { launch(); }, stream));
+}
+
+std::vector<double> Context::timeInterleaved(const std::vector<std::function<void()>> &launches, int rounds,
+                                             const Stream &stream, bool flushL2) {
+  if (backend_ != Backend::Cuda)
+    throw Error("tk::Context::timeInterleaved: timing needs the CUDA backend");
+  size_t n = launches.size();
+  if (n == 0)
+    return {};
+  auto flush = l2Flush(stream, flushL2);
+  for (const auto &launch : launches)
+    launch();
+  // Sample s is round s / n's (s % n)-th run, the order rotated by one each round.
+  auto which = [n](int s) { return (size_t(s) / n + size_t(s) % n) % n; };
+  std::vector<float> times = eventTimes(int(n) * std::max(rounds, 1), flush, [&](int s) { launches[which(s)](); }, stream);
+  std::vector<std::vector<float>> each(n);
+  for (size_t s = 0; s < times.size(); ++s)
+    each[which(int(s))].push_back(times[s]);
+  std::vector<double> medians;
+  for (auto &t : each)
+    medians.push_back(medianOf(t));
+  return medians;
 }
 
 double Context::timeBackToBack(const std::function<void()> &launch, int warmup, int repetitions,
@@ -311,12 +346,11 @@ double Context::timeBackToBack(const std::function<void()> &launch, int warmup, 
     for (int r = 0; r < repetitions; ++r)
       launch();
   };
-  std::vector<float> batches = eventTimes(3, [](int) {}, batch, stream);
-  return batches[1] / float(repetitions);
+  return medianOf(eventTimes(3, [](int) {}, [&](int) { batch(); }, stream)) / float(repetitions);
 }
 
 std::vector<float> Context::eventTimes(int samples, const std::function<void(int)> &before,
-                                       const std::function<void()> &between, const Stream &stream) {
+                                       const std::function<void(int)> &between, const Stream &stream) {
   cuda::CUevent start = nullptr, stop = nullptr;
   driver().check(driver().cuEventCreate(&start, 0), "cuEventCreate");
   if (cuda::CUresult result = driver().cuEventCreate(&stop, 0); result != 0) {
@@ -328,7 +362,7 @@ std::vector<float> Context::eventTimes(int samples, const std::function<void(int
     for (int i = 0; i < samples; ++i) {
       before(i);
       driver().check(driver().cuEventRecord(start, stream.handle()), "cuEventRecord");
-      between();
+      between(i);
       driver().check(driver().cuEventRecord(stop, stream.handle()), "cuEventRecord");
       checkSync(driver().cuEventSynchronize(stop), "timing");
       float ms = 0;
@@ -342,7 +376,6 @@ std::vector<float> Context::eventTimes(int samples, const std::function<void(int
   }
   driver().cuEventDestroy(start);
   driver().cuEventDestroy(stop);
-  std::sort(times.begin(), times.end());
   return times;
 }
 

@@ -36,8 +36,9 @@ x2 = torch.randn(256, 1000, device="cuda")
 y2 = torch.empty_like(x2)
 report = softmax.tune((256,), x2, y2, 1000, 1000)
 timed = [c for c in report.configs if c["ms"] is not None]
-check("tune times the configs that fit (%s)" % report, len(timed) >= 3 and
-      report.best_ms == min(c["ms"] for c in timed), report.table())
+finalists = [c["final_ms"] for c in timed if c["final_ms"] is not None]  # those within 5% of the best, run in turn
+check("tune times the configs that fit (%s)" % report, len(timed) >= 3 and len(finalists) != 1 and
+      report.best_ms == (min(finalists) if finalists else min(c["ms"] for c in timed)), report.table())
 y2.fill_(float("nan"))
 softmax[(256,)](x2, y2, 1000, 1000)  # the winner, from the tuning
 check("the tuned key's launch", torch.allclose(y2, torch.softmax(x2, 1), atol=1e-6))

@@ -110,6 +110,13 @@ TEST_F(JitInterpreterTest, LaunchWithConstantsComputesAxpy) {
   EXPECT_EQ(bx.toVector<float>(), x);
 }
 
+TEST_F(JitInterpreterTest, TimingNeedsTheCudaBackend) {
+  std::function<void()> nothing = [] {};
+  EXPECT_NE(errorOf([&] { context.timeMedian(nothing, 0, 3); }).find("timing needs the CUDA backend"), std::string::npos);
+  EXPECT_NE(errorOf([&] { context.timeInterleaved({nothing, nothing}, 3); }).find("timeInterleaved: timing needs the CUDA"),
+            std::string::npos);
+}
+
 TEST_F(JitInterpreterTest, AutotunedKernelRunsItsFirstConfigAndTheGridSeesIt) {
   Kernel axpy = Module::fromString(context, kSource, "axpy.tk", options()).kernel("axpy");
   int64_t seenBlock = 0;
@@ -885,6 +892,48 @@ kernel count(x: ptr<f32>, total: ptr<f32>, n: i32, const BLOCK: i32) {
     EXPECT_TRUE(r.status.empty()) << r.config.str() << ": " << r.status;
   // The last timed run started from zero: one run's sum, not the sum of every run.
   EXPECT_EQ(total.toVector<float>(), std::vector<float>{float(n)});
+}
+
+TEST_F(JitGpuTest, ConfigsWithinFivePercentRunAgainstEachOther) {
+  // TAG changes nothing the kernel does: its two configs time alike and both become finalists,
+  // run in turn; REPEAT 256 reads its inputs 256 times over, far beyond 5%, and is no finalist.
+  const char *source = R"(
+@autotune(key = [n], configs = [{ TAG: 1, REPEAT: 1 }, { TAG: 2, REPEAT: 256 }, { TAG: 3, REPEAT: 1 }])
+kernel sum(x: ptr<f32>, out: ptr<f32>, n: i32, const TAG: i32, const REPEAT: i32) {
+    let i = program_id(0) * 256 + arange(0, 256);
+    var acc = zeros([256], f32);
+    for r in range(0, REPEAT) {
+        acc = acc + load(x + i, mask = i < n, other = 0.0);
+    }
+    store(out + i, acc, mask = i < n);
+}
+)";
+  const int n = 1 << 22;
+  Buffer x = Buffer::of(*context, ramp(n, 1e-6f)), out(*context, Scalar::F32, n);
+  Kernel sum = Module::fromString(*context, source, "sum.tk", options()).kernel("sum");
+  TuneReport report = sum.tune(Grid((n + 255) / 256), {x, out, n});
+  ASSERT_EQ(report.results.size(), 3u);
+  EXPECT_TRUE(report.results[0].finalMs && *report.results[0].finalMs > 0);
+  EXPECT_FALSE(report.results[1].finalMs) << "REPEAT 256 took " << report.results[1].ms.value_or(0) << " ms";
+  EXPECT_TRUE(report.results[2].finalMs && *report.results[2].finalMs > 0);
+  ASSERT_NE(report.best, 1u);
+  EXPECT_LE(*report.results[report.best].finalMs, *report.results[2 - report.best].finalMs);
+}
+
+TEST_F(JitGpuTest, TimeInterleavedRunsEachLaunchOnceARound) {
+  Kernel fill = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer small(*context, Scalar::I32, 128), large(*context, Scalar::I32, 128 << 12);
+  int smallRuns = 0, largeRuns = 0;
+  std::vector<std::function<void()>> launches = {
+      [&] { ++smallRuns, fill.launch(Grid(1), {small, 1, 1}); },
+      [&] { ++largeRuns, fill.launch(Grid(1), {large, 2, 4096}); }}; // 128 stores 16 KB apart
+  std::vector<double> ms = context->timeInterleaved(launches, 7);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_GT(ms[0], 0);
+  EXPECT_GT(ms[1], 0);
+  EXPECT_EQ(smallRuns, 8); // a warm-up run each, then one a round
+  EXPECT_EQ(largeRuns, 8);
+  EXPECT_TRUE(context->timeInterleaved({}, 7).empty());
 }
 
 TEST_F(JitGpuTest, OneConfigIsNotTimed) {

@@ -38,18 +38,22 @@ void printTable(std::ostream &out, const TuneReport &report) {
   size_t width = 6;
   for (const TuneResult &r : report.results)
     width = std::max(width, r.config.str().size());
+  // "final (ms)": the finalists' medians when they ran in turn (tk::TuneResult::finalMs).
   out << std::left << std::setw(int(width) + 2) << "config" << std::right << std::setw(12) << "time (ms)"
-      << "  status\n";
+      << std::setw(12) << "final (ms)" << "  status\n";
+  auto text = [](const std::optional<double> &ms) {
+    std::ostringstream s;
+    if (ms)
+      s << std::fixed << std::setprecision(4) << *ms;
+    else
+      s << "-";
+    return s.str();
+  };
   for (size_t i = 0; i < report.results.size(); ++i) {
     const TuneResult &r = report.results[i];
-    std::ostringstream ms;
-    if (r.ms)
-      ms << std::fixed << std::setprecision(4) << *r.ms;
-    else
-      ms << "-";
     std::string status = r.status.empty() ? (i == report.best ? "best" : "") : r.status;
-    out << std::left << std::setw(int(width) + 2) << r.config.str() << std::right << std::setw(12) << ms.str() << "  "
-        << status << "\n";
+    out << std::left << std::setw(int(width) + 2) << r.config.str() << std::right << std::setw(12) << text(r.ms)
+        << std::setw(12) << text(r.finalMs) << "  " << status << "\n";
   }
 }
 

@@ -498,24 +498,30 @@ class Kernel:
 
 class TuneReport:
     """A tuning's outcome (Kernel.tune): `best` (the winner's constants, as a launch takes them),
-    `best_ms`, `configs` (each config's "config" text, "constants", "ms" or None and "status"),
-    `from_database` (nothing was timed: the winner was known), `compile_seconds`, `time_seconds`."""
+    `best_ms` (its final round's median if it had one), `configs` (each config's "config" text,
+    "constants", "ms" or None, "final_ms" (a finalist's median when the configs within 5% of the
+    best ran in turn; else None) and "status"), `from_database` (nothing was timed: the winner
+    was known), `compile_seconds`, `time_seconds`."""
 
     def __init__(self, data):
-        self.configs = [dict(c, constants={k: _value_of(v) for k, v in c["constants"].items()}) for c in data["configs"]]
+        self.configs = [dict(c, constants={k: _value_of(v) for k, v in c["constants"].items()},
+                             final_ms=c.get("final_ms")) for c in data["configs"]]
         self.best_index = data["best"]
         winner = self.configs[self.best_index]
-        self.best, self.best_ms, self.best_text = winner["constants"], winner["ms"], winner["config"]
+        self.best, self.best_text = winner["constants"], winner["config"]
+        self.best_ms = winner["ms"] if winner["final_ms"] is None else winner["final_ms"]
         self.from_database = data["from_database"]
         self.compile_seconds, self.time_seconds = data["compile_seconds"], data["time_seconds"]
 
     def table(self):
         """The report as `tkc tune` prints it: one line per config, its time and status."""
         width = max([6] + [len(c["config"]) for c in self.configs])
-        lines = ["%-*s  %10s  status" % (width, "config", "time (ms)")]
+        def ms(value):
+            return "-" if value is None else "%.4f" % value
+        lines = ["%-*s  %10s  %10s  status" % (width, "config", "time (ms)", "final (ms)")]
         for i, c in enumerate(self.configs):
             status = c["status"] or ("best" if i == self.best_index else "")
-            lines.append("%-*s  %10s  %s" % (width, c["config"], "-" if c["ms"] is None else "%.4f" % c["ms"], status))
+            lines.append("%-*s  %10s  %10s  %s" % (width, c["config"], ms(c["ms"]), ms(c["final_ms"]), status))
         return "\n".join(lines)
 
     def __repr__(self):

@@ -160,6 +160,15 @@ public:
   double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
                     bool flushL2 = true);
 
+  /// Several launches timed against each other: `rounds` rounds, each timing one run of every
+  /// launch as timeMedian does (events, a cold L2 with flushL2), the order rotated by one from
+  /// round to round, after one warm-up run each; each launch's median in milliseconds. A GPU at
+  /// its power cap changes clocks over tens of milliseconds, which a block of one launch's runs
+  /// followed by a block of the other's charges to whichever ran in the slower moment;
+  /// interleaved, the drift falls on all of them alike. CUDA backend only.
+  std::vector<double> timeInterleaved(const std::vector<std::function<void()>> &launches, int rounds,
+                                      const Stream &stream = Stream(), bool flushL2 = true);
+
   /// The benchmarks' second method: after `warmup` runs, `repetitions` runs enqueued back to
   /// back between two CUDA events with one synchronization, no L2 flush between them; the mean
   /// time of one run in milliseconds, the median over three such batches (`bench/peers.py` times
@@ -212,10 +221,13 @@ private:
   mutable std::mutex hostMemory_;
   std::shared_ptr<const bool> lifetime_ = std::make_shared<const bool>(true);
   void checkSync(int result, const std::string &what);
-  /// `samples` runs of `between`, each between two CUDA events on `stream` and synchronized,
-  /// `before(i)` first (outside the events): the elapsed milliseconds, sorted.
+  /// `samples` runs of `between(i)`, each between two CUDA events on `stream` and synchronized,
+  /// `before(i)` first (outside the events): the elapsed milliseconds, in order.
   std::vector<float> eventTimes(int samples, const std::function<void(int)> &before,
-                                const std::function<void()> &between, const Stream &stream);
+                                const std::function<void(int)> &between, const Stream &stream);
+  /// What runs before each timed run: with flushL2, a write of twice the L2 size on `stream`
+  /// (the buffer allocated once); otherwise nothing.
+  std::function<void(int)> l2Flush(const Stream &stream, bool flushL2);
 };
 
 /// Device memory of `count` elements of one type (host memory under the interpreter), freed

@@ -163,6 +163,10 @@ struct TuneResult {
   Config config;
   std::optional<double> ms; // the median of its timing rounds' medians; none when not timed (pruned, failed, untimed)
   std::string status;       // "" timed; otherwise why not ("pruned: ...", "failed to compile: ...")
+  /// A finalist's (a config within 5% of the best rounds' median, at most four, when there are
+  /// two or more) median in the final round, where the finalists run in turn: what picks the
+  /// winner among them.
+  std::optional<double> finalMs;
 };
 
 struct TuneReport {
