@@ -95,6 +95,46 @@ struct Executable::Impl {
     return kernel;
   }
 
+  /// FP8 matmuls of more than 128 rows: fp8_matmul_persistent, the alternative to the step's
+  /// fp8_matmul that GraphOptions::fp8Kernel names or (Auto) times against it.
+  Kernel fp8Persistent;
+  GraphOptions::Fp8Kernel fp8Choice = GraphOptions::Fp8Kernel::Auto;
+  /// Auto's verdicts, by M, N, K and the epilogue's constants: whether the persistent kernel ran faster.
+  std::map<std::string, bool> persistentFaster;
+
+  /// fp8_matmul_persistent's grid: a program a multiprocessor (with two programs a CTA, as many
+  /// as are resident), at most one a tile.
+  GridSpec persistentGrid(int64_t M, int64_t N) const {
+    int64_t sms = std::max(context->device().multiprocessors, 1);
+    return GridSpec([=](const Config &c) {
+      int64_t programs = sms * (c.integer("warp_specialize").value_or(0) == 3 ? c[kResidentPrograms] : 1);
+      return Grid(std::min(programs, cdiv(M, c["BM"]) * cdiv(N, c["BN"])));
+    });
+  }
+
+  /// Whether an FP8 matmul of M x N x K (more than 128 rows) runs fp8_matmul_persistent rather than
+  /// `tiled`: GraphOptions::fp8Kernel, or with Auto on the CUDA backend the faster of the two
+  /// on this launch's arguments, timed once per shape and constants (each kernel's tuning
+  /// first, so that its winner runs).
+  bool runsPersistent(int64_t M, int64_t N, int64_t K, Kernel &tiled, const GridSpec &tiledGrid,
+                      const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
+    if (fp8Choice != GraphOptions::Fp8Kernel::Auto || context->backend() != Backend::Cuda)
+      return fp8Choice == GraphOptions::Fp8Kernel::Persistent;
+    std::string key = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    for (const auto &[name, value] : consts)
+      key += " " + name + "=" + value.str();
+    if (auto known = persistentFaster.find(key); known != persistentFaster.end())
+      return known->second;
+    GridSpec grid = persistentGrid(M, N);
+    tiled.tune(tiledGrid, args, consts, stream);
+    fp8Persistent.tune(grid, args, consts, stream);
+    // 30 runs each in turn (a 2048-row LLaMA-7B projection: about 10 ms).
+    std::vector<double> ms = context->timeInterleaved({[&] { tiled.launch(tiledGrid, args, consts, stream); },
+                                                       [&] { fp8Persistent.launch(grid, args, consts, stream); }},
+                                                      30, stream);
+    return persistentFaster[key] = ms[1] < ms[0];
+  }
+
   /// A stdlib template's constants with the graph's element type as its dtype parameter T.
   Consts typed(Consts consts) const {
     consts.insert_or_assign("T", Const(dtype));
@@ -238,12 +278,14 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
       Consts consts{{"SCALE_MODE", int64_t(1)}, {"HAS_BIAS", flag(step.bias)}, {"ACT", step.act},
                     {"HAS_MUL", flag(step.gate)}, {"HAS_RESIDUAL", flag(step.residual)}};
       GridSpec grid([M, N](const Config &c) { return Grid(cdiv(M, c["BM"]) * cdiv(N, c["BN"]), c["SPLIT_K"]); });
-      kernel.launch(grid,
-                    {in(0), in(1), out, in(5), in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
-                     step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
-                     i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
-                     i32(step.in[3].rowStride), i32(step.in[4].rowStride)},
-                    typed(consts), stream);
+      std::vector<Arg> args{in(0), in(1), out, in(5), in(6), step.bias ? in(2) : *dummy, step.residual ? in(3) : *dummy,
+                            step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
+                            i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
+                            i32(step.in[3].rowStride), i32(step.in[4].rowStride)};
+      if (!splitKMayPay(M) && runsPersistent(M, N, K, kernel, grid, args, typed(consts), stream))
+        fp8Persistent.launch(persistentGrid(M, N), args, typed(consts), stream);
+      else
+        kernel.launch(grid, args, typed(consts), stream);
       return;
     }
     int64_t M = outInfo.shape[0], N = outInfo.shape[1], K = plan.info(graph, first.inputs[1]).shape[0];
@@ -505,6 +547,9 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
   impl.dummy = std::make_unique<Buffer>(context, impl.dtype, 16);
   impl.dummyF32 = std::make_unique<Buffer>(context, Scalar::F32, 16);
   impl.dummyI32 = std::make_unique<Buffer>(context, Scalar::I32, 16);
+  impl.fp8Choice = options.fp8Kernel;
+  if (!fp8Operands.empty())
+    impl.fp8Persistent = impl.stdlibKernel("fp8_matmul.tk", "fp8_matmul_persistent");
   impl.scaleRows = impl.stdlibKernel("norm.tk", "scale_rows");
   impl.colSums = impl.stdlibKernel("norm.tk", "weighted_col_sums");
   for (const Step &step : impl.plan.steps) {

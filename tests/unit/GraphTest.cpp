@@ -107,7 +107,8 @@ protected:
       bindings[name + "_scale"] = buffers[name + "_scale"].get();
     }
   }
-  void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations);
+  void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations,
+                      const GraphOptions &options = {});
   /// x [rows, k] times the FP8 weight `name` [cols, k] with its per-column scales `name_scale`.
   static Tensor fp8Matmul(Graph &g, const std::string &name, Tensor x, int64_t k, int64_t cols) {
     return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
@@ -261,7 +262,8 @@ TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
 
 /// A SwiGLU block on FP8 weights against its reference (activations quantized per row, as the
 /// graph's quantize_rows does, unless the matmuls are weight-only), and the kernels it ran.
-void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations) {
+void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations,
+                              const GraphOptions &options) {
   const int d = 64, ff = 96;
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {rows, d});
@@ -270,7 +272,7 @@ void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels,
   Tensor up = fp8("wu", normed, d, ff);
   Tensor hidden = g.mul(g.silu(fp8("wg", normed, d, ff)), up);
   g.output(g.add(fp8("wd", hidden, ff, d), x), "out");
-  Executable exe = Executable::compile(context, g);
+  Executable exe = Executable::compile(context, g, options);
   EXPECT_EQ(exe.kernels(), kernels);
   auto xs = randomBf16(size_t(rows) * d, 31), nws = randomBf16(d, 32);
   auto wu = randomBf16(size_t(d) * ff, 33, 0.3f), wg = randomBf16(size_t(d) * ff, 34, 0.3f),
@@ -337,6 +339,20 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
                  {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
                   "quantize_rows (e4m3)", "fp8_matmul (residual)"},
                  /*quantizedActivations=*/true);
+}
+
+TEST_F(GraphRun, Fp8MatmulsOfManyRowsRunTiledOrPersistent) {
+  // More than 128 rows: fp8_matmul or fp8_matmul_persistent (GraphOptions::fp8Kernel; Auto
+  // takes the tiled kernel on the interpreter, which times nothing), with the same epilogues.
+  for (auto choice : {GraphOptions::Fp8Kernel::Tiled, GraphOptions::Fp8Kernel::Persistent}) {
+    SCOPED_TRACE(choice == GraphOptions::Fp8Kernel::Tiled ? "tiled" : "persistent");
+    GraphOptions options;
+    options.fp8Kernel = choice;
+    checkFp8SwiGlu(136,
+                   {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
+                    "quantize_rows (e4m3)", "fp8_matmul (residual)"},
+                   /*quantizedActivations=*/true, options);
+  }
 }
 
 TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {

@@ -145,6 +145,14 @@ struct GraphOptions {
   /// runs on one stream at a time. A launch that faults leaves its queue as it was: after a
   /// fault, compile the graph again.
   bool gemvChains = false;
+  /// Which kernel runs an FP8 matmul of more than 128 rows (a prefill's; fewer rows take
+  /// fp8_matmul with split-K, or fp8_gemv): fp8_matmul (Tiled: a program a tile),
+  /// fp8_matmul_persistent (Persistent: a program a multiprocessor, or two with ping-pong
+  /// consumers, looping over the tiles), or (Auto) the faster of the two at the step's first
+  /// run, each tuned over its own configs and their winners then timed in turn (once per
+  /// shape and epilogue; on the interpreter, which times nothing, Tiled).
+  enum class Fp8Kernel { Auto, Tiled, Persistent };
+  Fp8Kernel fp8Kernel = Fp8Kernel::Auto;
 };
 
 /// Buffers by the names of the graph's inputs, weights and outputs.
