@@ -312,16 +312,17 @@ struct LlamaModel::Impl {
   bool fp8 = false; // LoadOptions::fp8Weights
   TensorParallel parallel; // LoadOptions::parallel
   std::map<std::string, Buffer> weights;
-  /// Compiled graphs by (batch, seqLen, maxContext, decode splits, GEMV chains), each with when it was last
+  /// Compiled graphs by (batch, seqLen, maxContext, decode splits, GEMV chains, FP8 kernel), each with when it was last
   /// used: at most kExecutables kept (recomputing without a cache compiles one per length).
   struct Compiled {
     graph::Executable executable;
     uint64_t lastUse = 0;
   };
   static constexpr size_t kExecutables = 4;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, Compiled> executables;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, bool, graph::GraphOptions::Fp8Kernel>, Compiled> executables;
   int decodeSplits = 0; // the current generate()'s GenerateOptions::decodeSplits
   bool gemvChains = false; // and its GenerateOptions::gemvChains
+  graph::GraphOptions::Fp8Kernel fp8Kernel = graph::GraphOptions::Fp8Kernel::Auto; // and fp8Kernel
   uint64_t uses = 0;
   GenerateStats stats;
   std::optional<Module> sampling; // std/sampling.tk, loaded by the first greedy decode
@@ -361,7 +362,7 @@ struct LlamaModel::Impl {
                          std::vector<graph::KernelProfile> *profile = nullptr);
   /// The compiled graph for (batch, seqLen, maxContext), compiled on first use.
   graph::Executable &executable(int64_t batch, int64_t seqLen, int64_t maxContext) {
-    auto key = std::make_tuple(batch, seqLen, maxContext, maxContext ? decodeSplits : 0, gemvChains);
+    auto key = std::make_tuple(batch, seqLen, maxContext, maxContext ? decodeSplits : 0, gemvChains, fp8Kernel);
     auto it = executables.find(key);
     if (it == executables.end()) {
       if (executables.size() >= kExecutables) // the least recently used goes
@@ -373,6 +374,7 @@ struct LlamaModel::Impl {
       graph::GraphOptions options;
       options.communicator = parallel.communicator;
       options.gemvChains = gemvChains;
+      options.fp8Kernel = fp8Kernel;
       it = executables.emplace(key, Compiled{graph::Executable::compile(*context, graph, options)}).first;
     }
     it->second.lastUse = ++uses;
@@ -695,6 +697,7 @@ std::vector<Generation> LlamaModel::generate(const std::vector<std::vector<int32
   Impl &m = self();
   m.decodeSplits = options.decodeSplits;
   m.gemvChains = options.gemvChains;
+  m.fp8Kernel = options.fp8Kernel;
   m.stats = GenerateStats();
   const LlamaConfig &c = m.config;
   int64_t vocab = c.vocabSize, batch = int64_t(prompts.size()), longest = 0;

@@ -3,7 +3,7 @@
 //   tk-llama MODEL_DIR --prompt 3,17,42 [--max-new-tokens N] [--backend interp|cuda] [--batch B]
 //            [--max-context C] [--save-logits OUT.npy] [--temperature T --top-k K --top-p P --seed S]
 //            [--tokenizer tokenizer.model --prompt-text "..."] [--profile] [--decode-splits N] [--fp8]
-//            [--gemv-chains] [--greedy-on-host]
+//            [--fp8-kernel auto|tiled|persistent] [--gemv-chains] [--greedy-on-host]
 //            [--trace FILE.json] [--tp N] [--nccl]
 // Prints `tokens: 11,22,33` (the generated ids), then the prefill's and the decode steps' speed
 // (on the GPU after a warm-up generation that compiles and tunes), and with a SentencePiece tokenizer
@@ -46,7 +46,8 @@ constexpr const char *kUsage =
     "usage: tk-llama MODEL_DIR --prompt ID,ID,... [--max-new-tokens N] [--backend interp|cuda] [--batch B]\n"
     "                [--max-context C] [--save-logits OUT.npy] [--temperature T] [--top-k K] [--top-p P]\n"
     "                [--seed S] [--tokenizer tokenizer.model --prompt-text TEXT] [--profile] [--no-cache]\n"
-    "                [--decode-splits N] [--fp8] [--gemv-chains] [--greedy-on-host] [--trace FILE.json]\n"
+    "                [--decode-splits N] [--fp8] [--fp8-kernel auto|tiled|persistent] [--gemv-chains]\n"
+    "                [--greedy-on-host] [--trace FILE.json]\n"
     "                [--tp N] [--nccl]\n"
     "  MODEL_DIR         a Hugging Face folder: config.json (LlamaForCausalLM) and model.safetensors\n"
     "                    or its shards with model.safetensors.index.json\n"
@@ -71,6 +72,8 @@ constexpr const char *kUsage =
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
     "                    the prefill's activations quantized per row as they run, decode's few rows multiplied\n"
     "                    as they are: weight-only); the embedding and the LM head stay bf16\n"
+    "  --fp8-kernel      the FP8 prefill's matmuls: fp8_matmul (tiled), fp8_matmul_persistent (persistent) or,\n"
+    "                    by default (auto), the faster of the two at each shape, timed at its first run\n"
     "  --gemv-chains     with FP8 weights (--fp8 or an FP8 checkpoint) at batch 1: each decode step's GEMVs\n"
     "                    between two attentions (O, gate, up, down and the next layer's QKV) as one persistent\n"
     "                    kernel; otherwise it changes nothing\n"
@@ -186,6 +189,7 @@ int main(int argc, char **argv) {
   long maxNew = 16;
   long long maxContext = 0, decodeSplits = 0;
   bool gemvChains = false, greedyOnHost = false;
+  tk::graph::GraphOptions::Fp8Kernel fp8Kernel = tk::graph::GraphOptions::Fp8Kernel::Auto;
   tk::llm::LoadOptions loadOptions;
   bool profile = false;
   std::string tracePath;
@@ -222,6 +226,13 @@ int main(int argc, char **argv) {
         batch = long(integerOption(a, value(), 1, 4096));
       } else if (a == "--gemv-chains") {
         gemvChains = true;
+      } else if (a == "--fp8-kernel") {
+        std::string k = value();
+        if (k != "auto" && k != "tiled" && k != "persistent")
+          throw tk::Error("--fp8-kernel is auto, tiled or persistent, not '" + k + "'");
+        fp8Kernel = k == "tiled"        ? tk::graph::GraphOptions::Fp8Kernel::Tiled
+                    : k == "persistent" ? tk::graph::GraphOptions::Fp8Kernel::Persistent
+                                        : tk::graph::GraphOptions::Fp8Kernel::Auto;
       } else if (a == "--greedy-on-host") {
         greedyOnHost = true;
       } else if (a == "--decode-splits") {
@@ -330,6 +341,7 @@ int main(int argc, char **argv) {
     sampling.maxContext = maxContext;
     sampling.decodeSplits = int(decodeSplits);
     sampling.gemvChains = gemvChains;
+    sampling.fp8Kernel = fp8Kernel;
     sampling.greedyOnDevice = !greedyOnHost;
     // One rank's generation (all of it without tensor parallelism): what rank 0 reports.
     struct Outcome {

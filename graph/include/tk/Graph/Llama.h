@@ -96,6 +96,9 @@ struct GenerateOptions {
   /// Run the FP8 decode step's batch-1 GEMVs between two attentions as one persistent kernel
   /// (graph::GraphOptions::gemvChains); the tokens are the same.
   bool gemvChains = false;
+  /// The kernel of the FP8 prefill's matmuls (graph::GraphOptions::fp8Kernel): by default the
+  /// faster of fp8_matmul and fp8_matmul_persistent at each shape.
+  graph::GraphOptions::Fp8Kernel fp8Kernel = graph::GraphOptions::Fp8Kernel::Auto;
   /// Greedy decoding chooses each step's tokens on the device (std/sampling.tk), the steps
   /// enqueued back to back; false chooses them on the host from each step's downloaded logits,
   /// as sampling does. The tokens and logits are the same.
