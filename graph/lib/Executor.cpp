@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -99,8 +100,10 @@ struct Executable::Impl {
   /// fp8_matmul that GraphOptions::fp8Kernel names or (Auto) times against it.
   Kernel fp8Persistent;
   GraphOptions::Fp8Kernel fp8Choice = GraphOptions::Fp8Kernel::Auto;
-  /// Auto's verdicts, by M, N, K and the epilogue's constants: whether the persistent kernel ran faster.
+  /// Auto's verdicts, by M, N, K, the row strides and the epilogue's constants: whether the
+  /// persistent kernel ran faster; and each step's, once known (its shape is fixed).
   std::map<std::string, bool> persistentFaster;
+  std::map<size_t, bool> stepPersistent;
 
   /// fp8_matmul_persistent's grid: a program a multiprocessor (with two programs a CTA, as many
   /// as are resident), at most one a tile.
@@ -112,27 +115,52 @@ struct Executable::Impl {
     });
   }
 
-  /// Whether an FP8 matmul of M x N x K (more than 128 rows) runs fp8_matmul_persistent rather than
-  /// `tiled`: GraphOptions::fp8Kernel, or with Auto on the CUDA backend the faster of the two
-  /// on this launch's arguments, timed once per shape and constants (each kernel's tuning
-  /// first, so that its winner runs).
-  bool runsPersistent(int64_t M, int64_t N, int64_t K, Kernel &tiled, const GridSpec &tiledGrid,
+  /// Whether step `s`, an FP8 matmul of M x N x K (more than 128 rows), runs fp8_matmul_persistent
+  /// rather than `tiled`: GraphOptions::fp8Kernel, or with Auto on the CUDA backend the faster of
+  /// the two on this launch's arguments, timed once per shape, strides and constants (each
+  /// kernel's tuning first, so that its winner runs). A persistent kernel that cannot run here
+  /// (none of its configs fits the GPU) leaves the tiled one. The step's name (profiles, NVTX,
+  /// kernels()) then says which ran.
+  bool runsPersistent(size_t s, int64_t M, int64_t N, int64_t K, Kernel &tiled, const GridSpec &tiledGrid,
                       const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
     if (fp8Choice != GraphOptions::Fp8Kernel::Auto || context->backend() != Backend::Cuda)
       return fp8Choice == GraphOptions::Fp8Kernel::Persistent;
+    if (auto known = stepPersistent.find(s); known != stepPersistent.end())
+      return known->second;
     std::string key = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    for (size_t k = args.size() - 5; k < args.size(); ++k) // lda, ldb, ldc, ldr, ldm
+      key += " " + std::to_string(args[k].integer());
     for (const auto &[name, value] : consts)
       key += " " + name + "=" + value.str();
-    if (auto known = persistentFaster.find(key); known != persistentFaster.end())
-      return known->second;
-    GridSpec grid = persistentGrid(M, N);
-    tiled.tune(tiledGrid, args, consts, stream);
-    fp8Persistent.tune(grid, args, consts, stream);
-    // 30 runs each in turn (a 2048-row LLaMA-7B projection: about 10 ms).
-    std::vector<double> ms = context->timeInterleaved({[&] { tiled.launch(tiledGrid, args, consts, stream); },
-                                                       [&] { fp8Persistent.launch(grid, args, consts, stream); }},
-                                                      30, stream);
-    return persistentFaster[key] = ms[1] < ms[0];
+    auto known = persistentFaster.find(key);
+    if (known == persistentFaster.end()) {
+      bool faster = false;
+      try {
+        GridSpec grid = persistentGrid(M, N);
+        tiled.tune(tiledGrid, args, consts, stream);
+        fp8Persistent.tune(grid, args, consts, stream);
+        // 30 runs each in turn (a 2048-row LLaMA-7B projection: about 10 ms).
+        std::vector<double> ms = context->timeInterleaved({[&] { tiled.launch(tiledGrid, args, consts, stream); },
+                                                           [&] { fp8Persistent.launch(grid, args, consts, stream); }},
+                                                          30, stream);
+        faster = ms[1] < ms[0];
+      } catch (const Error &e) {
+        std::cerr << "tk: warning: graph: " << stepNames[s] << " (" << key << ") runs fp8_matmul: " << e.what() << "\n";
+      }
+      known = persistentFaster.emplace(key, faster).first;
+    }
+    if (known->second)
+      stepNames[s] = persistentName(stepNames[s]);
+    return stepPersistent[s] = known->second;
+  }
+
+  /// An fp8_matmul step's name with the persistent kernel's: "fp8_matmul (silu, gate)" ->
+  /// "fp8_matmul_persistent (silu, gate)".
+  static std::string persistentName(const std::string &name) {
+    const std::string tiled = "fp8_matmul";
+    return name.rfind(tiled, 0) == 0 && name.rfind(tiled + "_persistent", 0) != 0
+               ? tiled + "_persistent" + name.substr(tiled.size())
+               : name;
   }
 
   /// A stdlib template's constants with the graph's element type as its dtype parameter T.
@@ -282,7 +310,7 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                             step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
                             i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
                             i32(step.in[3].rowStride), i32(step.in[4].rowStride)};
-      if (!splitKMayPay(M) && runsPersistent(M, N, K, kernel, grid, args, typed(consts), stream))
+      if (!splitKMayPay(M) && runsPersistent(s, M, N, K, kernel, grid, args, typed(consts), stream))
         fp8Persistent.launch(persistentGrid(M, N), args, typed(consts), stream);
       else
         kernel.launch(grid, args, typed(consts), stream);
@@ -607,8 +635,14 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
   }
   impl.prepared.resize(impl.plan.steps.size());
-  for (const Step &step : impl.plan.steps)
+  for (const Step &step : impl.plan.steps) {
     impl.stepNames.push_back(step.describe(impl.graph));
+    // (Auto names its choice at the first run: runsPersistent.)
+    if (step.kind == StepKind::MatMul && step.fp8 && !step.weightOnly &&
+        !splitKMayPay(impl.plan.info(impl.graph, step.out).shape[0]) &&
+        options.fp8Kernel == GraphOptions::Fp8Kernel::Persistent)
+      impl.stepNames.back() = Impl::persistentName(impl.stepNames.back());
+  }
   for (const Slot &slot : impl.plan.slots)
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {

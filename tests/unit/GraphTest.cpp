@@ -344,15 +344,24 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
 TEST_F(GraphRun, Fp8MatmulsOfManyRowsRunTiledOrPersistent) {
   // More than 128 rows: fp8_matmul or fp8_matmul_persistent (GraphOptions::fp8Kernel; Auto
   // takes the tiled kernel on the interpreter, which times nothing), with the same epilogues.
-  for (auto choice : {GraphOptions::Fp8Kernel::Tiled, GraphOptions::Fp8Kernel::Persistent}) {
-    SCOPED_TRACE(choice == GraphOptions::Fp8Kernel::Tiled ? "tiled" : "persistent");
+  for (auto choice : {GraphOptions::Fp8Kernel::Auto, GraphOptions::Fp8Kernel::Tiled,
+                      GraphOptions::Fp8Kernel::Persistent}) {
+    std::string kernel = choice == GraphOptions::Fp8Kernel::Persistent ? "fp8_matmul_persistent" : "fp8_matmul";
+    SCOPED_TRACE(kernel);
     GraphOptions options;
     options.fp8Kernel = choice;
     checkFp8SwiGlu(136,
-                   {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
-                    "quantize_rows (e4m3)", "fp8_matmul (residual)"},
+                   {"quantize_rows (e4m3, an rmsnorm folded in)", kernel, kernel + " (silu, gate)",
+                    "quantize_rows (e4m3)", kernel + " (residual)"},
                    /*quantizedActivations=*/true, options);
   }
+  // 128 rows (decode's batches and short prompts) stay on fp8_matmul with split-K.
+  GraphOptions persistent;
+  persistent.fp8Kernel = GraphOptions::Fp8Kernel::Persistent;
+  checkFp8SwiGlu(128,
+                 {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
+                  "quantize_rows (e4m3)", "fp8_matmul (residual)"},
+                 /*quantizedActivations=*/true, persistent);
 }
 
 TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {
