@@ -10,6 +10,6 @@ set -u
 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='JitGpu*:JitInterpreter*:Graph*' 2>&1 | tail -15 > $OUT/gtest.txt
 grep -E "PASSED|FAILED" $OUT/gtest.txt
 L=/tmp/tkgpu/tk/bin/tk-llama
-timeout 440 python3 bench/llm_ab.py 2 fp8b1 "tiled=$L:stdlib:ARGS=--fp8-kernel tiled" "auto=$L:stdlib" \
-  2>&1 | grep -v "Writing model" > $OUT/ab-b1.txt
+timeout 330 python3 bench/llm_ab.py 2 fp8b1 "tiled=$L:stdlib:ARGS=--fp8-kernel tiled" "auto=$L:stdlib" \
+  2>&1 | grep --line-buffered -v "Writing model" > $OUT/ab-b1.txt
 tail -4 $OUT/ab-b1.txt
