@@ -36,3 +36,15 @@ fp8_sanitize() {
     --backend=cuda -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D SCALE_MODE=1 \
     --grid $grid "$@" $(fp8_args $M $N $K) 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | sed "s/^/$tool ${M}x${N}x$K grid $grid $* : /"
 }
+# bench/run-all SECTION into $OUT/SECTION within LIMIT seconds, the SM clock, power and throttle
+# reasons sampled every 100 ms into $OUT/clocks.csv; prints the section's rows and worst ratios:
+# bench_with_clocks SECTION LIMIT
+bench_with_clocks() {
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+    --format=csv,noheader -lms 100 > $OUT/clocks.csv &
+  local sampler=$!
+  OUT=$OUT/$1 timeout $2 bench/run-all $1 > /dev/null 2>&1
+  kill $sampler
+  rm -f $OUT/$1/summary.md
+  grep "^$1\|Worst\|failed\|took" $OUT/$1/log.txt | cut -c1-220
+}
