@@ -265,6 +265,10 @@ bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
     // size budget (each config's copy of the body is charged to it before it is made, which
     // bounds what they keep in memory), and what it leaves unchecked says so
     // instead of failing on a size that no config alone has.
+    // Only the first configs' instances stay (what the summaries and a module describe: the
+    // others, of the same names, made the module fail to build and `tkc check --stats` print
+    // nothing for a file of autotuned kernels).
+    size_t firstInstances = instances.size();
     if (everyConfig && !options.autotuneConfig)
       for (size_t k = 0; k < selected.size(); ++k) {
         size_t count = tunes[k] ? tunes[k]->configs.size() : 0;
@@ -286,6 +290,8 @@ bool Compiler::Impl::instantiateAll(bool requireValues, bool everyConfig) {
           ok &= fine;
         }
       }
+    instances.resize(firstInstances);
+    configCounts.resize(firstInstances);
   });
   return ok && !diags.hasErrors();
 }
