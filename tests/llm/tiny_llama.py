@@ -558,6 +558,10 @@ def check_bad_requests(args, single, tmp, corpus):
                                    (["--prompt", "3", "--tp", "0"], 2, "--tp takes 1 to 64"),
                                    (["--prompt", "3", "--fp8-kernel", "fast"], 2,
                                     "--fp8-kernel is auto, tiled or persistent, not 'fast'"),
+                                   # --name=value as tkc takes it (was "unknown option '--fp8-kernel=fast'")
+                                   (["--prompt=3", "--fp8-kernel=fast"], 2,
+                                    "--fp8-kernel is auto, tiled or persistent, not 'fast'"),
+                                   (["--prompt", "3", "--fp8=yes"], 2, "--fp8 takes no value"),
                                    (["--prompt", "3", "--trace", "/nonexistent-folder/t.json"], 2,
                                     "cannot write '/nonexistent-folder/t.json': the folder '/nonexistent-folder' does not exist"),
                                    (["--prompt", "3", "--trace", ""], 2, "--trace needs a file name"),

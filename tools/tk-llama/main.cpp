@@ -72,8 +72,10 @@ constexpr const char *kUsage =
     "  --fp8             the layers' projections as FP8 (e4m3, a scale per output channel, quantized at load;\n"
     "                    the prefill's activations quantized per row as they run, decode's few rows multiplied\n"
     "                    as they are: weight-only); the embedding and the LM head stay bf16\n"
-    "  --fp8-kernel      the FP8 prefill's matmuls: fp8_matmul (tiled), fp8_matmul_persistent (persistent) or,\n"
-    "                    by default (auto), the faster of the two at each shape, timed at its first run\n"
+    "  --fp8-kernel      with FP8 weights, the prefill's matmuls of more than 128 rows (batch x prompt; fewer\n"
+    "                    stay on fp8_matmul with split-K): fp8_matmul (tiled), fp8_matmul_persistent (persistent)\n"
+    "                    or, by default (auto), the faster of the two at each shape, timed at its first run\n"
+    "                    (the interpreter: tiled)\n"
     "  --gemv-chains     with FP8 weights (--fp8 or an FP8 checkpoint) at batch 1: each decode step's GEMVs\n"
     "                    between two attentions (O, gate, up, down and the next layer's QKV) as one persistent\n"
     "                    kernel; otherwise it changes nothing\n"
@@ -202,7 +204,17 @@ int main(int argc, char **argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
+      // --name=value, as tkc takes it, is --name value.
+      std::optional<std::string> attached;
+      if (size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+        attached = a.substr(eq + 1);
+        a.resize(eq);
+      }
+      bool taken = false;
       auto value = [&]() -> std::string {
+        taken = true;
+        if (attached)
+          return *attached;
         if (i + 1 >= argc)
           throw tk::Error(a + " needs a value");
         return argv[++i];
@@ -277,6 +289,8 @@ int main(int argc, char **argv) {
       } else {
         throw tk::Error("one model folder, not '" + folder + "' and '" + a + "'");
       }
+      if (attached && !taken)
+        throw tk::Error(a + " takes no value");
     }
     if (batch > 1 && prompts.size() + hasPromptText != 1)
       throw tk::Error("--batch repeats one prompt; several --prompt options are a batch by themselves");
