@@ -111,6 +111,12 @@ rev.typed[(1,)](h16, 4, T="f16")
 check("ptr<T> takes the launch's T", h16.tolist(), [2.0] * 4)
 raises("and refuses an array of T's default then", TypeError, "the array is float32, not float16",
        lambda: rev.typed[(1,)](np.ones(4, np.float32), 4, T="f16"))
+raises("a type numpy lacks takes its raw bits, and says so", TypeError,
+       "the array is float32, not uint8 (f8e4m3's raw bits: numpy has no f8e4m3; or ml_dtypes' float8_e4m3fn)",
+       lambda: rev.typed[(1,)](np.ones(4, np.float32), 4, T="f8e4m3"))
+e4m3_ones = np.full(4, 0x38, np.uint8)  # 1.0 in e4m3
+rev.typed[(1,)](e4m3_ones, 4, T="f8e4m3")
+check("an f8e4m3 array as raw bits", e4m3_ones.tolist(), [0x40] * 4)  # 2.0
 raises("a type constant that is no type", ValueError, "is a type", lambda: rev.typed[(1,)](h16, 4, T=-5))
 inplace = np.arange(8, dtype=np.float32)
 rev.inc[(1,)](inplace, inplace, 8)

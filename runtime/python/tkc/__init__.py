@@ -113,6 +113,9 @@ def _check(status):
 _NUMPY = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "uint16",
           "f32": "float32", "f64": "float64", "f8e4m3": "uint8", "f8e5m2": "uint8"}
+# Types numpy lacks, passed as their raw bits (_NUMPY's unsigned integers), and ml_dtypes' names
+# for them, whose arrays pass as they are.
+_RAW_BITS = {"bf16": "bfloat16", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
 _TORCH = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "bfloat16",
           "f32": "float32", "f64": "float64", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
@@ -366,8 +369,13 @@ class Kernel:
         if np is None or not isinstance(value, np.ndarray):
             raise TypeError("%s: the interpreter takes numpy arrays (or CPU torch tensors), not %s"
                             % (self._where(index, elem), type(value).__name__))
+        if elem in _RAW_BITS and value.dtype.name == _RAW_BITS[elem]:  # ml_dtypes' arrays: their bits as they are
+            value = value.view(_NUMPY[elem])
         if value.dtype != np.dtype(_NUMPY[elem]):
-            raise TypeError("%s: the array is %s, not %s" % (self._where(index, elem), value.dtype, _NUMPY[elem]))
+            raise TypeError("%s: the array is %s, not %s%s" % (
+                self._where(index, elem), value.dtype, _NUMPY[elem],
+                " (%s's raw bits: numpy has no %s; or ml_dtypes' %s)" % (elem, elem, _RAW_BITS[elem])
+                if elem in _RAW_BITS else ""))
         if not value.flags["C_CONTIGUOUS"] or not value.flags["WRITEABLE"]:
             raise ValueError("%s: the array must be C-contiguous and writeable (np.ascontiguousarray)"
                              % self._where(index, elem))
