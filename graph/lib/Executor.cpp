@@ -107,10 +107,9 @@ struct Executable::Impl {
 
   /// fp8_matmul_persistent's grid: a program a multiprocessor (with two programs a CTA, as many
   /// as are resident), at most one a tile.
-  GridSpec persistentGrid(int64_t M, int64_t N) const {
-    int64_t sms = std::max(context->device().multiprocessors, 1);
+  static GridSpec persistentGrid(int64_t M, int64_t N) {
     return GridSpec([=](const Config &c) {
-      int64_t programs = sms * (c.integer("warp_specialize").value_or(0) == 3 ? c[kResidentPrograms] : 1);
+      int64_t programs = c[kMultiprocessors] * (c.integer("warp_specialize").value_or(0) == 3 ? c[kResidentPrograms] : 1);
       return Grid(std::min(programs, cdiv(M, c["BM"]) * cdiv(N, c["BN"])));
     });
   }

@@ -80,6 +80,7 @@ std::shared_ptr<Variant> Kernel::Impl::build(const Config &config, const std::ve
         variant->gridConfig.values.emplace(p.name, *value);
   // (The interpreter runs one program at a time: as many as the grid has "fit"; CUDA's below.)
   variant->gridConfig.values.emplace(kResidentPrograms, Const(int64_t(1) << 30));
+  variant->gridConfig.values.emplace(kMultiprocessors, Const(int64_t(std::max(context().device().multiprocessors, 1))));
   CompileOptions options = compileOptions(config, spec);
   const std::string *text = module->text ? &*module->text : nullptr;
   std::string what = "kernel '" + decl.name + "'" + (config.values.empty() ? "" : " {" + config.str() + "}");

@@ -51,6 +51,12 @@ n = 3000
 x, y, out = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32), np.zeros(n, np.float32)
 add[lambda meta: (tkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n)  # BLOCK: the default, 1024
 check("a grid function sees the constants' defaults", np.array_equal(out, x + 0.5), True)
+seen = {}
+add[lambda meta: (seen.update(multiprocessors=meta["multiprocessors"],
+                               resident_programs_per_multiprocessor=meta["resident_programs_per_multiprocessor"]),
+                   tkc.cdiv(n, meta["BLOCK"]))[1:]](x, y, out, n)
+check("and the GPU's multiprocessors (the interpreter's one) and resident programs",
+      (seen["multiprocessors"], seen["resident_programs_per_multiprocessor"]), (1, 2**30))
 out[:] = 0
 add[(tkc.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
 check("a fixed grid and a constant", np.array_equal(out, x + 0.5), True)

@@ -110,6 +110,22 @@ TEST_F(JitInterpreterTest, LaunchWithConstantsComputesAxpy) {
   EXPECT_EQ(bx.toVector<float>(), x);
 }
 
+TEST_F(JitInterpreterTest, GridFunctionsSeeOneMultiprocessor) {
+  // (A persistent grid of multiprocessors x resident programs is then 2^30 programs at most: one
+  // a tile, as the grid functions of the stdlib's persistent kernels bound it.)
+  Kernel fill = Module::fromString(context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer out(context, Scalar::I32, 128);
+  int64_t multiprocessors = 0, resident = 0;
+  fill.launch(GridSpec([&](const Config &c) {
+                multiprocessors = c[kMultiprocessors];
+                resident = c[kResidentPrograms];
+                return Grid(1);
+              }),
+              {out, 7, 1});
+  EXPECT_EQ(multiprocessors, 1);
+  EXPECT_EQ(resident, int64_t(1) << 30);
+}
+
 TEST_F(JitInterpreterTest, TimingNeedsTheCudaBackend) {
   std::function<void()> nothing = [] {};
   EXPECT_NE(errorOf([&] { context.timeMedian(nothing, 0, 3); }).find("timing needs the CUDA backend"), std::string::npos);
@@ -864,14 +880,16 @@ TEST_F(JitGpuTest, GridFunctionsSeeHowManyProgramsFit) {
   Buffer bx = Buffer::of(*context, ramp(n, 1.0f)), by = Buffer::of(*context, ramp(n, 1.0f)), out(*context, Scalar::F32, n);
   Kernel axpy = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("axpy");
   for (int warps : {4, 8}) {
-    int64_t resident = 0;
+    int64_t resident = 0, multiprocessors = 0;
     axpy.launch(GridSpec([&](const Config &c) {
                   resident = c[kResidentPrograms];
+                  multiprocessors = c[kMultiprocessors];
                   return Grid((n + 255) / 256);
                 }),
                 {bx, by, out, 2.0f, n}, {{"BLOCK", 256}, {"num_warps", warps}});
     EXPECT_GE(resident, 1) << warps;
     EXPECT_LE(resident * warps * 32, 2048) << warps;
+    EXPECT_EQ(multiprocessors, context->device().multiprocessors) << warps;
   }
 }
 

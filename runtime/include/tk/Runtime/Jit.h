@@ -121,6 +121,9 @@ struct Config {
 /// calculator; 2^30 on the interpreter, which has no such limit), for persistent kernels that
 /// want every program resident.
 inline constexpr const char *kResidentPrograms = "resident_programs_per_multiprocessor";
+/// And this one: the GPU's multiprocessors (1 on the interpreter), so that a persistent grid
+/// is `multiprocessors * resident_programs_per_multiprocessor` programs (at most one a tile).
+inline constexpr const char *kMultiprocessors = "multiprocessors";
 
 /// ceil(a / b), b > 0: how many programs of b elements cover a (Triton's `triton.cdiv`), for
 /// grid functions such as `tk::Grid(cdiv(M, config["BM"]))`.
