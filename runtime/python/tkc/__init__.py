@@ -402,9 +402,11 @@ class Kernel:
         self._enqueue(None, grid, args, stream, constants)
 
     def tune(self, grid, *args, stream=None, **constants):
-        """Tunes over the kernel's @autotune space for these arguments (every config runs on them:
-        outputs are overwritten) and returns the TuneReport; later launches of this key run the
-        winner. A key tuned before (in this process or the tuning database) is not timed again."""
+        """Tunes over the kernel's @autotune space for these arguments (on the GPU every config
+        runs on them: outputs are overwritten) and returns the TuneReport; later launches of this
+        key run the winner. A key tuned before (in this process or the tuning database) is not
+        timed again. The interpreter times nothing: it chooses the first config that fits,
+        untimed, and runs no config."""
         report = ctypes.c_char_p()
         self._enqueue(report, grid, args, stream, constants)
         return TuneReport(json.loads(report.value.decode()))
