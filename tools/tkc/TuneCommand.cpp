@@ -98,13 +98,14 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
   if (configs.empty())
     configs.push_back({});
   std::string arch = "sm_" + std::to_string(base.sm) + (base.archSpecific ? "a" : "");
-  out << "kernel '" << decl.name << "' for " << arch << ": " << configs.size()
-      << (configs.size() == 1 ? " config" : " configs") << " compiled, none run (--dry-run)"
-      << (base.divisibility.empty() ? "; integer arguments of unknown divisibility (the JIT specializes them: "
-                                      "--divisibility NAME=16 does the same)"
-                                    : "")
-      << "\n";
+  // The integer arguments no --divisibility names (i1 and nospec ones the JIT leaves alone too).
+  std::string unknown;
+  for (const KernelDecl::Param &p : decl.params)
+    if (!p.isConst && !p.nospec && p.type.isIntValue() && p.type.isScalarValue() && p.type.elem.scalar != Scalar::I1 &&
+        !base.divisibility.count(p.name))
+      unknown += (unknown.empty() ? "" : ", ") + p.name;
   std::vector<std::array<std::string, 6>> rows{{"config", "registers", "spill bytes", "shared bytes", "threads", ""}};
+  size_t failed = 0;
   for (size_t index = 0; index < configs.size(); ++index) {
     // Each config as the tuner compiles it: its own values (over a -D of the same name), the
     // defaults for what it leaves out (launch options too), not the first config's.
@@ -121,6 +122,7 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
       size_t at = why.find("error: ");
       why = at == std::string::npos ? why : why.substr(at + 7);
       rows.push_back({text.empty() ? "(the -D constants)" : text, "-", "-", "-", "-", why.substr(0, why.find('\n'))});
+      ++failed;
       continue;
     }
     // ptxas -v: "Used N registers, ..." and "N bytes spill stores, M bytes spill loads".
@@ -137,6 +139,12 @@ int tuneDryRun(const CompileOptions &base, const std::string &file, std::ostream
                     number("frame, ", " bytes spill stores"), std::to_string(compiler.sharedBytes()),
                     std::to_string(compiler.launchThreads()), ""});
   }
+  out << "kernel '" << decl.name << "' for " << arch << ": " << configs.size()
+      << (configs.size() == 1 ? " config, " : " configs, ") << configs.size() - failed << " compiled"
+      << (failed ? " (" + std::to_string(failed) + " not: below)" : "") << ", none run (--dry-run)"
+      << (unknown.empty() ? "" : "; integer arguments of unknown divisibility: " + unknown +
+                                     " (the JIT specializes them: --divisibility NAME=16 does the same)")
+      << "\n";
   std::array<size_t, 6> width{};
   for (const auto &row : rows)
     for (size_t c = 0; c < row.size(); ++c)
