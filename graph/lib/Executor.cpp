@@ -116,19 +116,19 @@ struct Executable::Impl {
 
   /// Whether step `s`, an FP8 matmul of M x N x K (more than 128 rows), runs fp8_matmul_persistent
   /// rather than `tiled`: GraphOptions::fp8Kernel, or with Auto on the CUDA backend the faster of
-  /// the two on this launch's arguments, timed once per shape, strides and constants (each
-  /// kernel's tuning first, so that its winner runs). A persistent kernel that cannot run here
-  /// (none of its configs fits the GPU) leaves the tiled one. The step's name (profiles, NVTX,
-  /// kernels()) then says which ran.
-  bool runsPersistent(size_t s, int64_t M, int64_t N, int64_t K, Kernel &tiled, const GridSpec &tiledGrid,
-                      const std::vector<Arg> &args, const Consts &consts, const Stream &stream) {
+  /// the two on this launch's arguments, timed once per shape, row strides (`strides`) and
+  /// constants (each kernel's tuning first, so that its winner runs). A persistent kernel that
+  /// cannot run here (none of its configs fits the GPU) leaves the tiled one.
+  bool runsPersistent(size_t s, int64_t M, int64_t N, int64_t K, std::initializer_list<int64_t> strides, Kernel &tiled,
+                      const GridSpec &tiledGrid, const std::vector<Arg> &args, const Consts &consts,
+                      const Stream &stream) {
     if (fp8Choice != GraphOptions::Fp8Kernel::Auto || context->backend() != Backend::Cuda)
       return fp8Choice == GraphOptions::Fp8Kernel::Persistent;
     if (auto known = stepPersistent.find(s); known != stepPersistent.end())
       return known->second;
     std::string key = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-    for (size_t k = args.size() - 5; k < args.size(); ++k) // lda, ldb, ldc, ldr, ldm
-      key += " " + std::to_string(args[k].integer());
+    for (int64_t stride : strides)
+      key += " " + std::to_string(stride);
     for (const auto &[name, value] : consts)
       key += " " + name + "=" + value.str();
     auto known = persistentFaster.find(key);
@@ -148,18 +148,16 @@ struct Executable::Impl {
       }
       known = persistentFaster.emplace(key, faster).first;
     }
-    if (known->second)
-      stepNames[s] = persistentName(stepNames[s]);
     return stepPersistent[s] = known->second;
   }
 
-  /// An fp8_matmul step's name with the persistent kernel's: "fp8_matmul (silu, gate)" ->
-  /// "fp8_matmul_persistent (silu, gate)".
-  static std::string persistentName(const std::string &name) {
-    const std::string tiled = "fp8_matmul";
-    return name.rfind(tiled, 0) == 0 && name.rfind(tiled + "_persistent", 0) != 0
-               ? tiled + "_persistent" + name.substr(tiled.size())
-               : name;
+  /// Step `s` (an fp8_matmul step) named for the persistent kernel once it runs it, in profiles,
+  /// NVTX ranges and kernels(): "fp8_matmul (silu, gate)" -> "fp8_matmul_persistent (silu, gate)".
+  void namePersistent(size_t s) {
+    const std::string tiled = "fp8_matmul", persistent = "fp8_matmul_persistent";
+    std::string &name = stepNames[s];
+    if (name.rfind(tiled, 0) == 0 && name.rfind(persistent, 0) != 0)
+      name = persistent + name.substr(tiled.size());
   }
 
   /// A stdlib template's constants with the graph's element type as its dtype parameter T.
@@ -309,9 +307,13 @@ void Executable::Impl::runStep(size_t s, const Bindings &bindings, const Stream 
                             step.gate ? in(4) : *dummy, *splitWorkspace, *splitCounters, i32(M), i32(N), i32(K),
                             i32(step.in[0].rowStride), i32(step.in[1].rowStride), i32(step.outAt.rowStride),
                             i32(step.in[3].rowStride), i32(step.in[4].rowStride)};
-      if (!splitKMayPay(M) && runsPersistent(s, M, N, K, kernel, grid, args, typed(consts), stream))
+      if (!splitKMayPay(M) && runsPersistent(s, M, N, K,
+                                             {step.in[0].rowStride, step.in[1].rowStride, step.outAt.rowStride,
+                                              step.in[3].rowStride, step.in[4].rowStride},
+                                             kernel, grid, args, typed(consts), stream)) {
+        namePersistent(s);
         fp8Persistent.launch(persistentGrid(M, N), args, typed(consts), stream);
-      else
+      } else
         kernel.launch(grid, args, typed(consts), stream);
       return;
     }
@@ -634,14 +636,8 @@ Executable Executable::compile(Context &context, const Graph &graph, const Graph
     }
   }
   impl.prepared.resize(impl.plan.steps.size());
-  for (const Step &step : impl.plan.steps) {
+  for (const Step &step : impl.plan.steps) // (an FP8 matmul renamed when it runs the persistent kernel: runStep)
     impl.stepNames.push_back(step.describe(impl.graph));
-    // (Auto names its choice at the first run: runsPersistent.)
-    if (step.kind == StepKind::MatMul && step.fp8 && !step.weightOnly &&
-        !splitKMayPay(impl.plan.info(impl.graph, step.out).shape[0]) &&
-        options.fp8Kernel == GraphOptions::Fp8Kernel::Persistent)
-      impl.stepNames.back() = Impl::persistentName(impl.stepNames.back());
-  }
   for (const Slot &slot : impl.plan.slots)
     impl.slots.emplace_back(context, slot.dtype, size_t(slot.count));
   if (!options.dumpGraph.empty()) {

@@ -108,7 +108,7 @@ protected:
     }
   }
   void checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations,
-                      const GraphOptions &options = {});
+                      const GraphOptions &options = {}, const std::vector<std::string> &ranKernels = {});
   /// x [rows, k] times the FP8 weight `name` [cols, k] with its per-column scales `name_scale`.
   static Tensor fp8Matmul(Graph &g, const std::string &name, Tensor x, int64_t k, int64_t cols) {
     return g.matmulFp8(x, g.weight(name, Scalar::F8E4M3, {cols, k}), g.weight(name + "_scale", Scalar::F32, {cols}));
@@ -262,8 +262,10 @@ TEST_F(GraphRun, Fp8MatmulsOfManyRowsNeedNoSplitKWorkspace) {
 
 /// A SwiGLU block on FP8 weights against its reference (activations quantized per row, as the
 /// graph's quantize_rows does, unless the matmuls are weight-only), and the kernels it ran.
+/// `ranKernels`, when given: the kernels' names after the run (an FP8 matmul that ran the
+/// persistent kernel says so then).
 void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels, bool quantizedActivations,
-                              const GraphOptions &options) {
+                              const GraphOptions &options, const std::vector<std::string> &ranKernels) {
   const int d = 64, ff = 96;
   Graph g;
   Tensor x = g.input("x", Scalar::BF16, {rows, d});
@@ -284,6 +286,8 @@ void GraphRun::checkFp8SwiGlu(int rows, const std::vector<std::string> &kernels,
   bindFp8(q);
   Buffer &out = output("out", size_t(rows) * d);
   exe.run(bindings);
+  if (!ranKernels.empty())
+    EXPECT_EQ(exe.kernels(), ranKernels);
   std::vector<uint16_t> got = out.toVector<uint16_t>();
   // The reference: the same quantization (rows of the activations, columns of the weights).
   auto quantMatmul = [&](const std::vector<double> &a, int k, const std::string &w, int n) {
@@ -344,24 +348,23 @@ TEST_F(GraphRun, Fp8MatmulsQuantizeTheirInputsOnceAndFoldTheirNorm) {
 TEST_F(GraphRun, Fp8MatmulsOfManyRowsRunTiledOrPersistent) {
   // More than 128 rows: fp8_matmul or fp8_matmul_persistent (GraphOptions::fp8Kernel; Auto
   // takes the tiled kernel on the interpreter, which times nothing), with the same epilogues.
+  // The kernels' names after the run say which ran (before it, the plan's: fp8_matmul).
+  auto named = [](const std::string &kernel) {
+    return std::vector<std::string>{"quantize_rows (e4m3, an rmsnorm folded in)", kernel, kernel + " (silu, gate)",
+                                    "quantize_rows (e4m3)", kernel + " (residual)"};
+  };
   for (auto choice : {GraphOptions::Fp8Kernel::Auto, GraphOptions::Fp8Kernel::Tiled,
                       GraphOptions::Fp8Kernel::Persistent}) {
     std::string kernel = choice == GraphOptions::Fp8Kernel::Persistent ? "fp8_matmul_persistent" : "fp8_matmul";
     SCOPED_TRACE(kernel);
     GraphOptions options;
     options.fp8Kernel = choice;
-    checkFp8SwiGlu(136,
-                   {"quantize_rows (e4m3, an rmsnorm folded in)", kernel, kernel + " (silu, gate)",
-                    "quantize_rows (e4m3)", kernel + " (residual)"},
-                   /*quantizedActivations=*/true, options);
+    checkFp8SwiGlu(136, named("fp8_matmul"), /*quantizedActivations=*/true, options, named(kernel));
   }
   // 128 rows (decode's batches and short prompts) stay on fp8_matmul with split-K.
   GraphOptions persistent;
   persistent.fp8Kernel = GraphOptions::Fp8Kernel::Persistent;
-  checkFp8SwiGlu(128,
-                 {"quantize_rows (e4m3, an rmsnorm folded in)", "fp8_matmul", "fp8_matmul (silu, gate)",
-                  "quantize_rows (e4m3)", "fp8_matmul (residual)"},
-                 /*quantizedActivations=*/true, persistent);
+  checkFp8SwiGlu(128, named("fp8_matmul"), /*quantizedActivations=*/true, persistent, named("fp8_matmul"));
 }
 
 TEST_F(GraphRun, Fp8MatmulsOfFewRowsAreWeightOnly) {

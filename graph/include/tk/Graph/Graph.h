@@ -223,9 +223,8 @@ public:
   /// replays in all (runs times the graphs).
   InGraphProfile profileInGraph(const Bindings &bindings, const Stream &stream, int runs = 20);
 
-  /// One line per kernel: its template and what was fused into it (an FP8 matmul that
-  /// GraphOptions::fp8Kernel's Auto chooses between two kernels names the one it chose once it
-  /// has run).
+  /// One line per kernel: its template and what was fused into it (an FP8 matmul that runs
+  /// fp8_matmul_persistent, GraphOptions::fp8Kernel, says so once it has run).
   std::vector<std::string> kernels() const;
   size_t intermediateBytes() const; // the memory plan's total
   size_t scratchBytes() const;      // FP8 matmuls' split-K workspace and tile counters
