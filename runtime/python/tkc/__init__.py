@@ -113,9 +113,6 @@ def _check(status):
 _NUMPY = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "uint16",
           "f32": "float32", "f64": "float64", "f8e4m3": "uint8", "f8e5m2": "uint8"}
-# Types numpy lacks, passed as their raw bits (_NUMPY's unsigned integers), and ml_dtypes' names
-# for them, whose arrays pass as they are.
-_RAW_BITS = {"bf16": "bfloat16", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
 _TORCH = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "bfloat16",
           "f32": "float32", "f64": "float64", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
@@ -123,6 +120,11 @@ _TORCH = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "in
 _TYPESTR = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", "u8": "|u1", "u16": "<u2",
             "u32": "<u4", "u64": "<u8", "f16": "<f2", "bf16": "<V2", "f32": "<f4", "f64": "<f8",
             "f8e4m3": "|u1", "f8e5m2": "|u1"}
+
+
+# Types numpy lacks, passed as their raw bits (_NUMPY's unsigned integers), and their dtype
+# names in ml_dtypes (torch's too), whose arrays pass as they are.
+_RAW_BITS = {elem: _TORCH[elem] for elem in ("bf16", "f8e4m3", "f8e5m2")}
 
 
 def _const_text(name, value):
