@@ -12,13 +12,11 @@ fp8_args() { local M=$1 N=$2 K=$3; echo "a=rand:f8e4m3:${M}x$K b=rand:f8e4m3:${N
   scale_b=rand:f32:$N bias=zeros:bf16:1 residual=zeros:bf16:1 mul=zeros:bf16:1 workspace=zeros:f32:$((264 * 128 * 256))
   counters=zeros:i32:$(( (M / 64 + 1) * (N / 64 + 1) )) M=$M N=$N K=$K lda=$K ldb=$K ldc=$N ldr=$N ldm=$N"; }
 # One timing line of fp8_matmul_persistent per row and column, 128x128x128 tiles of 4 warps,
-# by `tkc run --time 100`: fp8_time M N K STAGES WS TAIL. The grid is the 132 multiprocessors
-# of the H100 SXM and H200 the device tool lends (two programs each with ws 3).
+# by `tkc run --time 200` (fp8_persistent_time, below): fp8_time M N K STAGES WS TAIL. The grid is
+# the 132 multiprocessors of the H100 SXM and H200 the device tool lends (two programs each with ws 3).
 fp8_time() {
-  local progs=$(( $5 == 3 ? 264 : 132 ))
-  timeout 30 $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BM=128 -D BN=128 -D BK=128 \
-    -D num_stages=$4 -D num_warps=4 -D warp_specialize=$5 -D TAIL_SPLIT=$6 -D SCALE_MODE=1 --grid $progs --time 100 \
-    $(fp8_args $1 $2 $3) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${1}x${2}x$3 s$4 ws$5 tail$6/"
+  fp8_persistent_time $1 $2 $3 $(( $5 == 3 ? 264 : 132 )) -D BM=128 -D BN=128 -D num_stages=$4 -D num_warps=4 \
+    -D warp_specialize=$5 -D TAIL_SPLIT=$6
 }
 # One timing line of fp8_matmul_persistent per row and column at M N K on GRID programs with
 # k-steps of 128 and the -D constants given, by `tkc run --time 200` (of $FP8_SOURCE when set, a
