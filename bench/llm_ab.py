@@ -28,6 +28,15 @@ if os.environ.get("PROFILE") == "1":
         res = g.tk_generate(exe, folder, prompt, 3, 1, ["--fp8", "--profile"] + args, env=env)
         out = res["stdout"]
         print("== %s --fp8 --profile, batch 1:\n%s" % (name, out[out.index("decode step profile"):]), flush=True)
+def token_agreement(tokens, base):
+    """'same', or how far the tokens agree with the base variant's (with random weights the
+    logits lie close together: a rounding difference early in the prefill can change a token)."""
+    if tokens == base:
+        return "same"
+    first = next((i for i, (a, b) in enumerate(zip(tokens, base)) if a != b), min(len(tokens), len(base)))
+    return "differ from token %d of %d" % (first, len(base))
+
+
 for mode in modes:
     extra, batch = (["--fp8"] if mode.startswith("fp8") else []), int(mode.split("b")[-1])
     ms, prefill, toks = {v[0]: [] for v in variants}, {v[0]: [] for v in variants}, {}
@@ -42,7 +51,7 @@ for mode in modes:
     base = variants[0][0]
     print("%s (median of %d): " % (mode, rounds) + ", ".join(
         "%s %.3f ms/step (%.3fx %s, tokens %s)" % (n, med[n], med[base] / med[n], base,
-                                                   "same" if toks[n] == toks[base] else "differ") for n in med), flush=True)
+                                                   token_agreement(toks[n], toks[base])) for n in med), flush=True)
     pre = {n: statistics.median(v) for n, v in prefill.items()}
     print("%s prefill (median of %d): " % (mode, rounds) + ", ".join(
         "%s %.1f ms (%.3fx %s)" % (n, pre[n], pre[base] / pre[n], base) for n in pre), flush=True)
