@@ -10,3 +10,14 @@ for shapes in "8192x8192x4096 4096x4096x4096 2048x12288x4096 2048x11008x4096 204
               "8192x8192x4096 4096x4096x4096 2048x12288x4096"; do
   timeout 200 python3 bench/results/2026-12-07-session44/run5/ab.py $shapes 2>&1 | tee -a $OUT/ab.txt
 done
+# Then Nsight Compute at the GPU's own clocks (--clock-control none) on the 8192x8192x4096 per
+# row/column kernel, GROUP_M 4 against 8: where the per-call gap between them comes from.
+export TK_CACHE_DIR=""
+for g in 4 8; do
+  timeout 120 ncu --set full --clock-control none --import-source no -k regex:fp8_matmul --launch-count 1 -f -o /tmp/g$g \
+    $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent --backend=cuda -D BK=128 -D SCALE_MODE=1 \
+    -D BM=128 -D BN=128 -D num_warps=4 -D num_stages=6 -D warp_specialize=3 -D GROUP_M=$g --grid 264 \
+    $(fp8_args 8192 8192 4096) > /dev/null 2>&1
+  ncu --import /tmp/g$g.ncu-rep --page details --print-details all > $OUT/details_g$g.txt 2>&1
+  grep -E "Duration|SM Frequency|DRAM Frequency|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Hit Rate|L1/TEX Hit|Mem Busy|Max Bandwidth|Tensor|Stall" $OUT/details_g$g.txt | head -24 | sed "s/^/G$g: /"
+done
