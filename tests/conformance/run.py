@@ -1601,7 +1601,7 @@ def add_stdlib_cases():
     with open(std("fp8_matmul")) as f:
         text = f.read()
         persistent_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), "
-                                        r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *TAIL_SPLIT: *(\d+))?"
+                                        r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *GROUP_M: *(\d+))?(?:, *TAIL_SPLIT: *(\d+))?"
                                         r"(?:, *STREAM_K: *(true))? *\}",
                                         text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
                                              text.index("kernel fp8_matmul_persistent")])
@@ -1618,16 +1618,17 @@ def add_stdlib_cases():
                 "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **stream_k_scratch}
     # (With TAIL_SPLIT: 128x128 tiles leave 3 whole and one in parts, the second part's columns
     # all past N; 128x256 tiles are all in the tail, no whole wave.)
-    for bm_, bn_, bk_, warps, stages, ws, tail, stream_k in persistent_configs:
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s%s" % (bm_, bn_, bk_, warps, stages,
+    for bm_, bn_, bk_, warps, stages, ws, group_m, tail, stream_k in persistent_configs:
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s%s%s" % (bm_, bn_, bk_, warps, stages,
                                                                               {"1": "_ws", "3": "_ws3"}.get(ws, ""),
+                                                                              "_g%s" % group_m if group_m else "",
                                                                               "_tail%s" % tail if tail else "",
                                                                               "_stream_k" if stream_k else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
-                      "TAIL_SPLIT": tail or "1", "STREAM_K": stream_k or "false"})
+                      "GROUP_M": group_m or "8", "TAIL_SPLIT": tail or "1", "STREAM_K": stream_k or "false"})
     # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
     sa0, sb0 = np.array([0.5], np.float32), np.array([0.25], np.float32)
     case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
