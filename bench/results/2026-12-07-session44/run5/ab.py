@@ -47,7 +47,10 @@ for shape in sys.argv[1:]:
             torch.cuda.synchronize()
             peers.check("tk %s" % name, c, want, 1e-2)
             launches["tk " + name] = (lambda g=grid, cs=constants: kernel[g](*args, **cs))
+        unrested = peers.Timer()
+        unrested.spin_cycles = 0  # the flush alone before each run, as tk's tuner and Context::time
         for method, times in (("per call", timer.per_call_interleaved(launches, 200)),
+                              ("per call without the spin", unrested.per_call_interleaved(launches, 200)),
                               ("back to back", timer.back_to_back_interleaved(launches, 100))):
             best_peer = times["cuBLASLt fast accum"]
             print("%s %s, %s:" % (shape, "per row/col" if mode else "per tensor", method), ", ".join(
