@@ -3,12 +3,13 @@ write it, and the one timing method used for tk and for them.
 
 Timing (tk's kernels run in the benchmark's process through the tkc package and this Timer
 times them as it times the peers; tk::Context::time in C++, which `tkc run --time` and
-`llama_layer --time` print and `report.parse_tk_timing` reads, has the same definitions without
-the spin: its launch, about 4 us, hides behind the flush alone):
+`llama_layer --time` print and `report.parse_tk_timing` reads, has the same definitions, its
+spin a sleeping kernel of 200 us after the flush, Context::kRestMicroseconds):
   per call      each of N runs between two CUDA events, synchronized after each, preceded (for
                 kernels) by a write of twice the L2 size so that it starts with a cold L2 and a
-                200 us spin of the GPU that hides the host's launch cost; the median (Triton's
-                do_bench method, plus the spin)
+                200 us spin of the GPU that hides the host's launch cost and lets the GPU's
+                clocks recover from the run before; the median (Triton's do_bench method,
+                plus the spin)
   back to back  N runs enqueued between two events with one synchronization and no flush; the
                 mean per run, median of three such batches (a model's steady state: launch gaps
                 hide behind the GPU, and L2 stays as the previous run left it)

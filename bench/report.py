@@ -7,7 +7,7 @@ import re
 import subprocess
 
 # The line tk::Timing::str() prints (tests/unit/TimingTest.cpp pins its format).
-TK_TIMING = re.compile(r"([0-9.e+-]+) ms per call \(median of (\d+)(, L2 flushed)?\), "
+TK_TIMING = re.compile(r"([0-9.e+-]+) ms per call \(median of (\d+)(, L2 flushed)?(?:, \d+ us rest)?\), "
                        r"([0-9.e+-]+) ms back to back \(mean of (\d+)\)")
 METHODS = (("per_call_ms", "per call"), ("back_to_back_ms", "back to back"))
 SECTIONS = {  # title, unit, rate(row, ms)

@@ -11,9 +11,11 @@ import report  # noqa: E402
 class ReportTest(unittest.TestCase):
     def test_parses_the_line_tk_prints(self):
         # tests/unit/CudaBackendTest.cpp (TimingLineIsTheOneBenchParses) pins the same text.
-        text = ("progress...\nkernel 'matmul': 0.1235 ms per call (median of 100, L2 flushed), "
+        text = ("progress...\nkernel 'matmul': 0.1235 ms per call (median of 100, L2 flushed, 200 us rest), "
                 "0.1200 ms back to back (mean of 100)\n")
         self.assertEqual(report.parse_tk_timing(text),
+                         dict(per_call_ms=0.1235, back_to_back_ms=0.12, reps=100, flushed=True))
+        self.assertEqual(report.parse_tk_timing(text.replace(", 200 us rest", "")),
                          dict(per_call_ms=0.1235, back_to_back_ms=0.12, reps=100, flushed=True))
         unflushed = report.parse_tk_timing("layer time, CUDA graph replay: 0.1235 ms per call (median of 50), "
                                            "0.1200 ms back to back (mean of 50)")

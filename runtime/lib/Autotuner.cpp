@@ -249,11 +249,13 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
             restore();
             context().launchFunction(function, decl.name, g, threads, shared, packed.pointers.data(), stream);
           };
-          double estimate = context().timeMedian(launches[i], 1, 3, stream);
+          double estimate = context().timeMedian(launches[i], 1, 3, stream, true, 0);
           // About 20 ms of timed runs per config and round, at least 5 and at most 100.
           repetitions[i] = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
         }
-        rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream));
+        // (The rounds shortlist without the rest, which would cost more than the runs of a
+        // short kernel; the final round below, which decides, rests before each run.)
+        rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream, true, 0));
         if (last) {
           std::sort(rounds[i].begin(), rounds[i].end());
           results[i].ms = rounds[i][rounds[i].size() / 2];
@@ -272,7 +274,9 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   // The finalists, those within kFinalMargin of the best rounds' median (at most kFinalists),
   // timed again against each other run by run: the rounds time each config in a block of its
   // own, and at the power cap two configs within a few percent swap places from one block to
-  // the next (session 43's H100: a config's medians 0.1545 and 0.1618 ms in one run).
+  // the next (session 43's H100: a config's medians 0.1545 and 0.1618 ms in one run). Each
+  // run comes after the rest (Context::kRestMicroseconds), which the rounds leave out: at the
+  // power cap they time alike configs that differ by 12% between other work (session 44).
   constexpr double kFinalMargin = 0.05;
   constexpr size_t kFinalists = 4;
   std::vector<size_t> finalists;

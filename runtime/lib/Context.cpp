@@ -151,6 +151,8 @@ Context::Context(Backend backend, int device) : backend_(backend) {
 Context::~Context() {
   if (flush_)
     driver().cuMemFree(flush_);
+  if (restModule_)
+    driver().cuModuleUnload(restModule_);
 }
 
 void Context::makeCurrent() const {
@@ -279,17 +281,50 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
   noteLaunch(kernel, stream);
 }
 
-std::function<void(int)> Context::l2Flush(const Stream &stream, bool flushL2) {
-  if (!flushL2)
-    return [](int) {};
+namespace {
+// The rest before a timed run (Context::beforeRun): one thread sleeping until the global
+// timer (nanoseconds) has moved on by the parameter. PTX, which the driver compiles for the GPU.
+constexpr const char *kRestPtx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry tk_rest(.param .u64 tk_rest_ns)
+{
+  .reg .pred %p;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [tk_rest_ns];
+  mov.u64 %rd2, %globaltimer;
+  add.u64 %rd1, %rd1, %rd2;
+$L_sleep:
+  nanosleep.u32 1000;
+  mov.u64 %rd3, %globaltimer;
+  setp.lt.u64 %p, %rd3, %rd1;
+  @%p bra $L_sleep;
+  ret;
+}
+)";
+} // namespace
+
+std::function<void(int)> Context::beforeRun(const Stream &stream, bool flushL2, int restMicroseconds) {
   size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
   {
     std::lock_guard<std::mutex> lock(launches_);
-    if (!flush_)
+    if (flushL2 && !flush_)
       driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
+    if (restMicroseconds > 0 && !rest_) {
+      driver().check(driver().cuModuleLoadData(&restModule_, kRestPtx), "loading the timing's rest kernel");
+      driver().check(driver().cuModuleGetFunction(&rest_, restModule_, "tk_rest"), "finding the timing's rest kernel");
+    }
   }
-  return [this, flushBytes, handle = stream.handle()](int r) {
-    driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, handle), "flushing the L2 cache");
+  return [this, flushL2, flushBytes, restNs = uint64_t(std::max(restMicroseconds, 0)) * 1000,
+          handle = stream.handle()](int r) {
+    if (flushL2)
+      driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, handle), "flushing the L2 cache");
+    if (restNs > 0) {
+      uint64_t ns = restNs;
+      void *params[] = {&ns};
+      driver().check(driver().cuLaunchKernel(rest_, 1, 1, 1, 1, 1, 1, 0, handle, params, nullptr),
+                     "launching the timing's rest kernel");
+    }
   };
 }
 
@@ -303,23 +338,23 @@ template <typename T> T medianOf(std::vector<T> values) {
 } // namespace
 
 double Context::timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
-                           bool flushL2) {
+                           bool flushL2, int restMicroseconds) {
   if (backend_ != Backend::Cuda)
     throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
-  auto flush = l2Flush(stream, flushL2);
+  auto flush = beforeRun(stream, flushL2, restMicroseconds);
   for (int r = 0; r < warmup; ++r)
     launch();
   return medianOf(eventTimes(repetitions, flush, [&](int) { launch(); }, stream));
 }
 
 std::vector<double> Context::timeInterleaved(const std::vector<std::function<void()>> &launches, int rounds,
-                                             const Stream &stream, bool flushL2) {
+                                             const Stream &stream, bool flushL2, int restMicroseconds) {
   if (backend_ != Backend::Cuda)
     throw Error("tk::Context::timeInterleaved: timing needs the CUDA backend");
   size_t n = launches.size();
   if (n == 0)
     return {};
-  auto flush = l2Flush(stream, flushL2);
+  auto flush = beforeRun(stream, flushL2, restMicroseconds);
   for (const auto &launch : launches)
     launch();
   // Sample s is round s / n's (s % n)-th run, the order rotated by one each round.
@@ -419,19 +454,21 @@ std::vector<double> Context::timeSteps(int count, const std::function<void(int)>
 }
 
 Timing Context::time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream,
-                     bool flushL2) {
+                     bool flushL2, int restMicroseconds) {
   Timing timing;
   timing.repetitions = repetitions;
   timing.flushedL2 = flushL2;
-  timing.perCallMs = timeMedian(launch, warmup, repetitions, stream, flushL2);
+  timing.restMicroseconds = std::max(restMicroseconds, 0);
+  timing.perCallMs = timeMedian(launch, warmup, repetitions, stream, flushL2, restMicroseconds);
   timing.backToBackMs = timeBackToBack(launch, 0, repetitions, stream);
   return timing;
 }
 
 std::string Timing::str() const {
-  char line[160];
-  std::snprintf(line, sizeof line, "%.4f ms per call (median of %d%s), %.4f ms back to back (mean of %d)", perCallMs,
-                repetitions, flushedL2 ? ", L2 flushed" : "", backToBackMs, repetitions);
+  char line[200];
+  std::string rest = restMicroseconds > 0 ? ", " + std::to_string(restMicroseconds) + " us rest" : "";
+  std::snprintf(line, sizeof line, "%.4f ms per call (median of %d%s%s), %.4f ms back to back (mean of %d)", perCallMs,
+                repetitions, flushedL2 ? ", L2 flushed" : "", rest.c_str(), backToBackMs, repetitions);
   return line;
 }
 

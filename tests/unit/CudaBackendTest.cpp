@@ -21,6 +21,10 @@ TEST(CudaBackend, TimingLineIsTheOneBenchParses) {
   timing.repetitions = 100;
   timing.flushedL2 = true;
   EXPECT_EQ(timing.str(), "0.1235 ms per call (median of 100, L2 flushed), 0.1200 ms back to back (mean of 100)");
+  timing.restMicroseconds = 200;
+  EXPECT_EQ(timing.str(),
+            "0.1235 ms per call (median of 100, L2 flushed, 200 us rest), 0.1200 ms back to back (mean of 100)");
+  timing.restMicroseconds = 0;
   timing.flushedL2 = false;
   EXPECT_EQ(timing.str(), "0.1235 ms per call (median of 100), 0.1200 ms back to back (mean of 100)");
 }

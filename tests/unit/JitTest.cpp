@@ -959,6 +959,23 @@ TEST_F(JitGpuTest, TimeInterleavedRunsEachLaunchOnceARound) {
   EXPECT_TRUE(context->timeInterleaved({}, 7).empty());
 }
 
+TEST_F(JitGpuTest, PerCallTimingRestsBeforeEachRunOutsideItsTime) {
+  // Each per-call run comes after the GPU rested kRestMicroseconds (a sleeping kernel, after
+  // the flush): the runs take at least that long a call in all, and the rest is not in their time.
+  Kernel fill = Module::fromString(*context, kSource, "axpy.tk", options()).kernel("fill");
+  Buffer small(*context, Scalar::I32, 128);
+  auto launch = [&] { fill.launch(Grid(1), {small, 1, 1}); };
+  const int runs = 50;
+  auto start = std::chrono::steady_clock::now();
+  double restedMs = context->timeMedian(launch, 1, runs);
+  double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(wallMs, runs * Context::kRestMicroseconds / 1000.0);
+  EXPECT_LT(restedMs, Context::kRestMicroseconds / 1000.0 / 2) << "the rest was timed with the run";
+  Timing timing = context->time(launch, 1, 5);
+  EXPECT_NE(timing.str().find(", 200 us rest)"), std::string::npos) << timing.str();
+  EXPECT_EQ(context->time(launch, 1, 5, Stream(), true, 0).restMicroseconds, 0);
+}
+
 TEST_F(JitGpuTest, OneConfigIsNotTimed) {
   // As Triton's autotuner: a space of one config is chosen untimed. Timing it ran the kernel
   // many times on the launch's buffers, and a kernel that updates them in place (a decode

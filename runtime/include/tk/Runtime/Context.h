@@ -22,6 +22,7 @@ struct CUstream_st;
 struct CUfunc_st;
 struct CUctx_st;
 struct CUgraphExec_st;
+struct CUmod_st;
 } // namespace cuda
 
 enum class Backend { Cuda, Interpreter };
@@ -127,7 +128,8 @@ struct Timing {
   double backToBackMs = 0;  // mean of runs enqueued back to back, median over three batches
   int repetitions = 0;
   bool flushedL2 = false;   // each per-call run started with a cold L2
-  /// "0.1234 ms per call (median of 100, L2 flushed), 0.1200 ms back to back (mean of 100)":
+  int restMicroseconds = 0; // ... and after the GPU rested this long
+  /// "0.1234 ms per call (median of 100, L2 flushed, 200 us rest), 0.1200 ms back to back (mean of 100)":
   /// the line bench/peers.py parses.
   std::string str() const;
 };
@@ -154,20 +156,30 @@ public:
   /// call fails, and only a new process recovers (CUDA's rule, not tk's).
   void synchronize();
 
+  /// Per-call timing lets the GPU rest this long before each run (after the L2 flush: a
+  /// one-thread kernel that sleeps), as bench/peers.py's per call spins before each: a run then
+  /// starts at the clocks a kernel between other work gets, not at the power cap that runs one
+  /// after the other reach. At that cap configs can time alike that differ rested: on an H100,
+  /// fp8_matmul_persistent at 8192x8192x4096 took 0.375 ms a call rested against 0.424 with its
+  /// tiles in another order, and 0.429 both without the rest (bench/results/2026-12-07-session44).
+  static constexpr int kRestMicroseconds = 200;
+
   /// The median time in milliseconds of `launch` over `repetitions` runs after `warmup` runs,
   /// each timed with CUDA events and (with flushL2) preceded by a write of twice the L2 size,
-  /// so every run starts with a cold L2 (as Triton's do_bench does). CUDA backend only.
+  /// so every run starts with a cold L2 (as Triton's do_bench does), then by a rest of
+  /// `restMicroseconds` (kRestMicroseconds, above). CUDA backend only.
   double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
-                    bool flushL2 = true);
+                    bool flushL2 = true, int restMicroseconds = kRestMicroseconds);
 
   /// Several launches timed against each other: `rounds` rounds, each timing one run of every
-  /// launch as timeMedian does (events, a cold L2 with flushL2), the order rotated by one from
+  /// launch as timeMedian does (events, a cold L2 with flushL2, the rest), the order rotated by one from
   /// round to round, after one warm-up run each; each launch's median in milliseconds. A GPU at
   /// its power cap changes clocks over tens of milliseconds, which a block of one launch's runs
   /// followed by a block of the other's charges to whichever ran in the slower moment;
   /// interleaved, the drift falls on all of them alike. CUDA backend only.
   std::vector<double> timeInterleaved(const std::vector<std::function<void()>> &launches, int rounds,
-                                      const Stream &stream = Stream(), bool flushL2 = true);
+                                      const Stream &stream = Stream(), bool flushL2 = true,
+                                      int restMicroseconds = kRestMicroseconds);
 
   /// The benchmarks' second method: after `warmup` runs, `repetitions` runs enqueued back to
   /// back between two CUDA events with one synchronization, no L2 flush between them; the mean
@@ -179,7 +191,7 @@ public:
   /// Both methods, as `tkc run --time`, `tkc tune --time` and the benchmarks report them: per
   /// call (timeMedian after `warmup` runs) and back to back (timeBackToBack).
   Timing time(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
-              bool flushL2 = true);
+              bool flushL2 = true, int restMicroseconds = kRestMicroseconds);
 
   /// The time of each of `count` consecutive pieces of work, enqueued back to back on `stream`
   /// as one run would (`step(i)` enqueues piece i): milliseconds per piece, between CUDA events
@@ -218,6 +230,8 @@ private:
   bool blocking_ = false;
   std::atomic<bool> dependentLaunch_{true}; // TK_DEPENDENT_LAUNCH=0: every kernel launched as a plain one
   unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
+  cuda::CUmod_st *restModule_ = nullptr; // the rest kernel's (beforeRun), loaded on first use
+  cuda::CUfunc_st *rest_ = nullptr;
   mutable std::mutex hostMemory_;
   std::shared_ptr<const bool> lifetime_ = std::make_shared<const bool>(true);
   void checkSync(int result, const std::string &what);
@@ -225,9 +239,10 @@ private:
   /// `before(i)` first (outside the events): the elapsed milliseconds, in order.
   std::vector<float> eventTimes(int samples, const std::function<void(int)> &before,
                                 const std::function<void(int)> &between, const Stream &stream);
-  /// What runs before each timed run: with flushL2, a write of twice the L2 size on `stream`
-  /// (the buffer allocated once); otherwise nothing.
-  std::function<void(int)> l2Flush(const Stream &stream, bool flushL2);
+  /// What runs before each timed run on `stream`: with flushL2, a write of twice the L2 size
+  /// (the buffer allocated once); then, for restMicroseconds > 0, a one-thread kernel that
+  /// sleeps that long.
+  std::function<void(int)> beforeRun(const Stream &stream, bool flushL2, int restMicroseconds);
 };
 
 /// Device memory of `count` elements of one type (host memory under the interpreter), freed
