@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 44, run 5 (pack of 7d85c63; repository root, $OUT; carry .pack): run5/ab.py, the
+# Session 44, run 5 (pack of 7d85c63; repository root, $OUT; carry .pack). First what checks
+# 7d85c63's per-call rest (below), then run5/ab.py: the
 # persistent kernel's tile orders against cuBLASLt fast accumulation, per call (with and
 # without bench/peers.py's 200 us spin) and back to back, at 8192x8192x4096, 4096^3 and 2048x12288x4096 (a short device budget). Then
 # 7d85c63's per-call rest: the GPU unit tests of the JIT, and `tkc tune` over run 3's tile
@@ -8,8 +9,6 @@ set -u
 . bench/gpu-env.sh
 export TK_STDLIB_DIR=$PWD/stdlib TKC_LIBRARY=$(ls /tmp/tkgpu/tk/bin/libtkc.so.*) PYTHONPATH=$PWD/runtime/python
 export TK_CACHE_DIR=/tmp/tk-cache-run5
-timeout 150 python3 bench/results/2026-12-07-session44/run5/ab.py 8192x8192x4096 4096x4096x4096 2048x12288x4096 \
-  2>&1 | tee -a $OUT/ab.txt
 /tmp/tkgpu/tk/bin/tk-unit-tests --gtest_filter='JitGpu*:CudaBackend*' 2>&1 | tail -8 > $OUT/gtest.txt
 grep -E "PASSED|FAILED" $OUT/gtest.txt
 for shape in "8192 8192 4096"; do
@@ -20,6 +19,8 @@ for shape in "8192 8192 4096"; do
     $(fp8_args $1 $2 $3) 2>&1 | grep -v "^\[" >> $OUT/tune.txt
 done
 cat $OUT/tune.txt
+timeout 150 python3 bench/results/2026-12-07-session44/run5/ab.py 8192x8192x4096 4096x4096x4096 2048x12288x4096 \
+  2>&1 | tee -a $OUT/ab.txt
 # Do the tiled and the persistent kernel give the same bits on the GPU, as they do on the
 # interpreter (run 1's prefill tokens differed between them)? 2048x4096x4096 per row/column
 # with bias and residual: fp8_matmul 128x256 ws1 s3 against fp8_matmul_persistent 128x128 ws3
