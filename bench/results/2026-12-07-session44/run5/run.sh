@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Session 44, run 5 (pack of 7d85c63; repository root, $OUT; carry .pack). First what checks
-# 7d85c63's per-call rest (below), then run5/ab.py: the
-# persistent kernel's tile orders against cuBLASLt fast accumulation, per call (with and
-# without bench/peers.py's 200 us spin) and back to back, at 8192x8192x4096, 4096^3 and 2048x12288x4096 (a short device budget). Then
-# 7d85c63's per-call rest: the GPU unit tests of the JIT, and `tkc tune` over run 3's tile
-# orders at 8192x8192x4096 (the final round now rests before each run).
+# Session 44, run 5 (pack of 7d85c63; repository root, $OUT; carry .pack), ordered for a short
+# device budget:
+#  - 7d85c63's per-call rest: the GPU unit tests of the JIT, and `tkc tune` over run 3's tile
+#    orders at 8192x8192x4096 (the final round now rests before each run);
+#  - run5/ab.py: the persistent kernel's tile orders against cuBLASLt fast accumulation, per call
+#    (with and without bench/peers.py's 200 us spin) and back to back, at 8192x8192x4096, 4096^3
+#    and 2048x12288x4096;
+#  - the tiled and persistent kernels' bits on the GPU.
 set -u
 . bench/gpu-env.sh
 export TK_STDLIB_DIR=$PWD/stdlib TKC_LIBRARY=$(ls /tmp/tkgpu/tk/bin/libtkc.so.*) PYTHONPATH=$PWD/runtime/python
