@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 
 namespace tk {
 
@@ -310,12 +311,20 @@ std::function<void(int)> Context::beforeRun(const Stream &stream, bool flushL2, 
     std::lock_guard<std::mutex> lock(launches_);
     if (flushL2 && !flush_)
       driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
-    if (restMicroseconds > 0 && !rest_) {
-      driver().check(driver().cuModuleLoadData(&restModule_, kRestPtx), "loading the timing's rest kernel");
-      driver().check(driver().cuModuleGetFunction(&rest_, restModule_, "tk_rest"), "finding the timing's rest kernel");
+    if (restMicroseconds > 0 && !rest_ && !restUnavailable_) {
+      // The rest refines the timing; a driver that cannot load it leaves the runs unrested (as
+      // before the rest existed: Timing says so) rather than failing every tune.
+      try {
+        driver().check(driver().cuModuleLoadData(&restModule_, kRestPtx), "loading the timing's rest kernel");
+        driver().check(driver().cuModuleGetFunction(&rest_, restModule_, "tk_rest"), "finding the timing's rest kernel");
+      } catch (const Error &e) {
+        rest_ = nullptr;
+        restUnavailable_ = true;
+        std::cerr << std::string("tk: warning: timing without the rest before each run: ") + e.what() + "\n";
+      }
     }
   }
-  return [this, flushL2, flushBytes, restNs = uint64_t(std::max(restMicroseconds, 0)) * 1000,
+  return [this, flushL2, flushBytes, restNs = rest_ ? uint64_t(std::max(restMicroseconds, 0)) * 1000 : 0,
           handle = stream.handle()](int r) {
     if (flushL2)
       driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, handle), "flushing the L2 cache");
@@ -458,8 +467,8 @@ Timing Context::time(const std::function<void()> &launch, int warmup, int repeti
   Timing timing;
   timing.repetitions = repetitions;
   timing.flushedL2 = flushL2;
-  timing.restMicroseconds = std::max(restMicroseconds, 0);
   timing.perCallMs = timeMedian(launch, warmup, repetitions, stream, flushL2, restMicroseconds);
+  timing.restMicroseconds = rest_ ? std::max(restMicroseconds, 0) : 0;
   timing.backToBackMs = timeBackToBack(launch, 0, repetitions, stream);
   return timing;
 }

@@ -232,6 +232,7 @@ private:
   unsigned long long flush_ = 0; // the L2 flush buffer (device pointer), allocated on first use
   cuda::CUmod_st *restModule_ = nullptr; // the rest kernel's (beforeRun), loaded on first use
   cuda::CUfunc_st *rest_ = nullptr;
+  bool restUnavailable_ = false; // its load failed: timing goes on without the rest
   mutable std::mutex hostMemory_;
   std::shared_ptr<const bool> lifetime_ = std::make_shared<const bool>(true);
   void checkSync(int result, const std::string &what);
@@ -241,7 +242,7 @@ private:
                                 const std::function<void(int)> &between, const Stream &stream);
   /// What runs before each timed run on `stream`: with flushL2, a write of twice the L2 size
   /// (the buffer allocated once); then, for restMicroseconds > 0, a one-thread kernel that
-  /// sleeps that long.
+  /// sleeps that long (none, with a warning once, where the driver cannot load it).
   std::function<void(int)> beforeRun(const Stream &stream, bool flushL2, int restMicroseconds);
 };
 
