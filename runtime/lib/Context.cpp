@@ -152,8 +152,13 @@ Context::Context(Backend backend, int device) : backend_(backend) {
 Context::~Context() {
   if (flush_)
     driver().cuMemFree(flush_);
-  if (restModule_)
+  if (restModule_) { // (unloaded where it was loaded: this context made current for it)
+    cuda::CUcontext current = nullptr;
+    driver().cuCtxGetCurrent(&current);
+    driver().cuCtxSetCurrent(context_);
     driver().cuModuleUnload(restModule_);
+    driver().cuCtxSetCurrent(current);
+  }
 }
 
 void Context::makeCurrent() const {
@@ -307,34 +312,51 @@ $L_sleep:
 
 std::function<void(int)> Context::beforeRun(const Stream &stream, bool flushL2, int restMicroseconds) {
   size_t flushBytes = size_t(std::max<int64_t>(info_.l2Bytes, 1 << 20)) * 2;
-  {
+  cuda::CUfunction rest = nullptr;
+  if (flushL2) {
     std::lock_guard<std::mutex> lock(launches_);
-    if (flushL2 && !flush_)
+    if (!flush_)
       driver().check(driver().cuMemAlloc(&flush_, flushBytes), "cuMemAlloc of the L2 flush buffer");
-    if (restMicroseconds > 0 && !rest_ && !restUnavailable_) {
-      // The rest refines the timing; a driver that cannot load it leaves the runs unrested (as
-      // before the rest existed: Timing says so) rather than failing every tune.
-      try {
-        driver().check(driver().cuModuleLoadData(&restModule_, kRestPtx), "loading the timing's rest kernel");
-        driver().check(driver().cuModuleGetFunction(&rest_, restModule_, "tk_rest"), "finding the timing's rest kernel");
-      } catch (const Error &e) {
-        rest_ = nullptr;
-        restUnavailable_ = true;
-        std::cerr << std::string("tk: warning: timing without the rest before each run: ") + e.what() + "\n";
-      }
-    }
+    if (restMicroseconds > 0 && !rest_ && !restUnavailable_)
+      loadRest();
+    rest = restMicroseconds > 0 ? rest_ : nullptr;
   }
-  return [this, flushL2, flushBytes, restNs = rest_ ? uint64_t(std::max(restMicroseconds, 0)) * 1000 : 0,
+  return [this, flushL2, flushBytes, rest, restNs = uint64_t(std::max(restMicroseconds, 0)) * 1000,
           handle = stream.handle()](int r) {
     if (flushL2)
       driver().check(driver().cuMemsetD8Async(flush_, uint8_t(r), flushBytes, handle), "flushing the L2 cache");
-    if (restNs > 0) {
+    if (rest) {
       uint64_t ns = restNs;
       void *params[] = {&ns};
-      driver().check(driver().cuLaunchKernel(rest_, 1, 1, 1, 1, 1, 1, 0, handle, params, nullptr),
+      driver().check(driver().cuLaunchKernel(rest, 1, 1, 1, 1, 1, 1, 0, handle, params, nullptr),
                      "launching the timing's rest kernel");
     }
   };
+}
+
+void Context::loadRest() {
+  // The rest refines the timing: a driver that cannot compile its PTX leaves the runs
+  // unrested, as before the rest existed (Timing says so), rather than failing every tune.
+  // Any other failure (out of memory, a context a fault broke) is the GPU's, and throws.
+  constexpr cuda::CUresult kNoBinaryForGpu = 209, kInvalidPtx = 218, kJitCompilerNotFound = 221,
+                           kUnsupportedPtxVersion = 222;
+  cuda::CUmodule module = nullptr;
+  cuda::CUresult result = driver().cuModuleLoadData(&module, kRestPtx);
+  if (result == kNoBinaryForGpu || result == kInvalidPtx || result == kJitCompilerNotFound ||
+      result == kUnsupportedPtxVersion) {
+    restUnavailable_ = true;
+    std::cerr << "tk: warning: timing without the rest before each run: the driver cannot compile its kernel (CUDA "
+                 "error " + std::to_string(result) + ")\n";
+    return;
+  }
+  driver().check(result, "loading the timing's rest kernel");
+  restModule_ = module;
+  driver().check(driver().cuModuleGetFunction(&rest_, restModule_, "tk_rest"), "finding the timing's rest kernel");
+}
+
+int Context::restTaken(bool flushL2, int restMicroseconds) {
+  std::lock_guard<std::mutex> lock(launches_);
+  return flushL2 && rest_ ? std::max(restMicroseconds, 0) : 0;
 }
 
 namespace {
@@ -468,7 +490,7 @@ Timing Context::time(const std::function<void()> &launch, int warmup, int repeti
   timing.repetitions = repetitions;
   timing.flushedL2 = flushL2;
   timing.perCallMs = timeMedian(launch, warmup, repetitions, stream, flushL2, restMicroseconds);
-  timing.restMicroseconds = rest_ ? std::max(restMicroseconds, 0) : 0;
+  timing.restMicroseconds = restTaken(flushL2, restMicroseconds);
   timing.backToBackMs = timeBackToBack(launch, 0, repetitions, stream);
   return timing;
 }

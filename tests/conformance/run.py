@@ -1647,6 +1647,19 @@ def add_stdlib_cases():
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
                       "SCALE_MODE": mode_, "A": "f8e5m2", "B": "f8e4m3"})
+    # GROUP_M 4's tile order over more than one group of rows: 6 rows of 64-row tiles (the last
+    # 8 rows deep), groups of 4 and 2, 3 columns, on 3 programs of two a CTA.
+    Mg, Ng, Kg = 5 * 64 + 8, 136, 256
+    ga, gb = f8_bits(RNG.uniform(-2, 2, (Mg, Kg)), 4, 3, False), f8_bits(RNG.uniform(-1, 1, (Ng, Kg)), 4, 3, False)
+    gsa, gsb = RNG.uniform(0.1, 2, Mg).astype(np.float32), RNG.uniform(0.1, 2, Ng).astype(np.float32)
+    gacc = values_of("f8e4m3", ga).reshape(Mg, Kg) @ values_of("f8e4m3", gb).reshape(Ng, Kg).T
+    case("stdlib.fp8_matmul_persistent.tma.group_m4_two_groups", std("fp8_matmul"), "fp8_matmul_persistent", "3",
+         {"a": ga, "b": gb, "c": np.zeros(Mg * Ng, np.uint16), "scale_a": gsa, "scale_b": gsb,
+          "bias": np.zeros(Ng, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+          "M": Mg, "N": Ng, "K": Kg, "lda": Kg, "ldb": Kg, "ldc": Ng, "ldr": Ng, "ldm": Ng, **stream_k_scratch},
+         lambda out: {"c": b16(gacc * gsa[:, None] * gsb[None, :]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+         defines={"BM": "64", "BN": "64", "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
+                  "GROUP_M": "4", "SCALE_MODE": "1"})
     # On clusters of 2 CTAs (cluster_size 2, sm_90a: a copy both tiles of a step need is made
     # once, each CTA multicasting half of its rows). 3 rows of 128x128 tiles in a group: tiles
     # 2c and 2c + 1 share b's columns or (the group's odd row beside the next column's first)

@@ -167,7 +167,7 @@ public:
   /// The median time in milliseconds of `launch` over `repetitions` runs after `warmup` runs,
   /// each timed with CUDA events and (with flushL2) preceded by a write of twice the L2 size,
   /// so every run starts with a cold L2 (as Triton's do_bench does), then by a rest of
-  /// `restMicroseconds` (kRestMicroseconds, above). CUDA backend only.
+  /// `restMicroseconds` (kRestMicroseconds, above; only with the flush). CUDA backend only.
   double timeMedian(const std::function<void()> &launch, int warmup, int repetitions, const Stream &stream = Stream(),
                     bool flushL2 = true, int restMicroseconds = kRestMicroseconds);
 
@@ -241,9 +241,14 @@ private:
   std::vector<float> eventTimes(int samples, const std::function<void(int)> &before,
                                 const std::function<void(int)> &between, const Stream &stream);
   /// What runs before each timed run on `stream`: with flushL2, a write of twice the L2 size
-  /// (the buffer allocated once); then, for restMicroseconds > 0, a one-thread kernel that
-  /// sleeps that long (none, with a warning once, where the driver cannot load it).
+  /// (the buffer allocated once), then, for restMicroseconds > 0, a one-thread kernel that
+  /// sleeps that long (none, with a warning once, where the driver cannot compile it). Without
+  /// the flush nothing, as bench/peers.py spins only after its flush.
   std::function<void(int)> beforeRun(const Stream &stream, bool flushL2, int restMicroseconds);
+  /// Loads the rest kernel (rest_), or marks it unavailable; under launches_.
+  void loadRest();
+  /// The rest beforeRun takes for these arguments, in microseconds.
+  int restTaken(bool flushL2, int restMicroseconds);
 };
 
 /// Device memory of `count` elements of one type (host memory under the interpreter), freed
