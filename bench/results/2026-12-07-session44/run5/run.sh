@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 44, run 5 (pack of 7d85c63; repository root, $OUT; carry .pack), ordered for a short
+# Session 44, run 5 (pack of the session's last code commit, 3e7bfaa or later: tools/gpu-check; repository root, $OUT; carry .pack), ordered for a short
 # device budget:
-#  - 7d85c63's per-call rest: the GPU unit tests of the JIT, and `tkc tune` over run 3's tile
+#  - the per-call rest (7d85c63 and its review fixes): the GPU unit tests of the JIT, and `tkc tune` over run 3's tile
 #    orders at 8192x8192x4096 (the final round now rests before each run);
 #  - run5/ab.py: the persistent kernel's tile orders against cuBLASLt fast accumulation, per call
 #    (with and without bench/peers.py's 200 us spin) and back to back, at 8192x8192x4096, 4096^3
