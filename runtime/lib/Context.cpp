@@ -372,10 +372,10 @@ double Context::timeMedian(const std::function<void()> &launch, int warmup, int 
                            bool flushL2, int restMicroseconds) {
   if (backend_ != Backend::Cuda)
     throw Error("tk::Context::timeMedian: timing needs the CUDA backend");
-  auto flush = beforeRun(stream, flushL2, restMicroseconds);
+  auto before = beforeRun(stream, flushL2, restMicroseconds);
   for (int r = 0; r < warmup; ++r)
     launch();
-  return medianOf(eventTimes(repetitions, flush, [&](int) { launch(); }, stream));
+  return medianOf(eventTimes(repetitions, before, [&](int) { launch(); }, stream));
 }
 
 std::vector<double> Context::timeInterleaved(const std::vector<std::function<void()>> &launches, int rounds,
@@ -385,12 +385,12 @@ std::vector<double> Context::timeInterleaved(const std::vector<std::function<voi
   size_t n = launches.size();
   if (n == 0)
     return {};
-  auto flush = beforeRun(stream, flushL2, restMicroseconds);
+  auto before = beforeRun(stream, flushL2, restMicroseconds);
   for (const auto &launch : launches)
     launch();
   // Sample s is round s / n's (s % n)-th run, the order rotated by one each round.
   auto which = [n](int s) { return (size_t(s) / n + size_t(s) % n) % n; };
-  std::vector<float> times = eventTimes(int(n) * std::max(rounds, 1), flush, [&](int s) { launches[which(s)](); }, stream);
+  std::vector<float> times = eventTimes(int(n) * std::max(rounds, 1), before, [&](int s) { launches[which(s)](); }, stream);
   std::vector<std::vector<float>> each(n);
   for (size_t s = 0; s < times.size(); ++s)
     each[which(int(s))].push_back(times[s]);

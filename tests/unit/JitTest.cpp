@@ -978,8 +978,8 @@ TEST_F(JitGpuTest, PerCallTimingRestsBeforeEachRunOutsideItsTime) {
   EXPECT_GE(restedWall - unrestedWall, 0.9 * runs * Context::kRestMicroseconds / 1000.0)
       << restedWall << " ms rested against " << unrestedWall;
   EXPECT_LT(restedMs, Context::kRestMicroseconds / 1000.0 / 2) << "the rest was timed with the run";
-  EXPECT_EQ(context->time(launch, 1, 5).str().find(", L2 flushed, 200 us rest)") != std::string::npos, true)
-      << context->time(launch, 1, 5).str();
+  std::string line = context->time(launch, 1, 5).str();
+  EXPECT_NE(line.find(", L2 flushed, 200 us rest)"), std::string::npos) << line;
   EXPECT_EQ(context->time(launch, 1, 5, Stream(), true, 0).restMicroseconds, 0);
   EXPECT_EQ(context->time(launch, 1, 5, Stream(), false).restMicroseconds, 0);
 }
