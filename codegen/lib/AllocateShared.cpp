@@ -184,6 +184,17 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
       extend(op);
   });
   bool ringsEndBarrier = isa_and_nonnull<AsyncWaitOp>(ringsEnd);
+  // The exchanges after `from` go on until 48 KiB, or until the bytes the kernel has left,
+  // then start again from `from` behind a barrier: a kernel whose rings and staging leave
+  // less than its exchanges take one after another still fits when each fits alone (two
+  // programs a CTA, 128x128 tiles in 6 stages with a bias: three 512-byte broadcasts a
+  // program, 1024 bytes over). With two programs, a program has half of what follows the
+  // rings, in whole KiB (its stride), less its staging.
+  auto exchangeWindow = [&](int64_t from) {
+    int64_t left = twoPrograms ? (maxSharedBytes(sm) - privateStart) / 2 / 1024 * 1024 - (from - privateStart)
+                               : maxSharedBytes(sm) - from;
+    return std::min(kSharedLimit, left);
+  };
   int64_t next = pinned, size = pinned;
   bool wrapped = false, ringsReleased = false, ringsBarrierPending = false, loopBarrierPending = false;
   int64_t placedEnd = next; // the end of the exchanges placed since the rings' bytes were
@@ -233,7 +244,7 @@ FailureOr<int64_t> assignShared(func::FuncOp kernel, const ThreadTypeConverter &
     // A dot stages swizzled tiles, whose pattern (wgmma's too) repeats from 1024-byte boundaries.
     auto aligned = [&](int64_t offset) { return isa<DotOp>(op) ? roundUp1024(offset) : offset; };
     next = aligned(next);
-    if (next + bytes > pinned + kSharedLimit) {
+    if (next + bytes > pinned + exchangeWindow(pinned)) {
       next = aligned(pinned);
       wrapped = true;
     }
