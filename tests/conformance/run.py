@@ -1660,16 +1660,22 @@ def add_stdlib_cases():
          lambda out: {"c": b16(gacc * gsa[:, None] * gsb[None, :]).ravel()}, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "64", "BN": "64", "BK": "128", "num_warps": "4", "num_stages": "4", "warp_specialize": "3",
                   "GROUP_M": "4", "SCALE_MODE": "1"})
-    # The tuned 128x128 ws 3 s6 config with a bias: its broadcast's exchange takes turns with the
+    # The tuned 128x128 ws 3 s6 config with a bias, its tiles stored by TMA (N and ldc multiples
+    # of 16; 3 columns of tiles, the last 16 wide): the bias's broadcast takes turns with the
     # scales' (tk-allocate-shared's exchange window; before, the config did not fit on sm_90a).
-    tbias = values_of("bf16", b16(RNG.uniform(-4, 4, Nt)))
-    tacc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
+    Mw, Nw, Kw = 200, 272, 544
+    wa, wb = f8_bits(RNG.uniform(-2, 2, (Mw, Kw)), 4, 3, False), f8_bits(RNG.uniform(-1, 1, (Nw, Kw)), 4, 3, False)
+    wsa, wsb = RNG.uniform(0.1, 2, Mw).astype(np.float32), RNG.uniform(0.1, 2, Nw).astype(np.float32)
+    wbias = values_of("bf16", b16(RNG.uniform(-4, 4, Nw)))
+    wacc = values_of("f8e4m3", wa).reshape(Mw, Kw) @ values_of("f8e4m3", wb).reshape(Nw, Kw).T
     case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_w4_s6_ws3_bias", std("fp8_matmul"), "fp8_matmul_persistent", "3",
-         dict(persistent_args(tsa, tsb), bias=b16(tbias)),
-         lambda out: {"c": b16(tacc * tsa[:, None] * tsb[None, :] + tbias[None, :]).ravel()},
+         {"a": wa, "b": wb, "c": np.zeros(Mw * Nw, np.uint16), "scale_a": wsa, "scale_b": wsb, "bias": b16(wbias),
+          "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+          "M": Mw, "N": Nw, "K": Kw, "lda": Kw, "ldb": Kw, "ldc": Nw, "ldr": Nw, "ldm": Nw, **stream_k_scratch},
+         lambda out: {"c": b16(wacc * wsa[:, None] * wsb[None, :] + wbias[None, :]).ravel()},
          tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
          defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "6", "warp_specialize": "3",
-                  "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3", "HAS_BIAS": "true"})
+                  "SCALE_MODE": "1", "HAS_BIAS": "true"})
     # On clusters of 2 CTAs (cluster_size 2, sm_90a: a copy both tiles of a step need is made
     # once, each CTA multicasting half of its rows). 3 rows of 128x128 tiles in a group: tiles
     # 2c and 2c + 1 share b's columns or (the group's odd row beside the next column's first)
@@ -2556,6 +2562,10 @@ def check_matmul_spills(args, ptxas):
         configs = [config for _, config in tuned_configs(path, "fp8_matmul_persistent")]
         configs += [{"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": stages,
                      "warp_specialize": ws, "cluster_size": "2"} for stages, ws in (("5", "1"), ("6", "3"))]
+        # With a bias, whose broadcast takes turns with the scales' beside the TMA store's staging
+        # (it did not fit before).
+        configs += [{"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "6", "warp_specialize": "3",
+                     "HAS_BIAS": "true"}]
         builds += [("stdlib.fp8_matmul_persistent.wgmma", path, "fp8_matmul_persistent", dict(config, SCALE_MODE="1"))
                    for config in configs]
 
