@@ -246,10 +246,12 @@ void storeByTma(func::FuncOp kernel) {
     int64_t smallestStaging = 0;
     for (auto &loop : smallestByLoop)
       smallestStaging = std::max(smallestStaging, loop.second);
+    // (The exchanges one after another, else taking turns behind barriers.)
     allFitInParts =
         !tmaStores.empty() &&
-        requiredBytes(kernel, nullptr, 0, smallestStaging + exchangeBytes(kernel, converter, conversions)) <=
-            maxSharedBytes(90);
+        requiredBytes(kernel, nullptr, 0,
+                      smallestStaging + std::min(exchangeBytes(kernel, converter, conversions),
+                                                 largestExchange(kernel, converter, conversions))) <= maxSharedBytes(90);
   }
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());

@@ -1668,14 +1668,17 @@ def add_stdlib_cases():
     wsa, wsb = RNG.uniform(0.1, 2, Mw).astype(np.float32), RNG.uniform(0.1, 2, Nw).astype(np.float32)
     wbias = values_of("bf16", b16(RNG.uniform(-4, 4, Nw)))
     wacc = values_of("f8e4m3", wa).reshape(Mw, Kw) @ values_of("f8e4m3", wb).reshape(Nw, Kw).T
-    case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_w4_s6_ws3_bias", std("fp8_matmul"), "fp8_matmul_persistent", "3",
-         {"a": wa, "b": wb, "c": np.zeros(Mw * Nw, np.uint16), "scale_a": wsa, "scale_b": wsb, "bias": b16(wbias),
-          "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
-          "M": Mw, "N": Nw, "K": Kw, "lda": Kw, "ldb": Kw, "ldc": Nw, "ldr": Nw, "ldm": Nw, **stream_k_scratch},
-         lambda out: {"c": b16(wacc * wsa[:, None] * wsb[None, :] + wbias[None, :]).ravel()},
-         tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
-         defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "6", "warp_specialize": "3",
-                  "SCALE_MODE": "1", "HAS_BIAS": "true"})
+    # (And with TAIL_SPLIT 2 on 4 programs: one whole wave of 4 tiles, 2 tiles in halves.)
+    for tail, programs_ in (("1", "3"), ("2", "4")):
+        case("stdlib.fp8_matmul_persistent.tma.bm128_bn128_w4_s6_ws3%s_bias" % ("_tail2" if tail == "2" else ""),
+             std("fp8_matmul"), "fp8_matmul_persistent", programs_,
+             {"a": wa, "b": wb, "c": np.zeros(Mw * Nw, np.uint16), "scale_a": wsa, "scale_b": wsb, "bias": b16(wbias),
+              "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
+              "M": Mw, "N": Nw, "K": Kw, "lda": Kw, "ldb": Kw, "ldc": Nw, "ldr": Nw, "ldm": Nw, **stream_k_scratch},
+             lambda out: {"c": b16(wacc * wsa[:, None] * wsb[None, :] + wbias[None, :]).ravel()},
+             tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
+             defines={"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "6", "warp_specialize": "3",
+                      "SCALE_MODE": "1", "HAS_BIAS": "true", "TAIL_SPLIT": tail})
     # On clusters of 2 CTAs (cluster_size 2, sm_90a: a copy both tiles of a step need is made
     # once, each CTA multicasting half of its rows). 3 rows of 128x128 tiles in a group: tiles
     # 2c and 2c + 1 share b's columns or (the group's odd row beside the next column's first)
@@ -2565,7 +2568,7 @@ def check_matmul_spills(args, ptxas):
         # With a bias, whose broadcast takes turns with the scales' beside the TMA store's staging
         # (it did not fit before).
         configs += [{"BM": "128", "BN": "128", "BK": "128", "num_warps": "4", "num_stages": "6", "warp_specialize": "3",
-                     "HAS_BIAS": "true"}]
+                     "HAS_BIAS": "true", "TAIL_SPLIT": tail} for tail in ("1", "2")]
         builds += [("stdlib.fp8_matmul_persistent.wgmma", path, "fp8_matmul_persistent", dict(config, SCALE_MODE="1"))
                    for config in configs]
 
