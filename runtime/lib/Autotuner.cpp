@@ -253,9 +253,15 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
           // About 20 ms of timed runs per config and round, at least 5 and at most 100.
           repetitions[i] = int(std::clamp(20.0 / std::max(estimate, 1e-3), 5.0, 100.0));
         }
-        // (The rounds shortlist without the rest, which would cost more than the runs of a
-        // short kernel; the final round below, which decides, rests before each run.)
-        rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream, true, 0));
+        // Each run after the rest (Context::kRestMicroseconds), as the final round below and the
+        // benchmarks' per call: rounds of runs one after the other at the power cap ranked alike
+        // configs that differ by 3-12% rested, and left the GPU in a state in which the final
+        // round, though rested, still ranked them so (session 45, run 3: the persistent FP8 GEMM
+        // at 8192x8192x4096 with its tiles taken 4 or 8 rows at a time, 0.372 against 0.383 ms
+        // a call rested, 0.431 against 0.420 back to back; after unrested rounds over eight
+        // configs the final round chose 8, over the two alone 4). The rests cost at most as much
+        // again as the runs (100 runs a round at most, 20 ms of runs).
+        rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream, true));
         if (last) {
           std::sort(rounds[i].begin(), rounds[i].end());
           results[i].ms = rounds[i][rounds[i].size() / 2];
@@ -275,8 +281,7 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
   // timed again against each other run by run: the rounds time each config in a block of its
   // own, and at the power cap two configs within a few percent swap places from one block to
   // the next (session 43's H100: a config's medians 0.1545 and 0.1618 ms in one run). Each
-  // run comes after the rest (Context::kRestMicroseconds), which the rounds leave out: at the
-  // power cap they time alike configs that differ by 12% between other work (session 44).
+  // run comes after the rest, as in the rounds.
   constexpr double kFinalMargin = 0.05;
   constexpr size_t kFinalists = 4;
   std::vector<size_t> finalists;

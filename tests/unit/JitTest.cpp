@@ -984,6 +984,33 @@ TEST_F(JitGpuTest, PerCallTimingRestsBeforeEachRunOutsideItsTime) {
   EXPECT_EQ(context->time(launch, 1, 5, Stream(), false).restMicroseconds, 0);
 }
 
+TEST_F(JitGpuTest, TuningRoundsRestBeforeEachRun) {
+  // The tuner's rounds rest the GPU before each run too (session 45: unrested rounds at the
+  // power cap ranked configs otherwise than per call, and so did the final round after them).
+  // Two configs far apart (no final round), each shorter than the rest: 100 runs a round, three
+  // rounds, so at least 600 rests of kRestMicroseconds (unrested, all of it took a few ms).
+  const char *source = R"(
+@autotune(key = [n], configs = [{ STEPS: 1 }, { STEPS: 4096 }])
+kernel chain(x: ptr<f32>, n: i32, const STEPS: i32) {
+    let i = arange(0, 128);
+    var v = load(x + i, mask = i < n, other = 0.0);
+    for s in range(0, STEPS) {
+        v = v * 0.999 + 1.0;
+    }
+    store(x + i, v, mask = i < n);
+}
+)";
+  Buffer x(*context, Scalar::F32, 128);
+  Kernel chain = Module::fromString(*context, source, "chain.tk", options()).kernel("chain");
+  TuneReport report = chain.tune(Grid(1), {x, 128});
+  ASSERT_EQ(report.results.size(), 2u);
+  ASSERT_TRUE(report.results[0].ms && report.results[1].ms);
+  ASSERT_LT(*report.results[1].ms, Context::kRestMicroseconds / 1000.0) << "a config as long as the rest";
+  ASSERT_GT(*report.results[1].ms, *report.results[0].ms * 1.05) << "the configs within the final round's margin";
+  EXPECT_FALSE(report.results[0].finalMs || report.results[1].finalMs);
+  EXPECT_GE(report.timeSeconds, 0.9 * 2 * 3 * 100 * Context::kRestMicroseconds / 1e6) << report.timeSeconds << " s";
+}
+
 TEST_F(JitGpuTest, OneConfigIsNotTimed) {
   // As Triton's autotuner: a space of one config is chosen untimed. Timing it ran the kernel
   // many times on the launch's buffers, and a kernel that updates them in place (a decode
