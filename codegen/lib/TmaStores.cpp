@@ -11,8 +11,8 @@
 // keeps its layout (the conversion the store would have needed goes), and the staging buffer,
 // which lives through the whole kernel (the copy reads it after the store returns), must fit
 // beside the stage rings and the exchanges of the kernel's other ops (as tk-allocate-shared
-// will place them, at most 48 KiB apart from the rings); a config with no room keeps its
-// ordinary store.
+// will place them: one after another up to 48 KiB from the rings, or taking turns behind
+// barriers where the kernel has less left); a config with no room keeps its ordinary store.
 //
 // A store qualifies directly in a loop over tiles at the kernel's top level (in a
 // warp-specialized kernel, in the consumers' branch), where every thread of the tile runs it,
@@ -246,12 +246,10 @@ void storeByTma(func::FuncOp kernel) {
     int64_t smallestStaging = 0;
     for (auto &loop : smallestByLoop)
       smallestStaging = std::max(smallestStaging, loop.second);
-    // (The exchanges one after another, else taking turns behind barriers.)
-    allFitInParts =
-        !tmaStores.empty() &&
-        requiredBytes(kernel, nullptr, 0,
-                      smallestStaging + std::min(exchangeBytes(kernel, converter, conversions),
-                                                 largestExchange(kernel, converter, conversions))) <= maxSharedBytes(90);
+    // (The exchanges taking turns behind barriers where they do not fit one after another.)
+    allFitInParts = !tmaStores.empty() &&
+                    requiredBytes(kernel, nullptr, 0, smallestStaging + largestExchange(kernel, converter, conversions)) <=
+                        maxSharedBytes(90);
   }
   for (StoreOp store : stores) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -297,8 +295,14 @@ void storeByTma(func::FuncOp kernel) {
     // before was, cost a barrier each but no more than the largest of them (bench/results/
     // 2026-12-07-session45: fp8_matmul_persistent's 128x128 ws 3 s6 config with a bias, which
     // was 1024 bytes over and kept its plain store, whose conversion was 34 KiB over).
-    if (!allFit && needed > maxSharedBytes(90))
-      needed = requiredBytes(kernel, owner, roundUp1024(rows * width * 2), largestExchange(kernel, converter, dropped));
+    if (!allFit && needed > maxSharedBytes(90)) {
+      auto neededTakingTurns = [&](int64_t w) {
+        return requiredBytes(kernel, owner, roundUp1024(rows * w * 2), largestExchange(kernel, converter, dropped));
+      };
+      needed = neededTakingTurns(width = columns);
+      while (needed > maxSharedBytes(90) && stagingHalves(value, rows, columns, width))
+        needed = neededTakingTurns(width /= 2);
+    }
     if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
       continue;

@@ -259,8 +259,9 @@ std::shared_ptr<Variant> Kernel::Impl::tuned(const GridSpec &grid, const Arg *ar
         // round, though rested, still ranked them so (session 45, run 3: the persistent FP8 GEMM
         // at 8192x8192x4096 with its tiles taken 4 or 8 rows at a time, 0.372 against 0.383 ms
         // a call rested, 0.431 against 0.420 back to back; after unrested rounds over eight
-        // configs the final round chose 8, over the two alone 4). The rests cost at most as much
-        // again as the runs (100 runs a round at most, 20 ms of runs).
+        // configs the final round chose 8, over the two alone 4; rested, the rounds ranked 4 first
+        // and the final round chose it, run 4). The rests cost at most 20 ms a config and round
+        // (100 runs at most): for a kernel much shorter than the rest, many times its runs.
         rounds[i].push_back(context().timeMedian(launches[i], 1, repetitions[i], stream, true));
         if (last) {
           std::sort(rounds[i].begin(), rounds[i].end());

@@ -988,7 +988,7 @@ TEST_F(JitGpuTest, TuningRoundsRestBeforeEachRun) {
   // The tuner's rounds rest the GPU before each run too (session 45: unrested rounds at the
   // power cap ranked configs otherwise than per call, and so did the final round after them).
   // Two configs far apart (no final round), each shorter than the rest: 100 runs a round, three
-  // rounds, so at least 600 rests of kRestMicroseconds (unrested, all of it took a few ms).
+  // rounds, so at least 600 rests of kRestMicroseconds (unrested, all of it took tens of ms).
   const char *source = R"(
 @autotune(key = [n], configs = [{ STEPS: 1 }, { STEPS: 4096 }])
 kernel chain(x: ptr<f32>, n: i32, const STEPS: i32) {
