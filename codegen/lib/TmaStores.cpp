@@ -232,6 +232,7 @@ void storeByTma(func::FuncOp kernel) {
   // other store is not yet decided, would leave both stores element by element, whose
   // conversions then need more than all of it.)
   bool allFitInParts = allFit;
+  llvm::DenseMap<Operation *, int64_t> smallestOf; // each candidate's smallest staging
   if (!allFit) {
     llvm::DenseMap<Operation *, int64_t> smallestByLoop;
     for (Operation *op : tmaStores) {
@@ -241,7 +242,8 @@ void storeByTma(func::FuncOp kernel) {
       int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
       while (stagingHalves(convert ? convert.getSrc() : store.getValue(), rows, columns, width))
         width /= 2;
-      smallestByLoop[topBlock(kernel)->findAncestorOpInBlock(*store)] += roundUp1024(rows * width * 2);
+      smallestOf[op] = roundUp1024(rows * width * 2);
+      smallestByLoop[topBlock(kernel)->findAncestorOpInBlock(*store)] += smallestOf[op];
     }
     int64_t smallestStaging = 0;
     for (auto &loop : smallestByLoop)
@@ -284,8 +286,18 @@ void storeByTma(func::FuncOp kernel) {
     // rings, and 32 KiB of staging instead of 64).
     int64_t rows = type.getShape()[0], columns = type.getShape()[1], width = columns;
     Operation *owner = topBlock(kernel)->findAncestorOpInBlock(*store);
+    // Where they all fit only in parts, the stores of this loop not yet decided keep room for
+    // their smallest staging: else this one could take it and leave the next one element by
+    // element, with the conversion the estimate left out (two 128x256 stores beside 4 stages
+    // of rings failed to compile so).
+    int64_t othersSmallest = 0;
+    if (allFitInParts && !allFit)
+      for (Operation *other : tmaStores)
+        if (other != store.getOperation() && topBlock(kernel)->findAncestorOpInBlock(*other) == owner)
+          othersSmallest += smallestOf.lookup(other);
     auto neededFor = [&](int64_t w) {
-      return requiredBytes(kernel, owner, roundUp1024(rows * w * 2), exchangeBytes(kernel, converter, dropped));
+      return requiredBytes(kernel, owner, roundUp1024(rows * w * 2) + othersSmallest,
+                           exchangeBytes(kernel, converter, dropped));
     };
     int64_t needed = neededFor(width);
     if (!allFit)
@@ -297,7 +309,8 @@ void storeByTma(func::FuncOp kernel) {
     // was 1024 bytes over and kept its plain store, whose conversion was 34 KiB over).
     if (!allFit && needed > maxSharedBytes(90)) {
       auto neededTakingTurns = [&](int64_t w) {
-        return requiredBytes(kernel, owner, roundUp1024(rows * w * 2), largestExchange(kernel, converter, dropped));
+        return requiredBytes(kernel, owner, roundUp1024(rows * w * 2) + othersSmallest,
+                             largestExchange(kernel, converter, dropped));
       };
       needed = neededTakingTurns(width = columns);
       while (needed > maxSharedBytes(90) && stagingHalves(value, rows, columns, width))
