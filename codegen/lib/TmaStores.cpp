@@ -295,26 +295,27 @@ void storeByTma(func::FuncOp kernel) {
       for (Operation *other : tmaStores)
         if (other != store.getOperation() && topBlock(kernel)->findAncestorOpInBlock(*other) == owner)
           othersSmallest += smallestOf.lookup(other);
-    auto neededFor = [&](int64_t w) {
-      return requiredBytes(kernel, owner, roundUp1024(rows * w * 2) + othersSmallest,
-                           exchangeBytes(kernel, converter, dropped));
+    auto neededFor = [&](int64_t w, int64_t exchanges) {
+      return requiredBytes(kernel, owner, roundUp1024(rows * w * 2) + othersSmallest, exchanges);
     };
-    int64_t needed = neededFor(width);
-    if (!allFit)
+    // The widest staging (the whole tile, or halved down to one box's column block) that fits
+    // beside `exchanges` bytes of exchanges a program; `needed` what it then takes.
+    int64_t needed = 0;
+    auto widestFitting = [&](int64_t exchanges) {
+      needed = neededFor(width = columns, exchanges);
       while (needed > maxSharedBytes(90) && stagingHalves(value, rows, columns, width))
-        needed = neededFor(width /= 2);
-    // Still too much: the exchanges one after another behind barriers, each where the one
-    // before was, cost a barrier each but no more than the largest of them (bench/results/
-    // 2026-12-07-session45: fp8_matmul_persistent's 128x128 ws 3 s6 config with a bias, which
-    // was 1024 bytes over and kept its plain store, whose conversion was 34 KiB over).
-    if (!allFit && needed > maxSharedBytes(90)) {
-      auto neededTakingTurns = [&](int64_t w) {
-        return requiredBytes(kernel, owner, roundUp1024(rows * w * 2) + othersSmallest,
-                             largestExchange(kernel, converter, dropped));
-      };
-      needed = neededTakingTurns(width = columns);
-      while (needed > maxSharedBytes(90) && stagingHalves(value, rows, columns, width))
-        needed = neededTakingTurns(width /= 2);
+        needed = neededFor(width /= 2, exchanges);
+    };
+    if (allFit) {
+      needed = neededFor(width, exchangeBytes(kernel, converter, dropped));
+    } else {
+      widestFitting(exchangeBytes(kernel, converter, dropped));
+      // Still too much: the exchanges taking turns behind barriers, each where the one before
+      // was, cost a barrier each but no more than the largest of them (bench/results/
+      // 2026-12-07-session45: fp8_matmul_persistent's 128x128 ws 3 s6 config with a bias, which
+      // was 1024 bytes over and kept its plain store, whose conversion was 34 KiB over).
+      if (needed > maxSharedBytes(90))
+        widestFitting(largestExchange(kernel, converter, dropped));
     }
     if (!allFit && needed > maxSharedBytes(90)) {
       why("its staging buffer does not fit beside the rings and exchanges");
