@@ -22,6 +22,11 @@ int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &convert
 mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value pred, mlir::Value other,
                         mlir::Type element);
 
+/// The L2 policy of an eviction priority (`createpolicy.fractional.L2::evict_first` or
+/// `_last`, for an access's `.L2::cache_hint`): pure inline PTX, a constant ptxas folds, which
+/// LLVM may share between ops and hoist out of loops; null for `normal`.
+mlir::Value l2EvictionPolicy(mlir::OpBuilder &b, mlir::Location loc, tk::EvictionPolicy evict);
+
 } // namespace tk::codegen
 
 #endif

@@ -72,6 +72,15 @@ int64_t accessWidth(const AxisAnalysis &axis, const ThreadTypeConverter &convert
   return std::min(tile.getShape().back(), groups);
 }
 
+Value l2EvictionPolicy(OpBuilder &b, Location loc, EvictionPolicy evict) {
+  if (evict == EvictionPolicy::normal)
+    return Value();
+  return inlinePtx(b, loc, b.getI64Type(), ValueRange{},
+                   std::string("createpolicy.fractional.L2::") + (evict == EvictionPolicy::first ? "evict_first" : "evict_last") +
+                       ".b64 $0, 1.0;",
+                   "=l", /*sideEffects=*/false);
+}
+
 namespace {
 
 /// A load's or store's cache hints as PTX: the access's qualifiers ("" for none) and, for an
@@ -85,7 +94,7 @@ namespace {
 /// the access) comes last.
 struct CacheHints {
   std::string qualifiers;
-  llvm::StringRef l2Policy; // "evict_first", "evict_last" or ""
+  EvictionPolicy l2Evict = EvictionPolicy::normal; // the L2 part of the priority
   Value policy;             // the op's L2 policy (createPolicy), the accesses' last operand
 
   bool empty() const { return qualifiers.empty(); }
@@ -102,7 +111,7 @@ CacheHints cacheHints(CacheModifier cache, EvictionPolicy evict, uint32_t prefet
   else if (evict == EvictionPolicy::last)
     hints.qualifiers = ".L1::evict_last";
   if (evict != EvictionPolicy::normal) {
-    hints.l2Policy = evict == EvictionPolicy::first ? "evict_first" : "evict_last";
+    hints.l2Evict = evict;
     hints.qualifiers += ".L2::cache_hint";
   }
   if (prefetchSize)
@@ -110,13 +119,10 @@ CacheHints cacheHints(CacheModifier cache, EvictionPolicy evict, uint32_t prefet
   return hints;
 }
 
-/// The op's L2 policy, once for all its accesses: pure inline PTX (a constant ptxas folds,
-/// which LLVM may share between ops and hoist out of loops), null without an eviction priority.
+/// The op's L2 policy, once for all its accesses (l2EvictionPolicy), null without an eviction
+/// priority.
 Value createPolicy(OpBuilder &b, Location loc, const CacheHints &hints) {
-  if (hints.l2Policy.empty())
-    return Value();
-  return inlinePtx(b, loc, b.getI64Type(), ValueRange{},
-                   "createpolicy.fractional.L2::" + hints.l2Policy.str() + ".b64 $0, 1.0;", "=l", /*sideEffects=*/false);
+  return l2EvictionPolicy(b, loc, hints.l2Evict);
 }
 
 /// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one

@@ -119,6 +119,7 @@ public:
       buffers_.push_back(LocalAllocOp::create(rewriter, load.getLoc(), SharedBufferType::get(context, shape, type.getElementType())));
       groupBytes_[groupOf(loadIndex)] += type.getNumElements() * elementBytes(type.getElementType());
       maps_.push_back(addTensorMap(kernel, access, type, load.getLoc()));
+      evicts_.push_back(load.getEvict());
       // On clusters also a map of half-row boxes (a CTA's half of a shared copy).
       if (cluster_)
         halfMaps_.push_back(addTensorMap(
@@ -597,7 +598,7 @@ private:
       if (emptyParity)
         BarrierWaitOp::create(b, loc, empty_[group], stage, emptyParity);
       BarrierExpectOp::create(b, loc, full_[group], stage, b.getI64IntegerAttr(groupBytes_[group]));
-      for (auto [index, access, map, buffer] : llvm::enumerate(accesses_, maps_, buffers_)) {
+      for (auto [index, access, map, buffer, evict] : llvm::enumerate(accesses_, maps_, buffers_, evicts_)) {
         if (groupOf(index) != group)
           continue;
         SmallVector<Value> coords = coordinates(b, loc, access, mapping);
@@ -608,7 +609,7 @@ private:
             shared = arith::AndIOp::create(b, loc, shared, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, own, other));
           halves = halfMaps_[index];
         }
-        TmaLoadOp::create(b, loc, map, coords, buffer, stage, full_[group], stage, shared, halves);
+        TmaLoadOp::create(b, loc, map, coords, buffer, stage, full_[group], stage, shared, halves, evict);
       }
     }
   }
@@ -691,6 +692,7 @@ private:
   DotOp inFlight_;
   RectangularAccessAnalysis &analysis_;
   SmallVector<RectangularAccess, 2> accesses_;
+  SmallVector<EvictionPolicy, 2> evicts_; // each load's L2 eviction priority, for its copies
   SmallVector<InvariantCopy, 1> invariants_;
   SmallVector<Value> buffers_, maps_, invariantMaps_;
   SmallVector<Value> halfMaps_; // on clusters: maps_'s accesses by boxes of half the rows

@@ -5,6 +5,7 @@
 // waits, in every thread.
 #include "IndexArithmetic.h"
 #include "MatrixStores.h"
+#include "MemoryAccess.h"
 #include "MemoryTypes.h"
 #include "Patterns.h"
 #include "SharedRegion.h"
@@ -206,6 +207,26 @@ void forEachBox(OpBuilder &b, Location loc, Value stage, Value col, ArrayRef<int
   }
 }
 
+/// A TMA copy's L2 eviction priority (`tkg.tma_load`'s `evict`): the policy, made once for the
+/// op's boxes, and each copy's `.L2::cache_hint` with the policy as its last operand (the PTX
+/// ISA's order: after `.multicast::cluster` and its CTA mask). Without a priority the copies
+/// are as before.
+struct CacheHint {
+  Value policy;
+  CacheHint(OpBuilder &b, Location loc, EvictionPolicy evict) : policy(l2EvictionPolicy(b, loc, evict)) {}
+  /// `opcode operands;`, with the hint where there is one.
+  void ptx(OpBuilder &b, Location loc, StringRef opcode, StringRef operands, SmallVector<Value> values,
+           std::string constraints) const {
+    std::string text = (opcode + (policy ? ".L2::cache_hint " : " ") + operands).str();
+    if (policy) {
+      text += ", $" + std::to_string(values.size());
+      values.push_back(policy);
+      constraints += ",l";
+    }
+    tk::codegen::ptx(b, loc, text + ";", values, constraints);
+  }
+};
+
 struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
@@ -218,24 +239,23 @@ struct TmaLoadPattern : public OpConversionPattern<TmaLoadOp> {
     ValueRange coords = adaptor.getCoords();
     bool stacked = coords.size() == 3;
     Value row = coords[stacked], col = coords[stacked + 1];
+    CacheHint hint(rewriter, loc, op.getEvict());
     // Shared by a cluster: this CTA's half into both CTAs where `shared` holds, else the whole
     // tile into its own, as without clusters (below).
     if (Value shared = adaptor.getShared()) {
       auto branch = scf::IfOp::create(rewriter, loc, TypeRange{}, shared, /*withElseRegion=*/true);
       rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
       copyHalf(rewriter, loc, stage, LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getHalves()),
-               row, col, barrier, type);
+               row, col, barrier, type, hint);
       rewriter.setInsertionPointToStart(&branch.getElseRegion().front());
     }
     forEachBox(rewriter, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
       if (stacked)
-        ptx(rewriter, loc,
-            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
-            ValueRange{dstAddress, map, column, row, coords[0], barrier}, "r,l,r,r,r,r");
+        hint.ptx(rewriter, loc, "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                 "[$0], [$1, {$2, $3, $4}], [$5]", {dstAddress, map, column, row, coords[0], barrier}, "r,l,r,r,r,r");
       else
-        ptx(rewriter, loc,
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-            ValueRange{dstAddress, map, column, row, barrier}, "r,l,r,r,r");
+        hint.ptx(rewriter, loc, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                 "[$0], [$1, {$2, $3}], [$4]", {dstAddress, map, column, row, barrier}, "r,l,r,r,r");
     });
     rewriter.eraseOp(op);
     return success();
@@ -247,7 +267,7 @@ private:
   /// of a column block starts `rows / 2` rows in, as in the whole tile's layout: the halves
   /// are whole swizzle periods.
   static void copyHalf(OpBuilder &b, Location loc, Value stage, Value halves, Value row, Value col, Value barrier,
-                       SharedBufferType type) {
+                       SharedBufferType type, const CacheHint &hint) {
     int64_t half = type.tileShape()[0] / 2, bytes = elementBytes(type.getElementType());
     int64_t halfBytes = half * SwizzleParams::ofElements(type.tileShape()[0], type.tileShape()[1], bytes).blockLength * bytes;
     Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
@@ -255,10 +275,9 @@ private:
     Value rowOf = arith::AddIOp::create(b, loc, row, arith::MulIOp::create(b, loc, rank, i32Constant(b, loc, half)));
     Value mask = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(3));
     forEachBox(b, loc, stage, col, type.tileShape(), type.getElementType(), [&](Value dstAddress, Value column) {
-      ptx(b, loc,
-          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-          "[$0], [$1, {$2, $3}], [$4], $5;",
-          ValueRange{arith::AddIOp::create(b, loc, dstAddress, offset), halves, column, rowOf, barrier, mask}, "r,l,r,r,r,h");
+      hint.ptx(b, loc, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
+               "[$0], [$1, {$2, $3}], [$4], $5",
+               {arith::AddIOp::create(b, loc, dstAddress, offset), halves, column, rowOf, barrier, mask}, "r,l,r,r,r,h");
     });
   }
 };

@@ -3,6 +3,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tk/Dialect/Tk/IR/TkAttrs.td"
 include "tk/Dialect/Tk/IR/TkTypes.td"
 include "tk/Dialect/TkGpu/IR/TkgDialect.td"
 include "tk/Dialect/TkGpu/IR/TkgTypes.td"
@@ -219,13 +220,16 @@ def Tkg_TmaLoadOp : Tkg_Op<"tma_load", [AttrSizedOperandSegments]> {
     where `shared` holds, the other CTA of the cluster copies the same tile at the same stage,
     and this one copies half `%cluster_ctarank` of its rows by `halves` into both CTAs' stage,
     completing its bytes on both CTAs' barrier `index` (`.multicast::cluster`); else it
-    copies the tile by `map` into its own, as without.
+    copies the tile by `map` into its own, as without. `evict` (the `tk.load`'s it replaces):
+    the copy's L2 eviction priority (`createpolicy.fractional.L2::evict_first/last` and
+    `.L2::cache_hint`); a TMA copy has no L1 part.
   }];
   let arguments = (ins Tkg_TensorMap:$map, Variadic<I32>:$coords, Tkg_SharedBuffer:$buffer, I32:$stage,
-                       Tkg_Barriers:$barriers, I32:$index, Optional<I1>:$shared, Optional<Tkg_TensorMap>:$halves);
+                       Tkg_Barriers:$barriers, I32:$index, Optional<I1>:$shared, Optional<Tkg_TensorMap>:$halves,
+                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict);
   let assemblyFormat = [{
     $map `[` $coords `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]` (`shared` $shared^ `halves` $halves)?
-    attr-dict `:` qualified(type($buffer)) `,` qualified(type($barriers))
+    (`evict` `=` $evict^)? attr-dict `:` qualified(type($buffer)) `,` qualified(type($barriers))
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$map, "::mlir::ValueRange":$coords, "::mlir::Value":$buffer, "::mlir::Value":$stage,
