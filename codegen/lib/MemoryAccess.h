@@ -1,4 +1,5 @@
-// The width of global memory accesses, and one element's load (MemoryToThreads.cpp).
+// The width of global memory accesses, one element's load, and an eviction priority's L2 policy
+// (MemoryToThreads.cpp).
 #ifndef TK_CODEGEN_MEMORYACCESS_H
 #define TK_CODEGEN_MEMORYACCESS_H
 
