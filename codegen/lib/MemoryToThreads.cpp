@@ -95,7 +95,7 @@ namespace {
 struct CacheHints {
   std::string qualifiers;
   EvictionPolicy l2Evict = EvictionPolicy::normal; // the L2 part of the priority
-  Value policy;             // the op's L2 policy (createPolicy), the accesses' last operand
+  Value policy;             // the op's L2 policy (l2EvictionPolicy), the accesses' last operand
 
   bool empty() const { return qualifiers.empty(); }
 };
@@ -117,12 +117,6 @@ CacheHints cacheHints(CacheModifier cache, EvictionPolicy evict, uint32_t prefet
   if (prefetchSize)
     hints.qualifiers += ".L2::" + std::to_string(prefetchSize) + "B";
   return hints;
-}
-
-/// The op's L2 policy, once for all its accesses (l2EvictionPolicy), null without an eviction
-/// priority.
-Value createPolicy(OpBuilder &b, Location loc, const CacheHints &hints) {
-  return l2EvictionPolicy(b, loc, hints.l2Evict);
 }
 
 /// The registers one access of `bytes` bytes moves: four, two or one 32-bit ("r") or one
@@ -274,7 +268,7 @@ struct LoadPattern : public AccessPattern<LoadOp> {
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange{};
     int64_t width = widthFor(op, op.getResult());
     CacheHints hints = cacheHints(op.getCache(), op.getEvict(), op.getPrefetchSize());
-    hints.policy = createPolicy(rewriter, loc, hints);
+    hints.policy = l2EvictionPolicy(rewriter, loc, hints.l2Evict); // (once for all the op's accesses)
     Distribution l = distributionFor(op.getPtr());
     auto coefficients = indexBitCoefficients(op.getPtr());
     SmallVector<Value> values;
@@ -343,7 +337,7 @@ struct StorePattern : public AccessPattern<StoreOp> {
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange{};
     int64_t width = widthFor(op, op.getValue());
     CacheHints hints = cacheHints(CacheModifier::none, op.getEvict());
-    hints.policy = createPolicy(rewriter, loc, hints);
+    hints.policy = l2EvictionPolicy(rewriter, loc, hints.l2Evict); // (once for all the op's accesses)
     Distribution l = distributionFor(op.getPtr());
     auto coefficients = indexBitCoefficients(op.getPtr());
     for (size_t start = 0; start < ptrs.size(); start += width) {
