@@ -84,6 +84,7 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
                      l.sizePerThread <= rowLength;
     auto [laneRow, laneColumn] = rowAndColumn(b, loc, elementIndex(b, loc, l, 0, tid), rowLength);
     SwizzledOffsets destinations(b, loc, swizzle, laneRow, laneColumn);
+    Value policy = l2EvictionPolicy(b, loc, op.getEvict());
     for (size_t slot = 0; slot < ptrs.size(); slot += width) {
       Value index;
       if (wholeRows) {
@@ -101,6 +102,10 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
         // The source size: every byte, or none (the destination is zero-filled).
         Value sourceBytes = mask ? (Value)arith::SelectOp::create(b, loc, mask, i32Constant(b, loc, size), i32Constant(b, loc, 0))
                                  : Value();
+        if (policy) {
+          copyWithPolicy(b, loc, dst, src, size, sourceBytes ? sourceBytes : i32Constant(b, loc, size), policy);
+          continue;
+        }
         NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(size),
                                 NVVM::LoadCacheModifierKindAttr::get(b.getContext(), size == 16 ? NVVM::LoadCacheModifierKind::CG
                                                                                                  : NVVM::LoadCacheModifierKind::CA),
@@ -125,6 +130,18 @@ struct AsyncCopyPattern : public OpConversionPattern<AsyncCopyOp> {
     }
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// cp.async with an L2 eviction priority: NVVM's op has no cache-policy operand, so inline
+  /// PTX (`.L2::cache_hint`, PTX ISA 7.4), the source size always spelled out (the policy is
+  /// the operand after it).
+  static void copyWithPolicy(OpBuilder &b, Location loc, Value dst, Value src, int64_t size, Value sourceBytes,
+                             Value policy) {
+    std::string text = std::string("cp.async.") + (size == 16 ? "cg" : "ca") + ".shared.global.L2::cache_hint [$0], [$1], " +
+                       std::to_string(size) + ", $2, $3;";
+    inlinePtx(b, loc, TypeRange{}, ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), dst),
+                                              LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src), sourceBytes, policy},
+              text, "r,l,r,l", /*sideEffects=*/true);
   }
 
   ThreadTypeConverter &converter;

@@ -206,7 +206,7 @@ void stageTopLevelDotOperands(func::FuncOp kernel, int64_t threads) {
     rewriter.setInsertionPoint(load);
     Value buffer = LocalAllocOp::create(rewriter, loc, SharedBufferType::get(kernel.getContext(), shape, type.getElementType()));
     Value stage = i32Constant(rewriter, loc, 0);
-    AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask());
+    AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask(), load.getEvict());
     AsyncCommitOp::create(rewriter, loc);
     staged.push_back({load, buffer, stage, firstUse});
   }
@@ -236,7 +236,7 @@ SmallVector<AsyncCopyOp> copyInvariantOperands(scf::ForOp loop, int64_t threads)
     Location loc = load.getLoc();
     Value buffer = LocalAllocOp::create(rewriter, loc, SharedBufferType::get(loop.getContext(), shape, type.getElementType()));
     Value stage = i32Constant(rewriter, loc, 0);
-    copies.push_back(AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask()));
+    copies.push_back(AsyncCopyOp::create(rewriter, loc, load.getPtr(), buffer, stage, load.getMask(), load.getEvict()));
     AsyncCommitOp::create(rewriter, loc);
     readFromStage(rewriter, load, buffer, stage);
   }
@@ -364,7 +364,7 @@ private:
       Value mask = SplatOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), inRange);
       if (load.getMask())
         mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(load.getMask()), mask);
-      AsyncCopyOp::create(b, load.getLoc(), mapping.lookupOrDefault(load.getPtr()), buffer, stage, mask);
+      AsyncCopyOp::create(b, load.getLoc(), mapping.lookupOrDefault(load.getPtr()), buffer, stage, mask, load.getEvict());
     }
     AsyncCommitOp::create(b, loc);
   }

@@ -79,6 +79,7 @@ public:
     AsyncCopyOp copy; // (erased once TMA replaces it: read `buffer`, kept apart, after that)
     RectangularAccess access;
     Value buffer; // the copy's destination
+    EvictionPolicy evict; // the copy's L2 eviction priority
   };
 
   TmaPipeliner(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlight, RectangularAccessAnalysis &analysis,
@@ -619,7 +620,7 @@ private:
     Value zero = i32Constant(b, loc, 0);
     Value map = invariantMaps_[&invariant - invariants_.begin()];
     TmaLoadOp::create(b, loc, map, coordinates(b, loc, invariant.access, mapping), invariant.buffer, zero,
-                      invariantFull_, zero);
+                      invariantFull_, zero, Value(), Value(), invariant.evict);
   }
 
   /// The cp.async copies TMA replaced, with the commit after each.
@@ -813,7 +814,7 @@ bool pipelineByTma(scf::ForOp loop, LoopPlan &plan, int64_t stages, DotOp inFlig
     auto tile = RankedTensorType::get(type.tileShape(), type.getElementType());
     std::optional<RectangularAccess> access = analysis.match(copy.getPtr(), copy.getMask(), tile);
     if (access && tile.getShape()[0] <= 256 && tensorMapFor(*access, tile, analysis))
-      invariants.push_back({copy, *access, copy.getBuffer()});
+      invariants.push_back({copy, *access, copy.getBuffer(), copy.getEvict()});
     else
       cpAsyncLeft = true;
   }

@@ -89,6 +89,8 @@ func.func @stage_rings(%p: tensor<16x32x!tk.ptr<f16>>, %m: tensor<16x32xi1>, %s:
   %buf = tkg.local_alloc : !tkg.shared<[3, 16, 32], f16>
   // CHECK: tkg.async_copy %{{.*}}, %[[BUF]][%{{.*}}] mask %{{.*}} : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
   tkg.async_copy %p, %buf[%s] mask %m : tensor<16x32xi1> : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
+  // CHECK: tkg.async_copy %{{.*}}, %[[BUF]][%{{.*}}] evict = first : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
+  tkg.async_copy %p, %buf[%s] evict = first : tensor<16x32x!tk.ptr<f16>>, !tkg.shared<[3, 16, 32], f16>
   // CHECK: tkg.async_commit
   tkg.async_commit
   // CHECK: tkg.async_wait 1
@@ -135,6 +137,8 @@ func.func @tma_rings(%a: !tk.ptr<f16>, %m: i32, %k: i32, %ld: i32,
   tkg.tma_load %map[%row, %col], %buf[%s], %full[%s] : !tkg.shared<[3, 128, 64], f16>, !tkg.barriers<3>
   // CHECK: tkg.tma_load %[[MAPB]][%{{.*}}, %{{.*}}], %[[BUFB]][%{{.*}}], %[[FULL]][%{{.*}}] : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
   tkg.tma_load %mapb[%col, %row], %bufb[%s], %full[%s] : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
+  // CHECK: tkg.tma_load %[[MAPB]][%{{.*}}, %{{.*}}], %[[BUFB]][%{{.*}}], %[[FULL]][%{{.*}}] evict = last : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
+  tkg.tma_load %mapb[%col, %row], %bufb[%s], %full[%s] evict = last : !tkg.shared<[3, 64, 128], f16>, !tkg.barriers<3>
   // CHECK: tkg.barrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !tkg.barriers<3>
   tkg.barrier_wait %full[%s], %parity : !tkg.barriers<3>
   // CHECK: tkg.local_load %[[BUF]][%{{.*}}] : !tkg.shared<[3, 128, 64], f16> -> tensor<128x64xf16>

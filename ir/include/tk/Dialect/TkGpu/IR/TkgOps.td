@@ -45,12 +45,16 @@ def Tkg_AsyncCopyOp : Tkg_Op<"async_copy"> {
     cp.async", https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async);
     elements whose mask is false become zero. The copy joins this thread's open group
     (`tkg.async_commit`); read the stage only after `tkg.async_wait` says the group is done.
+    `evict` (the `tk.load`'s it replaces): the copies' L2 eviction priority
+    (`createpolicy.fractional.L2::evict_first/last` and `.L2::cache_hint`; cp.async.cg skips
+    L1, so the priority's L1 part has nothing to act on).
   }];
   let arguments = (ins RankedTensorOf<[Tk_Ptr]>:$ptr, Tkg_SharedBuffer:$buffer, I32:$stage,
-                       Optional<RankedTensorOf<[I1]>>:$mask);
+                       Optional<RankedTensorOf<[I1]>>:$mask,
+                       DefaultValuedAttr<Tk_EvictionPolicy, "::tk::EvictionPolicy::normal">:$evict);
   let assemblyFormat = [{
-    $ptr `,` $buffer `[` $stage `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,`
-    qualified(type($buffer))
+    $ptr `,` $buffer `[` $stage `]` (`mask` $mask^ `:` type($mask))? (`evict` `=` $evict^)? attr-dict `:`
+    type($ptr) `,` qualified(type($buffer))
   }];
   let hasVerifier = 1;
 }
