@@ -18,13 +18,20 @@ fp8_time() {
   fp8_persistent_time $1 $2 $3 $(( $5 == 3 ? 264 : 132 )) -D BM=128 -D BN=128 -D num_stages=$4 -D num_warps=4 \
     -D warp_specialize=$5 -D TAIL_SPLIT=$6
 }
-# One timing line of fp8_matmul_persistent per row and column at M N K on GRID programs with
-# k-steps of 128 and the -D constants given, by `tkc run --time 200` (of $FP8_SOURCE when set, a
-# copy of the stdlib's file): fp8_persistent_time M N K GRID -D NAME=VALUE...
+# One timing line of KERNEL (fp8_matmul or fp8_matmul_persistent) at M N K on GRID programs with
+# the -D constants given, by `tkc run --time 200` (of $FP8_SOURCE when set, a copy of the stdlib's
+# file), per row and column unless $FP8_SCALE_MODE says otherwise:
+# fp8_kernel_time KERNEL M N K GRID -D NAME=VALUE...
+fp8_kernel_time() {
+  local kernel=$1 M=$2 N=$3 K=$4 grid=$5; shift 5
+  timeout 60 $tkc run ${FP8_SOURCE:-stdlib/std/fp8_matmul.tk} --kernel $kernel --backend=cuda \
+    -D SCALE_MODE=${FP8_SCALE_MODE:-1} "$@" --grid $grid --time 200 $(fp8_args $M $N $K) 2>&1 | tail -1 \
+    | sed "s/^kernel '$kernel'/$kernel ${M}x${N}x$K $* grid $grid/"
+}
+# fp8_kernel_time of fp8_matmul_persistent with k-steps of 128: fp8_persistent_time M N K GRID -D NAME=VALUE...
 fp8_persistent_time() {
   local M=$1 N=$2 K=$3 grid=$4; shift 4
-  timeout 60 $tkc run ${FP8_SOURCE:-stdlib/std/fp8_matmul.tk} --kernel fp8_matmul_persistent --backend=cuda -D BK=128 \
-    -D SCALE_MODE=1 "$@" --grid $grid --time 200 $(fp8_args $M $N $K) 2>&1 | tail -1 | sed "s/^kernel 'fp8_matmul_persistent'/${M}x${N}x$K $* grid $grid/"
+  fp8_kernel_time fp8_matmul_persistent $M $N $K $grid -D BK=128 "$@" | sed 's/^fp8_matmul_persistent //'
 }
 # compute-sanitizer's summary line for fp8_matmul_persistent per row and column, 128x128x128 tiles of
 # 4 warps in 6 stages with two programs a CTA: fp8_sanitize TOOL GRID M N K [-D ...].
