@@ -3,6 +3,7 @@
 // MemoryToThreads.cpp, ReduceToThreads.cpp, ElementwiseToThreads.cpp for the rest).
 #include "AxisAnalysis.h"
 #include "IndexArithmetic.h"
+#include "MemoryTypes.h"
 #include "Patterns.h"
 #include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
@@ -110,6 +111,9 @@ struct BitcastPattern : public ThreadPattern<BitcastOp> {
   }
 };
 
+/// The registers one tile may take in each thread: four times the 255 a thread addresses.
+constexpr int64_t kMaxRegisterWordsPerTile = 1024;
+
 struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   using TkToThreadsBase::TkToThreadsBase;
 
@@ -137,6 +141,20 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
         if (int64_t(1) << bits->thread.size() != threadsOf(op)) {
           op->emitError() << "tile " << type << " is laid out over " << (int64_t(1) << bits->thread.size())
                           << " threads, but the kernel has " << threadsOf(op);
+          return WalkResult::interrupt();
+        }
+        // A tile that alone takes several times the registers a thread has (255) spills
+        // wholesale, and its unrolled code took LLVM minutes (a 256x256 f32 accumulator on one
+        // warp: 2048 a thread, 130 s): refused, with the remedy.
+        // (Reported at an op of the source: the tile's constants, which the canonicalizer
+        // hoisted, have lost their place.)
+        int64_t perThread = int64_t(1) << bits->slot.size();
+        int64_t words = (perThread * elementBytes(type) + 3) / 4;
+        if (words > kMaxRegisterWordsPerTile && !isa<UnknownLoc>(op->getLoc())) {
+          op->emitError() << "tile " << type << " puts " << perThread << " elements in each of "
+                          << threadsOf(op) << " threads (" << words << " 32-bit registers a thread; a thread has 255, "
+                          << "and past " << kMaxRegisterWordsPerTile
+                          << " a tile is refused): give the kernel more warps or smaller tiles";
           return WalkResult::interrupt();
         }
       }

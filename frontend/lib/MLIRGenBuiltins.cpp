@@ -374,8 +374,17 @@ Value MLIRGenImpl::emitBuiltin(const CallExpr &e) {
   }
   case BuiltinId::Rand:
   case BuiltinId::Randn: {
-    Value seed = emitConverted(arg(0), arg(0).type.strong());
-    Value offsets = emitConverted(arg(1), arg(1).type.strong());
+    // Philox's key is 64 bits and its counter 32, and the IR's integers are signless (the
+    // backends sign-extend a narrower seed and take an offset's low 32 bits): an unsigned seed
+    // and an offset under 32 bits widen here, by their own signedness (a u8 offset of 255 is
+    // 255, a u32 seed of 2^31 is 2^31, as Triton's conversions to uint32 and uint64 make them).
+    Type seedType = arg(0).type.strong(), offsetType = arg(1).type.strong();
+    if (isUnsigned(seedType.elem.scalar) && bitWidth(seedType.elem.scalar) < 64)
+      seedType = seedType.withElem(ElemType{Scalar::U64, false});
+    if (bitWidth(offsetType.elem.scalar) < 32)
+      offsetType = offsetType.withElem(ElemType{isUnsigned(offsetType.elem.scalar) ? Scalar::U32 : Scalar::I32, false});
+    Value seed = emitConverted(arg(0), seedType);
+    Value offsets = emitConverted(arg(1), offsetType);
     return RandOp::create(builder_, l, resultType, seed, offsets,
                           id == BuiltinId::Rand ? RandDistribution::uniform : RandDistribution::normal);
   }

@@ -1,6 +1,7 @@
 // From text to AST: UTF-8 validation, the ANTLR lexer, a token pre-scan that bounds nesting,
 // the ANTLR parser with our error listener, and a builder from parse tree to AST.
 #include "tk/Frontend/Parser.h"
+#include "tk/Support/IntegerLiteral.h"
 
 #include "TkLexer.h"
 #include "TkParser.h"
@@ -579,30 +580,11 @@ private:
   }
 
   uint64_t parseInt(antlr4::Token *tok) {
-    std::string text = tok->getText();
-    int base = 10;
-    size_t start = 0;
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-      base = 16, start = 2;
-    else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B'))
-      base = 2, start = 2;
-    uint64_t value = 0;
-    bool digits = false;
-    for (size_t i = start; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '_')
-        continue;
-      int d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-      if (value > (UINT64_MAX - d) / base) {
-        diags_.error(range(tok), "integer literal " + text + " does not fit in 64 bits");
-        return 0;
-      }
-      value = value * base + d;
-      digits = true;
-    }
-    if (!digits)
-      diags_.error(range(tok), "integer literal " + text + " has no digits");
-    return value;
+    std::string why;
+    std::optional<uint64_t> value = parseIntegerLiteral(tok->getText(), why);
+    if (!value)
+      diags_.error(range(tok), "integer literal " + tok->getText() + " " + why);
+    return value.value_or(0);
   }
 
   uint32_t fileId_;

@@ -96,6 +96,13 @@ ModuleAST *Program::load(const std::string &path, const std::string *text, SrcRa
   stack.push_back(key);
   std::vector<std::pair<ModuleAST *, SrcRange>> imported;
   for (const ImportItem &imp : module->imports) {
+    // The file system stops a path at a NUL (`"a\0.tk"` would open `a`): a control character
+    // names no file a program means to import.
+    if (std::any_of(imp.path.begin(), imp.path.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+      diags_.error(imp.range, "import path has a control character (a NUL, a tab, ...): no file is named so");
+      ok_ = false;
+      continue;
+    }
     std::string resolved = resolveImport(path, imp.path);
     if (resolved.empty()) {
       // A folder or a device where the file was looked for: said so, never opened.

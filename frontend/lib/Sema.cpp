@@ -1,6 +1,7 @@
 // Instantiation: kernels with their constants bound, device functions per argument types,
 // module constants, @autotune decorators, and types written in source.
 #include "SemaImpl.h"
+#include "tk/Support/IntegerLiteral.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -284,10 +285,21 @@ std::optional<ConstValue> parseConstText(const std::string &text, const Type &ty
       return std::nullopt;
     return ConstValue::ofFloat(d);
   }
-  errno = 0;
-  long long v = std::strtoll(text.c_str(), &end, 0);
-  if (*end || errno)
+  // The language's literal grammar, as in source (`010` is ten), with an optional sign.
+  std::string why;
+  std::optional<SignedLiteral> literal = parseSignedIntegerLiteral(text, why);
+  if (!literal)
     return std::nullopt;
+  int64_t v;
+  if (isUnsigned(type.elem.scalar)) {
+    if (literal->negative && literal->magnitude)
+      return std::nullopt;
+    v = int64_t(literal->magnitude); // u64's upper half as its bits
+  } else if (std::optional<int64_t> value = literal->asInt64()) {
+    v = *value;
+  } else {
+    return std::nullopt;
+  }
   ConstValue result = normalizeInt(v, type.elem.scalar);
   if (result.i != v)
     return std::nullopt;

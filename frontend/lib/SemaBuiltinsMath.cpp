@@ -76,7 +76,20 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       return error(call_.range, "cdiv needs integer operands, found " + type(0).str() + " and " + type(1).str());
     // Constant operands fold (so that cdiv can appear where a constant is required: a shape, a
     // const) as MLIRGen emits it: the truncated quotient, plus 1 when the remainder is not zero
-    // and of the divisor's sign; foldBinary reports a division by zero (MIN / -1 wraps, as at run time).
+    // and of the divisor's sign; foldBinary reports a division by zero (MIN / -1 wraps, as at run
+    // time, except between weak constants, which fold exactly as `/` does).
+    if (arg(0)->value && arg(1)->value && result.isScalarValue() && result.weak && !sema_.unevaluated() &&
+        arg(0)->value->kind == ConstValue::Kind::Int && arg(1)->value->kind == ConstValue::Kind::Int) {
+      __int128 x = exactInt(*arg(0)->value, type(0).elem.scalar), y = exactInt(*arg(1)->value, type(1).elem.scalar);
+      if (y != 0) {
+        __int128 quotient = x / y, remainder = x % y;
+        std::optional<Type> landed =
+            sema_.weakIntType(quotient + (remainder != 0 && (remainder < 0) == (y < 0)), result, call_.range);
+        if (!landed)
+          return Type::error();
+        result = *landed;
+      }
+    }
     if (arg(0)->value && arg(1)->value && result.isScalarValue()) {
       ConstValue a = SemaImpl::castConst(*arg(0)->value, type(0), result);
       ConstValue b = SemaImpl::castConst(*arg(1)->value, type(1), result);

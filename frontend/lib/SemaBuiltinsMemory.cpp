@@ -116,6 +116,9 @@ Type BuiltinCallChecker::checkCompilerHint() {
     return Type::error();
   if (*n <= 0 || (*n & (*n - 1)))
     return error(arg(1)->range, name_ + ": " + std::to_string(*n) + " is not a positive power of two");
+  // The IR keeps hints as 32-bit attributes (tk.hint), as the analyses that read them do.
+  if (*n > SemaLimits::kMaxHintValue)
+    return error(arg(1)->range, name_ + ": " + std::to_string(*n) + " is larger than 2^30, the largest hint");
   return type(0).strong();
 }
 

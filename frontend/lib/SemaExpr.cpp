@@ -30,8 +30,11 @@ std::string intText(__int128 v) {
   return v < 0 ? "-" + std::to_string(uint64_t(-v)) : std::to_string(uint64_t(v));
 }
 
-// The operators whose result can leave their operands' promoted type (the others cannot).
-bool mayOverflow(BinOp op) { return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Shl; }
+// The operators whose result can leave their operands' promoted type (the others cannot;
+// a quotient only as MIN / -1).
+bool mayOverflow(BinOp op) {
+  return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Shl || op == BinOp::Div;
+}
 
 // The exact value of x op y for such an operator on integer constants (each within 64 bits),
 // or nothing where 128 bits cannot hold it. (A negative shift amount: the caller's error.)
@@ -41,6 +44,7 @@ std::optional<__int128> exactIntArith(BinOp op, __int128 x, __int128 y) {
   case BinOp::Add: return x + y;
   case BinOp::Sub: return x - y;
   case BinOp::Mul: return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+  case BinOp::Div: return y == 0 ? __int128(0) : x / y; // (a division by zero: foldBinary's error)
   default: // Shl
     if (x == 0 || y < 0)
       return __int128(0);
@@ -63,6 +67,11 @@ ConstValue normalizeInt(int64_t v, Scalar s) {
 }
 
 bool SemaImpl::checkTileShape(const std::vector<int64_t> &shape, SrcRange range) {
+  if (shape.size() > SemaLimits::kMaxTileRank) {
+    error(range, "tile of rank " + std::to_string(shape.size()) + ": tiles have at most " +
+                     std::to_string(SemaLimits::kMaxTileRank) + " dimensions");
+    return false;
+  }
   int64_t elements = 1;
   for (int64_t dim : shape) {
     if (dim <= 0 || (dim & (dim - 1)) != 0) {
@@ -78,6 +87,15 @@ bool SemaImpl::checkTileShape(const std::vector<int64_t> &shape, SrcRange range)
     }
   }
   return true;
+}
+
+std::optional<Type> SemaImpl::weakIntType(__int128 exact, const Type &type, SrcRange range) {
+  if (holdsInt(type.elem.scalar, exact))
+    return type;
+  if (holdsInt(Scalar::I64, exact))
+    return Type::scalar(Scalar::I64, true);
+  error(range, "integer overflow in a constant expression: the result does not fit in i64");
+  return std::nullopt;
 }
 
 std::optional<std::vector<int64_t>> SemaImpl::broadcastShapes(const Type &a, const Type &b,
@@ -410,6 +428,14 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
       e.value = ConstValue::ofInt(INT64_MIN);
       return Type::scalar(Scalar::I64, true);
     }
+    // A weak integer constant negates exactly, as the binary operators fold them: -(-2^63) is
+    // no i64.
+    if (v && t.weak && t.isIntValue() && !unevaluated_) {
+      std::optional<Type> landed = weakIntType(-exactInt(*v, t.elem.scalar), t, e.range);
+      if (!landed)
+        return Type::error();
+      t = *landed;
+    }
     if (v)
       e.value = isFloat(t.elem.scalar) ? ConstValue::ofFloat(-v->f)
                                        : normalizeInt(int64_t(0 - uint64_t(v->i)), t.elem.scalar);
@@ -486,11 +512,12 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     if (e.op == BinOp::Shl && y < 0)
       return error(e.opRange, "shift amount " + intText(y) + " is negative in a constant expression");
     std::optional<__int128> exact = exactIntArith(e.op, x, y);
-    bool fits = exact && holdsInt(operand.elem.scalar, *exact); // (a u64 literal's own range too)
-    if (!fits && !(exact && holdsInt(Scalar::I64, *exact)))
+    if (!exact)
       return error(e.opRange, "integer overflow in a constant expression: the result does not fit in i64");
-    if (!fits)
-      operand = Type::scalar(Scalar::I64, true);
+    std::optional<Type> landed = weakIntType(*exact, operand, e.opRange); // (a u64 literal's own range too)
+    if (!landed)
+      return Type::error();
+    operand = *landed;
   }
   Scalar s = operand.elem.scalar;
   switch (e.op) {

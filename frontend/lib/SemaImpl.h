@@ -54,6 +54,9 @@ public:
   std::optional<int64_t> constInt(Expr *e, const std::string &what);
   std::optional<std::vector<int64_t>> constShape(Expr *e, const std::string &what);
   bool checkTileShape(const std::vector<int64_t> &shape, SrcRange range);
+  /// Where an exact result of weak integer constants lands (Triton's constexpr arithmetic):
+  /// `type` where that holds it, else a weak i64; nullopt, with an error at `range`, past i64.
+  std::optional<Type> weakIntType(__int128 exact, const Type &type, SrcRange range);
   std::optional<std::vector<int64_t>> broadcastShapes(const Type &a, const Type &b, SrcRange range,
                                                       const std::string &what);
   Type promote(const Type &a, const Type &b);

@@ -108,11 +108,28 @@ public:
 private:
   void exec(mlir::Operation *op);
   void execControlFlow(mlir::Operation *op);
+  /// How a block runs so that it holds the tiles still to be read, not every tile it made
+  /// (an unrolled static_range makes hundreds): made once a block, by op position.
+  struct BlockPlan {
+    /// The values of the block no later op reads (nor an op nested in one): dropped from env_
+    /// after op k runs.
+    std::vector<llvm::SmallVector<mlir::Value, 2>> deaths;
+    /// Tile constants (the canonicalizer gathers them all at the top of the kernel) are made
+    /// when op k first reads one, not where they are defined.
+    std::vector<llvm::SmallVector<mlir::Operation *, 1>> constants;
+    std::vector<bool> deferred; // op k is such a constant
+  };
+  const BlockPlan &planOf(mlir::Block &block);
+  /// Makes the tile constants `op` reads (its plan's list) that env_ does not hold.
+  void makeConstants(llvm::ArrayRef<mlir::Operation *> constants);
 
   const InterpreterLaunch &launch_;
   std::string kernelName_;
   std::array<int64_t, 3> pid_{0, 0, 0};
   llvm::DenseMap<mlir::Value, TileRef> env_;
+  /// (Each plan its own allocation: a nested region's plan, made while an outer block runs,
+  /// must not move the outer one's.)
+  llvm::DenseMap<mlir::Block *, std::unique_ptr<BlockPlan>> plans_;
   uint64_t memoryChanges_ = 0;
 };
 

@@ -155,12 +155,72 @@ uint8_t *Interpreter::resolve(Operation *op, int64_t address, int bytes, size_t 
   return buffer.bytes.data() + offset;
 }
 
+namespace {
+bool isTileConstant(Operation *op) {
+  return op->hasTrait<OpTrait::ConstantLike>() && op->getNumResults() == 1 && isa<RankedTensorType>(op->getResult(0).getType());
+}
+} // namespace
+
+const Interpreter::BlockPlan &Interpreter::planOf(Block &block) {
+  std::unique_ptr<BlockPlan> &plan = plans_[&block];
+  if (plan)
+    return *plan;
+  // Each value of the block, by the position of the last op that reads it (the op itself, or
+  // one nested in it: a loop's body reading a value from before the loop).
+  DenseMap<Value, size_t> lastRead;
+  size_t count = 0;
+  for (Operation &op : block) {
+    op.walk([&](Operation *reader) {
+      for (Value operand : reader->getOperands())
+        if (operand.getParentBlock() == &block)
+          lastRead[operand] = count;
+    });
+    ++count;
+  }
+  auto made = std::make_unique<BlockPlan>();
+  made->deaths.resize(count);
+  made->constants.resize(count);
+  made->deferred.resize(count);
+  // (The terminator's operands, read last, stay: runRegion returns them.)
+  for (auto [value, last] : lastRead)
+    if (last < count - 1)
+      made->deaths[last].push_back(value);
+  size_t position = 0;
+  for (Operation &op : block) {
+    for (Value result : op.getResults())
+      if (!lastRead.count(result))
+        made->deaths[position].push_back(result); // never read
+    made->deferred[position] = isTileConstant(&op);
+    for (Value operand : op.getOperands())
+      if (Operation *definer = operand.getDefiningOp(); definer && isTileConstant(definer))
+        made->constants[position].push_back(definer);
+    ++position;
+  }
+  plan = std::move(made); // (`plan` still refers to plans_'s entry: nothing was added since)
+  return *plan;
+}
+
+void Interpreter::makeConstants(ArrayRef<Operation *> constants) {
+  for (Operation *constant : constants)
+    if (!env_.count(constant->getResult(0)))
+      exec(constant);
+}
+
 std::vector<TileRef> Interpreter::runRegion(Region &region, const std::vector<TileRef> &args) {
   Block &block = region.front();
+  const BlockPlan &plan = planOf(block);
   for (size_t k = 0; k < args.size(); ++k)
     env_[block.getArgument(k)] = args[k];
-  for (Operation &op : block.without_terminator())
-    exec(&op);
+  size_t position = 0;
+  for (Operation &op : block.without_terminator()) {
+    if (!plan.deferred[position]) {
+      makeConstants(plan.constants[position]);
+      exec(&op);
+    }
+    for (Value dead : plan.deaths[position++])
+      env_.erase(dead);
+  }
+  makeConstants(plan.constants[position]);
   std::vector<TileRef> results;
   for (Value operand : block.getTerminator()->getOperands())
     results.push_back(ref(operand));

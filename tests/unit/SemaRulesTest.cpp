@@ -25,6 +25,51 @@ TEST(SemaRules, TileElementLimit) {
             "2:15: tile [2048, 1024] has more than 1048576 elements");
 }
 
+TEST(SemaRules, TileRankLimit) {
+  // Each `None` adds a dimension: 50,000 of them made 50,000 ever larger types (quadratic
+  // memory, then an abort) before the limit.
+  std::string many = "let t = arange(0, 16)[";
+  for (int k = 0; k < 50000; ++k)
+    many += "None, ";
+  EXPECT_EQ(firstError(kernel(many + ":];")), "2:9: tile of rank 50001: tiles have at most 16 dimensions");
+  std::string sixteen = "let t = arange(0, 16)[";
+  for (int k = 0; k < 15; ++k)
+    sixteen += "None, ";
+  EXPECT_EQ(firstError(kernel(sixteen + ":];")), "");
+  EXPECT_EQ(firstError(kernel("let t = zeros([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2], f32);")),
+            "2:15: tile of rank 17: tiles have at most 16 dimensions");
+}
+
+TEST(SemaRules, CompilerHintsAre32BitPowersOfTwo) {
+  // 2^31 passed Sema and reached the IR as -2^31 (an internal compiler error).
+  EXPECT_EQ(firstError(kernel("let m = multiple_of(n, 1073741824);")), "");
+  EXPECT_EQ(firstError(kernel("let m = multiple_of(n, 2147483648);")),
+            "2:24: multiple_of: 2147483648 is larger than 2^30, the largest hint");
+  EXPECT_EQ(firstError(kernel("let m = max_contiguous(n, 4294967296);")),
+            "2:27: max_contiguous: 4294967296 is larger than 2^30, the largest hint");
+}
+
+TEST(SemaRules, CommandLineIntegersAreTheLanguagesLiterals) {
+  // `-D N=010` meant 8 (C's octal), where `010` in source is ten.
+  auto valueOf = [](const std::string &text) {
+    std::optional<ConstValue> v = parseConstText(text, Type::scalar(Scalar::I32));
+    return v ? std::to_string(v->i) : std::string("invalid");
+  };
+  EXPECT_EQ(valueOf("010"), "10");
+  EXPECT_EQ(valueOf("0x10"), "16");
+  EXPECT_EQ(valueOf("0b101"), "5");
+  EXPECT_EQ(valueOf("1_000"), "1000");
+  EXPECT_EQ(valueOf("-2147483648"), "-2147483648");
+  EXPECT_EQ(valueOf("2147483648"), "invalid");
+  EXPECT_EQ(valueOf("0o7"), "invalid");
+  EXPECT_EQ(valueOf(" 5"), "invalid");
+  EXPECT_EQ(valueOf("_5"), "invalid");
+  std::optional<ConstValue> top = parseConstText("18446744073709551615", Type::scalar(Scalar::U64));
+  ASSERT_TRUE(top);
+  EXPECT_EQ(uint64_t(top->i), UINT64_MAX);
+  EXPECT_FALSE(parseConstText("-1", Type::scalar(Scalar::U32)));
+}
+
 TEST(SemaRules, IfNeedsAScalarBool) {
   EXPECT_EQ(firstError(kernel("if n { }")), "2:4: if condition must be a scalar i1, found i32");
   EXPECT_EQ(firstError(kernel("if arange(0, 16) < n { }")), "2:4: if condition must be a scalar i1, found i1[16]");

@@ -159,6 +159,14 @@ TEST(SemaTypes, WeakIntegerConstantsFoldExactly) {
   EXPECT_EQ(typeOf("9223372036854775807 + 1"), "integer overflow in a constant expression: the result does not fit in i64");
   EXPECT_EQ(typeOf("1 << -1"), "shift amount -1 is negative in a constant expression");
   EXPECT_EQ(typeOf("0", "let x: i32 = 1 << 40;"), "'x': 1099511627776 does not fit in i32; convert with 'as i32' to wrap it");
+  // A quotient, a negation and cdiv of weak constants fold exactly too: MIN / -1 is no i64
+  // (these three wrapped to MIN), and an i32's MIN widens as a sum does.
+  expectTypes({{"(-2147483647 - 1) / -1", "i64 (weak)"}, {"-(-2147483647 - 1)", "i64 (weak)"},
+               {"cdiv(-2147483647 - 1, -1)", "i64 (weak)"}, {"cdiv(7, -2)", "i32 (weak)"}, {"-(1 << 40)", "i64 (weak)"}});
+  for (const char *expr : {"(-9223372036854775807 - 1) / -1", "-(-9223372036854775807 - 1)",
+                           "cdiv(-9223372036854775807 - 1, -1)"})
+    EXPECT_EQ(typeOf(expr), "integer overflow in a constant expression: the result does not fit in i64") << expr;
+  EXPECT_EQ(typeOf("n / -1"), "i32"); // typed: wraps at run time, as C's does not define and GPUs do
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "RunArgs.h"
 #include "tk/Support/Philox.h"
+#include "tk/Support/IntegerLiteral.h"
 
 #include "tk/Driver/Compiler.h"
 #include "tk/Frontend/FileIO.h"
@@ -228,14 +229,19 @@ ArgValue scalarArg(const std::string &name, const std::string &text, const Type 
     else if (text == "false" || text == "0") v.i = 0;
     else end = const_cast<char *>("x");
   } else {
-    errno = 0;
+    // The language's literal grammar, as in source (`010` is ten), with an optional sign.
+    std::string why;
+    std::optional<SignedLiteral> literal = parseSignedIntegerLiteral(text, why);
     int bits = bitWidth(type.elem.scalar);
+    if (!literal)
+      throw UsageError("argument '" + name + "': '" + text + "' is not a valid " + type.str() + " (it " + why + ")");
     if (isUnsigned(type.elem.scalar)) {
-      v.i = int64_t(std::strtoull(text.c_str(), &end, 0));
-      fits = errno != ERANGE && text.find('-') == std::string::npos && (bits == 64 || uint64_t(v.i) >> bits == 0);
+      v.i = int64_t(literal->magnitude);
+      fits = (!literal->negative || !literal->magnitude) && (bits == 64 || literal->magnitude >> bits == 0);
     } else {
-      v.i = std::strtoll(text.c_str(), &end, 0);
-      fits = errno != ERANGE && (bits == 64 || (v.i >= -(int64_t(1) << (bits - 1)) && v.i < (int64_t(1) << (bits - 1))));
+      std::optional<int64_t> value = literal->asInt64();
+      v.i = value.value_or(0);
+      fits = value && (bits == 64 || (v.i >= -(int64_t(1) << (bits - 1)) && v.i < (int64_t(1) << (bits - 1))));
     }
   }
   if (text.empty() || (end && *end))

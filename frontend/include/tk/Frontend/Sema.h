@@ -82,6 +82,11 @@ struct AutotuneSpec {
 /// Limits on what one kernel may ask of the compiler (Triton's tile limit is 2^20 elements).
 struct SemaLimits {
   static constexpr int64_t kMaxTileElements = 1 << 20;
+  /// Dimensions of a tile: far past any kernel's (codegen lowers up to 3, descriptors take 5),
+  /// and a bound on the types `x[None, None, ...]` makes (each `None` one more dimension).
+  static constexpr size_t kMaxTileRank = 16;
+  /// `multiple_of` and `max_contiguous`: the largest 32-bit power of two.
+  static constexpr int64_t kMaxHintValue = int64_t(1) << 30;
   static constexpr int64_t kMaxUnroll = 1024;
   static constexpr int kMaxBlockDepth = 64;
   static constexpr int kMaxInstantiationDepth = 64;
