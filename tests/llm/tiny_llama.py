@@ -7,6 +7,7 @@ tokens from the same weights split into two shards, and tensor parallelism (--tp
 joined in-process) against one rank.
 
   tests/llm/tiny_llama.py --tk-llama build/bin/tk-llama [--backend interp|cuda]
+  tests/llm/tiny_llama.py --write-model DIR    # only writes the model (to try tk-llama on it)
 """
 import argparse
 import json
@@ -184,11 +185,19 @@ def run(args, folder, prompt, new, logits_path, extra=(), expect_kernel=None):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tk-llama", required=True)
+    parser.add_argument("--tk-llama")
     parser.add_argument("--backend", default="interp")
     parser.add_argument("--skip-tokenizer", action="store_true", help="where Debian's sentencepiece (spm_train) is missing")
+    parser.add_argument("--write-model", metavar="DIR", help="write the tiny model's folder to DIR and stop")
     args = parser.parse_args()
     w = weights(np.random.default_rng(0))
+    if args.write_model:
+        write_folder(args.write_model, w, 1)
+        print("wrote %s: %d layers, vocabulary %d (token ids 0-%d)" % (args.write_model, CONFIG["num_hidden_layers"],
+                                                                      CONFIG["vocab_size"], CONFIG["vocab_size"] - 1))
+        return
+    if not args.tk_llama:
+        parser.error("--tk-llama is required (or --write-model DIR)")
     prompt, new = [5, 17, 42, 299, 0], 6
     with tempfile.TemporaryDirectory() as tmp:
         single, sharded = os.path.join(tmp, "single"), os.path.join(tmp, "sharded")

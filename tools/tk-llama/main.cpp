@@ -481,7 +481,13 @@ int main(int argc, char **argv) {
     }
     return 0;
   } catch (const std::exception &e) {
-    std::cerr << "tk-llama: " << e.what() << "\n";
+    // The runtime names its remedy for C++ callers (as it trims the driver's for tkc users);
+    // here the remedy is an option.
+    std::string message = e.what();
+    const std::string forCpp = "(tk::Backend::Interpreter runs kernels on the CPU)";
+    if (size_t at = message.find(forCpp); at != std::string::npos)
+      message.replace(at, forCpp.size(), "(--backend interp runs the model on the CPU)");
+    std::cerr << "tk-llama: " << message << "\n";
     return 1;
   }
 }
