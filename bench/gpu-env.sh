@@ -31,7 +31,7 @@ fp8_kernel_time() {
 # fp8_kernel_time of fp8_matmul_persistent with k-steps of 128: fp8_persistent_time M N K GRID -D NAME=VALUE...
 fp8_persistent_time() {
   local M=$1 N=$2 K=$3 grid=$4; shift 4
-  fp8_kernel_time fp8_matmul_persistent $M $N $K $grid -D BK=128 "$@" | sed 's/^fp8_matmul_persistent //'
+  fp8_kernel_time fp8_matmul_persistent $M $N $K $grid -D BK=128 "$@" | sed 's/^fp8_matmul_persistent \([0-9x]*\) -D BK=128 /\1 /'
 }
 # compute-sanitizer's summary line for fp8_matmul_persistent per row and column, 128x128x128 tiles of
 # 4 warps in 6 stages with two programs a CTA: fp8_sanitize TOOL GRID M N K [-D ...].

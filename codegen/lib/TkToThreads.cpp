@@ -3,7 +3,6 @@
 // MemoryToThreads.cpp, ReduceToThreads.cpp, ElementwiseToThreads.cpp for the rest).
 #include "AxisAnalysis.h"
 #include "IndexArithmetic.h"
-#include "MemoryTypes.h"
 #include "Patterns.h"
 #include "ThreadTypeConverter.h"
 #include "tk/Codegen/Passes.h"
@@ -111,8 +110,8 @@ struct BitcastPattern : public ThreadPattern<BitcastOp> {
   }
 };
 
-/// The registers one tile may take in each thread: four times the 255 a thread addresses.
-constexpr int64_t kMaxRegisterWordsPerTile = 1024;
+/// The elements of one tile a thread may hold: four times the 255 registers a thread has.
+constexpr int64_t kMaxElementsPerThread = 1024;
 
 struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
   using TkToThreadsBase::TkToThreadsBase;
@@ -129,7 +128,20 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
     }
     // The pass only reads layouts: a tile without one is a pipeline error, said as such.
     // Its threads are the kernel's: a layout over another number would index the wrong ones.
-    WalkResult unassigned = module.walk([](Operation *op) {
+    // A tile of more than kMaxElementsPerThread elements a thread is refused: every op on it
+    // unrolls that many times in each thread, and LLVM took minutes over such code (a 256x256
+    // f32 accumulator on one warp: 2048 a thread, 130 s), where the registers (255 a thread)
+    // spill wholesale anyway. Said at an op of the source (the canonicalizer's hoisted
+    // constants have lost their place), else at the kernel.
+    Operation *unlocatedTooLarge = nullptr;
+    Type tooLarge;
+    auto refuse = [](Operation *at, Type type, int64_t perThread, int64_t threads) {
+      at->emitError() << "tile " << type << " puts " << perThread << " elements in each of " << threads
+                      << " threads; past " << kMaxElementsPerThread
+                      << " a thread, a tile is refused (its code unrolls per element, and a thread has 255 "
+                         "registers): give the kernel more warps or smaller tiles";
+    };
+    WalkResult unassigned = module.walk([&](Operation *op) {
       for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
         if (!isa<RankedTensorType>(type))
           continue;
@@ -143,23 +155,26 @@ struct TkToThreads : public tk::impl::TkToThreadsBase<TkToThreads> {
                           << " threads, but the kernel has " << threadsOf(op);
           return WalkResult::interrupt();
         }
-        // A tile that alone takes several times the registers a thread has (255) spills
-        // wholesale, and its unrolled code took LLVM minutes (a 256x256 f32 accumulator on one
-        // warp: 2048 a thread, 130 s): refused, with the remedy.
-        // (Reported at an op of the source: the tile's constants, which the canonicalizer
-        // hoisted, have lost their place.)
         int64_t perThread = int64_t(1) << bits->slot.size();
-        int64_t words = (perThread * elementBytes(type) + 3) / 4;
-        if (words > kMaxRegisterWordsPerTile && !isa<UnknownLoc>(op->getLoc())) {
-          op->emitError() << "tile " << type << " puts " << perThread << " elements in each of "
-                          << threadsOf(op) << " threads (" << words << " 32-bit registers a thread; a thread has 255, "
-                          << "and past " << kMaxRegisterWordsPerTile
-                          << " a tile is refused): give the kernel more warps or smaller tiles";
+        if (perThread <= kMaxElementsPerThread)
+          continue;
+        if (!isa<UnknownLoc>(op->getLoc())) {
+          refuse(op, type, perThread, threadsOf(op));
           return WalkResult::interrupt();
+        }
+        if (!unlocatedTooLarge) {
+          unlocatedTooLarge = op;
+          tooLarge = type;
         }
       }
       return WalkResult::advance();
     });
+    if (!unassigned.wasInterrupted() && unlocatedTooLarge) {
+      Operation *kernel = unlocatedTooLarge->getParentOfType<func::FuncOp>();
+      refuse(kernel ? kernel : unlocatedTooLarge, tooLarge,
+             int64_t(1) << layoutBitsOf(tooLarge)->slot.size(), threadsOf(unlocatedTooLarge));
+      return signalPassFailure();
+    }
     if (unassigned.wasInterrupted())
       return signalPassFailure();
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>())) {

@@ -83,11 +83,12 @@ Type BuiltinCallChecker::checkElementwiseMath() {
       __int128 x = exactInt(*arg(0)->value, type(0).elem.scalar), y = exactInt(*arg(1)->value, type(1).elem.scalar);
       if (y != 0) {
         __int128 quotient = x / y, remainder = x % y;
-        std::optional<Type> landed =
-            sema_.weakIntType(quotient + (remainder != 0 && (remainder < 0) == (y < 0)), result, call_.range);
+        quotient += remainder != 0 && (remainder < 0) == (y < 0);
+        std::optional<Type> landed = sema_.weakIntType(quotient, result, call_.range);
         if (!landed)
           return Type::error();
-        result = *landed;
+        call_.value = normalizeInt(int64_t(quotient), landed->elem.scalar);
+        return *landed;
       }
     }
     if (arg(0)->value && arg(1)->value && result.isScalarValue()) {

@@ -422,7 +422,7 @@ Type SemaImpl::checkUnary(UnaryExpr &e) {
       return error(e.range, "operator - cannot be applied to i1; use '!' for logical not");
     // A literal past INT64_MAX is a weak u64; negated, it is the i64 it names (-2^63), or
     // none: wrapping in u64 gave +2^63 (and -10^19 a positive value).
-    if (v && t.weak && t.elem.scalar == Scalar::U64) {
+    if (v && t.weak && t.elem.scalar == Scalar::U64 && uint64_t(v->i) >= uint64_t(1) << 63) {
       if (uint64_t(v->i) != uint64_t(1) << 63)
         return error(e.range, "-" + std::to_string(uint64_t(v->i)) + " does not fit in i64");
       e.value = ConstValue::ofInt(INT64_MIN);
@@ -502,6 +502,8 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
         !holdsInt(strong.elem.scalar, exactInt(*literal.value, weak.elem.scalar)))
       operand = Type::scalar(Scalar::I64, false);
   }
+  std::optional<__int128> exactValue; // (a quotient of a u64 and a negative weak constant is not
+                                      // their quotient in either type: the value is this one)
   // Two weak integer constants fold exactly, as Triton's constexprs do: a sum, difference,
   // product or left shift that their type cannot hold widens to a weak i64 (`1 << 40` is 2^40,
   // and `2147483647 + 1` is 2^31; both wrapped to 0 and -2^31 in i32), and past i64 it is an error.
@@ -518,6 +520,7 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     if (!landed)
       return Type::error();
     operand = *landed;
+    exactValue = exact;
   }
   Scalar s = operand.elem.scalar;
   switch (e.op) {
@@ -576,6 +579,8 @@ Type SemaImpl::checkBinary(BinaryExpr &e) {
     e.value = foldBinary(e.op, a, b, operand, result, e.opRange);
     if (!e.value && !unevaluated_) // (unevaluated: not constant, and never emitted)
       return Type::error();
+    if (e.value && exactValue)
+      e.value = normalizeInt(int64_t(*exactValue), operand.elem.scalar);
   }
   return result;
 }

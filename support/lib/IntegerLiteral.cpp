@@ -58,8 +58,8 @@ std::optional<int64_t> SignedLiteral::asInt64() const {
 
 std::optional<SignedLiteral> parseSignedIntegerLiteral(std::string_view text, std::string &why) {
   SignedLiteral literal;
-  if (!text.empty() && text[0] == '-') {
-    literal.negative = true;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    literal.negative = text[0] == '-';
     text.remove_prefix(1);
   }
   std::optional<uint64_t> magnitude = parseIntegerLiteral(text, why);

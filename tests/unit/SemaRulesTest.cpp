@@ -60,6 +60,8 @@ TEST(SemaRules, CommandLineIntegersAreTheLanguagesLiterals) {
   EXPECT_EQ(valueOf("0b101"), "5");
   EXPECT_EQ(valueOf("1_000"), "1000");
   EXPECT_EQ(valueOf("-2147483648"), "-2147483648");
+  EXPECT_EQ(valueOf("+4"), "4");
+  EXPECT_EQ(valueOf("-"), "invalid");
   EXPECT_EQ(valueOf("2147483648"), "invalid");
   EXPECT_EQ(valueOf("0o7"), "invalid");
   EXPECT_EQ(valueOf(" 5"), "invalid");

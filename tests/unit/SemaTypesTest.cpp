@@ -167,6 +167,11 @@ TEST(SemaTypes, WeakIntegerConstantsFoldExactly) {
                            "cdiv(-9223372036854775807 - 1, -1)"})
     EXPECT_EQ(typeOf(expr), "integer overflow in a constant expression: the result does not fit in i64") << expr;
   EXPECT_EQ(typeOf("n / -1"), "i32"); // typed: wraps at run time, as C's does not define and GPUs do
+  // A u64 constant over a negative one is neither type's quotient (it folded to 1): the exact one.
+  EXPECT_EQ(typeOf("18446744073709551614 / -2", "", true), "-9223372036854775807 i64 (weak)");
+  EXPECT_EQ(typeOf("-1 / 18446744073709551615", "", true), "0 u64 (weak)");
+  EXPECT_EQ(typeOf("cdiv(18446744073709551614, -2)", "", true), "-9223372036854775807 i64 (weak)");
+  EXPECT_EQ(typeOf("-(18446744073709551615 / 3)", "", true), "-6148914691236517205 i64 (weak)");
 }
 
 } // namespace

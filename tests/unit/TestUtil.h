@@ -77,8 +77,9 @@ inline std::string emitTk(const std::string &source, bool optimize = false) {
 }
 
 /// The type Sema gives `expr` inside a kernel with these parameters and leading statements,
-/// written as the language writes types (`f16[64, 32]`), or the first error.
-inline std::string typeOf(const std::string &expr, const std::string &prelude = "") {
+/// written as the language writes types (`f16[64, 32]`), or the first error; with `withValue`,
+/// an integer constant's value before it (`-5 i64 (weak)`).
+inline std::string typeOf(const std::string &expr, const std::string &prelude = "", bool withValue = false) {
   std::string source =
       "fn twice(v) { return v + v; }\n"
       "fn pick(c, a, b) { return where(c, a, b); }\n"
@@ -98,8 +99,14 @@ inline std::string typeOf(const std::string &expr, const std::string &prelude = 
   if (!instance)
     return diags.diagnostics().empty() ? "error" : diags.diagnostics()[0].message;
   for (const StmtPtr &stmt : instance->body->stmts)
-    if (auto *let = dyn<LetStmt>(stmt.get()); let && let->name == "result")
-      return let->init->type.str() + (let->init->type.weak ? " (weak)" : "");
+    if (auto *let = dyn<LetStmt>(stmt.get()); let && let->name == "result") {
+      const Type &type = let->init->type;
+      std::string value;
+      if (withValue && let->init->value && let->init->value->kind == ConstValue::Kind::Int)
+        value = (type.elem.scalar == Scalar::U64 ? std::to_string(uint64_t(let->init->value->i))
+                                                 : std::to_string(let->init->value->i)) + " ";
+      return value + type.str() + (type.weak ? " (weak)" : "");
+    }
   return "no result";
 }
 

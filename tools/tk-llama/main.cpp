@@ -325,6 +325,12 @@ int main(int argc, char **argv) {
     std::cerr << "tk-llama: " << e.what() << "\n(tk-llama --help lists the options)\n";
     return 2;
   }
+  // Said as a tk-llama user's remedy (the Context's error names the C++ API's), as tkc tune does.
+  if (backend == tk::Backend::Cuda && tk::Context::defaultBackend() != tk::Backend::Cuda) {
+    std::cerr << "tk-llama: error: no GPU here (no CUDA driver, or it found no device); --backend interp runs the "
+                 "model on the CPU\n";
+    return 1;
+  }
   try {
     tk::Backend chosen = backend ? *backend : tk::Context::defaultBackend();
     sentencepiece::SentencePieceProcessor tokenizer;
@@ -481,13 +487,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   } catch (const std::exception &e) {
-    // The runtime names its remedy for C++ callers (as it trims the driver's for tkc users);
-    // here the remedy is an option.
-    std::string message = e.what();
-    const std::string forCpp = "(tk::Backend::Interpreter runs kernels on the CPU)";
-    if (size_t at = message.find(forCpp); at != std::string::npos)
-      message.replace(at, forCpp.size(), "(--backend interp runs the model on the CPU)");
-    std::cerr << "tk-llama: " << message << "\n";
+    std::cerr << "tk-llama: " << e.what() << "\n";
     return 1;
   }
 }

@@ -337,6 +337,14 @@ func.func @rand_shape(%s: i32, %o: tensor<8xi32>) {
 
 // -----
 
+func.func @rand_narrow_offsets(%s: i32, %o: tensor<8xi8>) {
+  // expected-error @+1 {{'tk.rand' op offsets of 'i8' are narrower than Philox's 32-bit counter: widen them first}}
+  %0 = tk.rand uniform %s, %o : i32, tensor<8xi8> -> tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @hint_empty(%x: i32) {
   // expected-error @+1 {{'tk.hint' op needs multiple_of or max_contiguous}}
   %0 = tk.hint %x : i32

@@ -16,7 +16,7 @@ namespace tk {
 /// literal cannot hold, more than 64 bits).
 std::optional<uint64_t> parseIntegerLiteral(std::string_view text, std::string &why);
 
-/// A command-line integer: an optional `-`, then a literal.
+/// A command-line integer: an optional sign (`-`, or `+` as C's strtoll took it), then a literal.
 struct SignedLiteral {
   bool negative = false;
   uint64_t magnitude = 0;

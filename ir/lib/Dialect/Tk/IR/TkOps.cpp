@@ -328,6 +328,11 @@ LogicalResult RandOp::verify() {
   if (shapeOf(getOffsets().getType()) != shapeOf(getType()))
     return emitOpError() << "offsets have shape " << shapeString(shapeOf(getOffsets().getType()))
                          << " but the result has shape " << shapeString(shapeOf(getType()));
+  // Philox's counter is 32 bits; a narrower offset's signedness is the front end's to apply
+  // (the IR's integers are signless).
+  if (getElementTypeOrSelf(getOffsets().getType()).getIntOrFloatBitWidth() < 32)
+    return emitOpError() << "offsets of " << getElementTypeOrSelf(getOffsets().getType())
+                         << " are narrower than Philox's 32-bit counter: widen them first";
   return success();
 }
 

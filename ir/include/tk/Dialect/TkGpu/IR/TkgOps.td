@@ -46,8 +46,8 @@ def Tkg_AsyncCopyOp : Tkg_Op<"async_copy"> {
     elements whose mask is false become zero. The copy joins this thread's open group
     (`tkg.async_commit`); read the stage only after `tkg.async_wait` says the group is done.
     `evict` (the `tk.load`'s it replaces): the copies' L2 eviction priority
-    (`createpolicy.fractional.L2::evict_first/last` and `.L2::cache_hint`; cp.async.cg skips
-    L1, so the priority's L1 part has nothing to act on).
+    (`createpolicy.fractional.L2::evict_first/last` and `.L2::cache_hint`; the priority's L1
+    part is dropped: 16-byte copies (`.cg`) skip L1, smaller ones (`.ca`) keep its default).
   }];
   let arguments = (ins RankedTensorOf<[Tk_Ptr]>:$ptr, Tkg_SharedBuffer:$buffer, I32:$stage,
                        Optional<RankedTensorOf<[I1]>>:$mask,
