@@ -138,9 +138,11 @@ def add_stdlib_cases():
         text = f.read()
         kernel_at = text.index("kernel fp8_matmul(")
         fp8_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *SPLIT_K: *(\d+), *num_warps: *(\d+), "
-                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *SWAP_AB: *(true))? *\}",
+                                 r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *SWAP_AB: *(true))?"
+                                 r"(?:, *WEIGHTS_ONCE: *(true))? *\}",
                                  text[text.rindex("@autotune", 0, kernel_at):kernel_at])
-        assert fp8_configs, "fp8_matmul's configs not found"
+        assert len(fp8_configs) == text[text.rindex("@autotune", 0, kernel_at):kernel_at].count("{ BM:"), \
+            "a config of fp8_matmul the pattern missed"
     Mt, Nt, Kt = 200, 136, 544
     ta = f8_bits(RNG.uniform(-2, 2, (Mt, Kt)), 5, 2, True)
     tb = f8_bits(RNG.uniform(-1, 1, (Nt, Kt)), 4, 3, False)
@@ -149,10 +151,11 @@ def add_stdlib_cases():
         acc = values_of("f8e5m2", ta).reshape(Mt, Kt) @ values_of("f8e4m3", tb).reshape(Nt, Kt).T
         return lambda out: {"c": b16(acc * row_scales[:, None] * col_scales[None, :]).ravel()}
     fp8_tma_ref = fp8_tma_scaled(tsa, tsb)
-    for bm_, bn_, bk_, splits, warps, stages, ws, swap in fp8_configs:
+    for bm_, bn_, bk_, splits, warps, stages, ws, swap, once in fp8_configs:
         tiles = -(-Mt // int(bm_)) * -(-Nt // int(bn_))
-        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
-                                                                       "_ws" if ws == "1" else "", "_swap" if swap else ""),
+        case("stdlib.fp8_matmul.tma.bm%s_bn%s_bk%s_k%s_w%s_s%s%s%s%s" % (bm_, bn_, bk_, splits, warps, stages,
+                                                                         "_ws" if ws == "1" else "", "_swap" if swap else "",
+                                                                         "_once" if once else ""),
              std("fp8_matmul"), "fp8_matmul", "cdiv(M, BM) * cdiv(N, BN), SPLIT_K",
              {"a": ta, "b": tb, "c": np.zeros(Mt * Nt, np.uint16), "scale_a": tsa, "scale_b": tsb,
               "bias": np.zeros(Nt, np.uint16), "residual": np.zeros(1, np.uint16), "mul": np.zeros(1, np.uint16),
@@ -161,7 +164,7 @@ def add_stdlib_cases():
              fp8_tma_ref, tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "SPLIT_K": splits, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
-                      "SWAP_AB": swap or "false"})
+                      "SWAP_AB": swap or "false", "WEIGHTS_ONCE": once or "false"})
     # The 64- and 32-byte swizzles (BK 64 and 32: rows of 64 and 32 FP8 bytes), by TMA; and rows
     # 546 bytes apart (2 mod 4: the stages filled two bytes at a time).
     ta_wide = np.zeros((Mt, 546), np.uint8)
@@ -205,7 +208,7 @@ def add_stdlib_cases():
         text = f.read()
         persistent_configs = re.findall(r"\{ *BM: *(\d+), *BN: *(\d+), *BK: *(\d+), *num_warps: *(\d+), "
                                         r"*num_stages: *(\d+)(?:, *warp_specialize: *(\d))?(?:, *GROUP_M: *(\d+))?(?:, *TAIL_SPLIT: *(\d+))?"
-                                        r"(?:, *STREAM_K: *(true))? *\}",
+                                        r"(?:, *STREAM_K: *(true))?(?:, *WEIGHTS_ONCE: *(true))? *\}",
                                         text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
                                              text.index("kernel fp8_matmul_persistent")])
         space = text[text.rindex("@autotune", 0, text.index("kernel fp8_matmul_persistent")):
@@ -221,17 +224,19 @@ def add_stdlib_cases():
                 "M": Mt, "N": Nt, "K": Kt, "lda": Kt, "ldb": Kt, "ldc": Nt, "ldr": Nt, "ldm": Nt, **stream_k_scratch}
     # (With TAIL_SPLIT: 128x128 tiles leave 3 whole and one in parts, the second part's columns
     # all past N; 128x256 tiles are all in the tail, no whole wave.)
-    for bm_, bn_, bk_, warps, stages, ws, group_m, tail, stream_k in persistent_configs:
-        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s%s%s" % (bm_, bn_, bk_, warps, stages,
-                                                                              {"1": "_ws", "3": "_ws3"}.get(ws, ""),
-                                                                              "_g%s" % group_m if group_m else "",
-                                                                              "_tail%s" % tail if tail else "",
-                                                                              "_stream_k" if stream_k else ""),
+    for bm_, bn_, bk_, warps, stages, ws, group_m, tail, stream_k, once in persistent_configs:
+        case("stdlib.fp8_matmul_persistent.tma.bm%s_bn%s_bk%s_w%s_s%s%s%s%s%s%s" % (bm_, bn_, bk_, warps, stages,
+                                                                                {"1": "_ws", "3": "_ws3"}.get(ws, ""),
+                                                                                "_g%s" % group_m if group_m else "",
+                                                                                "_tail%s" % tail if tail else "",
+                                                                                "_stream_k" if stream_k else "",
+                                                                                "_once" if once else ""),
              std("fp8_matmul"), "fp8_matmul_persistent", "3", persistent_args(tsa, tsb), fp8_tma_ref,
              tol=BF16_ULP_TOL, gpu_tol=FP8_FAST_ACCUM_TOL,
              defines={"BM": bm_, "BN": bn_, "BK": bk_, "num_warps": warps, "num_stages": stages,
                       "warp_specialize": ws or "0", "SCALE_MODE": "1", "A": "f8e5m2", "B": "f8e4m3",
-                      "GROUP_M": group_m or "8", "TAIL_SPLIT": tail or "1", "STREAM_K": stream_k or "false"})
+                      "GROUP_M": group_m or "8", "TAIL_SPLIT": tail or "1", "STREAM_K": stream_k or "false",
+                      "WEIGHTS_ONCE": once or "false"})
     # Per tensor (SCALE_MODE 0: one factor, loaded before each tile's K loop) with a producer.
     sa0, sb0 = np.array([0.5], np.float32), np.array([0.25], np.float32)
     case("stdlib.fp8_matmul_persistent.tma.mode0_ws", std("fp8_matmul"), "fp8_matmul_persistent", "3",
