@@ -288,22 +288,11 @@ std::optional<ConstValue> parseConstText(const std::string &text, const Type &ty
   // The language's literal grammar, as in source (`010` is ten), with an optional sign.
   std::string why;
   std::optional<SignedLiteral> literal = parseSignedIntegerLiteral(text, why);
-  if (!literal)
+  std::optional<int64_t> v =
+      literal ? literal->fitting(bitWidth(type.elem.scalar), isUnsigned(type.elem.scalar)) : std::nullopt;
+  if (!v)
     return std::nullopt;
-  int64_t v;
-  if (isUnsigned(type.elem.scalar)) {
-    if (literal->negative && literal->magnitude)
-      return std::nullopt;
-    v = int64_t(literal->magnitude); // u64's upper half as its bits
-  } else if (std::optional<int64_t> value = literal->asInt64()) {
-    v = *value;
-  } else {
-    return std::nullopt;
-  }
-  ConstValue result = normalizeInt(v, type.elem.scalar);
-  if (result.i != v)
-    return std::nullopt;
-  return result;
+  return normalizeInt(*v, type.elem.scalar);
 }
 
 bool isLaunchOption(const std::string &name) {

@@ -56,6 +56,18 @@ std::optional<int64_t> SignedLiteral::asInt64() const {
   return std::nullopt;
 }
 
+std::optional<int64_t> SignedLiteral::fitting(int bits, bool isUnsigned) const {
+  if (isUnsigned) {
+    if ((negative && magnitude) || (bits < 64 && magnitude >> bits))
+      return std::nullopt;
+    return int64_t(magnitude);
+  }
+  std::optional<int64_t> value = asInt64();
+  if (!value || (bits < 64 && (*value < -(int64_t(1) << (bits - 1)) || *value >= int64_t(1) << (bits - 1))))
+    return std::nullopt;
+  return value;
+}
+
 std::optional<SignedLiteral> parseSignedIntegerLiteral(std::string_view text, std::string &why) {
   SignedLiteral literal;
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) {

@@ -232,17 +232,11 @@ ArgValue scalarArg(const std::string &name, const std::string &text, const Type 
     // The language's literal grammar, as in source (`010` is ten), with an optional sign.
     std::string why;
     std::optional<SignedLiteral> literal = parseSignedIntegerLiteral(text, why);
-    int bits = bitWidth(type.elem.scalar);
     if (!literal)
       throw UsageError("argument '" + name + "': '" + text + "' is not a valid " + type.str() + " (it " + why + ")");
-    if (isUnsigned(type.elem.scalar)) {
-      v.i = int64_t(literal->magnitude);
-      fits = (!literal->negative || !literal->magnitude) && (bits == 64 || literal->magnitude >> bits == 0);
-    } else {
-      std::optional<int64_t> value = literal->asInt64();
-      v.i = value.value_or(0);
-      fits = value && (bits == 64 || (v.i >= -(int64_t(1) << (bits - 1)) && v.i < (int64_t(1) << (bits - 1))));
-    }
+    std::optional<int64_t> value = literal->fitting(bitWidth(type.elem.scalar), isUnsigned(type.elem.scalar));
+    v.i = value.value_or(0);
+    fits = value.has_value();
   }
   if (text.empty() || (end && *end))
     throw UsageError("argument '" + name + "': '" + text + "' is not a valid " + type.str());

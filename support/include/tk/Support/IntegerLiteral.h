@@ -22,6 +22,9 @@ struct SignedLiteral {
   uint64_t magnitude = 0;
   /// The value as an int64_t, where it fits.
   std::optional<int64_t> asInt64() const;
+  /// The value where an integer of `bits` bits (signed or not) holds it, as its int64_t bits
+  /// (a u64's upper half negative); nullopt where it does not fit.
+  std::optional<int64_t> fitting(int bits, bool isUnsigned) const;
 };
 std::optional<SignedLiteral> parseSignedIntegerLiteral(std::string_view text, std::string &why);
 
