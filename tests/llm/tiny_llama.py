@@ -94,15 +94,18 @@ def e4m3(x):
     return np.round(x / step) * step
 
 
-def quantized_matmul(x, w, stored=None):
-    """tk-llama --fp8's projection: w's rows (output channels) and x's rows quantized to e4m3,
-    each with its scale max|.| / 448 (computed in float32, as the kernels do); `stored`: w's
-    e4m3 values and scales as an FP8 checkpoint holds them."""
-    def rows(m):
-        s = (np.maximum(np.abs(m).max(-1, keepdims=True), 1e-30).astype(np.float32) / np.float32(448)).astype(np.float64)
-        return e4m3(m / s), s
-    qx, sx = rows(x)
-    qw, sw = stored if stored is not None else rows(w)
+def e4m3_rows(m):
+    """m's rows in e4m3, each with its scale max|.| / 448 (computed in float32, as the kernels do)."""
+    s = (np.maximum(np.abs(m).max(-1, keepdims=True), 1e-30).astype(np.float32) / np.float32(448)).astype(np.float64)
+    return e4m3(m / s), s
+
+
+def quantized_matmul(x, w, stored=None, weights_only=False):
+    """tk-llama --fp8's projection: w's rows (output channels) and x's rows quantized to e4m3
+    (e4m3_rows); `stored`: w's e4m3 values and scales as an FP8 checkpoint holds them. With
+    `weights_only`, x as it is (decode's few rows, W8A16)."""
+    qx, sx = (x, 1.0) if weights_only else e4m3_rows(x)
+    qw, sw = stored if stored is not None else e4m3_rows(w)
     return (qx @ qw.T) * sx * sw.T
 
 
@@ -135,11 +138,11 @@ def reference_logits(w, ids, config=None, fp8=False, stored=None):
     """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights (the embedding
     table as the head when tie_word_embeddings, as transformers ties them); with `fp8`, the
     layers' projections as tk-llama --fp8 quantizes them (quantized_matmul), or as `stored`
-    (fp8_checkpoint) holds them."""
+    (fp8_checkpoint) holds them; fp8="weights": the weights alone quantized (decode's W8A16)."""
     c = config or CONFIG
     W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
-    mm = ((lambda x, name: quantized_matmul(x, W[name], stored and stored[name])) if fp8
-          else (lambda x, name: x @ W[name].T))
+    mm = ((lambda x, name: quantized_matmul(x, W[name], stored and stored[name], weights_only=fp8 == "weights"))
+          if fp8 else (lambda x, name: x @ W[name].T))
     d, H, KV = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
     hd, T, eps = d // H, len(ids), c["rms_norm_eps"]
     rms = lambda x, g: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * g
