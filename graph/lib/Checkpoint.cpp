@@ -30,6 +30,8 @@ constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 constexpr size_t kMaxJsonFileBytes = 64u << 20; // config.json and the index: kilobytes in practice
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 constexpr size_t kMaxRank = 8;
+// Shards an index may name (LLaMA 3.1 405B has 191).
+constexpr size_t kMaxShards = 4096;
 
 [[noreturn]] void fail(const std::string &what, const std::string &message) { throw Error(what + ": " + message); }
 
@@ -80,6 +82,7 @@ public:
   explicit MappedFile(const std::string &path) : path_(path) {
     struct stat st;
     int fd = openRegular(path, st);
+    identity_ = {st.st_dev, st.st_ino};
     size_ = size_t(st.st_size);
     if (size_) {
       void *p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -101,9 +104,12 @@ public:
   const uint8_t *data() const { return data_; }
   size_t size() const { return size_; }
   const std::string &path() const { return path_; }
+  /// The file itself (device and inode), whatever name reached it.
+  std::pair<dev_t, ino_t> identity() const { return identity_; }
 
 private:
   std::string path_;
+  std::pair<dev_t, ino_t> identity_{};
   const uint8_t *data_ = nullptr;
   size_t size_ = 0;
 };
@@ -201,7 +207,8 @@ std::vector<CheckpointTensor> readSafetensors(const MappedFile &file) {
     else if (dtypeName == "F8_E4M3")
       t.dtype = Scalar::F8E4M3, elementBytes = 1;
     else
-      fail(what, "dtype " + dtypeName + " is not supported (BF16, F16, F32, F8_E4M3)");
+      fail(what, "dtype " + (dtypeName.size() <= 64 ? dtypeName : shown(dtype)) +
+                     " is not supported (BF16, F16, F32, F8_E4M3)");
     const json &shape = entry["shape"];
     if (!shape.is_array() || shape.size() > kMaxRank)
       fail(what, "shape must be a list of at most " + std::to_string(kMaxRank) + " sizes");
@@ -352,14 +359,22 @@ struct Checkpoint::Impl {
   std::string folder;
   std::vector<std::unique_ptr<MappedFile>> files;
   std::map<std::string, CheckpointTensor> tensors;
+  // Each file's tensors, read once however many names (links, or an index's spellings of one
+  // name) reach it: an index of a million names for one shard read its header a million times.
+  std::map<std::pair<dev_t, ino_t>, std::vector<CheckpointTensor>> readByIdentity;
 
   void addFile(const std::string &name, const std::vector<std::string> *only) {
-    files.push_back(std::make_unique<MappedFile>(folder + "/" + name));
-    std::vector<CheckpointTensor> read = readSafetensors(*files.back());
+    auto file = std::make_unique<MappedFile>(folder + "/" + name);
+    auto [at, fresh] = readByIdentity.try_emplace(file->identity());
+    if (fresh) {
+      at->second = readSafetensors(*file);
+      files.push_back(std::move(file));
+    }
+    const std::vector<CheckpointTensor> &read = at->second;
     std::set<std::string> mapped;
     if (only)
       mapped.insert(only->begin(), only->end());
-    for (CheckpointTensor &t : read) {
+    for (const CheckpointTensor &t : read) {
       if (only && !mapped.count(t.name))
         continue; // the index maps it elsewhere
       auto [it, inserted] = tensors.emplace(t.name, t);
@@ -400,12 +415,17 @@ Checkpoint Checkpoint::open(const std::string &folder) {
     fail(indexPath, "has no weight_map object");
   std::map<std::string, std::vector<std::string>> byFile;
   for (auto &[name, file] : index["weight_map"].items()) {
-    // Shards are files of the folder: no directories, no way out of it.
-    if (!file.is_string() || file.get<std::string>().empty() || file.get<std::string>().find('/') != std::string::npos ||
-        file.get<std::string>() == "." || file.get<std::string>() == "..")
+    // Shards are files of the folder: no directories, no way out of it, no control characters
+    // (a NUL ended the name the system opened, and each spelling after it opened it again).
+    std::string text = file.is_string() ? file.get<std::string>() : "";
+    if (text.empty() || text.find('/') != std::string::npos || text == "." || text == ".." ||
+        std::any_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
       fail(indexPath, "tensor '" + name + "' maps to " + shown(file) + ", not a file name in the folder");
-    byFile[file.get<std::string>()].push_back(name);
+    byFile[text].push_back(name);
   }
+  if (byFile.size() > kMaxShards)
+    fail(indexPath, "maps its tensors to " + std::to_string(byFile.size()) + " files, more than " +
+                        std::to_string(kMaxShards));
   for (auto &[file, names] : byFile)
     impl->addFile(file, &names);
   return Checkpoint(std::move(impl));

@@ -173,6 +173,20 @@ int32_t chooseToken(const float *logits, int64_t vocab, const GenerateOptions &o
   return order[nucleus - 1];
 }
 
+/// Whether an FP8 weight's stored scale is one per tensor ([] or [1]) rather than one per output
+/// channel ([out] or [out, 1]) of its `out` rows; any other shape or type is an error.
+bool isPerTensorFp8Scale(const CheckpointTensor &s, int64_t out) {
+  uint64_t count = 1; // (each size is below 2^40: Checkpoint caps them; a product past 2^64 saturates)
+  for (int64_t d : s.shape)
+    count = d && count > UINT64_MAX / uint64_t(d) ? UINT64_MAX : count * uint64_t(d);
+  bool perTensor = count == 1 && s.shape.size() <= 1, perChannel =
+      count == uint64_t(out) && (s.shape == std::vector<int64_t>{out} || s.shape == std::vector<int64_t>{out, 1});
+  if (s.dtype == Scalar::F8E4M3 || (!perTensor && !perChannel))
+    throw Error(s.file + ": tensor '" + s.name + "' must be an F32, BF16 or F16 scale of shape [], [1], [" +
+                std::to_string(out) + "] or [" + std::to_string(out) + ", 1]");
+  return perTensor;
+}
+
 } // namespace
 
 namespace {
@@ -452,14 +466,7 @@ struct LlamaModel::Impl {
       int64_t out = w.shape[0];
       if (w.dtype != Scalar::F8E4M3)
         throw Error(w.file + ": tensor '" + w.name + "' is not F8_E4M3 while other projections of the checkpoint are");
-      uint64_t count = 1; // (each size is below 2^40: Checkpoint caps them; a product past 2^64 saturates)
-      for (int64_t d : s.shape)
-        count = d && count > UINT64_MAX / uint64_t(d) ? UINT64_MAX : count * uint64_t(d);
-      bool perTensor = count == 1 && s.shape.size() <= 1, perChannel =
-          count == uint64_t(out) && (s.shape == std::vector<int64_t>{out} || s.shape == std::vector<int64_t>{out, 1});
-      if (s.dtype == Scalar::F8E4M3 || (!perTensor && !perChannel))
-        throw Error(s.file + ": tensor '" + s.name + "' must be an F32, BF16 or F16 scale of shape [], [1], [" +
-                    std::to_string(out) + "] or [" + std::to_string(out) + ", 1]");
+      bool perTensor = isPerTensorFp8Scale(s, out);
       const auto *bytes = static_cast<const uint8_t *>(w.data);
       codes.insert(codes.end(), bytes, bytes + w.bytes);
       for (int64_t o = 0; o < out; ++o) {
@@ -514,8 +521,10 @@ LlamaModel::LlamaModel(Context &context, const std::string &folder, const LoadOp
     for (const auto &[name, shape] : parts) {
       tensors.push_back(shard(matrix(layer + name + ".weight", shape[0], shape[1]), dim));
       if (storedFp8) {
+        // (Checked against the whole weight's rows before a rank takes its share: a scale of one
+        // shard's rows would otherwise pass as that shard's.)
         CheckpointTensor scale = ckpt.get(layer + name + ".weight_scale");
-        bool perChannel = !scale.shape.empty() && scale.shape[0] == shape[0] && shape[0] > 1;
+        bool perChannel = !isPerTensorFp8Scale(scale, shape[0]);
         scales.push_back(dim == 0 && perChannel ? shard(scale, 0) : scale);
       }
     }

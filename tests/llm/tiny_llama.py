@@ -318,11 +318,18 @@ def main():
                      (lambda c: c.update({up: w[up]}), "is not F8_E4M3 while other projections of the checkpoint are"),
                      (lambda c: c.update({"model.norm.weight": np.zeros(CONFIG["hidden_size"], np.uint8)}),
                       "'model.norm.weight' is F8_E4M3 where bf16, f16 or f32 is read")]
-        for change, message in bad_cases:
+        # A column-parallel weight's scale with one rank's share of its rows: checked against the
+        # whole weight's rows (it passed as each rank's shard's scale, a wrong model).
+        tp_extra = ["--tp", "2"] if args.backend == "interp" or ranks_available(args) > 1 else []
+        if tp_extra:
+            bad_cases.append((lambda c: c.update({up + "_scale": np.ones((CONFIG["intermediate_size"] // 2, 1), np.float32)}),
+                              "must be an F32, BF16 or F16 scale of shape [], [1], [%d]" % CONFIG["intermediate_size"]))
+        for k, (change, message) in enumerate(bad_cases):
             broken = fp8_checkpoint(w)[0]
             change(broken)
             write_folder(fp8_folder + "-bad", broken, 1)
-            r = subprocess.run([args.tk_llama, fp8_folder + "-bad", "--prompt", "3", "--backend", args.backend],
+            extra = tp_extra if tp_extra and k == len(bad_cases) - 1 else []
+            r = subprocess.run([args.tk_llama, fp8_folder + "-bad", "--prompt", "3", "--backend", args.backend] + extra,
                                capture_output=True, text=True)
             if r.returncode != 1 or message not in r.stderr:
                 sys.exit("a bad FP8 checkpoint: exit %d, %r (wanted %r)" % (r.returncode, r.stderr, message))
