@@ -479,7 +479,79 @@ def main():
         if tokens_with(prompt_ids=ids, new=3) != by_text:
             sys.exit("the text prompt did not become BOS + its pieces %s" % ids)
         print("tokenizer: the text prompt is BOS + %d pieces; %s" % (len(ids) - 1, r.stdout.strip().splitlines()[-1]))
+        check_bad_tokenizers(args, single, model, tmp)
         check_bad_requests(args, single, tmp, corpus)
+
+
+def protobuf_fields(data):
+    """A protobuf message's fields as [number, wire type, value] (bytes for length-delimited)."""
+    fields, at = [], 0
+
+    def varint():
+        nonlocal at
+        value, shift = 0, 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value
+    while at < len(data):
+        key = varint()
+        kind = key & 7
+        if kind == 0:
+            value = varint()
+        elif kind == 2:
+            size = varint()
+            value, at = data[at:at + size], at + size
+        else:
+            size = 8 if kind == 1 else 4
+            value, at = data[at:at + size], at + size
+        fields.append([key >> 3, kind, value])
+    return fields
+
+
+def protobuf_bytes(fields):
+    def varint(v):
+        out = b""
+        while True:
+            out += bytes([(v & 0x7F) | (0x80 if v > 0x7F else 0)])
+            v >>= 7
+            if not v:
+                return out
+    out = b""
+    for number, kind, value in fields:
+        out += varint(number << 3 | kind)
+        out += varint(value) if kind == 0 else (varint(len(value)) + value if kind == 2 else value)
+    return out
+
+
+def check_bad_tokenizers(args, single, model, tmp):
+    """SentencePiece models whose precompiled character maps (double-array tries it walks
+    unchecked) point outside themselves: refused before SentencePiece reads them (its encode, or
+    its decode after the whole generation, crashed with SIGSEGV)."""
+    import struct
+    good = protobuf_fields(open(model, "rb").read())
+    rng = np.random.default_rng(5)
+    garbage_units = rng.integers(0, 1 << 32, 256, dtype=np.uint64).astype(np.uint32).tobytes()
+    maps = [(struct.pack("<I", 4) + b"\xff" * 4, "its trie takes 4 of its 4 bytes"),
+            (struct.pack("<I", 1024) + garbage_units + b"ab\0", "leads past its 256 units"),
+            (struct.pack("<I", 1024) + bytes(1024) + b"ab", "do not end with a NUL")]
+    for field, spec in ((3, "normalizer's"), (5, "denormalizer's")):
+        for charsmap, why in maps:
+            fields = [f for f in good if f[0] != field]
+            old = next((f[2] for f in good if f[0] == field), b"")
+            fields.append([field, 2, protobuf_bytes([f for f in protobuf_fields(old) if f[0] != 2] + [[2, 2, charsmap]])])
+            bad = os.path.join(tmp, "bad-tok.model")
+            with open(bad, "wb") as f:
+                f.write(protobuf_bytes(fields))
+            r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--tokenizer", bad,
+                                "--prompt-text", "the tile", "--max-new-tokens", "1"], capture_output=True, text=True)
+            message = "a malformed %s precompiled_charsmap (" % spec
+            if r.returncode != 1 or message not in r.stderr or why not in r.stderr:
+                sys.exit("a tokenizer with a bad %s map (%s): exit %d, %r" % (spec, why, r.returncode, r.stderr))
+    print("tokenizers with malformed character maps: clean errors")
 
 
 def ranks_available(args):

@@ -24,6 +24,7 @@
 #include "tk/Runtime/Files.h"
 #include "tk/Runtime/Error.h"
 #include "tk/Runtime/Npy.h"
+#include "SentencePieceCheck.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -337,7 +338,9 @@ int main(int argc, char **argv) {
     if (!tokenizerPath.empty()) {
       // Read here, a regular file of a bounded size (SentencePiece's own Load read /dev/zero
       // until memory ran out, and waited forever on a pipe); LLaMA's is 0.5 MB.
-      auto status = tokenizer.LoadFromSerializedProto(tk::readInput(tokenizerPath, uint64_t(256) << 20));
+      std::string model = tk::readInput(tokenizerPath, uint64_t(256) << 20);
+      tk::llm::checkSentencePieceCharsMaps(model, tokenizerPath);
+      auto status = tokenizer.LoadFromSerializedProto(model);
       if (!status.ok())
         throw tk::Error(tokenizerPath + ": not a SentencePiece model (" + status.ToString() + ")");
     }
