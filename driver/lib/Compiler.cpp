@@ -151,6 +151,7 @@ const DiagEngine &Compiler::diagnostics() const { return impl_->diags; }
 bool Compiler::hadInternalError() const { return impl_->internalError; }
 const SourceManager &Compiler::sourceManager() const { return impl_->sources; }
 void Compiler::setIndex(SymbolIndex *index) { impl_->sema.setIndex(index); }
+size_t Compiler::checkedNodes() const { return impl_->sema.checkedNodes(); }
 
 std::optional<SrcRange> Compiler::globalDeclaration(uint32_t fileId, const std::string &name) const {
   if (const GlobalSymbol *symbol = impl_->program.lookup(fileId, name))

@@ -180,6 +180,8 @@ struct Document {
   uint32_t fileId = 0; // in compiler's sources; 0 when it did not load
   std::optional<int64_t> version; // the client's, published with the diagnostics of this text
   std::set<std::string> publishedTo; // URIs whose diagnostics came from this document
+  size_t keptNodes = 0; // what its kept check holds (Compiler::checkedNodes); 0 once dropped
+  uint64_t lastUse = 0; // when it was last checked or asked about (Server::clock_)
 };
 
 class Server {
@@ -204,6 +206,9 @@ private:
   void open(const std::string &uri, std::string text, std::optional<int64_t> version);
   void close(const std::string &uri);
   void check(Document &doc);
+  /// Drops the least recently used other documents' checks while the kept ones hold more than
+  /// LanguageServerLimits::kMaxKeptCheckedNodes (a dropped one is checked again when asked about).
+  void keepWithinLimit(const Document &current);
   void publish(Document &doc);
   json::Value hover(const json::Object *params);
   json::Value definition(const json::Object *params);
@@ -225,6 +230,8 @@ private:
   /// file's URI and then the document's: a file imported by several shows them all.
   std::map<std::string, std::map<std::string, json::Array>> importDiagnostics_;
   size_t openBytes_ = 0;
+  size_t keptNodes_ = 0; // the open documents' keptNodes together
+  uint64_t clock_ = 0;
   bool initialized_ = false, shutdown_ = false;
 };
 
@@ -306,8 +313,31 @@ void Server::check(Document &doc) {
     }
   if (loaded)
     doc.compiler->check();
+  keptNodes_ -= doc.keptNodes;
+  doc.keptNodes = doc.compiler->checkedNodes() + 1;
+  keptNodes_ += doc.keptNodes;
+  doc.lastUse = ++clock_;
   LLVM_DEBUG(llvm::dbgs() << "tk-lsp: checked " << doc.path << ": "
-                          << doc.compiler->diagnostics().diagnostics().size() << " diagnostics\n");
+                          << doc.compiler->diagnostics().diagnostics().size() << " diagnostics, "
+                          << doc.keptNodes << " nodes kept\n");
+  keepWithinLimit(doc);
+}
+
+void Server::keepWithinLimit(const Document &current) {
+  while (keptNodes_ > LanguageServerLimits::kMaxKeptCheckedNodes) {
+    Document *oldest = nullptr;
+    for (auto &[uri, doc] : documents_)
+      if (doc.get() != &current && doc->compiler && (!oldest || doc->lastUse < oldest->lastUse))
+        oldest = doc.get();
+    if (!oldest)
+      return; // the current document alone: SemaLimits bound it
+    LLVM_DEBUG(llvm::dbgs() << "tk-lsp: dropped the check of " << oldest->path << "\n");
+    keptNodes_ -= oldest->keptNodes;
+    oldest->keptNodes = 0;
+    oldest->compiler.reset();
+    oldest->index = SymbolIndex();
+    oldest->fileId = 0;
+  }
 }
 
 void Server::publish(Document &doc) {
@@ -384,6 +414,7 @@ void Server::close(const std::string &uri) {
     return;
   Document &doc = *it->second;
   openBytes_ -= doc.text.size();
+  keptNodes_ -= doc.keptNodes;
   // Its own diagnostics go (a closed file shows no errors); in its imports, the others' stay.
   doc.publishedTo.insert(uri);
   std::set<std::string> imports = doc.publishedTo;
@@ -400,9 +431,14 @@ std::pair<Document *, SrcLoc> Server::locate(const json::Object *params) {
   if (uri.empty() || !line || !character || *line < 0 || *character < 0)
     throw RequestError{kInvalidParams, "a position request needs textDocument.uri and position {line, character}"};
   auto it = documents_.find(uri);
-  if (it == documents_.end() || !it->second->fileId)
+  if (it == documents_.end())
     return {nullptr, {}};
   Document &doc = *it->second;
+  if (!doc.compiler)
+    check(doc); // its check was dropped (keepWithinLimit): the same text checks the same
+  doc.lastUse = ++clock_;
+  if (!doc.fileId)
+    return {nullptr, {}};
   if (*line >= int64_t(UINT32_MAX) || *character >= int64_t(UINT32_MAX))
     return {&doc, {}};
   uint32_t lineNo = uint32_t(*line) + 1;

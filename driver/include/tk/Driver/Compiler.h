@@ -156,6 +156,9 @@ public:
   const SourceManager &sourceManager() const;
   /// Record what the next check finds into `index` (`tkc lsp`'s hover and definitions).
   void setIndex(SymbolIndex *index);
+  /// The syntax nodes the checks so far made and kept (SemaLimits::kMaxCheckedNodes bounds one
+  /// program's): what this Compiler holds in memory, in those units.
+  size_t checkedNodes() const;
   /// Where the top-level `name` seen from file `fileId` (its own items, then its imports') is
   /// declared, after a successful load: found by name alone, in code no kernel instantiates too.
   std::optional<SrcRange> globalDeclaration(uint32_t fileId, const std::string &name) const;

@@ -142,6 +142,8 @@ public:
   /// Whether this program's instantiations together passed SemaLimits::kMaxCheckedNodes (one
   /// budget for all of them: what they keep in memory).
   bool sizeLimitReached() const { return checkedNodes_ > SemaLimits::kMaxCheckedNodes; }
+  /// The nodes checked so far, instantiations and their copies together (what they keep in memory).
+  size_t checkedNodes() const { return checkedNodes_; }
 
   // Helpers shared by the Sema implementation files.
   struct Symbol {
