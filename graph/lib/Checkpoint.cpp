@@ -42,7 +42,13 @@ constexpr size_t kMaxShards = 4096;
 std::string shown(const json &v, bool inArray = false) {
   if (v.is_string()) {
     std::string text = v.get<std::string>();
-    return json(text.size() > 64 ? text.substr(0, 64) + "..." : text).dump();
+    if (text.size() > 64) {
+      size_t cut = 64; // (at a character's first byte: half a UTF-8 sequence made dump() throw)
+      while (cut && (uint8_t(text[cut]) & 0xC0) == 0x80)
+        --cut;
+      text = text.substr(0, cut) + "...";
+    }
+    return json(text).dump();
   }
   if (v.is_array() && !inArray) {
     std::string out = "[";

@@ -538,6 +538,11 @@ def check_bad_tokenizers(args, single, model, tmp):
     maps = [(struct.pack("<I", 4) + b"\xff" * 4, "its trie takes 4 of its 4 bytes"),
             (struct.pack("<I", 1024) + garbage_units + b"ab\0", "leads past its 256 units"),
             (struct.pack("<I", 1024) + bytes(1024) + b"ab", "do not end with a NUL")]
+    # A walk that matches the root again and reads its leaf's value (the review's: unit 0
+    # matches 'a' and leads to unit 'a', a value far past the strings).
+    units = np.zeros(256, np.uint32)
+    units[0], units[ord("a")] = (ord("a") << 10) | 0x100 | ord("a"), 0xFFFFFFFF
+    maps.append((struct.pack("<I", 1024) + units.tobytes() + b"a\0", "unit 0's value leads past its normalized strings"))
     for field, spec in ((3, "normalizer's"), (5, "denormalizer's")):
         for charsmap, why in maps:
             fields = [f for f in good if f[0] != field]
@@ -551,6 +556,18 @@ def check_bad_tokenizers(args, single, model, tmp):
             message = "a malformed %s precompiled_charsmap (" % spec
             if r.returncode != 1 or message not in r.stderr or why not in r.stderr:
                 sys.exit("a tokenizer with a bad %s map (%s): exit %d, %r" % (spec, why, r.returncode, r.stderr))
+    # A key of 5 bytes past 32 bits: protobuf drops the high bits (field 2 to it), a 64-bit
+    # reading saw another field and did not check the map behind it.
+    normalizer = next(f[2] for f in good if f[0] == 3)
+    hidden = protobuf_bytes([f for f in protobuf_fields(normalizer) if f[0] != 2])
+    hidden += bytes([0x92, 0x80, 0x80, 0x80, 0x10]) + protobuf_bytes([[0, 0, len(maps[1][0])]])[1:] + maps[1][0]
+    bad = os.path.join(tmp, "bad-tok.model")
+    with open(bad, "wb") as f:
+        f.write(protobuf_bytes([f for f in good if f[0] != 3] + [[3, 2, hidden]]))
+    r = subprocess.run([args.tk_llama, single, "--backend", args.backend, "--tokenizer", bad,
+                        "--prompt-text", "the tile", "--max-new-tokens", "1"], capture_output=True, text=True)
+    if r.returncode != 1 or "a field key past 32 bits" not in r.stderr:
+        sys.exit("a tokenizer with a 5-byte key: exit %d, %r" % (r.returncode, r.stderr))
     print("tokenizers with malformed character maps: clean errors")
 
 

@@ -215,6 +215,11 @@ TEST(Checkpoint, BrokenFilesAreErrorsThatNameTheFileAndTensor) {
       // (A megabyte of dtype made a megabyte of message.)
       {"a long dtype", safetensors(R"({"a": {"dtype": ")" + std::string(100000, 'Q') + R"(", "shape": [4], "data_offsets": [0, 4]}})", "abcd"),
        "tensor 'a': dtype \"" + std::string(64, 'Q') + "...\" is not supported"},
+      // (Cut inside a character, the message was JSON's "invalid UTF-8 byte" alone.)
+      {"a long dtype cut inside a character",
+       safetensors(R"({"a": {"dtype": ")" + std::string(63, 'Q') + "\xc3\xa9" + std::string(100, 'Q') +
+                       R"(", "shape": [4], "data_offsets": [0, 4]}})", "abcd"),
+       "tensor 'a': dtype \"" + std::string(63, 'Q') + "...\" is not supported"},
       {"overlapping tensors",
        safetensors(R"({"a": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]},
                        "b": {"dtype": "F16", "shape": [2], "data_offsets": [2, 6]}})", "abcdef"),

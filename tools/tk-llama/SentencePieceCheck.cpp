@@ -28,7 +28,11 @@ public:
   std::optional<Field> next() {
     if (data_.empty())
       return std::nullopt;
+    // (Protobuf reads a key into 32 bits, dropping what is above: a key past them named another
+    // field to it than to a 64-bit reading, and hid a map from the check.)
     uint64_t key = varint();
+    if (key > UINT32_MAX || key >> 3 == 0)
+      fail("a field key past 32 bits or of field 0");
     Field field{key >> 3, std::nullopt};
     switch (key & 7) {
     case 0:
@@ -106,13 +110,13 @@ void checkCharsMap(std::string_view map, const std::string &what, const char *sp
   for (size_t i = 0; i < units; ++i) {
     uint32_t u = unit(i);
     // A value unit (bit 31) never matches a byte, so no walk passes through it; the root
-    // (unit 0) is where every walk starts.
+    // (unit 0) is where every walk starts, and a walk may match it again later (its leaf too).
     if ((u >> 31) && i != 0)
       continue;
     size_t base = i ^ offset(u);
     if ((base | 0xff) >= units)
       fail("unit " + std::to_string(i) + " leads past its " + std::to_string(units) + " units");
-    if (i != 0 && ((u >> 8) & 1) && (unit(base) & 0x7fffffffu) >= normalized.size())
+    if (((u >> 8) & 1) && (unit(base) & 0x7fffffffu) >= normalized.size())
       fail("unit " + std::to_string(i) + "'s value leads past its normalized strings");
   }
 }
