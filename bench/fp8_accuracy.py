@@ -18,6 +18,7 @@ leading tokens it generates exactly as the bf16 run does.
 """
 import argparse
 import json
+import math
 import os
 import struct
 import subprocess
@@ -28,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "llm"))
 import tiny_llama  # noqa: E402  (bf16_bits, from_bits, write_folder, reference_logits)
+from llm_generate import rel_l2  # noqa: E402
 
 
 def read_llama2c(path):
@@ -51,7 +53,7 @@ def read_llama2c(path):
         shapes.append(("output", (vocab, dim)))
     tensors, at = {}, 0
     for name, shape in shapes:
-        n = int(np.prod(shape))
+        n = math.prod(shape)  # (Python's integers: a header's sizes multiplied cannot wrap)
         if at + n > data.size:
             sys.exit("%s: ends inside %s" % (path, name))
         tensors[name] = data[at:at + n].reshape(shape)
@@ -72,8 +74,26 @@ def rotate_half_rows(w, heads):
     return w.reshape(heads, rows // heads // 2, 2, cols).transpose(0, 2, 1, 3).reshape(rows, cols)
 
 
+def hf_names(config, t):
+    """The checkpoint's tensors under transformers' names, in llama2.c's row order (interleaved
+    RoPE pairs), float32."""
+    w = {"model.embed_tokens.weight": t["tok_embeddings"], "model.norm.weight": t["norm"]}
+    if not config["tie_word_embeddings"]:
+        w["lm_head.weight"] = t["output"]
+    for l in range(config["num_hidden_layers"]):
+        p = "model.layers.%d." % l
+        w.update({p + "input_layernorm.weight": t["attention_norm"][l],
+                  p + "post_attention_layernorm.weight": t["ffn_norm"][l],
+                  p + "self_attn.q_proj.weight": t["wq"][l], p + "self_attn.k_proj.weight": t["wk"][l],
+                  p + "self_attn.v_proj.weight": t["wv"][l], p + "self_attn.o_proj.weight": t["wo"][l],
+                  p + "mlp.gate_proj.weight": t["w1"][l], p + "mlp.down_proj.weight": t["w2"][l],
+                  p + "mlp.up_proj.weight": t["w3"][l]})
+    return w
+
+
 def to_hf(config, t, pad=1):
-    """The checkpoint's tensors under transformers' names, as bf16 bits (what tk-llama reads).
+    """The checkpoint as transformers' layout holds it, as bf16 bits (what tk-llama reads): the
+    query and key rows in rotate-half order.
 
     `pad` (1, 4 or 16) widens every head by that factor and the hidden size with it, exactly:
     tk-llama's heads are at least 16 wide, stories260K's 8. A head's rotate-half pair i moves to
@@ -92,20 +112,16 @@ def to_hf(config, t, pad=1):
         return out
 
     rows = lambda w: cols(w.T).T  # the hidden size's rows
+    by_role = {"q_proj": lambda w: head_rows(cols(rotate_half_rows(w, heads)), heads, head, pad) * root,
+               "k_proj": lambda w: head_rows(cols(rotate_half_rows(w, kv_heads)), kv_heads, head, pad),
+               "v_proj": lambda w: head_rows(cols(w), kv_heads, head, pad),
+               "o_proj": lambda w: rows(head_cols(w, heads, head, pad)), "down_proj": rows}
     gain = lambda g: cols(g) / root
-    w = {"model.embed_tokens.weight": cols(t["tok_embeddings"]), "model.norm.weight": gain(t["norm"])}
-    if not config["tie_word_embeddings"]:
-        w["lm_head.weight"] = cols(t["output"])
-    for l in range(config["num_hidden_layers"]):
-        p = "model.layers.%d." % l
-        w.update({p + "input_layernorm.weight": gain(t["attention_norm"][l]),
-                  p + "post_attention_layernorm.weight": gain(t["ffn_norm"][l]),
-                  p + "self_attn.q_proj.weight": head_rows(cols(rotate_half_rows(t["wq"][l], heads)), heads, head, pad) * root,
-                  p + "self_attn.k_proj.weight": head_rows(cols(rotate_half_rows(t["wk"][l], kv_heads)), kv_heads, head, pad),
-                  p + "self_attn.v_proj.weight": head_rows(cols(t["wv"][l]), kv_heads, head, pad),
-                  p + "self_attn.o_proj.weight": rows(head_cols(t["wo"][l], heads, head, pad)),
-                  p + "mlp.gate_proj.weight": cols(t["w1"][l]), p + "mlp.down_proj.weight": rows(t["w2"][l]),
-                  p + "mlp.up_proj.weight": cols(t["w3"][l])})
+    # (By the name's next-to-last part: the RMSNorms' gains end in "norm"; the embedding, the
+    # LM head and the gate and up projections take the widened hidden size's columns.)
+    role = lambda name: name.split(".")[-2]
+    w = {name: (gain if role(name).endswith("norm") else by_role.get(role(name), cols))(v)
+         for name, v in hf_names(config, t).items()}
     padded = dict(config, hidden_size=dim * pad, rms_norm_eps=config["rms_norm_eps"] / pad)
     return padded, {k: tiny_llama.bf16_bits(v) for k, v in w.items()}
 
@@ -128,41 +144,10 @@ def head_rows(w, n, head, pad):
 
 
 def llama2c_logits(config, t, ids):
-    """llama2.c's forward pass (run.c / model.py: interleaved RoPE from its stored frequencies)
-    in float64 on the bf16-rounded weights, over all positions: the conversion's check."""
-    r = lambda x: tiny_llama.from_bits(tiny_llama.bf16_bits(x)).astype(np.float64)
-    d, H, KV = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
-    hd, T = d // H, len(ids)
-    rms = lambda x, g: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * r(g)
-    cos, sin = t["freqs_cos"][:T].astype(np.float64), t["freqs_sin"][:T].astype(np.float64)
-
-    def rope(x):  # x: [T, heads, hd], pairs (2i, 2i + 1) rotated by position
-        a, b = x[..., 0::2], x[..., 1::2]
-        out = np.empty_like(x)
-        out[..., 0::2] = a * cos[:, None] - b * sin[:, None]
-        out[..., 1::2] = a * sin[:, None] + b * cos[:, None]
-        return out
-
-    h = r(t["tok_embeddings"])[ids]
-    for l in range(config["num_hidden_layers"]):
-        x = rms(h, t["attention_norm"][l])
-        q = rope((x @ r(t["wq"][l]).T).reshape(T, H, hd))
-        k = np.repeat(rope((x @ r(t["wk"][l]).T).reshape(T, KV, hd)), H // KV, 1)
-        v = np.repeat((x @ r(t["wv"][l]).T).reshape(T, KV, hd), H // KV, 1)
-        s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(hd)
-        s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)
-        p = np.exp(s - s.max(-1, keepdims=True))
-        p /= p.sum(-1, keepdims=True)
-        h = h + np.einsum("hqk,khd->qhd", p, v).reshape(T, d) @ r(t["wo"][l]).T
-        x = rms(h, t["ffn_norm"][l])
-        g = x @ r(t["w1"][l]).T
-        h = h + (g / (1 + np.exp(-g)) * (x @ r(t["w3"][l]).T)) @ r(t["w2"][l]).T
-    head = t["tok_embeddings"] if config["tie_word_embeddings"] else t["output"]
-    return rms(h, t["norm"]) @ r(head).T
-
-
-def rel_l2(a, b):
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+    """llama2.c's forward pass (run.c: RoPE over interleaved pairs, its rows as stored) in
+    float64 on the bf16-rounded weights, over all positions: the conversion's check."""
+    w = {k: tiny_llama.bf16_bits(v) for k, v in hf_names(config, t).items()}
+    return tiny_llama.reference_logits(w, ids, config, interleaved=True)
 
 
 def log_softmax(x):
@@ -205,7 +190,7 @@ def main():
     probe = [x % config["vocab_size"] for x in probe]
     conversion = rel_l2(tiny_llama.reference_logits(w, probe, hf_config), llama2c_logits(config, t, probe))
     print("conversion: transformers' forward on the converted weights vs llama2.c's: relative L2 %.2g" % conversion)
-    if not conversion < 1e-5:  # (llama2.c stores its RoPE frequencies in float32)
+    if not conversion < 1e-9:
         sys.exit("the converted model does not compute llama2.c's function")
     summary = dict(checkpoint=os.path.basename(args.llama2c), config=config, head_widened=pad, prompt=prompt,
                    new_tokens=args.new_tokens, backend=args.backend, conversion_rel_l2=conversion, runs=[])

@@ -45,7 +45,7 @@ class Conversion(unittest.TestCase):
             config, t = fp8_accuracy.read_llama2c(path)
         hf_config, w = fp8_accuracy.to_hf(config, t, pad)
         ids = [1, 5, 9, 2, 30, 7, 7, 11]
-        return config, t, hf_config, w, rel(tiny_llama.reference_logits(w, ids, hf_config),
+        return config, t, hf_config, w, fp8_accuracy.rel_l2(tiny_llama.reference_logits(w, ids, hf_config),
                                             fp8_accuracy.llama2c_logits(config, t, ids))
 
     def test_transformers_forward_computes_llama2c_s(self):
@@ -60,7 +60,7 @@ class Conversion(unittest.TestCase):
         name = "model.layers.0.self_attn.q_proj.weight"
         w = dict(w, **{name: w[name][::-1].copy()})
         ids = [1, 5, 9, 2]
-        self.assertGreater(rel(tiny_llama.reference_logits(w, ids, hf_config),
+        self.assertGreater(fp8_accuracy.rel_l2(tiny_llama.reference_logits(w, ids, hf_config),
                                fp8_accuracy.llama2c_logits(config, t, ids)), 1e-3)
 
     def test_widening_keeps_each_rows_e4m3_codes(self):
@@ -94,10 +94,6 @@ class BadFiles(unittest.TestCase):
                 f.write(struct.pack("<7i", 30, 44, 2, 4, 2, 40, 16))  # 30 not a multiple of 4 heads
             with self.assertRaises(SystemExit):
                 fp8_accuracy.read_llama2c(path)
-
-
-def rel(a, b):
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
 if __name__ == "__main__":

@@ -134,11 +134,13 @@ def fp8_checkpoint(w, per_tensor=False):
     return out, stored
 
 
-def reference_logits(w, ids, config=None, fp8=False, stored=None):
+def reference_logits(w, ids, config=None, fp8=False, stored=None, interleaved=False):
     """transformers' LlamaForCausalLM forward, in float64 on the bf16 weights (the embedding
     table as the head when tie_word_embeddings, as transformers ties them); with `fp8`, the
     layers' projections as tk-llama --fp8 quantizes them (quantized_matmul), or as `stored`
-    (fp8_checkpoint) holds them; fp8="weights": the weights alone quantized (decode's W8A16)."""
+    (fp8_checkpoint) holds them; fp8="weights": the weights alone quantized (decode's W8A16).
+    `interleaved`: RoPE rotates pairs (2i, 2i + 1) of each head, as Meta's and llama2.c's
+    layouts do, instead of transformers' halves (i, i + head / 2)."""
     c = config or CONFIG
     W = {k: from_bits(v).astype(np.float64) for k, v in w.items()}
     mm = ((lambda x, name: quantized_matmul(x, W[name], stored and stored[name], weights_only=fp8 == "weights"))
@@ -150,6 +152,10 @@ def reference_logits(w, ids, config=None, fp8=False, stored=None):
     ang = np.arange(T)[:, None] * inv[None, :]
     cos, sin = np.concatenate([np.cos(ang)] * 2, -1), np.concatenate([np.sin(ang)] * 2, -1)
     rope = lambda x: x * cos[:, None] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * sin[:, None]
+    if interleaved:  # the same angles, each repeated for its pair
+        cos, sin = np.repeat(np.cos(ang), 2, -1), np.repeat(np.sin(ang), 2, -1)
+        pairs = lambda x: np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)
+        rope = lambda x: x * cos[:, None] + pairs(x) * sin[:, None]
     h = W["model.embed_tokens.weight"][ids]
     for l in range(c["num_hidden_layers"]):
         p = "model.layers.%d." % l
