@@ -43,12 +43,12 @@ fp8_sanitize() {
 }
 # bench/run-all SECTION into $OUT/SECTION within LIMIT seconds, the SM clock, power and throttle
 # reasons sampled every 100 ms into $OUT/clocks.csv; prints the section's rows and worst ratios:
-# bench_with_clocks SECTION LIMIT
+# bench_with_clocks SECTION LIMIT [run-all OPTION...]
 bench_with_clocks() {
   nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
     --format=csv,noheader -lms 100 > $OUT/clocks.csv &
   local sampler=$!
-  OUT=$OUT/$1 timeout $2 bench/run-all $1 > /dev/null 2>&1
+  OUT=$OUT/$1 timeout $2 bench/run-all "${@:3}" $1 > /dev/null 2>&1
   kill $sampler
   rm -f $OUT/$1/summary.md
   grep "^$1\|Worst\|failed\|took" $OUT/$1/log.txt | cut -c1-220
