@@ -31,6 +31,12 @@ METRICS = {
     "warp instructions": "Instructions Executed",
 }
 
+# The Workload Distribution table's SM rows (average, busiest, idlest SM, sum over SMs). The
+# busiest SM's active cycles below the kernel's elapsed ones are time no SM of that load was
+# working: the launch before the CTAs start and the drain after the last ends (session 49 read
+# 11-19k such cycles for tk and Triton at 8192x8192x4096 against nvjet's 3-5k).
+SM_ACTIVE = "SM Active Cycles"
+
 PEER = """
 import torch
 m, n, k = %d, %d, %d
@@ -65,6 +71,27 @@ def metric(details, label):
     """The first value the details page gives `label` (commas dropped)."""
     match = re.search(r"^\s+" + re.escape(label) + r"\s{2,}\S+\s{2,}([-\d.,]+)\s*$", details, re.M)
     return match.group(1).replace(",", "") if match else "-"
+
+
+def sm_active(details):
+    """The SM active cycles of the Workload Distribution table: (average, max, min) or None."""
+    table = details.split("Table Name : Workload Distribution", 1)
+    if len(table) < 2:
+        return None
+    values = re.findall(r"^\s+" + SM_ACTIVE + r"\s+cycle\s+([\d.,]+)\s*$", table[1], re.M)
+    if len(values) < 3:
+        return None
+    return tuple(float(v.replace(",", "")) for v in values[:3])
+
+
+def idle_rows(details):
+    """The rows this report adds beside METRICS: SM active cycles (average / busiest / idlest)
+    and the elapsed cycles past the busiest SM's."""
+    active = sm_active(details)
+    elapsed = metric(details, "Elapsed Cycles")
+    if active is None or elapsed == "-":
+        return "-", "-"
+    return "%.0f / %.0f / %.0f" % active, "%.0f" % (float(elapsed) - active[1])
 
 
 def samples_by_count(sass):
@@ -118,6 +145,9 @@ def main():
     print("|---" * (len(columns) + 1) + "|")
     for label, name in METRICS.items():
         print("| %s | %s |" % (label, " | ".join(metric(details, name) for details, _ in columns.values())))
+    idle = [idle_rows(details) for details, _ in columns.values()]
+    print("| SM active cycles (average / busiest / idlest SM) | %s |" % " | ".join(row[0] for row in idle))
+    print("| elapsed cycles past the busiest SM's | %s |" % " | ".join(row[1] for row in idle))
     print("| stall samples by instruction count | %s |" % " | ".join(
         ", ".join("%d: %.0f%%" % group for group in samples_by_count(sass)) for _, sass in columns.values()))
 

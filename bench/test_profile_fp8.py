@@ -18,6 +18,15 @@ DETAILS = """  fp8_matmul_persistent (132, 1, 1)x(256, 1, 1), Context 1, Stream 
     SM: Pipe Tensor Cycles Active                 %        86.39
     lts__t_sectors_srcunit_tex_op_read.sum      sector   81,242,512
     Elapsed Cycles                cycle      1
+    Table Name : Workload Distribution
+    ------------------ ----------- ------------
+    Metric Name        Metric Unit Metric Value
+    ------------------ ----------- ------------
+    L1 Active Cycles         cycle   567,143.95
+    SM Active Cycles         cycle   567,143.95
+    SM Active Cycles         cycle      584,570
+    SM Active Cycles         cycle      565,232
+    SM Active Cycles         cycle   74,863,002
 """
 
 SASS = '''"Kernel Name","fp8_matmul_persistent",
@@ -34,6 +43,14 @@ class Readers(unittest.TestCase):
         self.assertEqual(profile_fp8.metric(DETAILS, "Elapsed Cycles"), "597771")
         self.assertEqual(profile_fp8.metric(DETAILS, "SM: Pipe Tensor Cycles Active"), "86.39")
         self.assertEqual(profile_fp8.metric(DETAILS, "lts__t_sectors_srcunit_tex_op_read.sum"), "81242512")
+
+    def test_sm_active_cycles_and_the_time_past_the_busiest_sm(self):
+        self.assertEqual(profile_fp8.sm_active(DETAILS), (567143.95, 584570.0, 565232.0))
+        self.assertEqual(profile_fp8.idle_rows(DETAILS), ("567144 / 584570 / 565232", "13201"))
+
+    def test_a_page_without_the_distribution_gives_dashes(self):
+        self.assertIsNone(profile_fp8.sm_active("Elapsed Cycles  cycle  5\n"))
+        self.assertEqual(profile_fp8.idle_rows("    Elapsed Cycles                cycle      5\n"), ("-", "-"))
 
     def test_a_missing_metric_is_a_dash(self):
         self.assertEqual(profile_fp8.metric(DETAILS, "lrc__lts2lrc_sectors_op_read.sum"), "-")

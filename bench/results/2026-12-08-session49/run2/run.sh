@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Session 49, run 2 (pack by tools/gpu-check --bench; repository root, $OUT; carry .pack): where
+# tk's FP8 GEMM loses the time no SM is busy. Session 29's Nsight Compute reports (run 3) give
+# nvjet 538.8k elapsed cycles at 8192x8192x4096 with its busiest SM active 533.6k (5.2k past
+# it), tk's ws 3 561.2k against 542.4k (18.8k past it); sessions 23 and 27 read 11-14k past the
+# busiest SM for tk's other configs and Triton's kernel, 3.3k for nvjet. That is 2-3% of the
+# kernel. Whether it is a cost a launch (the same cycles at K = 1024) or a share of the work:
+# bench/profile_fp8.py (one launch each under base clocks) at both K, the tuned ws 3 config and
+# 128x256 with a producer, beside cuBLASLt's kernel.
+set -u
+. bench/gpu-env.sh
+for k in 4096 1024; do
+  timeout 280 python3 bench/profile_fp8.py --tkc $tkc --out /tmp/profile-$k --shape 8192 8192 $k \
+    --config "128 128 6 4 3 1 4" --config "128 256 4 8 1 1 8" 2>&1 | tee $OUT/profile-$k.md
+done
+tar -cJf $OUT/details.tar.xz -C /tmp $(cd /tmp && ls -d profile-*/*details.txt 2>/dev/null)
