@@ -24,4 +24,12 @@ for round in 1 2; do
       -D warp_specialize=3 -D GROUP_M=4
   done
 done 2>&1 | tee $OUT/plain-timing.txt
+# Each SM's active cycles (metric instances: is the tail a few late SMs or all of them?), tk's
+# ws 3 config and cuBLASLt's kernel at 8192x8192x4096 (the peer script profile_fp8.py wrote).
+instances() { timeout 120 ncu --metrics sm__cycles_active.sum,gpc__cycles_elapsed.max --print-metric-instances values \
+  -k "regex:$1" --launch-count 1 "${@:2}" 2>&1 | grep -E "sm__cycles_active|gpc__cycles_elapsed" || true; }
+{ echo "tk ws 3:"; instances fp8_matmul env TK_CACHE_DIR= $tkc run stdlib/std/fp8_matmul.tk --kernel fp8_matmul_persistent \
+    --grid 264 -D BM=128 -D BN=128 -D BK=128 -D num_stages=6 -D num_warps=4 -D warp_specialize=3 -D GROUP_M=4 \
+    -D SCALE_MODE=1 $(fp8_args 8192 8192 4096)
+  echo "cuBLASLt:"; instances "nvjet|gemm|sm90" python3 /tmp/profile-4096/peer.py; } 2>&1 | tee $OUT/sm-instances.txt
 tar -cJf $OUT/details.tar.xz -C /tmp $(cd /tmp && ls -d profile-*/*details.txt 2>/dev/null)
