@@ -243,17 +243,16 @@ void Context::noteLaunch(const std::string &kernel, const Stream &stream) {
 
 void Context::launchFunction(const LoadedFunction &loaded, const std::string &kernel, const Grid &grid, int threads,
                              int64_t sharedBytes, void **params, const Stream &stream) {
-  if (grid.empty()) { // (no program to run: nothing is launched)
-    grid.check(kernel);
+  // Before any launch: the driver takes unsigned dimensions, and 2^32 + 1 programs along x
+  // would launch as one.
+  grid.check(kernel);
+  if (grid.empty()) // (no program to run: nothing is launched)
     return;
-  }
   NvtxRange range(kernel);
   cuda::CUfunc_st *function = loaded.function;
   tensormaps::LaunchParams all(function, kernel, params);
   // A CTA for every programsPerCta programs along x (the kernel numbers them itself, in i32:
-  // the grid's programs stay within x's limit, which a launch of CTAs would not check).
-  if (loaded.programsPerCta > 1 || loaded.clusterCtas > 1)
-    grid.check(kernel);
+  // the grid's programs stay within x's limit, checked above, which a launch of CTAs would not).
   Grid ctas = grid;
   ctas.x = (grid.x + loaded.programsPerCta - 1) / loaded.programsPerCta;
   ctas.x = (ctas.x + loaded.clusterCtas - 1) / loaded.clusterCtas * loaded.clusterCtas;
@@ -280,7 +279,6 @@ void Context::launchFunction(const LoadedFunction &loaded, const std::string &ke
     result = plainLaunch();
   }
   if (result != 0) {
-    grid.check(kernel);
     driver().check(result, "launching kernel '" + kernel + "' (" + std::to_string(threads) + " threads, " +
                                std::to_string(sharedBytes) + " bytes of shared memory)");
   }

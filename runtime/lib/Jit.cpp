@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -152,11 +153,18 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
   auto hostMemory = context().lockHostMemory();
   std::vector<HostBuffer> buffers;
   std::vector<Buffer *> owners;
+  buffers.reserve(count);
+  owners.reserve(count);
+  // The bytes go back however the launch ends: a fault, running out of memory or anything else
+  // thrown left the buffers empty, and the next download or upload read past them (SIGSEGV).
+  llvm::scope_exit giveBack([&] {
+    for (size_t b = 0; b < owners.size(); ++b)
+      owners[b]->hostBytes().swap(buffers[b].bytes);
+  });
   InterpreterLaunch launch;
   launch.grid = {grid.x, grid.y, grid.z};
   launch.buffers = &buffers;
   launch.printStream = &std::cout;
-  buffers.reserve(count);
   for (size_t k = 0; k < count; ++k) {
     ArgValue value;
     const Type &type = k < variant.argTypes.size() ? variant.argTypes[k] : params[k].type;
@@ -169,9 +177,9 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
         host.name = params[k].name;
         host.elem = buffer->elem();
         host.shape = {int64_t(buffer->count())};
-        host.bytes.swap(buffer->hostBytes());
-        buffers.push_back(std::move(host));
+        buffers.push_back(std::move(host)); // (reserved: neither push throws)
         owners.push_back(buffer);
+        buffers.back().bytes.swap(buffer->hostBytes());
       }
     } else if (type.isFloatValue()) {
       value.f = args[k].kind() == Arg::Kind::Float ? args[k].real() : double(args[k].integer());
@@ -180,17 +188,13 @@ void Kernel::Impl::run(Variant &variant, const Grid &grid, PackedArgs &packed, c
     }
     launch.args.push_back(value);
   }
-  auto giveBack = [&] {
-    for (size_t b = 0; b < owners.size(); ++b)
-      owners[b]->hostBytes().swap(buffers[b].bytes);
-  };
   try {
     interpretKernel(mlir::cast<mlir::func::FuncOp>(static_cast<mlir::Operation *>(variant.kernelOp)), launch);
   } catch (const RunFault &fault) {
-    giveBack();
     throw Error(fault.what());
+  } catch (const std::bad_alloc &) {
+    throw Error("kernel '" + decl.name + "': the interpreter ran out of memory (its tiles live in host memory)");
   }
-  giveBack();
 }
 
 bool Kernel::Impl::tunes(const Consts &consts) const {
