@@ -140,6 +140,11 @@ NpyArray readNpy(const std::string &path) {
     if (!product || *product > kMaxBufferElements)
       fail(path, "the shape " + shape + " has more than " + std::to_string(kMaxBufferElements) +
                      " elements, the limit of a buffer");
+    // (Each size on its own too: beside a 0, a size past 2^63 was kept as a negative one, and
+    // --save wrote a shape that no reader takes.)
+    if (size > kMaxBufferElements)
+      fail(path, "the shape " + shape + " has a size past " + std::to_string(kMaxBufferElements) +
+                     ", the limit of a buffer");
     array.shape.push_back(int64_t(size));
     count = *product;
   }

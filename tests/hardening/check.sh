@@ -62,11 +62,13 @@ with open(d + "/big.npy", "r+b") as f:
 npy(d + "/huge.npy", "(4611686018427387904, 4)", bytes(16))  # an element count past 64 bits
 npy(d + "/holes.npy", "(4,,,4)", bytes(64))  # a size left out (was read as (4, 4))
 npy(d + "/trailing.npy", "(16,,)", bytes(64))  # two commas after the last size (was read as (16,))
+npy(d + "/wide-empty.npy", "(0, 18446744073709551615)", b"")  # no element, a size past 2^63 (was kept as -1)
 PY
   expect 1 "the file is too long: 4000 bytes of data expected" limited 1500000 "$tkc" run "$va" --kernel vector_add --grid 1 --backend=interp x=@"$scratch/big.npy" y=zeros:f32:16 out=zeros:f32:16 n=16
   expect 1 "huge.npy.*more than 4294967296 elements" run_va x=@"$scratch/huge.npy"
   expect 1 "holes.npy: bad shape \(4,,,4\)" run_va x=@"$scratch/holes.npy"
-  expect 1 "trailing.npy: bad shape \(16,,\)" run_va x=@"$scratch/trailing.npy";;
+  expect 1 "trailing.npy: bad shape \(16,,\)" run_va x=@"$scratch/trailing.npy"
+  expect 1 "wide-empty.npy: the shape \(0, 18446744073709551615\) has a size past 4294967296" run_va x=@"$scratch/wide-empty.npy";;
 # 9: element counts are overflow-checked.
 element-counts)
   expect 1 "argument 'x': the shape 4294967296x4294967296 has more than 4294967296 elements" run_va x=zeros:f32:4294967296x4294967296
