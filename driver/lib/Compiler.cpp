@@ -547,12 +547,18 @@ std::vector<KernelSignature> Compiler::signatures() const {
       sig.args.emplace_back(arg.name, arg.type);
     for (auto &[name, value] : instance->constants) {
       sig.constants.emplace_back(name, value.str());
-      for (const KernelParam &p : instance->decl->params)
-        if (p.name == name)
-          sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32)
-                                               : value.kind == ConstValue::Kind::DType
-                                                   ? Type::typeName(ElemType{value.dtype(), false})
-                                                   : Type::scalar(Scalar::I64));
+      for (const KernelParam &p : instance->decl->params) {
+        if (p.name != name)
+          continue;
+        // The declared scalar type where the parameter names one (an AOT header spells u64 and
+        // i1 constants as such), else the value's kind.
+        std::optional<Scalar> declared = p.type ? parseScalar(p.type->name) : std::nullopt;
+        sig.constantTypes.emplace_back(name, value.kind == ConstValue::Kind::DType
+                                                 ? Type::typeName(ElemType{value.dtype(), false})
+                                             : declared                               ? Type::scalar(*declared)
+                                             : value.kind == ConstValue::Kind::Float ? Type::scalar(Scalar::F32)
+                                                                                      : Type::scalar(Scalar::I64));
+      }
     }
     sig.numWarps = instance->numWarps;
     sig.numStages = instance->numStages;
