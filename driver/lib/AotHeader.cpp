@@ -329,7 +329,7 @@ bool emitAotHeader(const std::string &file, const CompileOptions &base, std::str
       if (type.isPtr()) {
         int64_t alignment = divisibility != base.divisibility.end() ? divisibility->second : 16;
         h << "    " << slot << " = ::tk::aotBufferPointer(\"" << v.kernel << "\", \"" << param << "\", " << params[k]
-          << ", ::tk::Scalar::" << scalarEnum(type.elem.scalar) << ");\n";
+          << ", ::tk::Scalar::" << scalarEnum(type.elem.scalar) << ", tk_context);\n";
         if (alignment > 1)
           h << "    ::tk::checkAotPointer(\"" << v.kernel << "\", \"" << param << "\", " << slot << ", " << alignment
             << ");\n";

@@ -133,12 +133,19 @@ int residentPrograms(cuda::CUfunc_st *function, int threads, int64_t sharedBytes
 void AotKernel::launch(Context &context, const Grid &grid, void **params, const Stream &stream) {
   if (context.backend() != Backend::Cuda)
     throw Error(std::string("kernel '") + name_ + "': an AOT kernel runs on the CUDA backend only");
-  std::call_once(loaded_, [&] {
-    bool cubinFits = cubinBytes_ > 0 && cubinSm_ == context.device().sm;
-    function_ = loadFunction(cubinFits ? static_cast<const void *>(cubin_) : static_cast<const void *>(ptx_), name_,
-                             sharedBytes_);
-  });
-  context.launchFunction(function_, name_, grid, threads_, sharedBytes_, params, stream);
+  LoadedFunction function;
+  {
+    std::lock_guard<std::mutex> lock(loading_);
+    if (loadedFor_ != &context || loadedAlive_.expired()) { // (a new context may take a dead one's address)
+      bool cubinFits = cubinBytes_ > 0 && cubinSm_ == context.device().sm;
+      function_ = loadFunction(cubinFits ? static_cast<const void *>(cubin_) : static_cast<const void *>(ptx_), name_,
+                               sharedBytes_);
+      loadedFor_ = &context;
+      loadedAlive_ = context.lifetime();
+    }
+    function = function_;
+  }
+  context.launchFunction(function, name_, grid, threads_, sharedBytes_, params, stream);
 }
 
 void checkAotPointer(const char *kernel, const char *param, unsigned long long pointer, int64_t alignment) {
@@ -159,6 +166,13 @@ unsigned long long aotBufferPointer(const char *kernel, const char *param, const
     throw Error(std::string("kernel '") + kernel + "': parameter '" + param + "' is ptr<" + scalarName(elem) +
                 "> but the buffer holds " + scalarName(buffer.elem()));
   return buffer.devicePointer();
+}
+
+unsigned long long aotBufferPointer(const char *kernel, const char *param, const Buffer &buffer, Scalar elem,
+                                    const Context &context) {
+  if (&buffer.context() != &context) // (context() throws when the buffer's context was destroyed)
+    throw Error(std::string("kernel '") + kernel + "': parameter '" + param + "' is a buffer of another tk::Context");
+  return aotBufferPointer(kernel, param, buffer, elem);
 }
 
 } // namespace tk

@@ -7,6 +7,7 @@
 #include "JitImpl.h"
 #include "ModuleCache.h"
 #include "TuningDatabase.h"
+#include "tk/Runtime/Aot.h"
 #include "tk/Runtime/CudaDriver.h"
 #include "tk/Runtime/Files.h"
 
@@ -377,6 +378,19 @@ TEST(JitOutOfMemoryChild, DISABLED_InterpreterRunsOutOfMemory) {
 TEST(JitOutOfMemory, TheInterpreterRunningOutOfMemoryIsAnErrorAndTheBuffersStay) {
   EXPECT_EQ(childMessage("JitOutOfMemoryChild.DISABLED_InterpreterRunsOutOfMemory", ""),
             "kernel 'hog': the interpreter ran out of memory (its tiles live in host memory) sum 1.04858e+06");
+}
+
+// An AOT header's launcher checks each buffer against the launch's context before it takes the
+// buffer's device address (another context's, or a dead one's, was launched with it).
+TEST(AotLaunch, ABufferOfAnotherOrADeadContextIsRefused) {
+  Context launching(Backend::Interpreter);
+  auto other = std::make_unique<Context>(Backend::Interpreter);
+  Buffer x(*other, Scalar::F32, 16);
+  EXPECT_EQ(errorOf([&] { aotBufferPointer("k", "x", x, Scalar::F32, launching); }),
+            "kernel 'k': parameter 'x' is a buffer of another tk::Context");
+  other.reset();
+  std::string message = errorOf([&] { aotBufferPointer("k", "x", x, Scalar::F32, launching); });
+  EXPECT_NE(message.find("the buffer's tk::Context was destroyed"), std::string::npos) << message;
 }
 
 // prefetch_l2 is only a hint, but the interpreter checks its range as a load's: the first and

@@ -22,8 +22,10 @@ int functionLocalBytes(cuda::CUfunc_st *function);
 /// one multiprocessor at once (the driver's occupancy calculator).
 int residentPrograms(cuda::CUfunc_st *function, int threads, int64_t sharedBytes);
 
-/// One kernel of an AOT header: loaded on first launch (the cubin when it was built for this
-/// GPU's architecture, else the PTX, which the driver compiles for newer GPUs).
+/// One kernel of an AOT header: loaded on its first launch in a context (the cubin when it was
+/// built for this GPU's architecture, else the PTX, which the driver compiles for newer GPUs),
+/// and again when a launch names another context than the last, or the last was destroyed (a
+/// function loaded once served every context after, another GPU's or a dead one's too).
 class AotKernel {
 public:
   AotKernel(const char *name, const unsigned char *cubin, size_t cubinBytes, int cubinSm, const char *ptx, int threads,
@@ -41,7 +43,9 @@ private:
   const char *ptx_;
   int threads_;
   int64_t sharedBytes_;
-  std::once_flag loaded_;
+  std::mutex loading_;
+  const Context *loadedFor_ = nullptr;
+  std::weak_ptr<const bool> loadedAlive_;
   LoadedFunction function_;
 };
 
@@ -51,6 +55,10 @@ void checkAotPointer(const char *kernel, const char *param, unsigned long long p
 void checkAotDivisible(const char *kernel, const char *param, int64_t value, int64_t divisor);
 /// The device address of a buffer argument, checked to hold `elem` elements.
 unsigned long long aotBufferPointer(const char *kernel, const char *param, const Buffer &buffer, Scalar elem);
+/// The same, checked to be a live buffer of `context`, the launch's (headers since session 49:
+/// another context's buffer was launched with its stale device address).
+unsigned long long aotBufferPointer(const char *kernel, const char *param, const Buffer &buffer, Scalar elem,
+                                    const Context &context);
 
 } // namespace tk
 
