@@ -561,6 +561,8 @@ void Buffer::upload(const void *data, size_t size) {
   if (size != bytes())
     throw Error("tk::Buffer::upload: " + std::to_string(size) + " bytes given for a buffer of " +
                 std::to_string(bytes()) + " bytes");
+  if (!data && size > 0) // (was read from: SIGSEGV)
+    throw Error("tk::Buffer::upload: a null pointer given for " + std::to_string(size) + " bytes");
   Context &context = live("tk::Buffer::upload");
   if (context.backend() == Backend::Interpreter) {
     auto lock = context.lockHostMemory();
@@ -577,6 +579,8 @@ void Buffer::download(void *data, size_t size) const {
   if (size != bytes())
     throw Error("tk::Buffer::download: room for " + std::to_string(size) + " bytes given for a buffer of " +
                 std::to_string(bytes()) + " bytes");
+  if (!data && size > 0) // (was written to: SIGSEGV)
+    throw Error("tk::Buffer::download: a null pointer given for " + std::to_string(size) + " bytes");
   Context &context = live("tk::Buffer::download");
   if (context.backend() == Backend::Interpreter) {
     auto lock = context.lockHostMemory();

@@ -393,6 +393,15 @@ TEST(AotLaunch, ABufferOfAnotherOrADeadContextIsRefused) {
   EXPECT_NE(message.find("the buffer's tk::Context was destroyed"), std::string::npos) << message;
 }
 
+TEST_F(JitInterpreterTest, ANullPointerToUploadOrDownloadIsAnError) {
+  Buffer x(context, Scalar::F32, 100);
+  EXPECT_EQ(errorOf([&] { x.upload(nullptr, 400); }), "tk::Buffer::upload: a null pointer given for 400 bytes");
+  EXPECT_EQ(errorOf([&] { x.download(nullptr, 400); }), "tk::Buffer::download: a null pointer given for 400 bytes");
+  Buffer empty(context, Scalar::F32, 0);
+  empty.upload(nullptr, 0); // (nothing to read or write)
+  empty.download(nullptr, 0);
+}
+
 // prefetch_l2 is only a hint, but the interpreter checks its range as a load's: the first and
 // the last element of each pointer's range (not masked off) lie in one buffer.
 TEST_F(JitInterpreterTest, PrefetchRangesAreCheckedAsLoads) {
