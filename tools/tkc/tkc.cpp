@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -124,6 +123,12 @@ int tkcMain(int argc, char **argv) {
   tk::TkcInvocation invocation;
   if (std::optional<int> status = tk::parseCommandLine(argc, argv, invocation, std::cout, std::cerr))
     return *status;
+  // run and tune read the kernel's file more than once (its declarations, then each config):
+  // standard input only once. (A file named '-' after `--` is still read as one.)
+  bool runsOrTunes = invocation.command == tk::TkcCommand::Run || invocation.command == tk::TkcCommand::Tune;
+  if (runsOrTunes && (invocation.run.file == "-" || invocation.file == "-") && !invocation.fileAfterOptionsEnd)
+    return usageError(std::string(invocation.command == tk::TkcCommand::Run ? "tkc run" : "tkc tune") +
+                      " reads the kernel from a file, not from standard input ('-'): write it to a file first");
   switch (invocation.command) {
   case tk::TkcCommand::Lsp:
     return tk::languageServer(std::cin, std::cout, invocation.compile);
