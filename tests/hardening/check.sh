@@ -81,7 +81,14 @@ scalar-range)
   expect 1 "argument 'b': 256 does not fit in u8" r n=1 b=256 f=1
   expect 1 "argument 'b': -1 does not fit in u8" r n=1 b=-1 f=1
   expect 1 "argument 'f': 1e39 does not fit in f32" r n=1 b=1 f=1e39
-  r n=16 b=255 f=0.5 || fail "a valid run failed";;
+  r n=16 b=255 f=0.5 || fail "a valid run failed"
+  # Each float type's own range (f32's was checked for all: e=1000 ran as NaN, h=70000 as inf).
+  narrow() { timeout 20 "$tkc" run "$here/inputs/scalar-narrow.tk" --grid 1 --backend=interp o=zeros:f32:16 "$@"; }
+  expect 1 "argument 'e': 1000 does not fit in f8e4m3" narrow e=1000 h=1 w=1
+  expect 1 "argument 'h': 70000 does not fit in f16" narrow e=1 h=70000 w=1
+  expect 1 "argument 'w': 1e38 does not fit in f8e5m2" narrow e=1 h=1 w=1e38
+  narrow e=448 h=65504 w=57344 || fail "the largest finite values failed"
+  narrow e=-inf h=inf w=nan || fail "infinities and NaN given as such failed";;
 grid-expression)
   expect 1 "integer overflow" run_va x=zeros:f32:16 --grid '4294967296*4294967296+1'
   expect 1 "--grid.*unexpected" run_va x=zeros:f32:16 --grid "$(cat "$here/inputs/grid-injection.txt")"

@@ -215,6 +215,18 @@ HostBuffer makeBuffer(const std::string &name, const std::string &spec, Scalar p
   return buffer;
 }
 
+/// `value` rounded once to the float type `s`, as the kernel receives it.
+static double roundedTo(Scalar s, double value) {
+  switch (s) {
+  case Scalar::F64: return value;
+  case Scalar::F16: return fp::halfToFloat(fp::toHalfRoundedOnce(value));
+  case Scalar::BF16: return fp::bf16ToFloat(fp::toBf16RoundedOnce(value));
+  case Scalar::F8E4M3: return fp::f8e4m3ToFloat(fp::floatToF8e4m3(fp::toFloatRoundToOdd(value)));
+  case Scalar::F8E5M2: return fp::f8e5m2ToFloat(fp::floatToF8e5m2(fp::toFloatRoundToOdd(value)));
+  default: return double(float(value));
+  }
+}
+
 ArgValue scalarArg(const std::string &name, const std::string &text, const Type &type) {
   ArgValue v;
   char *end = nullptr;
@@ -222,8 +234,9 @@ ArgValue scalarArg(const std::string &name, const std::string &text, const Type 
   if (type.isFloatValue()) {
     errno = 0;
     v.f = std::strtod(text.c_str(), &end);
-    fits = !(errno == ERANGE && std::isinf(v.f)) &&
-           !(type.elem.scalar != Scalar::F64 && std::isfinite(v.f) && std::fabs(v.f) > 3.4028234663852886e38);
+    // A finite value must stay finite in the parameter's own type (f32's range was checked for
+    // every type: s=1000 for an f8e4m3 became NaN, s=70000 for an f16 inf).
+    fits = !(errno == ERANGE && std::isinf(v.f)) && !(std::isfinite(v.f) && !std::isfinite(roundedTo(type.elem.scalar, v.f)));
   } else if (type.isBool()) {
     if (text == "true" || text == "1") v.i = 1;
     else if (text == "false" || text == "0") v.i = 0;
