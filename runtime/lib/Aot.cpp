@@ -5,6 +5,7 @@
 #include "TensorMaps.h"
 #include "tk/Runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <iostream>
@@ -135,15 +136,22 @@ void AotKernel::launch(Context &context, const Grid &grid, void **params, const 
     throw Error(std::string("kernel '") + name_ + "': an AOT kernel runs on the CUDA backend only");
   LoadedFunction function;
   {
+    // One function per live context (alternating contexts loads nothing again; a destroyed
+    // one's entry goes, and a new context at its address loads its own).
     std::lock_guard<std::mutex> lock(loading_);
-    if (loadedFor_ != &context || loadedAlive_.expired()) { // (a new context may take a dead one's address)
+    // (std, not LLVM's helpers: libtkc-runtime links no LLVM)
+    loaded_.erase(std::remove_if(loaded_.begin(), loaded_.end(), [](const Loaded &entry) { return entry.alive.expired(); }),
+                  loaded_.end());
+    auto found = std::find_if(loaded_.begin(), loaded_.end(), [&](const Loaded &entry) { return entry.context == &context; });
+    if (found == loaded_.end()) {
       bool cubinFits = cubinBytes_ > 0 && cubinSm_ == context.device().sm;
-      function_ = loadFunction(cubinFits ? static_cast<const void *>(cubin_) : static_cast<const void *>(ptx_), name_,
-                               sharedBytes_);
-      loadedFor_ = &context;
-      loadedAlive_ = context.lifetime();
+      context.makeCurrent(); // (the module goes into the current CUDA context: this one's device)
+      loaded_.push_back({&context, context.lifetime(),
+                         loadFunction(cubinFits ? static_cast<const void *>(cubin_) : static_cast<const void *>(ptx_),
+                                      name_, sharedBytes_)});
+      found = std::prev(loaded_.end());
     }
-    function = function_;
+    function = found->function;
   }
   context.launchFunction(function, name_, grid, threads_, sharedBytes_, params, stream);
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace tk {
 
@@ -23,9 +24,9 @@ int functionLocalBytes(cuda::CUfunc_st *function);
 int residentPrograms(cuda::CUfunc_st *function, int threads, int64_t sharedBytes);
 
 /// One kernel of an AOT header: loaded on its first launch in a context (the cubin when it was
-/// built for this GPU's architecture, else the PTX, which the driver compiles for newer GPUs),
-/// and again when a launch names another context than the last, or the last was destroyed (a
-/// function loaded once served every context after, another GPU's or a dead one's too).
+/// built for this GPU's architecture, else the PTX, which the driver compiles for newer GPUs):
+/// once for each context (a function loaded once served every context after, another GPU's
+/// or a dead one's too).
 class AotKernel {
 public:
   AotKernel(const char *name, const unsigned char *cubin, size_t cubinBytes, int cubinSm, const char *ptx, int threads,
@@ -43,10 +44,13 @@ private:
   const char *ptx_;
   int threads_;
   int64_t sharedBytes_;
+  struct Loaded {
+    const Context *context;
+    std::weak_ptr<const bool> alive;
+    LoadedFunction function;
+  };
   std::mutex loading_;
-  const Context *loadedFor_ = nullptr;
-  std::weak_ptr<const bool> loadedAlive_;
-  LoadedFunction function_;
+  std::vector<Loaded> loaded_; // (one for each live context it was launched in)
 };
 
 /// Throws tk::Error naming the kernel and the parameter unless `pointer` is aligned to
